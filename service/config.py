@@ -1,0 +1,113 @@
+"""Settings, read from environment variables and an optional ``.env`` file."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PROMPTS_DIR = PROJECT_ROOT / "prompts"
+
+
+class Settings(BaseSettings):
+    """Everything configurable. Variables are ``PLAINFEED_<NAME>`` unless noted."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="PLAINFEED_", env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+    # storage
+    database_url: str = Field(
+        default="sqlite:///./data/plainfeed.db",
+        description="SQLAlchemy URL; SQLite under ./data by default, PostgreSQL for scale-out.",
+    )
+
+    # explaining
+    engine: Literal["auto", "llm", "extractive"] = "auto"
+    openai_api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "PLAINFEED_OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("OPENAI_BASE_URL", "PLAINFEED_OPENAI_BASE_URL"),
+    )
+    model: str = "gpt-4o-mini"
+    prompts_dir: Path = DEFAULT_PROMPTS_DIR
+    llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
+    llm_max_attempts: int = Field(default=4, description="Tries per LLM call (tenacity).")
+    llm_max_concurrency: int = Field(default=16, description="Concurrent LLM requests per process.")
+    llm_rpm: float = Field(default=600.0, description="LLM requests per minute per process.")
+    llm_max_output_tokens: int = 4096
+    llm_context_chars: int = Field(
+        default=48_000, description="Cleaned-text budget for one call; longer posts are split."
+    )
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {
+            "gpt-4o-mini": (0.15, 0.60),
+            "gpt-4o": (2.50, 10.00),
+            "gpt-4.1-mini": (0.40, 1.60),
+            "gpt-4.1": (2.00, 8.00),
+        },
+        description="USD per million (prompt, completion) tokens, by model.",
+    )
+    repair_rounds: int = Field(default=2, description="Repair passes before needs_review.")
+
+    # work
+    concurrency: int = Field(default=2, description="In-process workers of `plainfeed serve`.")
+    lease_seconds: float = 60.0
+    max_attempts: int = Field(default=5, description="Item attempts before `failed`.")
+    backoff_base: float = 2.0
+    backoff_max: float = 3600.0
+    poll_interval: float = 0.5
+    circuit_threshold: int = Field(default=5, description="Consecutive upstream failures.")
+    circuit_cooldown: float = 30.0
+    shutdown_grace: float = 20.0
+
+    # HTTP
+    api_token: str | None = None
+    max_body_bytes: int = 10 * 1024 * 1024
+    public_url: str = "http://127.0.0.1:8000"
+
+    # fetching
+    allow_private_urls: bool = False
+    fetch_timeout: float = 20.0
+    fetch_max_bytes: int = 10 * 1024 * 1024
+    fetch_max_redirects: int = 5
+    user_agent: str = "Plainfeed/0.1 (+https://github.com/plainfeed/plainfeed)"
+
+    # logging
+    log_format: Literal["text", "json"] = "text"
+    log_level: str = "INFO"
+
+    @field_validator("database_url")
+    @classmethod
+    def _psycopg3(cls, v: str) -> str:
+        # Users paste URLs as libpq writes them; SQLAlchemy needs the driver named.
+        if v.startswith("postgres://"):
+            v = "postgresql://" + v[len("postgres://") :]
+        if v.startswith("postgresql://"):
+            v = "postgresql+psycopg://" + v[len("postgresql://") :]
+        return v
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.openai_base_url or self.openai_api_key)
+
+    @property
+    def effective_engine(self) -> Literal["llm", "extractive"]:
+        if self.engine == "auto":
+            return "llm" if self.llm_configured else "extractive"
+        return self.engine
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

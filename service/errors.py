@@ -1,0 +1,243 @@
+"""One exception tree for Plainfeed.
+
+Every error the project raises on purpose derives from :class:`PlainfeedError`. Each
+class carries the HTTP status and the problem ``type`` slug that the API answers with
+(RFC 9457 problem details), so the HTTP layer maps errors without knowing them one by
+one, and the CLI prints ``str(err)`` and exits non-zero. Wrap lower-level exceptions with
+``raise SomeError(...) from exc`` so that the cause stays chained.
+"""
+
+from __future__ import annotations
+
+
+class PlainfeedError(Exception):
+    """Base of every error Plainfeed raises on purpose."""
+
+    status: int = 500
+    slug: str = "internal-error"
+    title: str = "Internal error"
+
+    def __init__(self, detail: str = "", **extra: object) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.extra = extra
+
+
+# --- configuration ------------------------------------------------------------------
+
+
+class ConfigError(PlainfeedError):
+    """The settings are inconsistent or name something that does not exist."""
+
+    slug = "config-error"
+    title = "Configuration error"
+
+
+# --- input given by a caller ----------------------------------------------------------
+
+
+class InputError(PlainfeedError):
+    """Input from a caller (HTTP request, CLI argument, file) is not acceptable."""
+
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+
+class EmptyBody(InputError):
+    """A request that needs a body came without one."""
+
+    slug = "empty-body"
+    title = "Empty body"
+
+
+class BadJSON(InputError):
+    """A JSON body that does not parse."""
+
+    slug = "bad-json"
+    title = "Body is not valid JSON"
+
+
+class NotAFeed(InputError):
+    """Bytes that a cheap sniff shows are no RSS, Atom, RDF or JSON Feed document."""
+
+    status = 422
+    slug = "not-a-feed"
+    title = "Body is not a feed"
+
+
+class Unprocessable(InputError):
+    """Well-formed input that is semantically unusable (e.g. JSON without a feed reference)."""
+
+    status = 422
+    slug = "unprocessable"
+    title = "Unprocessable input"
+
+
+class PayloadTooLarge(InputError):
+    """A body or a fetched document over the configured size cap."""
+
+    status = 413
+    slug = "payload-too-large"
+    title = "Payload too large"
+
+
+class UnsupportedMediaType(InputError):
+    """A body with a content type Plainfeed does not take."""
+
+    status = 415
+    slug = "unsupported-media-type"
+    title = "Unsupported media type"
+
+
+class NotFound(PlainfeedError):
+    """The named feed, item, delivery or file does not exist."""
+
+    status = 404
+    slug = "not-found"
+    title = "Not found"
+
+
+class Gone(PlainfeedError):
+    """The resource existed or could exist but is no longer accepted (WebSub unsubscribed)."""
+
+    status = 410
+    slug = "gone"
+    title = "Gone"
+
+
+class Conflict(PlainfeedError):
+    """The request conflicts with the current state (e.g. approving a published item)."""
+
+    status = 409
+    slug = "conflict"
+    title = "Conflict"
+
+
+class AuthError(PlainfeedError):
+    """Missing or wrong credentials: bearer token or webhook signature."""
+
+    status = 401
+    slug = "unauthorized"
+    title = "Unauthorized"
+
+
+class SignatureError(AuthError):
+    """A webhook signature is missing, malformed, stale or does not match."""
+
+    slug = "bad-signature"
+    title = "Bad webhook signature"
+
+
+# --- feeds and articles -----------------------------------------------------------------
+
+
+class FeedParseError(PlainfeedError):
+    """The feed parser rejected a document (no entries could be read)."""
+
+    status = 422
+    slug = "feed-parse-error"
+    title = "Feed could not be parsed"
+
+
+class FetchError(PlainfeedError):
+    """Fetching a feed or article over HTTP failed."""
+
+    status = 502
+    slug = "fetch-failed"
+    title = "Fetch failed"
+
+
+class FetchRefused(FetchError):
+    """The SSRF guard refused the URL (private, loopback, link-local or multicast address)."""
+
+    status = 422
+    slug = "fetch-refused"
+    title = "URL refused"
+
+
+class FetchTooLarge(FetchError):
+    """The fetched document is over the size cap."""
+
+    slug = "fetch-too-large"
+    title = "Fetched document too large"
+
+
+# --- explaining -----------------------------------------------------------------------
+
+
+class TemplateError(PlainfeedError):
+    """A prompt template is missing, malformed, or lacks a variable it uses."""
+
+    slug = "template-error"
+    title = "Prompt template error"
+
+
+class EngineError(PlainfeedError):
+    """An explainer engine could not produce an explainer."""
+
+    status = 502
+    slug = "engine-error"
+    title = "Explainer engine error"
+
+
+class LLMError(EngineError):
+    """The language-model endpoint failed."""
+
+    slug = "llm-error"
+    title = "LLM endpoint error"
+
+
+class LLMRetryable(LLMError):
+    """A transient LLM failure (429, 5xx, timeout, connection error): worth retrying."""
+
+    def __init__(self, detail: str = "", retry_after: float | None = None, **extra: object) -> None:
+        super().__init__(detail, **extra)
+        self.retry_after = retry_after
+
+
+class LLMRejected(LLMError):
+    """The endpoint refused the request for good (400, 401, 403, 404): never retried."""
+
+    slug = "llm-rejected"
+    title = "LLM endpoint rejected the request"
+
+
+class InvalidAnswer(LLMError):
+    """The model's answer does not validate as an explainer, even after one re-ask."""
+
+    slug = "llm-invalid-answer"
+    title = "LLM answer is not a valid explainer"
+
+
+class AnswerTruncated(LLMError):
+    """The model stopped for length (finish_reason == "length")."""
+
+    slug = "llm-truncated"
+    title = "LLM answer was cut by length"
+
+
+class CircuitOpen(LLMRetryable):
+    """Too many consecutive upstream failures: calls are held back for a while."""
+
+    status = 503
+    slug = "circuit-open"
+    title = "LLM circuit open"
+
+
+# --- storage and queue ------------------------------------------------------------------
+
+
+class StoreError(PlainfeedError):
+    """The database failed or holds something it should not."""
+
+    status = 503
+    slug = "store-error"
+    title = "Storage error"
+
+
+class LeaseLost(StoreError):
+    """A worker's lease on a job expired and another worker may have claimed it."""
+
+    slug = "lease-lost"
+    title = "Lease lost"

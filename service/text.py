@@ -1,0 +1,129 @@
+"""The cleaned-text format, read back: blocks and sentences.
+
+Cleaned text (what ``clean`` writes and what Markdown sources already are) is a light
+Markdown: ``#`` headings, paragraphs separated by blank lines, ``-``/``1.`` list items,
+fenced code blocks and pipe tables with a header row. The explainer engines and the
+number check read it through these functions, so they agree on what a block and a
+sentence are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockKind = Literal["heading", "paragraph", "list_item", "code", "table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    kind: BlockKind
+    text: str
+    level: int = 0  # heading level
+    header: tuple[str, ...] = ()  # table header cells
+    rows: tuple[tuple[str, ...], ...] = field(default=())  # table body rows
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> tuple[str, ...]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|"):
+        s = s[:-1]
+    return tuple(c.strip() for c in s.split("|"))
+
+
+def split_blocks(text: str) -> list[Block]:
+    """Split cleaned text into blocks, in order."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            blocks.append(Block("paragraph", " ".join(p.strip() for p in para)))
+            para.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            flush()
+            fence = _FENCE.match(line).group(1)  # type: ignore[union-attr]
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(fence):
+                body.append(lines[i])
+                i += 1
+            blocks.append(Block("code", "\n".join(body)))
+            i += 1
+            continue
+        if not line.strip():
+            flush()
+            i += 1
+            continue
+        m = _HEADING.match(line)
+        if m:
+            flush()
+            blocks.append(Block("heading", m.group(2).strip(), level=len(m.group(1))))
+            i += 1
+            continue
+        if (
+            line.strip().startswith("|")
+            and i + 1 < len(lines)
+            and _TABLE_SEP.match(lines[i + 1])
+        ):
+            flush()
+            header = _cells(line)
+            rows: list[tuple[str, ...]] = []
+            i += 2
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                rows.append(_cells(lines[i]))
+                i += 1
+            raw = "\n".join([line] + ["| " + " | ".join(r) + " |" for r in rows])
+            blocks.append(Block("table", raw, header=header, rows=tuple(rows)))
+            continue
+        m = _LIST.match(line)
+        if m:
+            flush()
+            blocks.append(Block("list_item", m.group(1).strip()))
+            i += 1
+            continue
+        para.append(line)
+        i += 1
+    flush()
+    return blocks
+
+
+# A sentence ends at . ! ? followed by space and an upper-case letter, digit or quote,
+# but not after common abbreviations or inside numbers like 1.10x or 0.14.2b.
+_ABBREV = {"e.g", "i.e", "etc", "vs", "approx", "fig", "eq", "no", "dr", "mr", "ms", "inc", "al"}
+_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a paragraph into sentences without breaking numbers or abbreviations."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    out: list[str] = []
+    start = 0
+    for m in _SENT_END.finditer(text):
+        candidate = text[start : m.start()].strip()
+        last = candidate.rsplit(" ", 1)[-1].rstrip(".!?\"')]").lower()
+        if last in _ABBREV or (len(last) == 1 and last.isalpha()):
+            continue
+        if candidate:
+            out.append(candidate)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
