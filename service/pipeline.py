@@ -9,8 +9,6 @@ network. The HTTP layer, the CLI and the workers call it; it calls the steps.
 from __future__ import annotations
 
 import logging
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,7 +22,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import changes, clean, metrics, parse, queue
-from service.check import check_explainer
 from service.circuit import Circuit
 from service.config import Settings
 from service.engines.base import DEFAULT_AUDIENCE, Engine, ExplainOptions
@@ -36,11 +33,10 @@ from service.errors import (
     NotFound,
     PlainfeedError,
 )
+from service.gate import Outcome, explain_and_check
 from service.ingest import Incoming
 from service.models import (
     Article,
-    CheckReport,
-    ExplainResult,
     FeedDoc,
     ItemState,
 )
@@ -56,17 +52,6 @@ class Accepted:
     duplicate: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    result: ExplainResult
-    report: CheckReport
-    repairs: int
-
-    @property
-    def state(self) -> ItemState:
-        return ItemState.PUBLISHED if self.report.ok else ItemState.NEEDS_REVIEW
-
-
 def feed_options(feed: t.Feed | None) -> ExplainOptions:
     if feed is None:
         return ExplainOptions()
@@ -75,45 +60,6 @@ def feed_options(feed: t.Feed | None) -> ExplainOptions:
         language=feed.language or "English",
         template_dir=Path(feed.template_dir) if feed.template_dir else None,
     )
-
-
-def explain_and_check(
-    engine: Engine,
-    article: Article,
-    options: ExplainOptions,
-    *,
-    repair_rounds: int,
-) -> Outcome:
-    """Explain, check, and let the engine repair flagged numbers (at most N rounds)."""
-    started = time.perf_counter()
-    result = engine.explain(article, options)
-    metrics.EXPLAIN_SECONDS.labels(engine.name).observe(time.perf_counter() - started)
-    report = _check(result, article)
-    repairs = 0
-    while not report.ok and repairs < repair_rounds:
-        repaired = engine.repair(article, result, report, options)
-        if repaired is None:
-            break
-        repairs += 1
-        # Repair calls cost tokens too: carry the usage forward.
-        repaired = repaired.model_copy(
-            update={
-                "usage": result.usage + repaired.usage,
-                "cost_usd": result.cost_usd + repaired.cost_usd,
-            }
-        )
-        result = repaired
-        report = _check(result, article)
-    return Outcome(result, report, repairs)
-
-
-def _check(result: ExplainResult, article: Article) -> CheckReport:
-    started = time.perf_counter()
-    report = check_explainer(result.explainer, article.text)
-    metrics.CHECK_SECONDS.observe(time.perf_counter() - started)
-    for n in report.numbers:
-        metrics.CHECK_NUMBERS.labels(n.status.value).inc()
-    return report
 
 
 def _insert_ignore(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
@@ -581,10 +527,6 @@ def latest_explainer(s: Session, item: t.Item) -> t.Explainer | None:
         .order_by(t.Explainer.id.desc())
         .limit(1)
     ).first()
-
-
-def safe_traceback(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
 def renew_lease(

@@ -15,7 +15,7 @@ from service.api.deps import DB, Ctx, Writer
 from service.api.schemas import ExplainIn, ExplainOut
 from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, Unprocessable
-from service.pipeline import explain_and_check
+from service.gate import explain_and_check
 from service.store import tables as t
 from service.store.db import ping
 

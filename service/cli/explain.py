@@ -15,8 +15,8 @@ from service import clean, parse
 from service.config import get_settings
 from service.engines.base import ExplainOptions
 from service.errors import InputError, NotFound
+from service.gate import Outcome, explain_and_check
 from service.models import Article
-from service.pipeline import Outcome, explain_and_check
 
 
 class Format(StrEnum):
