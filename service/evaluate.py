@@ -88,9 +88,7 @@ class CaseFile(BaseModel):
     def _enough_key_facts(self) -> CaseFile:
         keys = sum(1 for f in self.facts if f.key)
         if keys < self.min_key_facts:
-            raise ValueError(
-                f"{keys} key facts, fewer than min_key_facts={self.min_key_facts}"
-            )
+            raise ValueError(f"{keys} key facts, fewer than min_key_facts={self.min_key_facts}")
         if self.min_key_facts < DEFAULT_MIN_KEY_FACTS and not self.notes:
             raise ValueError("min_key_facts below 8 needs notes saying why")
         if self.reference_unsupported and not self.reference:
@@ -464,9 +462,7 @@ def parse_thresholds(text: str, where: str = "thresholds.yaml") -> Thresholds:
         raise EvalCaseError(f"{where}: {exc}") from exc
 
 
-def threshold_failures(
-    scores: Sequence[CaseScore], limits: EngineThresholds
-) -> list[str]:
+def threshold_failures(scores: Sequence[CaseScore], limits: EngineThresholds) -> list[str]:
     """Every way the run falls below ``limits``; empty when it meets them."""
     out: list[str] = []
     for s in scores:
@@ -499,8 +495,8 @@ def threshold_failures(
 
 # --- the runner -------------------------------------------------------------------------------
 
-Explain = Callable[[Case, Article], Explainer]
-Check = Callable[[Explainer, Article, Case], CheckReport]
+# Case and its cleaned source in; the explainer and its number check out.
+Produce = Callable[[Case, Article], tuple[Explainer, CheckReport]]
 
 
 @dataclass(slots=True)
@@ -521,8 +517,7 @@ class EvalRun:
 def run_cases(
     cases: Sequence[Case],
     engine: str,
-    explain: Explain,
-    check: Check,
+    produce: Produce,
     load_article: Callable[[Case], Article],
     *,
     short_source_words: int = 400,
@@ -541,8 +536,7 @@ def run_cases(
         short = article.words < short_source_words
         known = [k.value for k in case.spec.reference_unsupported] if engine == "reference" else []
         try:
-            explainer = explain(case, article)
-            report = check(explainer, article, case)
+            explainer, report = produce(case, article)
         except PlainfeedError as exc:
             if isinstance(exc, EvalCaseError):
                 raise
@@ -560,3 +554,79 @@ def run_cases(
             )
         )
     return result
+
+
+# --- wiring to the pipeline's steps ------------------------------------------------------------
+
+
+def load_thresholds(path: Path) -> Thresholds:
+    if not path.is_file():
+        raise EvalCaseError(f"{path}: no thresholds file")
+    return parse_thresholds(path.read_text(encoding="utf-8"), str(path))
+
+
+def load_article(case: Case) -> Article:
+    """The case's source as the pipeline cleans it."""
+    from service import clean  # lands from a parallel branch
+
+    kind = {".html": "html", ".md": "markdown", ".txt": "text"}[case.source_path.suffix]
+    article = clean.article_from_document(
+        case.source_path.read_bytes(), kind=kind, filename=case.source_path.name
+    )
+    # Feed items and excerpts carry no title of their own; the case file has it.
+    if not article.title.strip() or article.title == case.source_path.stem:
+        article = Article(
+            title=case.spec.title, text=article.text, url=case.spec.url,
+            content_source="file",
+        )  # fmt: skip
+    return article
+
+
+def run(
+    cases_dir: Path,
+    engine: EngineName,
+    *,
+    short_source_words: int = 400,
+    progress: Callable[[str], None] | None = None,
+) -> EvalRun:
+    """Run the evaluation set with one engine through the product's own steps: clean the
+    source, explain it (the publishing gate, with its repair rounds) and check it."""
+    # Imported here because the steps land from parallel branches.
+    from service import render
+    from service.check import check_explainer
+    from service.config import get_settings
+    from service.engines import get_engine
+    from service.engines.base import ExplainOptions
+    from service.gate import explain_and_check
+
+    if engine not in ENGINES:
+        raise EvalCaseError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    cases = load_cases(cases_dir)
+    settings = get_settings()
+
+    if engine == "reference":
+
+        def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
+            assert case.reference_path is not None
+            explainer = render.parse_explainer(case.reference_path.read_text(encoding="utf-8"))
+            return explainer, check_explainer(explainer, article.text)
+
+    else:
+        product = get_engine(settings.model_copy(update={"engine": engine}))
+        options = ExplainOptions()
+
+        def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
+            # The publishing gate, repairs included: what would be published is scored.
+            outcome = explain_and_check(
+                product, article, options, repair_rounds=settings.repair_rounds
+            )
+            return outcome.result.explainer, outcome.report
+
+    return run_cases(
+        cases,
+        engine,
+        produce,
+        load_article,
+        short_source_words=short_source_words,
+        progress=progress,
+    )
