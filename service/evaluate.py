@@ -445,7 +445,7 @@ class EngineThresholds(BaseModel):
     reading_grade: float = 12.0  # overall mean, at most
     words: tuple[int, int] = (300, 900)  # every long-source case
     short_words: tuple[int, int] = (20, 300)  # every short-source case
-    structure_ok: Literal["all", "any", "none"] = "all"
+    structure_ok: Literal["all", "any", "none"] = "all"  # "none": reported, not required
 
 
 class Thresholds(BaseModel):
