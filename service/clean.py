@@ -15,6 +15,7 @@ from __future__ import annotations
 import html as _html
 import re
 from datetime import UTC, datetime
+from html.entities import html5
 from typing import Literal
 
 from lxml import etree
@@ -52,7 +53,11 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]
 
 
 def _unescape_entity(m: re.Match[str]) -> str:
-    return _html.unescape(m.group(0))
+    ref = m.group(0)
+    if ref[1] == "#":
+        return _html.unescape(ref)
+    # Only whole known names: html.unescape would read "&notanentity;" as "¬anentity;".
+    return html5.get(ref[1:], ref)
 
 
 def normalize_text(text: str) -> str:
@@ -103,7 +108,7 @@ def _guard_fences(text: str) -> str:
 
 # --- HTML ---------------------------------------------------------------------------------
 
-_DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _CODE, _IMG, _CHROME = range(11)
+_DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _IMG, _CHROME = range(10)
 
 _DROP_TAGS = (
     *("script", "style", "noscript", "template", "head", "title", "meta", "link", "base"),
@@ -124,7 +129,7 @@ for _n in range(1, 7):
     _KIND[f"h{_n}"] = _HEADING
 _KIND.update(
     ul=_LIST, ol=_LIST, menu=_LIST, li=_ITEM, pre=_PRE, listing=_PRE, xmp=_PRE, plaintext=_PRE,
-    table=_TABLE, br=_BR, code=_CODE, img=_IMG,
+    table=_TABLE, br=_BR, img=_IMG,
 )  # fmt: skip
 
 # Share widgets and related-post boxes, by the class names of the common WordPress and
@@ -142,7 +147,9 @@ _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#.-]+)")
 # WordPress appends "The post <a>Title</a> appeared first on <a>Site</a>." to feed items.
 _WP_FOOTER = re.compile(r"^The post .+ appeared first on .+$", re.S)
 
-_MAX_DEPTH = 400  # libxml2 caps HTML nesting at 256; this only guards the recursion
+# Below this depth the walk recurses (three Python frames a level); deeper subtrees (only
+# pathological pages nest this far) are read as flat text.
+_MAX_DEPTH = 150
 
 
 class _Writer:
@@ -217,14 +224,15 @@ class _Writer:
         attrib = el.attrib
         if attrib and kind != _DROP and self._invisible(attrib):
             return
-        if kind == -1:  # inline: spans, links, emphasis, unknown elements
+        # Inline: spans, links, emphasis, inline code, unknown elements. Inline code gets no
+        # backticks: "`matmul2d`-based" would glue marks into the words and numbers
+        # ("C00–C11") that readers and the number check compare.
+        if kind == -1:
             self.walk(el, depth)
         elif kind == _BLOCK or (kind == _CHROME and not self.document):
             self._block(el, depth)
         elif kind == _BR:
             self._br()
-        elif kind == _CODE:
-            self._inline_code(el)
         elif kind == _IMG:
             cls = el.get("class")
             if cls and _EMOJI_CLASS.search(cls):
@@ -268,13 +276,6 @@ class _Writer:
             self.flush()  # <br><br>: a paragraph break written the lazy way
         else:
             self.lines.append([])
-
-    def _inline_code(self, el: etree._Element) -> None:
-        code = _prose(_gather(el))
-        if code:
-            tick = "``" if "`" in code else "`"
-            pad = " " if tick == "``" else ""
-            self.add(f"{tick}{pad}{code}{pad}{tick}")
 
     def _heading(self, el: etree._Element, depth: int) -> None:
         if self.flat or self.in_item:
@@ -422,7 +423,9 @@ def _gather(el: etree._Element) -> str:
     return "".join(out)
 
 
-_PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True)
+# huge_tree lifts libxml2's nesting cap from 256 to 2048: past the cap the parser stops and
+# everything after the deep element is lost, not only the deep part.
+_PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, huge_tree=True)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
@@ -476,8 +479,25 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)",
 _FM_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 
 
+_MD_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+_SPAN_MARK = re.compile("\ue000([0-9]+)\ue001")
+
+
 def _md_prose(chunk: str) -> str:
     """Markdown outside code fences: images, links and markup out, text in."""
+    # Code spans are set aside first so that nothing below rewrites code ("`**kwargs`",
+    # "`<br>`"); they come back as their bare text, like HTML <code> (no backticks).
+    spans: list[str] = []
+    if "`" in chunk:
+
+        def keep(m: re.Match[str]) -> str:
+            code = m.group(2).replace("\n", " ")
+            if code.startswith(" ") and code.endswith(" ") and code.strip():
+                code = code[1:-1]
+            spans.append(code)
+            return f"\ue000{len(spans) - 1}\ue001"
+
+        chunk = _MD_CODE_SPAN.sub(keep, chunk)
     if "<" in chunk:
         chunk = _MD_COMMENT.sub("", chunk)
         chunk = _MD_DROP_BLOCK.sub("", chunk)
@@ -492,18 +512,15 @@ def _md_prose(chunk: str) -> str:
         chunk = _MD_REF_DEF.sub("", chunk)
     if "**" in chunk or "__" in chunk:
         chunk = _MD_STRONG.sub(lambda m: m.group(1) or m.group(2), chunk)
+    if "\\" in chunk:
+        chunk = _MD_ESCAPE.sub(r"\1", chunk)
+    if spans:
+        chunk = _SPAN_MARK.sub(lambda m: spans[int(m.group(1))], chunk)
     chunk = normalize_text(chunk)
     out: list[str] = []
     lines = chunk.split("\n")
     for i, line in enumerate(lines):
-        line = line.rstrip()
-        stripped = line.lstrip()
-        if stripped.startswith("|") or ("|" in line and _MD_SEP.match(line)):
-            line = _MD_SPACES.sub(" ", line)
-        else:
-            if "\\" in line:
-                line = _MD_ESCAPE.sub(r"\1", line)
-            line = _MD_SPACES.sub(" ", line)
+        line = _MD_SPACES.sub(" ", line.rstrip())
         if _MD_SETEXT.match(line) and out and out[-1].strip() and "|" not in line:
             prev = out[-1].strip()
             if not prev.startswith(("#", "-", "*", "+", "|")):
