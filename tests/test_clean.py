@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-from markdown_it import MarkdownIt
 
 from service.clean import (
     article_from_document,
@@ -18,87 +14,14 @@ from service.clean import (
     clean_markdown,
     clean_plain,
     is_excerpt,
-    normalize_text,
 )
 from service.errors import InputError, Unprocessable
 from service.models import FeedEntry
 from service.parse import parse_feed
 from service.text import Block, split_blocks
+from tests.visible import markdown_visible_text, numeric_tokens, table_rows, visible_text
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
-
-# --- the oracle: what a browser shows -------------------------------------------------------
-#
-# Written independently of service.clean (BeautifulSoup, not the cleaner's lxml walk): the
-# text of every element a browser renders, with block boundaries as line breaks. Not shown:
-# script/style/template/head, comments, images and other embedded media, `hidden` and
-# display:none elements. The WordPress "The post ... appeared first on ..." footer is
-# dropped on purpose by the cleaner, so the oracle leaves it out too.
-
-_INVISIBLE = {
-    *("script", "style", "noscript", "template", "head", "title", "iframe", "img", "svg"),
-    *("picture", "video", "audio", "canvas", "object", "embed"),
-}
-_BLOCKS = {
-    *("address", "article", "aside", "blockquote", "body", "caption", "center", "dd"),
-    *("details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure"),
-    *("footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html"),
-    *("legend", "li", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre"),
-    *("search", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr"),
-    *("ul", "xmp", "br"),
-}
-_FOOTER = re.compile(r"^\s*The post .+ appeared first on .+$", re.S)
-
-
-def _visible(node: Tag, out: list[str], in_pre: bool) -> None:
-    for child in node.children:
-        if isinstance(child, Comment):
-            continue
-        if isinstance(child, NavigableString):
-            out.append(str(child) if in_pre else normalize_text(str(child)))
-            continue
-        if not isinstance(child, Tag) or child.name in _INVISIBLE:
-            continue
-        style = str(child.get("style") or "").replace(" ", "").lower()
-        if child.has_attr("hidden") or "display:none" in style:
-            continue
-        if child.name == "p" and _FOOTER.match(child.get_text()):
-            continue
-        block = child.name in _BLOCKS
-        if block:
-            out.append("\n")
-        _visible(child, out, in_pre or child.name == "pre")
-        if block:
-            out.append("\n")
-
-
-def visible_text(html: str) -> str:
-    out: list[str] = []
-    _visible(BeautifulSoup(html, "lxml"), out, False)
-    return "".join(out)
-
-
-def markdown_visible_text(md: str) -> str:
-    return visible_text(MarkdownIt("commonmark").enable("table").render(md))
-
-
-def _strip(token: str) -> str:
-    start, end = 0, len(token)
-    while start < end and unicodedata.category(token[start])[0] in "PS":
-        start += 1
-    while end > start and unicodedata.category(token[end - 1])[0] in "PS":
-        end -= 1
-    return token[start:end]
-
-
-def numeric_tokens(text: str) -> set[str]:
-    """Whitespace-delimited tokens holding a digit, surrounding punctuation stripped."""
-    out = set()
-    for raw in text.split():
-        tok = _strip(raw)
-        if any(ch.isdigit() for ch in tok):
-            out.add(tok)
-    return out
 
 
 def block_tokens(blocks: list[Block]) -> set[str]:
@@ -161,16 +84,10 @@ def test_every_corpus_table_reads_back_row_by_row() -> None:
     for name, kind, source in CORPUS_ITEMS:
         if kind != "html" or "<table" not in source:
             continue
-        soup = BeautifulSoup(source, "lxml")
         tables = [t for t in split_blocks(clean_html(source)) if t.kind == "table"]
-        for n, table in enumerate(soup.find_all("table")):
-            rows = [
-                [" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
-                for tr in table.find_all("tr")
-            ]
-            rows = [r for r in rows if any(r)]
+        for n, rows in enumerate(table_rows(source)):
             got = [list(tables[n].header), *[list(r) for r in tables[n].rows]]
-            assert [[normalize_text(c) for c in r] for r in rows] == got, f"{name} table {n}"
+            assert rows == got, f"{name} table {n}"
             seen += 1
     assert seen >= 4
 
