@@ -108,7 +108,7 @@ def _guard_fences(text: str) -> str:
 
 # --- HTML ---------------------------------------------------------------------------------
 
-_DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _IMG, _CHROME = range(10)
+_DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _IMG, _CHROME, _SUP = range(11)
 
 _DROP_TAGS = (
     *("script", "style", "noscript", "template", "head", "title", "meta", "link", "base"),
@@ -129,7 +129,7 @@ for _n in range(1, 7):
     _KIND[f"h{_n}"] = _HEADING
 _KIND.update(
     ul=_LIST, ol=_LIST, menu=_LIST, li=_ITEM, pre=_PRE, listing=_PRE, xmp=_PRE, plaintext=_PRE,
-    table=_TABLE, br=_BR, img=_IMG,
+    table=_TABLE, br=_BR, img=_IMG, sup=_SUP,
 )  # fmt: skip
 
 # Share widgets and related-post boxes, by the class names of the common WordPress and
@@ -142,6 +142,10 @@ _WIDGET_CLASS = re.compile(
 )
 _INVISIBLE_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _EMOJI_CLASS = re.compile(r"(?:^|\s)(?:wp-smiley|emoji)(?:\s|$)")
+# A superscript that is a number ("10<sup>9</sup>", "x<sup>-1</sup>") is written "^9" as
+# plain text does, so "10^9" does not read as 109; a footnote mark (a linked superscript)
+# becomes " [1]" so "96%<sup>1</sup>" does not read as "96%1". "2<sup>nd</sup>" stays "2nd".
+_SUP_NUMBER = re.compile(r"^[-+−]?[0-9][0-9.,]*$")
 _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#.-]+)")
 
 # WordPress appends "The post <a>Title</a> appeared first on <a>Site</a>." to feed items.
@@ -237,6 +241,8 @@ class _Writer:
             cls = el.get("class")
             if cls and _EMOJI_CLASS.search(cls):
                 self.add(el.get("alt") or "")
+        elif kind == _SUP:
+            self._sup(el, depth)
         elif kind == _HEADING:
             self._heading(el, depth)
         elif kind == _LIST:
@@ -276,6 +282,15 @@ class _Writer:
             self.flush()  # <br><br>: a paragraph break written the lazy way
         else:
             self.lines.append([])
+
+    def _sup(self, el: etree._Element, depth: int) -> None:
+        text = _prose(_gather(el))
+        if el.find(".//a") is not None and text:
+            self.add(f" [{text}] ")
+        elif _SUP_NUMBER.match(text):
+            self.add("^" + text)
+        else:
+            self.walk(el, depth)
 
     def _heading(self, el: etree._Element, depth: int) -> None:
         if self.flat or self.in_item:
@@ -469,6 +484,7 @@ _MD_TAG = re.compile(
     re.I,
 )
 _MD_BR = re.compile(r"<br\s*/?>", re.I)
+_MD_SUP = re.compile(r"<sup>\s*([-+−]?[0-9][0-9.,]*)\s*</sup>", re.I)
 _MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", re.S)
 _MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!$<>~])")
 _MD_SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
@@ -502,6 +518,7 @@ def _md_prose(chunk: str) -> str:
         chunk = _MD_COMMENT.sub("", chunk)
         chunk = _MD_DROP_BLOCK.sub("", chunk)
         chunk = _MD_BR.sub("\n", chunk)
+        chunk = _MD_SUP.sub(r"^\1", chunk)
         chunk = _MD_TAG.sub("", chunk)
         chunk = _MD_AUTOLINK.sub(r"\1", chunk)
     if "](" in chunk or "][" in chunk:
@@ -610,10 +627,6 @@ def clean_plain(text: str) -> str:
 # --- articles ----------------------------------------------------------------------------
 
 
-def _title_line(text: str) -> str:
-    return _prose(text)
-
-
 def _first_heading(text: str) -> str:
     for line in text.split("\n"):
         if line.startswith("#"):
@@ -638,7 +651,7 @@ def article_from_entry(entry: FeedEntry) -> Article:
     text = clean_html(entry.content_html) if entry.content_html else ""
     if not text and entry.summary_html:
         text = clean_html(entry.summary_html)
-    title = _title_line(entry.title) or _fallback_title(text)
+    title = _prose(entry.title) or _fallback_title(text)
     return Article(
         title=title,
         text=text,

@@ -187,6 +187,16 @@ def test_headings_and_inline_markup() -> None:
     assert clean_html(html) == "## Why FlyDSL\n\nUse torch.compile with autotuning."
 
 
+def test_superscripts_do_not_glue_onto_numbers() -> None:
+    html = (
+        "<p>Up to 10<sup>9</sup> tokens, x<sup>-1</sup>, 96%<sup><a href='#fn1'>1</a></sup>"
+        " faster, September 2<sup>nd</sup>, H<sub>2</sub>O.</p>"
+    )
+    text = clean_html(html)
+    assert text == "Up to 10^9 tokens, x^-1, 96% [1] faster, September 2nd, H2O."
+    assert numeric_tokens(visible_text(html)) == numeric_tokens(text)
+
+
 def test_br_is_a_line_break_and_double_br_a_paragraph() -> None:
     html = (
         "<b>Status: Resolved</b><br/><br/>All services recovered.<br/><br/>"
@@ -295,7 +305,7 @@ def test_clean_markdown() -> None:
         "Op | Speedup\n--- | ---:\nGEMM | 1.10x\nTopK | 4.82x\n\n"
         "```python\n# [not a link](x) ![nor an image](y)\nx = 1\u00a0 # **kept**\n```\n\n"
         "Latency\u00a041\u202fms at 21\u223623, non\u2011blocking, \\*literal\\* &amp; 3 \\$\n"
-        "`C00`–`C11` and `` a`b **c** ``\n\n"
+        "`C00`–`C11` and `` a`b **c** `` at 10<sup>9</sup>\n\n"
         "***\n\n"
         "[docs]: https://docs.example\n"
     )
@@ -306,7 +316,7 @@ def test_clean_markdown() -> None:
         "| Op | Speedup |\n| --- | ---: |\n| GEMM | 1.10x |\n| TopK | 4.82x |\n\n"
         "```python\n# [not a link](x) ![nor an image](y)\nx = 1  # **kept**\n```\n\n"
         "Latency 41 ms at 21:23, non-blocking, *literal* & 3 $\n"
-        "C00–C11 and a`b **c**"
+        "C00–C11 and a`b **c** at 10^9"
     )
     table = next(b for b in split_blocks(text) if b.kind == "table")
     assert table.header == ("Op", "Speedup")

@@ -5,6 +5,8 @@ walk): the text of every element a browser renders, with block boundaries as lin
 breaks. Not shown: script/style/template/head, comments, images and other embedded
 media, ``hidden`` and display:none elements. The WordPress "The post ... appeared first
 on ..." footer is dropped on purpose by the cleaner, so the oracle leaves it out too.
+Superscripts follow the plain-text convention both sides share: a number is written
+"^9" ("10^9", not "109") and a linked footnote mark " [1]" ("96% [1]", not "96%1").
 Only the character normalisation (:func:`service.clean.normalize_text`) is shared, so
 that both sides compare "21:23" with "21:23" and not with "21∶23".
 """
@@ -53,6 +55,14 @@ def _visible(node: Tag, out: list[str], in_pre: bool) -> None:
             continue
         if not isinstance(child, Tag) or not _shown(child):
             continue
+        if child.name == "sup":
+            text = " ".join(normalize_text(child.get_text()).split())
+            if child.find("a") is not None and text:
+                out.append(f" [{text}] ")
+                continue
+            if re.fullmatch(r"[-+−]?[0-9][0-9.,]*", text):
+                out.append("^" + text)
+                continue
         block = child.name in _BLOCKS
         if block:
             out.append("\n")
