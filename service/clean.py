@@ -427,9 +427,20 @@ def _gather(el: etree._Element) -> str:
         for c in node:
             tag = c.tag
             if isinstance(tag, str):
+                kind = _KIND.get(tag)
                 if tag == "br":
                     out.append("\n")
-                elif _KIND.get(tag) not in (_DROP, _IMG) and depth < _MAX_DEPTH:
+                elif kind in (_DROP, _IMG):
+                    pass
+                elif depth >= _MAX_DEPTH:
+                    out.append("".join(c.itertext()))
+                elif kind == _BLOCK:
+                    # Highlighters write one <div> per line of code.
+                    if out and not out[-1].endswith("\n"):
+                        out.append("\n")
+                    rec(c, depth + 1)
+                    out.append("\n")
+                else:
                     rec(c, depth + 1)
             if c.tail:
                 out.append(c.tail)

@@ -162,6 +162,14 @@ def test_code_holding_a_fence_gets_the_other_fence() -> None:
     assert blocks[0].text == "```bash\nls\n```\necho 1"
 
 
+def test_code_block_of_highlighted_lines() -> None:
+    html = (
+        '<pre class="lang-bash"><div class="line"><span class="k">pip</span> install'
+        ' "flydsl&gt;=0.3.0"</div><div class="line">python -m bench</div></pre>'
+    )
+    assert clean_html(html) == '```bash\npip install "flydsl>=0.3.0"\npython -m bench\n```'
+
+
 def test_lists_ordered_unordered_and_nested() -> None:
     html = """<ol start="3"><li><p>Compute</p><p>absmax</p></li><li>Derive the scale
     <ul><li>per row</li><li>per <a href="#">tile</a> of 128</li></ul></li><li></li>
@@ -288,6 +296,8 @@ def test_odd_input_never_crashes(html: str) -> None:
 def test_deep_nesting_keeps_its_text() -> None:
     html = "<div>" * 1500 + "<p>deep 7</p>" + "</div>" * 1500 + "<p>after 8</p>"
     assert clean_html(html) == "deep 7\n\nafter 8"
+    code = "<pre>" + "<span>" * 1500 + "x = 5" + "</span>" * 1500 + "</pre>"
+    assert clean_html(code) == "```\nx = 5\n```"
 
 
 # --- markdown and plain text --------------------------------------------------------------------
