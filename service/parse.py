@@ -11,13 +11,13 @@ import hashlib
 import html
 import json
 import re
-import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import feedparser
 
+from service.dates import utc_from_iso, utc_from_struct
 from service.errors import FeedParseError
 from service.models import FeedDoc, FeedEntry
 
@@ -88,15 +88,6 @@ def _kind(version: str, sniffed: str | None) -> str:
     return sniffed or "rss"
 
 
-def _utc(parsed: time.struct_time | None) -> datetime | None:
-    if not parsed:
-        return None
-    try:
-        return datetime(*parsed[:6], tzinfo=UTC)
-    except (TypeError, ValueError):
-        return None
-
-
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -143,17 +134,38 @@ def _summary(entry: Mapping[str, Any]) -> str:
     return _as_html(detail.get("value") or "", detail.get("type"))
 
 
-def _entry_key(
-    guid: str | None, link: str | None, title: str, date: datetime | None, body: str
-) -> str:
-    if guid:
-        return guid
-    if link:
-        return link
-    basis = f"{title}\n{date.isoformat() if date else ''}"
-    if not title and date is None:
-        basis += "\n" + body  # nothing else identifies the entry
-    return "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()
+def _entry(
+    *,
+    guid: str | None,
+    link: str | None,
+    title: str,
+    author: str | None,
+    published: datetime | None,
+    updated: datetime | None,
+    summary_html: str,
+    content_html: str | None,
+    categories: tuple[str, ...],
+) -> FeedEntry:
+    """A FeedEntry with its key: the guid, else the link, else a hash of title and date."""
+    key = guid or link
+    if not key:
+        date = published or updated
+        basis = f"{title}\n{date.isoformat() if date else ''}"
+        if not title and date is None:
+            basis += "\n" + (content_html or summary_html)  # nothing else identifies it
+        key = "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()
+    return FeedEntry(
+        key=key,
+        guid=guid,
+        link=link,
+        title=title,
+        author=author,
+        published=published,
+        updated=updated,
+        summary_html=summary_html,
+        content_html=content_html,
+        categories=categories,
+    )
 
 
 def _dedupe(entries: list[FeedEntry], problems: list[str]) -> tuple[FeedEntry, ...]:
@@ -196,30 +208,20 @@ def _parse_xml(
 
     entries: list[FeedEntry] = []
     for e in d.entries:
-        guid = (e.get("id") or "").strip() or None
-        link = (e.get("link") or "").strip() or None
-        title = _plain(e.get("title"), e.get("title_detail"))
-        # dict.get: FeedParserDict.get("updated_parsed") falls back to the published date.
-        published = _utc(dict.get(e, "published_parsed"))
-        updated = _utc(dict.get(e, "updated_parsed"))
-        summary = _summary(e)
-        content = _content(e)
-        tags = tuple(
-            t["term"].strip() for t in e.get("tags") or () if (t.get("term") or "").strip()
-        )
-        author = _plain(e.get("author"), e.get("author_detail")) or None
+        tags = e.get("tags") or ()
         entries.append(
-            FeedEntry(
-                key=_entry_key(guid, link, title, published or updated, content or summary),
-                guid=guid,
-                link=link,
-                title=title,
-                author=author,
-                published=published,
-                updated=updated,
-                summary_html=summary,
-                content_html=content,
-                categories=tags,
+            _entry(
+                guid=(e.get("id") or "").strip() or None,
+                link=(e.get("link") or "").strip() or None,
+                title=_plain(e.get("title"), e.get("title_detail")),
+                author=_plain(e.get("author"), e.get("author_detail")) or None,
+                # dict.get: FeedParserDict.get("updated_parsed") falls back to the published
+                # date, and RSS has no update date.
+                published=utc_from_struct(dict.get(e, "published_parsed")),
+                updated=utc_from_struct(dict.get(e, "updated_parsed")),
+                summary_html=_summary(e),
+                content_html=_content(e),
+                categories=tuple(t["term"].strip() for t in tags if (t.get("term") or "").strip()),
             )
         )
     links = feed.get("links") or []
@@ -237,16 +239,6 @@ def _parse_xml(
 
 
 # --- JSON Feed ------------------------------------------------------------------------------
-
-
-def _json_date(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        dt = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
 def _json_str(value: object) -> str | None:
@@ -295,34 +287,24 @@ def _parse_json(body: bytes) -> FeedDoc:
         if not isinstance(item, dict):
             problems.append(f"item {n} is not an object: ignored")
             continue
-        guid = _json_str(item.get("id"))
-        link = _json_str(item.get("url")) or _json_str(item.get("external_url"))
-        title = _plain(_json_str(item.get("title")))
-        published = _json_date(item.get("date_published"))
-        updated = _json_date(item.get("date_modified"))
         content = _json_str(item.get("content_html"))
         if content is None and _json_str(item.get("content_text")):
             content = _text_to_html(str(item["content_text"]))
-        summary_text = _json_str(item.get("summary"))
-        summary = html.escape(summary_text, quote=False) if summary_text else ""
+        summary = _json_str(item.get("summary"))  # plain text in JSON Feed
         tags = item.get("tags")
-        categories = (
-            tuple(t.strip() for t in tags if isinstance(t, str) and t.strip())
-            if isinstance(tags, list)
-            else ()
-        )
         entries.append(
-            FeedEntry(
-                key=_entry_key(guid, link, title, published or updated, content or summary),
-                guid=guid,
-                link=link,
-                title=title,
+            _entry(
+                guid=_json_str(item.get("id")),
+                link=_json_str(item.get("url")) or _json_str(item.get("external_url")),
+                title=_plain(_json_str(item.get("title"))),
                 author=_json_author(item),
-                published=published,
-                updated=updated,
-                summary_html=summary,
+                published=utc_from_iso(item.get("date_published")),
+                updated=utc_from_iso(item.get("date_modified")),
+                summary_html=html.escape(summary, quote=False) if summary else "",
                 content_html=content,
-                categories=categories,
+                categories=tuple(t.strip() for t in tags if isinstance(t, str) and t.strip())
+                if isinstance(tags, list)
+                else (),
             )
         )
     hubs_raw = doc.get("hubs")

@@ -8,12 +8,13 @@ path.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 from lxml import etree
 
 from service.clean.chars import code_text, fence_for, guard_fences, prose
+from service.dates import utc_from_iso
 
 _DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _IMG, _CHROME, _SUP = range(11)
 
@@ -383,16 +384,6 @@ def clean_html(html: str) -> str:
     return w.text()
 
 
-def _parse_date(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        dt = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
-
-
 class Page(NamedTuple):
     """A whole HTML page, cleaned, with what its head says about it."""
 
@@ -438,7 +429,7 @@ def html_document(text: str) -> Page:
         h1 = next(body.iter("h1"), None)
         title = prose(_gather(h1)) if h1 is not None else ""
     author = meta.get("author") or meta.get("article:author") or None
-    published = _parse_date(
+    published = utc_from_iso(
         meta.get("article:published_time") or meta.get("date") or meta.get("dc.date")
     )
     return Page(cleaned, title, prose(author) if author else None, published)
