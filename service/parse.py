@@ -271,7 +271,7 @@ def _text_to_html(text: str) -> str:
 def _parse_json(body: bytes) -> FeedDoc:
     try:
         doc = json.loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise FeedParseError(f"JSON Feed could not be read: {exc}") from exc
     if not isinstance(doc, dict):
         raise FeedParseError("JSON Feed could not be read: top level is not an object")

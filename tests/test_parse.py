@@ -195,6 +195,8 @@ def test_valid_feed_without_items_is_an_empty_feed() -> None:
         (b'{"version": "https://jsonfeed.org/version/1.1", "items": {}}', "not a list"),
         (b'{"feed_url": "https://example.com/feed"}', "unknown version"),
         (b"[1, 2]", "syntax error"),
+        (b'{"version": "https://jsonfeed.org/version/1.1", "items": ' + b"[" * 100_000, "depth"),
+        (b"<rss>" + b"<a>" * 10_000, "no element found"),
     ],
 )
 def test_unreadable_documents_raise_feed_parse_error(body: bytes, reason: str) -> None:
