@@ -20,6 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from service import clean
 from service.errors import EvalCaseError, PlainfeedError
 from service.models import Article, CheckReport, CheckStatus, Explainer
 from service.readability import flesch_kincaid_grade, word_count
@@ -28,6 +29,7 @@ from service.text import split_sentences
 EngineName = Literal["extractive", "llm", "reference"]
 ENGINES: tuple[EngineName, ...] = ("extractive", "llm", "reference")
 SOURCE_NAMES = ("source.html", "source.md", "source.txt")
+_KINDS: dict[str, clean.DocumentKind] = {".html": "html", ".md": "md", ".txt": "text"}
 DEFAULT_MIN_KEY_FACTS = 8
 
 # --- the case file ------------------------------------------------------------------------
@@ -566,20 +568,15 @@ def load_thresholds(path: Path) -> Thresholds:
 
 
 def load_article(case: Case) -> Article:
-    """The case's source as the pipeline cleans it."""
-    from service import clean  # lands from a parallel branch
-
-    kind = {".html": "html", ".md": "markdown", ".txt": "text"}[case.source_path.suffix]
-    article = clean.article_from_document(
-        case.source_path.read_bytes(), kind=kind, filename=case.source_path.name
+    """The case's source as the pipeline cleans it, titled as its feed titles it."""
+    kind = _KINDS[case.source_path.suffix]
+    return clean.article_from_document(
+        case.source_path.read_bytes(),
+        kind=kind,
+        filename=case.source_path.name,
+        url=case.spec.url,
+        title=case.spec.title,
     )
-    # Feed items and excerpts carry no title of their own; the case file has it.
-    if not article.title.strip() or article.title == case.source_path.stem:
-        article = Article(
-            title=case.spec.title, text=article.text, url=case.spec.url,
-            content_source="file",
-        )  # fmt: skip
-    return article
 
 
 def run(

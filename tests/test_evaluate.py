@@ -357,6 +357,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def tiny_cases(tmp_path: Path) -> Path:
     pytest.importorskip("service.clean")
     pytest.importorskip("service.render")
+    pytest.importorskip("service.check")
     case = tmp_path / "cases" / "tiny"
     case.mkdir(parents=True)
     (case / "source.md").write_text(TINY_SOURCE)
