@@ -224,7 +224,9 @@ class StubLLM:
         server.daemon_threads = True
         self._server = server
         self.port = server.server_address[1]
-        self._thread = threading.Thread(target=server.serve_forever, name="stub-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.05,), name="stub-llm", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import email.utils
 import functools
 import json
+import random
 import re
 import threading
 import time
@@ -26,7 +27,6 @@ from typing import Any, Literal
 import openai
 from pydantic import ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
 
 from service.config import Settings
 from service.engines.base import ExplainOptions
@@ -173,6 +173,10 @@ def _chunks(text: str, starts_chunk: Callable[[str], bool]) -> list[str]:
     return [c for c in ("\n".join(lines).strip() for lines in chunks) if c]
 
 
+def _starts_block(line: str) -> bool:
+    return not line.strip() or bool(_HEADING_LINE.match(line))
+
+
 def _pack(pieces: Sequence[str], budget: int) -> list[str]:
     parts: list[str] = []
     current = ""
@@ -198,7 +202,7 @@ def split_for_context(text: str, budget: int) -> list[str]:
         if len(section) <= budget:
             pieces.append(section)
             continue
-        for block in _chunks(section, lambda line: not line.strip()):
+        for block in _chunks(section, _starts_block):
             while len(block) > budget:
                 cut = block.rfind(" ", 0, budget)
                 cut = cut if cut > budget // 2 else budget
@@ -301,9 +305,9 @@ class LLMEngine:
             except AnswerTruncated:
                 # The post fits one call but the answer did not: the part-wise path asks
                 # for shorter answers, one per half of the post.
-                parts = split_for_context(article.text, len(article.text) // 2 + 1)
-                if len(parts) == 1:
+                if len(_chunks(article.text, _starts_block)) < 2:
                     raise
+                parts = split_for_context(article.text, len(article.text) // 2 + 1)
                 explainer = self._explain_parts(parts, common, templates, tally)
         else:
             explainer = self._explain_parts(parts, common, templates, tally)
@@ -459,16 +463,16 @@ class LLMEngine:
 
     def _retrying(self, call: Callable[[], Any]) -> Any:
         s = self.settings
-        backoff = wait_exponential_jitter(
-            initial=s.llm_backoff_initial, max=s.llm_backoff_max, jitter=s.llm_backoff_initial
-        )
 
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
             after = getattr(exc, "retry_after", None)
             if after is not None:
                 return float(min(after, s.llm_retry_after_max))
-            return float(backoff(state))
+            # Exponential backoff with jitter, so that workers that failed together do not
+            # come back together.
+            step = s.llm_backoff_initial * 2 ** (state.attempt_number - 1)
+            return min(s.llm_backoff_max, step + random.uniform(0, s.llm_backoff_initial))
 
         retrying = Retrying(
             stop=stop_after_attempt(max(1, s.llm_max_attempts)),
