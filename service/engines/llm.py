@@ -471,7 +471,7 @@ class LLMEngine:
                 return float(min(after, s.llm_retry_after_max))
             # Exponential backoff with jitter, so that workers that failed together do not
             # come back together.
-            step = s.llm_backoff_initial * 2 ** (state.attempt_number - 1)
+            step: float = s.llm_backoff_initial * 2.0 ** (state.attempt_number - 1)
             return min(s.llm_backoff_max, step + random.uniform(0, s.llm_backoff_initial))
 
         retrying = Retrying(
