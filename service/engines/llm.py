@@ -320,13 +320,15 @@ class LLMEngine:
         report: CheckReport,
         options: ExplainOptions,
     ) -> ExplainResult | None:
+        """Rewrite the sentences holding flagged numbers. The result's ``usage`` and
+        ``cost_usd`` are the repair's alone; ``None`` when nothing is flagged."""
         flagged = [
             n
             for n in report.numbers
             if n.status in (CheckStatus.UNSUPPORTED, CheckStatus.MISATTACHED)
         ]
         if not flagged:
-            return result
+            return None  # nothing this engine can fix
         templates = self._templates(options)
         text = article.text
         if len(text) > self.settings.llm_context_chars:
@@ -343,12 +345,12 @@ class LLMEngine:
         )
         tally = _Tally()
         explainer = self._ask(prompt, tally)
-        usage = result.usage + tally.usage
+        # Usage and cost of the repair call(s) alone: the gate adds them to the result's.
         return result.model_copy(
             update={
                 "explainer": explainer,
-                "usage": usage,
-                "cost_usd": cost_usd(self.model, usage, self.settings.prices),
+                "usage": tally.usage,
+                "cost_usd": cost_usd(self.model, tally.usage, self.settings.prices),
                 "prompt_version": set_version(templates),
             }
         )
