@@ -63,6 +63,11 @@ _REASK = (
 # --- pure helpers -------------------------------------------------------------------------
 
 
+@functools.cache
+def _strict_schema() -> str:
+    return json.dumps(_make_strict(Explainer.model_json_schema()))
+
+
 def explainer_schema() -> dict[str, Any]:
     """The JSON schema of :class:`Explainer`, in the subset OpenAI's strict mode accepts.
 
@@ -70,25 +75,24 @@ def explainer_schema() -> dict[str, Any]:
     ``additionalProperties: false`` on every object, and no string/array length keywords;
     pydantic still enforces those lengths when the answer is validated.
     """
-    schema = Explainer.model_json_schema()
+    fresh: dict[str, Any] = json.loads(_strict_schema())  # a copy: callers may mutate it
+    return fresh
 
-    def fix(node: Any) -> Any:
-        if isinstance(node, dict):
-            out = {
-                k: fix(v)
-                for k, v in node.items()
-                if k not in ("default", "minLength", "maxLength", "minItems", "maxItems")
-            }
-            if out.get("type") == "object" and "properties" in out:
-                out["required"] = list(out["properties"])
-                out["additionalProperties"] = False
-            return out
-        if isinstance(node, list):
-            return [fix(v) for v in node]
-        return node
 
-    fixed: dict[str, Any] = fix(schema)
-    return fixed
+def _make_strict(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {
+            k: _make_strict(v)
+            for k, v in node.items()
+            if k not in ("default", "minLength", "maxLength", "minItems", "maxItems")
+        }
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+    if isinstance(node, list):
+        return [_make_strict(v) for v in node]
+    return node
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
