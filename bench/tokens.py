@@ -4,17 +4,21 @@
 
 Tokens are estimated as characters / 4 (no tokenizer). Bars: the fixed part of the
 `explain` prompt (its system message, the cacheable prefix) is at most 1,500 tokens,
-and cleaning keeps at most 40% of the raw HTML's characters over the feed.
+and cleaning keeps at most 40% of the raw HTML's characters over the feed. For scale,
+it also reports each item's <item> XML size and its plain text (BeautifulSoup's
+get_text, whitespace collapsed): a lower bound for any cleaner that keeps all the words.
 Writes bench/results/tokens.json.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import feedparser
+from bs4 import BeautifulSoup
 
 from service import prompts
 from service.engines.base import DEFAULT_AUDIENCE
@@ -38,10 +42,12 @@ def main(feed_path: Path = FEED) -> int:
         {k: "" for k in explain.variables}
     ).system  # the system block has no variables: the same for every item
     fixed_tokens = prompts.estimate_tokens(fixed)
+    item_xml = re.findall(r"<item>.*?</item>", feed_path.read_text(encoding="utf-8"), re.S)
     rows = []
-    for entry in doc.entries:
+    for index, entry in enumerate(doc.entries):
         raw = entry.content[0].value if entry.get("content") else entry.get("summary", "")
         cleaned = clean_html(raw)
+        plain = re.sub(r"\s+", " ", BeautifulSoup(raw, "lxml").get_text(" ")).strip()
         user = explain.render(
             {
                 "title": entry.get("title", ""),
@@ -57,6 +63,8 @@ def main(feed_path: Path = FEED) -> int:
             {
                 "title": entry.get("title", ""),
                 "raw_chars": len(raw),
+                "item_xml_chars": len(item_xml[index]) if index < len(item_xml) else None,
+                "plain_text_chars": len(plain),
                 "cleaned_chars": len(cleaned),
                 "cleaned_ratio": round(len(cleaned) / len(raw), 3) if raw else 0.0,
                 "prompt_fixed_tokens": fixed_tokens,
@@ -70,6 +78,12 @@ def main(feed_path: Path = FEED) -> int:
         "raw_chars": raw_total,
         "cleaned_chars": cleaned_total,
         "cleaned_ratio": round(cleaned_total / raw_total, 3) if raw_total else 0.0,
+        "plain_text_ratio": round(sum(r["plain_text_chars"] for r in rows) / raw_total, 3)
+        if raw_total
+        else 0.0,
+        "cleaned_ratio_of_item_xml": round(
+            cleaned_total / sum(r["item_xml_chars"] or 0 for r in rows), 3
+        ),
         "prompt_fixed_tokens": fixed_tokens,
         "prompt_post_tokens": sum(r["prompt_post_tokens"] for r in rows),
         "fixed_share_of_prompt": round(
@@ -92,6 +106,10 @@ def main(feed_path: Path = FEED) -> int:
     print(
         f"{'all ' + str(len(rows)) + ' items':50} {raw_total:>8} {cleaned_total:>8} "
         f"{overall['cleaned_ratio']:>6.1%} {fixed_tokens:>6} {overall['prompt_post_tokens']:>6}"
+    )
+    print(
+        f"plain text (get_text) is {overall['plain_text_ratio']:.1%} of raw HTML; cleaned is "
+        f"{overall['cleaned_ratio_of_item_xml']:.1%} of the <item> XML"
     )
     for name, ok in bars.items():
         print(f"bar {name}: {'PASS' if ok else 'FAIL'}")

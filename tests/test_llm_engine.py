@@ -183,6 +183,16 @@ def test_retries_exhausted_is_retryable_with_the_servers_retry_after(stub: StubL
     assert len(stub.calls) == 3
 
 
+def test_errors_carry_the_tokens_spent_before_them(stub: StubLLM) -> None:
+    # A long post: the first part is answered, the second part's endpoint fails for good.
+    article = Article(title="Two parts", text="# A\n\n" + "a " * 200 + "\n\n# B\n\n" + "b " * 200)
+    stub.push(Reply.explainer(VALID), Reply.error(401, "key revoked"))
+    with pytest.raises(LLMRejected) as info:
+        make_engine(stub, llm_context_chars=500).explain(article, OPTIONS)
+    usage = info.value.extra["usage"]
+    assert usage.calls == 1 and usage.prompt_tokens > 0
+
+
 def test_timeout_then_success(stub: StubLLM) -> None:
     stub.push(Reply.sleep(3.0), Reply.explainer(VALID))
     result = make_engine(stub, llm_timeout=0.5).explain(SMALL, OPTIONS)

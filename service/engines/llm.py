@@ -32,6 +32,7 @@ from service.config import Settings
 from service.engines.base import ExplainOptions
 from service.errors import (
     AnswerTruncated,
+    EngineError,
     InvalidAnswer,
     LLMError,
     LLMRejected,
@@ -298,24 +299,38 @@ class LLMEngine:
         return self.model, self._templates_version(options)
 
     def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
+        """Write an explainer; any ``EngineError`` carries ``extra["usage"]``, the tokens
+        spent before it."""
         templates = self._templates(options)
         tally = _Tally()
+        try:
+            explainer = self._explain(article, options, templates, tally)
+        except EngineError as exc:
+            exc.extra["usage"] = tally.usage
+            raise
+        return self._result(explainer, tally.usage, set_version(templates))
+
+    def _explain(
+        self,
+        article: Article,
+        options: ExplainOptions,
+        templates: Mapping[str, Any],
+        tally: _Tally,
+    ) -> Explainer:
         common = self._article_vars(article, options)
         parts = split_for_context(article.text, self.settings.llm_context_chars)
-        if len(parts) == 1:
-            prompt = templates["explain"].render({**common, "text": article.text})
-            try:
-                explainer = self._ask(prompt, tally)
-            except AnswerTruncated:
-                # The post fits one call but the answer did not: the part-wise path asks
-                # for shorter answers, one per half of the post.
-                if len(_chunks(article.text, _starts_block)) < 2:
-                    raise
-                parts = split_for_context(article.text, len(article.text) // 2 + 1)
-                explainer = self._explain_parts(parts, common, templates, tally)
-        else:
-            explainer = self._explain_parts(parts, common, templates, tally)
-        return self._result(explainer, tally.usage, set_version(templates))
+        if len(parts) > 1:
+            return self._explain_parts(parts, common, templates, tally)
+        prompt = templates["explain"].render({**common, "text": article.text})
+        try:
+            return self._ask(prompt, tally)
+        except AnswerTruncated:
+            # The post fits one call but the answer did not: the part-wise path asks for
+            # shorter answers, one per half of the post.
+            if len(_chunks(article.text, _starts_block)) < 2:
+                raise
+            parts = split_for_context(article.text, len(article.text) // 2 + 1)
+            return self._explain_parts(parts, common, templates, tally)
 
     def repair(
         self,
@@ -348,7 +363,11 @@ class LLMEngine:
             }
         )
         tally = _Tally()
-        explainer = self._ask(prompt, tally)
+        try:
+            explainer = self._ask(prompt, tally)
+        except EngineError as exc:
+            exc.extra["usage"] = tally.usage
+            raise
         # Usage and cost of the repair call(s) alone: the gate adds them to the result's.
         return result.model_copy(
             update={
@@ -418,8 +437,7 @@ class LLMEngine:
                     max_tokens *= 2
                     continue
                 raise AnswerTruncated(
-                    f"the {prompt.name!r} answer was cut at max_tokens={max_tokens}",
-                    usage=tally.usage,
+                    f"the {prompt.name!r} answer was cut at max_tokens={max_tokens}"
                 )
             try:
                 return parse_explainer(content)
@@ -427,8 +445,7 @@ class LLMEngine:
                 if reasked:
                     raise InvalidAnswer(
                         f"the {prompt.name!r} answer is still not a valid explainer after one "
-                        f"re-ask: {exc}",
-                        usage=tally.usage,
+                        f"re-ask: {exc}"
                     ) from exc
                 reasked = True
                 messages = [
