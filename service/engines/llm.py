@@ -228,7 +228,8 @@ def cost_usd(model: str, usage: Usage, prices: Mapping[str, tuple[float, float]]
 
 
 class ModeMemory:
-    """The response_format mode that works, per endpoint (thread-safe; only steps down)."""
+    """The response_format mode that works, per endpoint and model (thread-safe; only
+    steps down)."""
 
     def __init__(self) -> None:
         self._modes: dict[str, ResponseMode] = {}
@@ -288,6 +289,8 @@ class LLMEngine:
             timeout=settings.llm_timeout,
         )
         self.endpoint = str(self.client.base_url)
+        # A proxy (LiteLLM) may route models to different servers: remember per both.
+        self.mode_key = f"{self.endpoint} {self.model}"
         self.limiter = limiter or limiter_for(
             self.endpoint, settings.llm_max_concurrency, settings.llm_rpm
         )
@@ -464,13 +467,13 @@ class LLMEngine:
         """One chat completion (retried, stepping down response formats as refused):
         the answer text and finish reason."""
         while True:
-            mode = self.modes.get(self.endpoint)
+            mode = self.modes.get(self.mode_key)
             try:
                 response = self._retrying(
                     functools.partial(self._request, messages, temperature, max_tokens, mode)
                 )
             except _ModeRefused as exc:
-                if self.modes.step_down(self.endpoint, mode) is None:
+                if self.modes.step_down(self.mode_key, mode) is None:
                     raise LLMRejected(f"the endpoint refused every answer format: {exc}") from exc
                 continue
             usage = response.usage
