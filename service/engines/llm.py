@@ -552,7 +552,7 @@ class LLMEngine:
 
 def _classify(exc: openai.APIStatusError, mode: ResponseMode) -> Exception:
     status = exc.status_code
-    text = f"{exc.message} {json.dumps(exc.body) if exc.body is not None else ''}"
+    text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body is not None else ''}"
     if mode != "fenced" and status in (400, 422, 500) and _MODE_REFUSAL.search(text):
         return _ModeRefused(f"{status} for response_format {mode}: {exc.message}")
     if status in _RETRYABLE_STATUS or status >= 500:
