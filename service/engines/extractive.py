@@ -16,6 +16,7 @@ character for character, and the number check passes by construction.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 from collections import Counter
@@ -33,8 +34,8 @@ from service.errors import EngineError, TemplateError
 from service.models import (
     Article,
     CheckReport,
-    ExplainResult,
     Explainer,
+    ExplainResult,
     Section,
     Usage,
 )
@@ -49,6 +50,7 @@ except ImportError:  # pragma: no cover - textstat is a declared dependency
 
     def _syllables(text: str) -> int:
         return sum(max(1, len(re.findall(r"[aeiouy]+", w))) for w in text.lower().split())
+
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
 ENGINE_VERSION = "extractive-1"
@@ -209,14 +211,20 @@ _QUANTITY = re.compile(
 _UNIT_AFTER = re.compile(r"\s*(?:times|percent|x\b|×|ms\b|seconds?\b|tok/s|tokens/s|GB|GiB|TB)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 
-_GENERIC_NAMES = frozenset(
-    "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This".split()
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Names too generic to be an explainer's subject.
+_GENERIC_NAMES = _wordset(
+    "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This"
 )
 
-STOPWORDS = frozenset(
+STOPWORDS = _wordset(
     """a an and are as at be by for from has have how in into is it its of on or that the
     their this to was were what when where which while who why will with without your you
-    we our us can new now more most than then these those not no""".split()
+    we our us can new now more most than then these those not no"""
 )
 
 
@@ -311,7 +319,8 @@ _CONCLUSION = re.compile(
 _BOILER_BLOCK = re.compile(
     r"^(source:\s*https?://\S+|the post .* appeared first on .*|.*originally published (on|at) .*|"
     r"tl;?dr:?|featured projects|read more.*|share this.*|follow us.*|subscribe.*|"
-    r"(\*|_)?(figure|fig\.|table|image|source)\s*\d*[:.].*|this (version|post) has been adapted.*)$",
+    r"(\*|_)?(figure|fig\.|table|image|source)\s*\d*[:.].*|"
+    r"this (version|post) has been adapted.*)$",
     re.IGNORECASE,
 )
 _BIO = re.compile(
@@ -389,9 +398,8 @@ def _role(heading: str) -> Role:
     return "body"
 
 
-def _source_sections(article: Article) -> list[_SourceSection]:
+def _source_sections(blocks: list[Block]) -> list[_SourceSection]:
     """The post's sections at its top heading level; boilerplate sections dropped."""
-    blocks = split_blocks(article.text)
     # A leading H1 is the post's title, not a section.
     if blocks and blocks[0].kind == "heading" and blocks[0].level == 1:
         blocks = blocks[1:]
@@ -475,8 +483,10 @@ def _lower_first(sentence: str, table: dict[str, Counter[str]]) -> str | None:
     first = sentence.split(" ", 1)[0].rstrip(",;:")
     if not _is_title_word(first):
         return None if first[:1].isupper() else sentence
-    if first.lower() in STOPWORDS or _usual_case(first, table) == first.lower() or (
-        first.lower() not in table
+    if (
+        first.lower() in STOPWORDS
+        or _usual_case(first, table) == first.lower()
+        or (first.lower() not in table)
     ):
         return sentence[0].lower() + sentence[1:]
     return None
@@ -489,15 +499,19 @@ _ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The pos
 
 _HEADING_REWRITES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(what[’']?s|what is) next\b.*$", re.I), "What comes next"),
-    (re.compile(r"^(next steps?|future work|future directions|looking ahead|roadmap)$", re.I),
-     "What comes next"),
+    (
+        re.compile(r"^(next steps?|future work|future directions|looking ahead|roadmap)$", re.I),
+        "What comes next",
+    ),
     (re.compile(r"^summary and next steps?$", re.I), "Where the work stands and what comes next"),
-    (re.compile(r"^(conclusions?|summary|in summary|wrap(ping)? up|final thoughts)$", re.I),
-     "What it adds up to"),
+    (
+        re.compile(r"^(conclusions?|summary|in summary|wrap(ping)? up|final thoughts)$", re.I),
+        "What it adds up to",
+    ),
     (re.compile(r"^(quick ?start|getting started|get started)$", re.I), "How to get started"),
     (re.compile(r"^try it\b\s*(.*)$", re.I), r"How to try it \1"),
     (re.compile(r"^(installation|install|setup)$", re.I), "How to install it"),
-    (re.compile(r"^(performance|results|benchmarks?|evaluation)$", re.I), "What the measurements show"),
+    (re.compile(r"^(performance|results|benchmarks?|evaluation)$", re.I), "What was measured"),
     (re.compile(r"^under the hood$", re.I), "How it works"),
     (re.compile(r"^how (do|does|did) ", re.I), "How "),
     (re.compile(r"^(introduction|overview|background)$", re.I), "Background"),
@@ -581,7 +595,7 @@ def plain_heading(heading: str, table: dict[str, Counter[str]]) -> str:
     return _sentence_case(third_person(h), table)
 
 
-# --- the engine ------------------------------------------------------------------------------------
+# --- the engine -------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -646,11 +660,11 @@ class _Builder:
     def __init__(self, article: Article, glossary: Sequence[GlossaryEntry]) -> None:
         self.article = article
         self.glossary = glossary
-        self.case = _case_table(
-            "\n".join(b.text for b in split_blocks(article.text) if b.kind in ("paragraph", "list_item"))
-        )
+        blocks = split_blocks(article.text)
+        prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
+        self.case = _case_table("\n".join(prose))
         self.title_words = _content_words(article.title)
-        self.sections = _source_sections(article)
+        self.sections = _source_sections(blocks)
         self.cands: list[_Cand] = []
         self.codes: dict[int, str] = {}
         self.headline: set[str] = set()
@@ -667,8 +681,9 @@ class _Builder:
                         text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
                     for k, s in enumerate(split_sentences(text)):
                         c = _Cand(s, si, bi, index, "prose", first_in_block=k == 0)
-                        c.bold = any(sp and sp in s and any(ch.isdigit() for ch in sp)
-                                     for sp in bold)
+                        c.bold = any(
+                            sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold
+                        )
                         self.cands.append(c)
                         index += 1
                 elif b.kind == "list_item":
@@ -761,8 +776,7 @@ class _Builder:
     # -- plan --
 
     def _mass(self, si: int) -> float:
-        scores = sorted((self._gain(c, set()) for c in self.cands if c.section == si),
-                        reverse=True)
+        scores = sorted((self._gain(c, set()) for c in self.cands if c.section == si), reverse=True)
         return 1.0 + sum(max(0.0, x) for x in scores[:8])
 
     def _plan(self) -> list[_Plan]:
@@ -785,10 +799,7 @@ class _Builder:
         plans = []
         for i in chosen:
             s = secs[i]
-            if s.heading is None:
-                heading = "What is new"
-            else:
-                heading = plain_heading(s.heading, self.case)
+            heading = "What is new" if s.heading is None else plain_heading(s.heading, self.case)
             plans.append(_Plan(heading, s.role, [i]))
         if len(plans) < MIN_SECTIONS:
             plans = self._split(plans)
@@ -881,8 +892,10 @@ class _Builder:
             else:
                 paras.append([c])
         while len(paras) > MAX_PARAGRAPHS:
-            sizes = [sum(x.words for x in a) + sum(x.words for x in b)
-                     for a, b in zip(paras, paras[1:], strict=False)]
+            sizes = [
+                sum(x.words for x in a) + sum(x.words for x in b)
+                for a, b in itertools.pairwise(paras)
+            ]
             k = sizes.index(min(sizes))
             paras[k : k + 2] = [paras[k] + paras[k + 1]]
         return paras
@@ -1025,8 +1038,9 @@ class _Builder:
             elif new.startswith(subject + " "):
                 new = new[len(subject) + 1 :]
             else:
-                new = re.sub(rf"^(how|why|when|where)\s+{re.escape(subject)}\b", r"\1 it", new,
-                             flags=re.I)
+                new = re.sub(
+                    rf"^(how|why|when|where)\s+{re.escape(subject)}\b", r"\1 it", new, flags=re.I
+                )
         new = _sentence_case(new, self.case) if new else ""
         claim = self._claim()
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
@@ -1058,8 +1072,14 @@ class _Builder:
 
     def _takeaway(self, defined: set[str]) -> str | None:
         concl = [i for i, s in enumerate(self.sections) if s.role == "conclusion"]
-        pool = [c for c in self.cands if c.section in concl and c.base > -50
-                and c.kind == "prose" and not re.search(r"\byou", c.text, re.I)]
+        pool = [
+            c
+            for c in self.cands
+            if c.section in concl
+            and c.base > -50
+            and c.kind == "prose"
+            and not re.search(r"\byou", c.text, re.I)
+        ]
         if not pool:
             return None
         best = max(pool, key=lambda c: (c.base + 0.3 * len(c.figures), -c.index))
@@ -1154,9 +1174,26 @@ _PREP_CUT = re.compile(
     r"\s(?:for|over|across|on|with|in|when|at|by|while|because|as|than|compared|relative|"
     r"using|through|after|before|from)\s"
 )
-_LEAD_IN = ("up to", "within", "about", "roughly", "around", "nearly", "almost",
-            "approximately", "over", "under", "by", "only", "just", "at least", "at most",
-            "more than", "less than", "than")
+_LEAD_IN = (
+    "up to",
+    "within",
+    "about",
+    "roughly",
+    "around",
+    "nearly",
+    "almost",
+    "approximately",
+    "over",
+    "under",
+    "by",
+    "only",
+    "just",
+    "at least",
+    "at most",
+    "more than",
+    "less than",
+    "than",
+)
 
 
 def _phrase_around(sentence: str, fig: str) -> str:
