@@ -217,6 +217,11 @@ def _wordset(words: str) -> frozenset[str]:
 
 
 # Names too generic to be an explainer's subject.
+_JUNK_TITLE = re.compile(
+    r"^(tl;?dr|summary|introduction|overview|untitled( post)?|home|blog|post|news|none)?\W*$",
+    re.IGNORECASE,
+)
+
 _GENERIC_NAMES = _wordset(
     "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This"
 )
@@ -251,12 +256,28 @@ def _figure_weight(tok: str, after: str) -> float:
     return 0.2  # identifiers and versions: MI355X, FP8, 0.14.2b
 
 
+_MONTH = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.IGNORECASE
+)
+
+
 def _figures(text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for m in _NUM_TOKEN.finditer(text):
         tok = m.group(0).strip(_EDGE)
         if any(c.isdigit() for c in tok):
-            out[tok] = max(out.get(tok, 0.0), _figure_weight(tok, text[m.end() :]))
+            weight = _figure_weight(tok, text[m.end() :])
+            if _MONTH.search(text[max(0, m.start() - 12) : m.start()]) or re.fullmatch(
+                r"\d{1,2}:\d\d(?:[ap]m)?", tok
+            ):
+                weight = 0.3  # dates and times say when, not how much
+            if weight == 1.0 and re.fullmatch(r"\d", tok):
+                weight = 0.5  # "stage 0", "step 2": labels more than amounts
+            out[tok] = max(out.get(tok, 0.0), weight)
+    # Lists of plain counts ("256, 512, or 1024 threads") are detail, not results.
+    plain = [t for t, w in out.items() if w == 1.0]
+    for t in plain[2:]:
+        out[t] = 0.3
     return out
 
 
@@ -282,6 +303,9 @@ class _Cand:
     words: int = 0
     base: float = 0.0  # score without the figure-coverage part
     long: bool = False  # too long for a paragraph, still fine to take a title phrase from
+    caption: bool = False
+    sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
+    sub_index: int = 0  # position within that sub-section
     dangling: bool = False
 
 
@@ -319,10 +343,12 @@ _CONCLUSION = re.compile(
 _BOILER_BLOCK = re.compile(
     r"^(source:\s*https?://\S+|the post .* appeared first on .*|.*originally published (on|at) .*|"
     r"tl;?dr:?|featured projects|read more.*|share this.*|follow us.*|subscribe.*|"
-    r"(\*|_)?(figure|fig\.|table|image|source)\s*\d*[:.].*|"
+    r"(view|see) the (full )?(schedule|agenda|program).*|register (now|today|for) .*|"
     r"this (version|post) has been adapted.*)$",
     re.IGNORECASE,
 )
+# Captions often carry the measured figures: their label goes, their text stays.
+_CAPTION = re.compile(r"^(?:figure|fig\.|table|image|chart)\s*\d*[a-z]?\s*[:.]\s+", re.IGNORECASE)
 _BIO = re.compile(
     r"^[A-Z][\w.\-’' ]{1,60} (is|was) an? ([\w\-]+ ){0,5}(engineer|scientist|researcher|"
     r"manager|developer|lead|architect|director|professor|student|intern|member|founder|"
@@ -668,19 +694,30 @@ class _Builder:
         self.cands: list[_Cand] = []
         self.codes: dict[int, str] = {}
         self.headline: set[str] = set()
+        self.subs_seen: dict[int, set[int]] = {}
+        self.total_budget = 0
 
     # -- candidates --
 
     def _collect(self) -> None:
         for si, sec in enumerate(self.sections):
             index = 0
+            sub = 0
+            sub_index = 0
             for bi, b in enumerate(sec.blocks):
-                if b.kind == "paragraph":
+                first = len(self.cands)
+                if b.kind == "heading":
+                    sub += 1
+                    sub_index = 0
+                elif b.kind == "paragraph":
                     text, bold = clean_inline(b.text)
+                    caption = bool(_CAPTION.match(text))
+                    text = _CAPTION.sub("", text)
                     if sec.role == "intro":
                         text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
                     for k, s in enumerate(split_sentences(text)):
                         c = _Cand(s, si, bi, index, "prose", first_in_block=k == 0)
+                        c.caption = caption
                         c.bold = any(
                             sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold
                         )
@@ -700,6 +737,10 @@ class _Builder:
                     code = _short_code(b.text)
                     if code:
                         self.codes[si] = code
+                for c in self.cands[first:]:
+                    c.sub = sub
+                    c.sub_index = sub_index
+                    sub_index += 1
         for c in self.cands:
             self._score(c)
         intro = [c for c in self.cands if self.sections[c.section].role == "intro"]
@@ -710,15 +751,19 @@ class _Builder:
         text = c.text
         c.words = len(text.split())
         c.figures = _figures(text)
-        c.dangling = (bool(_DANGLING.match(text)) and not c.first_in_block) or bool(
+        # A sentence that leans on the one before ("This", "However") reads badly alone;
+        # less so at a paragraph start, where it leans on the previous paragraph.
+        c.dangling = bool(_DANGLING.match(text)) or bool(
             re.match(r"(and|but|or|so|firstly|secondly|finally|lastly)\b", text, re.I)
         )
         s = 0.0
         if c.index == 0:
             s += 0.8
+        elif c.sub_index == 0:
+            s += 0.4  # opens a sub-section
         if c.first_in_block:
             s += 0.3
-        s -= 0.02 * c.index
+        s -= 0.25 * math.log1p(c.sub_index)
         overlap = len(_content_words(text) & self.title_words)
         s += 0.35 * min(overlap, 3)
         if any(w >= 2.0 for w in c.figures.values()) and _CONDITION.search(text):
@@ -733,11 +778,13 @@ class _Builder:
         code_tokens = len(_CODE_TOKEN.findall(text))
         s -= 0.6 * code_tokens
         if c.dangling:
-            s -= 0.8
+            s -= 0.4 if c.first_in_block else 0.8
         if re.search(r"\byou(r|’re|'re)?\b", text, re.I):
             s -= 0.4
         if text.endswith("?"):
             s -= 2.0
+        if text.endswith("!"):
+            s -= 1.0
         if text.endswith(":"):
             s -= 0.8
         if _POINTER.search(text):
@@ -746,6 +793,8 @@ class _Builder:
             grade = 0.39 * n + 11.8 * _syllables(text) / n - 15.59
             if grade > 12:
                 s -= 0.12 * (grade - 12)
+        if c.caption:
+            s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
         if c.kind == "item" and not c.figures:
             s -= 0.3  # list items are often fragments
         if c.kind == "table":
@@ -757,26 +806,29 @@ class _Builder:
             or _LETS.search(text)
             or _FIRST_PERSON_SINGULAR.search(text)
             or code_tokens > max(2, n // 4)
-            or re.search(r"https?://|www\.", text)
+            or re.search(r"https?://|www\.|\s\|\s", text)
             or n < 3
         )
-        c.long = n > 45
+        c.long = n > 80
         c.base = -100.0 if excluded or c.long else s
 
-    def _gain(self, c: _Cand, covered: set[str]) -> float:
+    def _gain(self, c: _Cand, covered: dict[str, float]) -> float:
         g = c.base
         for f, w in c.figures.items():
-            if f in covered:
+            left = 1.0 - covered.get(f, 0.0)
+            if left <= 0:
                 continue
-            g += w
+            g += w * left
             if f in self.headline and w >= 1.0:
-                g += 1.5
+                g += 1.5 * left
+        if c.sub not in self.subs_seen.get(c.section, set()):
+            g += 0.5  # a sub-section not yet represented
         return g
 
     # -- plan --
 
     def _mass(self, si: int) -> float:
-        scores = sorted((self._gain(c, set()) for c in self.cands if c.section == si), reverse=True)
+        scores = sorted((self._gain(c, {}) for c in self.cands if c.section == si), reverse=True)
         return 1.0 + sum(max(0.0, x) for x in scores[:8])
 
     def _plan(self) -> list[_Plan]:
@@ -845,16 +897,21 @@ class _Builder:
         total = int(min(780, max(320, 0.2 * src_words + 150)))
         # Sentences bring attribution and definitions with them: leave room.
         total = int(total * 0.85)
-        masses = [sum(math.sqrt(self._mass(i)) for i in p.sections) for p in plans]
+        self.total_budget = total
+        # Sections share most of it; the rest goes to the best figures left (``_fill``).
+        total = int(total * 0.8)
+        masses = [sum(self._mass(i) ** 0.75 for i in p.sections) for p in plans]
         whole = sum(masses) or 1.0
+        cap = max(240, int(1.3 * total / max(1, len(plans))), int(0.6 * total))
         for p, m in zip(plans, masses, strict=True):
             share = total * m / whole
-            p.budget = int(min(240, max(45, share)))
+            p.budget = int(min(cap, max(45, share)))
 
     # -- selection --
 
     def _select(self, plans: list[_Plan]) -> list[list[_Cand]]:
-        covered: set[str] = set()
+        # A figure in a long sentence is only half carried: its context is diluted.
+        covered: dict[str, float] = {}
         chosen: list[list[_Cand]] = []
         for p in plans:
             pool = [c for c in self.cands if c.section in p.sections and c.base > -50]
@@ -863,17 +920,45 @@ class _Builder:
             while pool and words < p.budget:
                 best = max(pool, key=lambda c: (self._gain(c, covered), -c.section, -c.index))
                 gain = self._gain(best, covered)
-                if gain < -3 or (gain < 0.4 and words >= 0.5 * p.budget):
+                if gain < -1.5 or (gain < 0.4 and words >= 0.8 * p.budget):
                     break
                 pool.remove(best)
                 if words + best.words > p.budget * 1.25 and picked:
                     continue
                 picked.append(best)
                 words += best.words
-                covered.update(best.figures)
-            picked.sort(key=lambda c: (c.section, c.index))
+                share = 0.5 if best.words > 35 else 1.0
+                for f in best.figures:
+                    covered[f] = min(1.0, covered.get(f, 0.0) + share)
+                self.subs_seen.setdefault(best.section, set()).add(best.sub)
             chosen.append(picked)
+        self._fill(plans, chosen, covered)
+        for picked in chosen:
+            picked.sort(key=lambda c: (c.section, c.index))
         return chosen
+
+    def _fill(
+        self, plans: list[_Plan], chosen: list[list[_Cand]], covered: dict[str, float]
+    ) -> None:
+        """Budget left over: the post's remaining figure-bearing sentences, best first,
+        wherever they are."""
+        used = sum(c.words for picked in chosen for c in picked)
+        taken = {id(c) for picked in chosen for c in picked}
+        where = {si: k for k, p in enumerate(plans) for si in p.sections}
+        pool = [c for c in self.cands if c.base > -50 and id(c) not in taken and c.section in where]
+        while pool and used < self.total_budget:
+            best = max(pool, key=lambda c: (self._gain(c, covered), -c.section, -c.index))
+            # Figures first; plain sentences only while the explainer is still short.
+            if self._gain(best, covered) < (1.0 if used >= 0.75 * self.total_budget else 0.0):
+                break
+            pool.remove(best)
+            if used + best.words > self.total_budget * 1.1:
+                continue
+            chosen[where[best.section]].append(best)
+            used += best.words
+            share = 0.5 if best.words > 35 else 1.0
+            for f in best.figures:
+                covered[f] = min(1.0, covered.get(f, 0.0) + share)
 
     # -- writing --
 
@@ -1022,7 +1107,9 @@ class _Builder:
         return f"{best} {m.group(1)}" if m else best
 
     def _title(self) -> str:
-        raw = _restore_slug(" ".join(self.article.title.split()), self.case) or "Untitled post"
+        raw = _restore_slug(" ".join(self.article.title.split()), self.case)
+        if _JUNK_TITLE.match(raw):
+            raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
         subject = self._subject(raw)
         new = raw
         if ":" in raw:
@@ -1039,8 +1126,16 @@ class _Builder:
                 new = new[len(subject) + 1 :]
             else:
                 new = re.sub(
-                    rf"^(how|why|when|where)\s+{re.escape(subject)}\b", r"\1 it", new, flags=re.I
+                    rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=[a-z])",
+                    r"\1 it ",
+                    new,
+                    flags=re.I,
                 )
+        new = new.rstrip("?!. ")
+        if subject and re.fullmatch(
+            rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I
+        ):
+            new = ""  # "Why ExecuTorch?" says no more than the subject
         new = _sentence_case(new, self.case) if new else ""
         claim = self._claim()
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
@@ -1058,7 +1153,7 @@ class _Builder:
         intro = [c for c in usable if self.sections[c.section].role == "intro"]
         ranked = sorted(
             (c for c in usable if any(w >= 1.0 for f, w in c.figures.items())),
-            key=lambda c: (-self._gain(c, set()), c.section, c.index),
+            key=lambda c: (-self._gain(c, {}), c.section, c.index),
         )
         for pool, least in ((intro, 2.0), (ranked[:5], 2.0), (ranked[:3], 1.0)):
             for c in pool:
