@@ -44,12 +44,14 @@ def to_text(explainer: Explainer) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*<>\[\]])|(?<!\w)_|_(?!\w)")
-_MD_LINE_START = re.compile(r"^(\s*)(#|[-+]\s|\d+[.)]\s|>|=+\s*$|-+\s*$|\|)")
+_MD_LINE_START = re.compile(r"^(\s*)(#|[-+]\s|>|=+\s*$|-+\s*$|\|)")
+_MD_ORDERED = re.compile(r"^(\s*\d+)([.)]\s)")
 
 
 def _md_escape(text: str) -> str:
     """Prose safe to drop into Markdown: no emphasis, links, HTML or block syntax."""
     text = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    text = _MD_ORDERED.sub(r"\1\\\2", text)  # "1\. " is not a list item
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
