@@ -563,8 +563,14 @@ def _usual_case(word: str, table: dict[str, Counter[str]]) -> str:
 def _is_title_word(word: str) -> bool:
     """'Features', 'Kernel-Level': capitalised ordinary words, not PyTorch, GEMM or FP8."""
     parts = [p for p in word.split("-") if p]
-    return bool(parts) and all(
-        p[:1].isupper() and p[1:].isalpha() and p[1:] == p[1:].lower() for p in parts
+    return (
+        bool(parts)
+        and parts[0][:1].isupper()
+        and all(
+            (p[:1].isupper() and p[1:].isalpha() and p[1:] == p[1:].lower())
+            or p in ("to", "of", "and", "in", "on", "for", "the", "a")
+            for p in parts
+        )
     )
 
 
@@ -1101,9 +1107,9 @@ class _Builder:
         intro = " ".join(c.text for c in self.cands if self.sections[c.section].role == "intro")
         pool = candidates(title, anywhere=True) + candidates(intro[:1500], anywhere=False)
         best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
-        if not best or score(best) < 2:
+        if not best or score(best) < 1:
             return ""
-        m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)+)\b", title)
+        m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])", title)
         return f"{best} {m.group(1)}" if m else best
 
     def _title(self) -> str:
@@ -1140,6 +1146,8 @@ class _Builder:
         claim = self._claim()
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
             claim = claim.split(" ", 1)[1]
+        if claim and new:
+            claim = _lower_first(claim, self.case) or claim
         parts = [p for p in (new, claim) if p]
         rest = _capitalise(", ".join(parts)) if parts else "What the post says"
         if not subject:
@@ -1203,6 +1211,19 @@ _PHRASE_END = re.compile(
 )
 
 
+# A term followed by its verb ends its noun phrase ("FlyDSL provides ..."), while one
+# followed by another noun modifies it ("BF16 dense GEMM") and takes no definition there.
+_VERB = re.compile(
+    r"\s(?:provides|delivers|reaches|makes|uses|runs|supports|adds|achieves|improves|shows|"
+    r"offers|enables|lets|gives|keeps|takes|turns|becomes|remains|stays|helps|needs|requires|"
+    r"allows|handles|computes|selects|chooses|accepts|returns|produces|reduces|increases|"
+    r"expresses|lowers|targets|includes|contains|covers|works|scales|exceeds|outperforms|"
+    r"depends|means|applies|brings|builds|lands|moves|ships|wins|beats|cuts|sits|lives|"
+    r"relies|matters|grows|dropped|improved|reduced|reached|delivered|achieved|showed|ran|"
+    r"used|added|became|remained|made|gave|took|cut)\b"
+)
+
+
 def _definition_insert(text: str, start: int, end: int, definition: str) -> tuple[int, str] | None:
     """Where and how a definition goes after a term, or ``None`` when it would not read
     well there: inside parentheses, or where the term modifies a following noun."""
@@ -1216,7 +1237,12 @@ def _definition_insert(text: str, start: int, end: int, definition: str) -> tupl
     after = text[pos:]
     if not after or re.match(r"[.!?](\s|$)", after):
         return pos, f", {definition}"
-    if after[0] in ",;:" or after.startswith(" —") or _PHRASE_END.match(after):
+    if (
+        after[0] in ",;:"
+        or after.startswith(" —")
+        or _PHRASE_END.match(after)
+        or _VERB.match(after)
+    ):
         return pos, f" ({definition})"
     return None
 
