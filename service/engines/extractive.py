@@ -208,7 +208,7 @@ _QUANTITY = re.compile(
     r"[~≈+\-−$€£]?\d[\d,]*(?:\.\d+)?(?:[x×%]|[kKMBT])?"
     r"(?:[–—\-]|→)?(?:[$€£]?\d[\d,]*(?:\.\d+)?(?:[x×%]|[kKMBT])?)?"
 )
-_UNIT_AFTER = re.compile(r"\s*(?:times|percent|x\b|×|ms\b|seconds?\b|tok/s|tokens/s|GB|GiB|TB)")
+_UNIT_AFTER = re.compile(r"\s*(?:times|percent|×|ms\b|seconds?\b|tok/s|tokens/s|GB|GiB|TB)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 
 
@@ -251,7 +251,11 @@ def _figure_weight(tok: str, after: str) -> float:
         if re.fullmatch(r"(?:19|20)\d\d", tok):
             return 0.3  # a year
         return 1.0
-    if re.match(r"[~≈+\-−$€£]?\d", tok) and re.search(r"\d(?:x|×|%)", tok):
+    if (
+        re.match(r"[~≈+\-−$€£]?\d", tok)
+        and re.search(r"\d(?:x|×|%)", tok)
+        and not re.search(r"\d\s?[x×]\s?[A-Za-z]", tok)  # "8xMI325X" is a machine, not a ratio
+    ):
         return 2.0
     return 0.2  # identifiers and versions: MI355X, FP8, 0.14.2b
 
@@ -396,7 +400,11 @@ _ATTRIBUTED = re.compile(
     re.IGNORECASE,
 )
 _CODE_TOKEN = re.compile(
-    r"\w+_\w+|\w\(.*?\)|\w+\.\w+\(|==|!=|->|::|[{}]|\w=\S|^\$|--\w+|\b[a-z]+\.[a-z_]+\.[a-z_]+"
+    r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
+)
+# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407".
+_CREDITS = re.compile(
+    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w", re.IGNORECASE
 )
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(I|I'm|I’m|I've|I’ve|I'd|I’d|my|me|mine)\b")
 _LETS = re.compile(r"\blet[’']s\b", re.IGNORECASE)
@@ -406,7 +414,7 @@ def _is_boilerplate(block: Block, plain: str) -> bool:
     if block.kind == "heading":
         return bool(_SKIP_SECTION.match(plain)) or bool(re.match(r"^tl;?dr:?$", plain, re.I))
     if block.kind in ("paragraph", "list_item"):
-        if plain.startswith("(") and plain.endswith(")"):
+        if plain.startswith("(") and plain.rstrip(".").endswith(")"):
             return True  # a credit line: "(PR #184240 by ...)"
         return bool(
             _BOILER_BLOCK.match(plain) or _BIO.match(plain) or _THANKS.match(plain)
@@ -498,8 +506,8 @@ def _finish(sentence: str) -> str:
         s = s[:-1].rstrip() + "."
     if s and s[-1] not in ".!?" and not (len(s) > 1 and s[-1] in "\"'”’)" and s[-2] in ".!?"):
         s += "."
-    if s and s[0].islower() and not _CODE_TOKEN.match(s.split(" ", 1)[0]):
-        s = s[0].upper() + s[1:]
+    if s and re.fullmatch(r"[a-z][a-z’'\-]*[,;:]?", s.split(" ", 1)[0]):
+        s = s[0].upper() + s[1:]  # but not torch.compile, vLLM or fp8
     return s
 
 
@@ -702,6 +710,7 @@ class _Builder:
         self.headline: set[str] = set()
         self.subs_seen: dict[int, set[int]] = {}
         self.total_budget = 0
+        self.token_counts = Counter(re.findall(r"[\w\-]*\w", article.text))
 
     # -- candidates --
 
@@ -721,6 +730,7 @@ class _Builder:
                     text = _CAPTION.sub("", text)
                     if sec.role == "intro":
                         text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
+                    text = re.sub(r"^\([A-Za-z0-9]\)\s+", "", text)  # "(A) " panel labels
                     for k, s in enumerate(split_sentences(text)):
                         c = _Cand(s, si, bi, index, "prose", first_in_block=k == 0)
                         c.caption = caption
@@ -799,6 +809,8 @@ class _Builder:
             grade = 0.39 * n + 11.8 * _syllables(text) / n - 15.59
             if grade > 12:
                 s -= 0.12 * (grade - 12)
+        # Long parentheticals (settings, code, formulas) make a sentence hard to read.
+        s -= 0.5 * sum(1 for p in re.findall(r"\(([^()]*)\)", text) if len(p.split()) > 6)
         if c.caption:
             s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
         if c.kind == "item" and not c.figures:
@@ -813,6 +825,8 @@ class _Builder:
             or _FIRST_PERSON_SINGULAR.search(text)
             or code_tokens > max(2, n // 4)
             or re.search(r"https?://|www\.|\s\|\s", text)
+            or _CREDITS.search(text)
+            or text.count("(") > 3  # a formula or a call chain, not prose
             or n < 3
         )
         c.long = n > 80
@@ -895,7 +909,7 @@ class _Builder:
 
     def _budgets(self, plans: list[_Plan]) -> None:
         src_words = sum(
-            len(clean_inline(b.text)[0].split())
+            len(b.text.split())
             for s in self.sections
             for b in s.blocks
             if b.kind in ("paragraph", "list_item", "table")
@@ -1076,14 +1090,12 @@ class _Builder:
     def _subject(self, title: str) -> str:
         """The post's subject: a short title prefix before ':', else the name the post
         uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names."""
-        if ":" in title:
-            left = title.split(":", 1)[0].strip()
-            if 0 < len(left.split()) <= 3:
-                return left
+        left = title.split(":", 1)[0].strip() if ":" in title else ""
+        if left and _names_something(left):
+            return left
         m = re.match(r"(?:how|why|when|where)\s+([A-Z][\w\-]+)\s+[a-z]", title, re.I)
         if m and m.group(1)[:1].isupper() and m.group(1).lower() not in STOPWORDS:
             return m.group(1)  # "How Shopify built ...": the one who did it
-        text = self.article.text
 
         def candidates(source: str, anywhere: bool) -> list[str]:
             found = []
@@ -1100,7 +1112,7 @@ class _Builder:
         def score(w: str) -> float:
             if w.lower() in STOPWORDS or w in _GENERIC_NAMES:
                 return 0.0
-            count = len(re.findall(rf"(?<![\w\-]){re.escape(w)}(?![\w\-])", text))
+            count = self.token_counts.get(w, 0)
             mixed = any(c.isupper() for c in w[1:])
             return count * (1.5 if mixed else 1.0) * (0.6 if w.isupper() else 1.0)
 
@@ -1192,6 +1204,17 @@ class _Builder:
 # --- helpers -------------------------------------------------------------------------------------
 
 
+def _names_something(phrase: str) -> bool:
+    """ "PyTorch 2.14" or "Gemma" names a subject; "The problem" does not."""
+    words = phrase.split()
+    if not 0 < len(words) <= 3 or words[0].lower() in STOPWORDS:
+        return False
+    return any(
+        any(ch.isdigit() for ch in w) or any(ch.isupper() for ch in w[1:]) or w[:1].isupper()
+        for w in words
+    )
+
+
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     pos = 0
@@ -1247,6 +1270,9 @@ def _definition_insert(text: str, start: int, end: int, definition: str) -> tupl
     return None
 
 
+_SKIP_COLUMN = re.compile(r"^(prs?|pull requests?|links?|urls?|sources?|references?|refs?)$", re.I)
+
+
 def _table_sentences(block: Block) -> list[str]:
     """Table rows as sentences: "For <row label>, the post lists <header>: <cell>; ..."."""
     header = [clean_inline(h)[0] for h in block.header]
@@ -1257,13 +1283,11 @@ def _table_sentences(block: Block) -> list[str]:
             continue
         parts = []
         for h, v in zip(header[1:], cells[1:], strict=False):
-            if not v or v in ("-", "—", "–"):
+            if not v or v in ("-", "—", "–") or _SKIP_COLUMN.match(h):
                 continue
-            parts.append(f"{h.lower() if _is_title_word(h) else h} {v}" if h else v)
-        if not parts:
-            continue
-        body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-        out.append(f"For {cells[0]}, the post lists {body}.")
+            parts.append(f"{h}: {v}" if h else v)
+        if parts:
+            out.append(f"For {cells[0]}, the post lists {'; '.join(parts)}.")
     return out
 
 
