@@ -342,3 +342,15 @@ def test_repair_is_not_offered() -> None:
 def test_explainers_round_trip_through_text(name: str) -> None:
     e = _explain(name)
     assert to_text(parse_explainer(to_text(e))) == to_text(e)
+
+
+def test_hype_words_go_and_a_promotional_excerpt_still_explains() -> None:
+    article = Article(
+        title="Putting sign language AI into users’ hands",
+        text="Introducing sign-language-to-text (SL2T), our breakthrough model powering new "
+        "sign language features for Deaf and hard of hearing users.",
+    )
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    text = e.all_text()
+    assert "breakthrough" not in text and "our " not in text
+    assert "their model powering new sign language features" in text

@@ -371,6 +371,27 @@ _HYPE = re.compile(
     r"breakthrough|lightning[- ]fast|insanely)\b",
     re.IGNORECASE,
 )
+# Hype adjectives and adverbs that can go without breaking the sentence.
+_HYPE_WORD = re.compile(
+    r"\b(unprecedented|incredibl[ey]|amazing|awesome|best-in-class|world-class|cutting-edge|"
+    r"state-of-the-art|groundbreaking|revolutionary|breakthrough|stunning|mind-blowing|"
+    r"blazing(?:ly)?[- ]fast|lightning[- ]fast|seamless(?:ly)?|effortless(?:ly)?|"
+    r"game[- ]changing|insanely|truly)\s+(?=[\w(])",
+    re.IGNORECASE,
+)
+
+
+def dehype(sentence: str) -> str:
+    """The sentence without removable hype words ("our breakthrough model" -> "our model")."""
+    out = _HYPE_WORD.sub("", sentence)
+    if out == sentence:
+        return sentence
+    # The article that preceded a removed word now precedes another one.
+    out = re.sub(r"\b([Aa])n (?=[b-df-hj-np-tv-z])", r"\1 ", out)
+    out = re.sub(r"\b([Aa]) (?=[aeiou])", r"\1n ", out)
+    return out[:1].upper() + out[1:] if sentence[:1].isupper() else out
+
+
 _POINTER = re.compile(
     r"\b(figure|fig\.|table|chart|graph|diagram)\s*\d|\b(shown|see|illustrated) (below|above|"
     r"in figure|in the figure|in table)|\bclick\b|\bhere:|\blearn more\b|\bcheck out\b|"
@@ -764,7 +785,9 @@ class _Builder:
             self.headline.update(f for f, w in c.figures.items() if w >= 1.0)
 
     def _score(self, c: _Cand) -> None:
-        text = c.text
+        plain = dehype(c.text)
+        dehyped = plain != c.text
+        c.text = text = plain
         c.words = len(text.split())
         c.figures = _figures(text)
         # A sentence that leans on the one before ("This", "However") reads badly alone;
@@ -811,6 +834,8 @@ class _Builder:
                 s -= 0.12 * (grade - 12)
         # Long parentheticals (settings, code, formulas) make a sentence hard to read.
         s -= 0.5 * sum(1 for p in re.findall(r"\(([^()]*)\)", text) if len(p.split()) > 6)
+        if dehyped:
+            s -= 0.5  # promotional to begin with
         if c.caption:
             s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
         if c.kind == "item" and not c.figures:
@@ -1022,6 +1047,12 @@ class _Builder:
 
     def build(self) -> Explainer:
         self._collect()
+        if not any(c.base > -50 for c in self.cands):
+            # An excerpt whose only sentences are promotional or in the first person still
+            # gets an explainer: its own words beat no explainer at all.
+            for c in self.cands:
+                if c.words >= 3 and c.kind != "table" and not re.search(r"https?://", c.text):
+                    c.base = 0.0
         if not any(c.base > -50 for c in self.cands):
             raise EngineError("the article has no prose sentences to explain")
         plans = self._plan()
