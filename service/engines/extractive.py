@@ -257,7 +257,7 @@ def _figure_weight(tok: str, after: str) -> float:
         and not re.search(r"\d\s?[x×]\s?[A-Za-z]", tok)  # "8xMI325X" is a machine, not a ratio
     ):
         return 2.0
-    return 0.2  # identifiers and versions: MI355X, FP8, 0.14.2b
+    return 0.4  # identifiers and versions: MI355X, FP8, 0.14.2b
 
 
 _MONTH = re.compile(
@@ -421,7 +421,7 @@ _ATTRIBUTED = re.compile(
     re.IGNORECASE,
 )
 _CODE_TOKEN = re.compile(
-    r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
+    r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|\{[^{}]*\}|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
 )
 # Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407".
 _CREDITS = re.compile(
@@ -830,8 +830,8 @@ class _Builder:
             s -= 1.2
         if n >= 6:
             grade = 0.39 * n + 11.8 * _syllables(text) / n - 15.59
-            if grade > 12:
-                s -= 0.12 * (grade - 12)
+            if grade > 11:
+                s -= 0.15 * (grade - 11)
         # Long parentheticals (settings, code, formulas) make a sentence hard to read.
         s -= 0.5 * sum(1 for p in re.findall(r"\(([^()]*)\)", text) if len(p.split()) > 6)
         if dehyped:
