@@ -338,7 +338,7 @@ def test_repair_is_not_offered() -> None:
     assert result.prompt_version == engine.identity(ExplainOptions())[1]
 
 
-@pytest.mark.parametrize("name", MD_POSTS)
+@pytest.mark.parametrize("name", ALL_POSTS)
 def test_explainers_round_trip_through_text(name: str) -> None:
     e = _explain(name)
     assert to_text(parse_explainer(to_text(e))) == to_text(e)
@@ -354,3 +354,17 @@ def test_hype_words_go_and_a_promotional_excerpt_still_explains() -> None:
     text = e.all_text()
     assert "breakthrough" not in text and "our " not in text
     assert "their model powering new sign language features" in text
+
+
+def test_a_single_long_sentence_is_still_explained() -> None:
+    text = (
+        "Avanika Narayan, Dan Biderman, and Sabri Eyuboglu from Christopher Ré's Stanford "
+        "Hazy Research lab, along with Avner May, Scott Linderman, James Zou, have developed "
+        "a way to shift a substantial portion of LLM workloads to consumer devices by having "
+        "small on-device models (such as Llama 3.2 with Ollama) collaborate with larger "
+        "models in the cloud (such as GPT-4o)."
+    )
+    article = Article(title="Minions: where local and cloud LLMs meet", text=text)
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    assert len(e.sections) == 1 and "Llama 3.2" in e.all_text()
+    assert e.title.startswith("Minions: ")

@@ -427,6 +427,10 @@ _CODE_TOKEN = re.compile(
 _CREDITS = re.compile(
     r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w", re.IGNORECASE
 )
+_CALL_TO_ACTION = re.compile(
+    r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(I|I'm|I’m|I've|I’ve|I'd|I’d|my|me|mine)\b")
 _LETS = re.compile(r"\blet[’']s\b", re.IGNORECASE)
 
@@ -538,10 +542,12 @@ def _lower_first(sentence: str, table: dict[str, Counter[str]]) -> str | None:
     first = sentence.split(" ", 1)[0].rstrip(",;:")
     if not _is_title_word(first):
         return None if first[:1].isupper() else sentence
+    known = first.lower() in table
     if (
         first.lower() in STOPWORDS
-        or _usual_case(first, table) == first.lower()
-        or (first.lower() not in table)
+        or (known and _usual_case(first, table) == first.lower())
+        # A word the post never uses mid-sentence: ordinary if it looks like one.
+        or (not known and re.search(r"(ing|ed|ly|ion|s)$", first.lower()) is not None)
     ):
         return sentence[0].lower() + sentence[1:]
     return None
@@ -824,6 +830,8 @@ class _Builder:
             s -= 2.0
         if text.endswith("!"):
             s -= 1.0
+        if _CALL_TO_ACTION.search(text):
+            s -= 1.5
         if text.endswith(":"):
             s -= 0.8
         if _POINTER.search(text):
@@ -1036,6 +1044,8 @@ class _Builder:
             lowered = _lower_first(s, self.case)
             if lowered is not None:
                 s = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)] + lowered
+            else:  # a name opens the sentence: keep its capital
+                s = _ATTRIBUTIONS[1] + s
         return s
 
     def _is_result(self, c: _Cand) -> bool:
@@ -1058,6 +1068,12 @@ class _Builder:
         plans = self._plan()
         self._budgets(plans)
         chosen = self._select(plans)
+        if not any(chosen):
+            # Nothing scored well (one long sentence, say): the best there is, alone.
+            pool = [c for c in self.cands if c.base > -50]
+            best = max(pool, key=lambda c: (c.base, -c.section, -c.index))
+            k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
+            chosen[k].append(best)
         defined: set[str] = set()
         attributions = 0
         sections: list[Section] = []
@@ -1323,7 +1339,12 @@ def _table_sentences(block: Block) -> list[str]:
 
 
 def _short_code(code: str) -> str:
-    """The first lines of a code block (whole chunks between blank lines), or ''."""
+    """The first lines of a code block (whole chunks between blank lines), or ''.
+    Comment-only lines go: the explainer's prose does the explaining."""
+    lines_in = code.strip("\n").split("\n")
+    bare = [ln for ln in lines_in if not re.match(r"\s*(#|//)", ln)]
+    if any(ln.strip() for ln in bare):
+        code = re.sub(r"\n\s*\n(\s*\n)+", "\n\n", "\n".join(bare)).strip("\n")
     chunks = [c for c in re.split(r"\n\s*\n", code.strip("\n")) if c.strip()]
     kept: list[str] = []
     lines = 0
