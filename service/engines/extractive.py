@@ -276,12 +276,16 @@ def _figures(text: str) -> dict[str, float]:
             ):
                 weight = 0.3  # dates and times say when, not how much
             if weight == 1.0 and re.fullmatch(r"\d", tok):
-                weight = 0.5  # "stage 0", "step 2": labels more than amounts
+                weight = 0.3  # "stage 0", "step 2": labels more than amounts
             out[tok] = max(out.get(tok, 0.0), weight)
     # Lists of plain counts ("256, 512, or 1024 threads") are detail, not results.
     plain = [t for t, w in out.items() if w == 1.0]
     for t in plain[2:]:
         out[t] = 0.3
+    # So are runs of identifiers ("A0 feeds C00/C01, A1 feeds C10/C11").
+    names = [t for t, w in out.items() if w == 0.4]
+    for t in names[2:]:
+        out[t] = 0.1
     return out
 
 
@@ -844,6 +848,8 @@ class _Builder:
         s -= 0.5 * sum(1 for p in re.findall(r"\(([^()]*)\)", text) if len(p.split()) > 6)
         if dehyped:
             s -= 0.5  # promotional to begin with
+        if len(c.figures) > 4 and not any(w >= 2.0 for w in c.figures.values()):
+            s -= 1.0  # many numbers, no result: configuration detail
         if c.caption:
             s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
         if c.kind == "item" and not c.figures:
