@@ -3,8 +3,8 @@
     PYTHONPATH=. python bench/extractive.py [--rounds 5]
 
 Prints per-post timings (median of the rounds), words and reading grade, and the overall
-rate; writes bench/results/extractive.json. HTML posts and feed items are cleaned first
-with service.clean (not timed); without it, only the Markdown posts are measured.
+rate; writes bench/results/extractive.json. Posts and feed items are parsed and cleaned
+first (service.parse, service.clean; not timed).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import statistics
 import time
 from pathlib import Path
 
+from service import clean, parse
 from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
 from service.errors import EngineError
@@ -39,26 +39,13 @@ def _prose(e: Explainer) -> str:
 
 
 def _posts() -> list[Article]:
-    try:
-        from service import clean
-    except ImportError:
-        clean = None  # type: ignore[assignment]
-    out = []
-    for path in sorted((CORPUS / "posts").iterdir()):
-        if clean is not None:
-            out.append(clean.article_from_document(path.read_bytes(), filename=path.name))
-        elif path.suffix == ".md":
-            text = path.read_text(encoding="utf-8")
-            m = re.match(r"# (.+)\n", text)
-            out.append(Article(title=m.group(1) if m else path.stem, text=text))
-    return out
+    return [
+        clean.article_from_document(path.read_bytes(), filename=path.name)
+        for path in sorted((CORPUS / "posts").iterdir())
+    ]
 
 
 def _feed_items() -> list[Article]:
-    try:
-        from service import clean, parse
-    except ImportError:
-        return []
     items = []
     for path in sorted((CORPUS / "feeds").glob("*.xml")):
         doc = parse.parse_feed(path.read_bytes())
@@ -98,30 +85,26 @@ def main() -> None:
     print(f"posts: {len(posts)} in {post_seconds:.3f} s = {len(posts) / post_seconds:.1f}/s")
 
     items = _feed_items()
-    item_result: dict[str, object] = {"items": 0}
-    if items:
-        done = empty = 0
-        t0 = time.perf_counter()
-        for article in items:
-            try:
-                engine.explain(article, options)
-                done += 1
-            except EngineError:
-                empty += 1  # an item without text: refused, as it should be
-        elapsed = time.perf_counter() - t0
-        item_result = {
-            "items": len(items),
-            "explained": done,
-            "refused_empty": empty,
-            "seconds": round(elapsed, 3),
-            "per_second": round(len(items) / elapsed, 1),
-        }
-        print(
-            f"feed items: {len(items)} ({done} explained, {empty} without text) in "
-            f"{elapsed:.3f} s = {len(items) / elapsed:.1f}/s"
-        )
-    else:
-        print("feed items: skipped (service.parse / service.clean not available)")
+    done = empty = 0
+    t0 = time.perf_counter()
+    for article in items:
+        try:
+            engine.explain(article, options)
+            done += 1
+        except EngineError:
+            empty += 1  # an item without text: refused, as it should be
+    elapsed = time.perf_counter() - t0
+    item_result = {
+        "items": len(items),
+        "explained": done,
+        "refused_empty": empty,
+        "seconds": round(elapsed, 3),
+        "per_second": round(len(items) / elapsed, 1),
+    }
+    print(
+        f"feed items: {len(items)} ({done} explained, {empty} without text) in "
+        f"{elapsed:.3f} s = {len(items) / elapsed:.1f}/s"
+    )
 
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from service import clean, parse
 from service.engines.base import ExplainOptions
 from service.engines.extractive import (
     ExtractiveEngine,
@@ -46,20 +47,10 @@ NUMBER_WORDS = re.compile(
 )
 
 
-def _md_article(name: str) -> Article:
-    text = (POSTS / name).read_text(encoding="utf-8")
-    m = re.match(r"# (.+)\n", text)
-    return Article(title=m.group(1).strip() if m else name, text=text, content_source="file")
-
-
-def _html_article(name: str) -> Article:
-    clean = pytest.importorskip("service.clean", reason="HTML posts need service.clean")
-    return clean.article_from_document((POSTS / name).read_bytes(), filename=name)  # type: ignore[no-any-return]
-
-
 @cache
 def _article(name: str) -> Article:
-    return _html_article(name) if name.endswith(".html") else _md_article(name)
+    """A corpus post as the pipeline sees it: cleaned by service.clean."""
+    return clean.article_from_document((POSTS / name).read_bytes(), filename=name)
 
 
 @cache
@@ -311,8 +302,6 @@ def test_post_without_headings_is_split_into_sections() -> None:
 
 
 def test_feed_items_never_crash() -> None:
-    parse = pytest.importorskip("service.parse", reason="feed items need service.parse")
-    clean = pytest.importorskip("service.clean", reason="feed items need service.clean")
     engine = ExtractiveEngine(PROMPTS)
     explained = 0
     for feed in sorted((DATA / "feeds").glob("*.xml")):
