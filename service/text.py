@@ -31,13 +31,31 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> tuple[str, ...]:
+    # A cell may hold a literal pipe written as `\|` (GFM); only bare pipes separate cells.
     s = line.strip()
     if s.startswith("|"):
         s = s[1:]
-    if s.endswith("|"):
+    if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
-    return tuple(c.strip() for c in s.split("|"))
+    return tuple(c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s))
+
+
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def _starts_block(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    return bool(
+        _FENCE.match(line)
+        or _HEADING.match(line)
+        or _LIST.match(line)
+        or (line.strip().startswith("|") and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]))
+    )
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -75,11 +93,7 @@ def split_blocks(text: str) -> list[Block]:
             blocks.append(Block("heading", m.group(2).strip(), level=len(m.group(1))))
             i += 1
             continue
-        if (
-            line.strip().startswith("|")
-            and i + 1 < len(lines)
-            and _TABLE_SEP.match(lines[i + 1])
-        ):
+        if line.strip().startswith("|") and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]):
             flush()
             header = _cells(line)
             rows: list[tuple[str, ...]] = []
@@ -87,14 +101,19 @@ def split_blocks(text: str) -> list[Block]:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 rows.append(_cells(lines[i]))
                 i += 1
-            raw = "\n".join([line] + ["| " + " | ".join(r) + " |" for r in rows])
+            raw = "\n".join([line] + [_row(r) for r in rows])
             blocks.append(Block("table", raw, header=header, rows=tuple(rows)))
             continue
         m = _LIST.match(line)
         if m:
             flush()
-            blocks.append(Block("list_item", m.group(1).strip()))
+            item = [m.group(1).strip()]
             i += 1
+            # Lazy continuation: a wrapped item goes on until a blank line or a new block.
+            while i < len(lines) and lines[i].strip() and not _starts_block(lines, i):
+                item.append(lines[i].strip())
+                i += 1
+            blocks.append(Block("list_item", " ".join(item)))
             continue
         para.append(line)
         i += 1
