@@ -24,6 +24,7 @@ from service.engines.llm import (
 )
 from service.errors import (
     AnswerTruncated,
+    ConfigError,
     InvalidAnswer,
     LLMRejected,
     LLMRetryable,
@@ -497,6 +498,21 @@ def test_get_engine_auto_picks_llm_when_an_endpoint_is_set(stub: StubLLM) -> Non
     engine = get_engine(settings_for(stub, engine="auto"))
     assert isinstance(engine, LLMEngine)
     assert engine.name == "llm"
+
+
+def test_get_engine_auto_picks_extractive_without_an_endpoint(tmp_path: Path) -> None:
+    from service.config import Settings
+    from service.engines.extractive import ExtractiveEngine
+
+    settings = Settings(
+        engine="auto", openai_base_url=None, openai_api_key=None, prompts_dir=tmp_path
+    )
+    engine = get_engine(settings)
+    assert isinstance(engine, ExtractiveEngine)
+    assert engine.prompts_dir == tmp_path
+    assert get_engine(settings, name="llm").name == "llm"
+    with pytest.raises(ConfigError):
+        get_engine(settings, name="gpt")
 
 
 # --- pure helpers ------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ def get_engine(settings: Settings, name: str | None = None, **kw: Any) -> Engine
 
     ``auto`` is ``llm`` when ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY`` is set, else
     ``extractive``. Keyword arguments go to the engine's constructor (e.g. ``client=`` or
-    ``modes=`` for :class:`~service.engines.llm.LLMEngine`).
+    ``modes=`` for :class:`~service.engines.llm.LLMEngine`); the extractive engine reads
+    its glossary from ``settings.prompts_dir``.
     """
     choice = name or settings.engine
     if choice == "auto":
@@ -30,6 +31,6 @@ def get_engine(settings: Settings, name: str | None = None, **kw: Any) -> Engine
     if choice == "extractive":
         from service.engines.extractive import ExtractiveEngine
 
-        engine: Engine = ExtractiveEngine(settings, **kw)
+        engine: Engine = ExtractiveEngine(settings.prompts_dir, **kw)
         return engine
     raise ConfigError(f"unknown engine {choice!r} (expected auto, llm or extractive)")
