@@ -66,7 +66,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def llama_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]]:
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip(f"llama_cpp is not installed; install with: {INSTALL}")
     model = _model_path()
@@ -100,7 +102,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                 if time.monotonic() > deadline:
                     pytest.fail(f"llama_cpp.server not ready in 90 s:\n{log.read_text()[-2000:]}")
                 time.sleep(0.5)
-        yield url, log
+        yield url, log, proc
     finally:
         proc.terminate()
         try:
@@ -111,8 +113,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 
 @pytest.mark.timeout(900)
-def test_llm_engine_on_a_real_llama_cpp_server(llama_server: tuple[str, Path]) -> None:
-    url, log = llama_server
+def test_llm_engine_on_a_real_llama_cpp_server(
+    llama_server: tuple[str, Path, subprocess.Popen[bytes]],
+) -> None:
+    url, log, proc = llama_server
     # The post's opening paragraph: short enough for a 135M model on two cores, one block
     # so that a cut answer ends in AnswerTruncated rather than the part-wise path.
     opening = POST.read_text(encoding="utf-8").split("\n\n")[3]
@@ -138,6 +142,12 @@ def test_llm_engine_on_a_real_llama_cpp_server(llama_server: tuple[str, Path]) -
     except EngineError as exc:
         outcome = exc
 
+    if proc.poll() is not None:
+        pytest.fail(
+            f"llama_cpp.server died ({proc.returncode}) while answering; a native build "
+            f"crashes in ggml_backend_amx_mul_mat on AMX CPUs, reinstall with: {INSTALL}\n"
+            + log.read_text()[-2000:]
+        )
     # llama-cpp-python refuses json_schema with a 500 and takes json_object (with schema).
     statuses = re.findall(r'"POST /v1/chat/completions HTTP/1.1" (\d{3})', log.read_text())
     assert statuses[0] == "500"
