@@ -9,6 +9,7 @@ calls engines, so the CLI only formats what it returns.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -17,10 +18,15 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Literal
 
+import httpx
+import openai
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from service import clean
+from service import clean, render
+from service.config import get_settings
+from service.engines import get_engine
+from service.engines.base import ExplainOptions
 from service.errors import EvalCaseError, PlainfeedError
 from service.models import Article, CheckReport, CheckStatus, Explainer
 from service.readability import flesch_kincaid_grade, word_count
@@ -506,10 +512,12 @@ class EvalRun:
     engine: str
     scores: list[CaseScore]
     skipped: list[str] = field(default_factory=list)
+    detail: str = ""  # what produced the explainers (endpoint and model, recordings)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
+            "detail": self.detail,
             "cases": [s.as_dict() for s in self.scores],
             "overall": overall(self.scores),
             "skipped": self.skipped,
@@ -523,13 +531,16 @@ def run_cases(
     load_article: Callable[[Case], Article],
     *,
     short_source_words: int = 400,
+    applies: Callable[[Case], bool] | None = None,
     progress: Callable[[str], None] | None = None,
+    detail: str = "",
 ) -> EvalRun:
-    """Explain, check and score every case. A case whose engine fails scores zero and
-    the run goes on; only a broken case file stops it."""
-    result = EvalRun(engine, [])
+    """Explain, check and score every case that ``applies`` (the others are listed as
+    skipped). A case whose engine fails scores zero and the run goes on; only a broken
+    case file stops it."""
+    result = EvalRun(engine, [], detail=detail)
     for case in cases:
-        if engine == "reference" and case.reference_path is None:
+        if applies is not None and not applies(case):
             result.skipped.append(case.slug)
             continue
         if progress:
@@ -558,6 +569,84 @@ def run_cases(
     return result
 
 
+# --- recorded LLM answers -----------------------------------------------------------------------
+
+
+class Recording(BaseModel):
+    """One recorded answer (format: eval/recordings/README.md)."""
+
+    slug: str
+    match: list[str] = Field(min_length=1)
+    origin: str = ""
+    answer: Explainer
+
+
+def load_recordings(directory: Path) -> list[Recording]:
+    """Every ``*.json`` recording of ``directory``, in name order (the first match wins)."""
+    if not directory.is_dir():
+        raise EvalCaseError(f"{directory}: no directory of recorded answers")
+    out = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            out.append(Recording.model_validate_json(path.read_bytes()))
+        except ValidationError as exc:
+            raise EvalCaseError(f"{path}: not a recording: {exc}") from exc
+    return out
+
+
+def recording_for(text: str, recordings: Sequence[Recording]) -> Recording | None:
+    """The first recording one of whose match strings occurs in ``text`` (any case)."""
+    folded = text.casefold()
+    return next(
+        (r for r in recordings if any(m.casefold() in folded for m in r.match if m.strip())),
+        None,
+    )
+
+
+def replay_client(recordings: Sequence[Recording]) -> openai.OpenAI:
+    """An OpenAI client whose transport answers chat completions from recordings, in
+    process: the ``llm`` engine runs its real prompts, parsing and repair against them.
+    A request no recording matches gets a 404, which the engine reports as an error."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content or b"{}")
+        user = "\n".join(
+            m["content"]
+            for m in body.get("messages", [])
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        )
+        rec = recording_for(user, recordings)
+        if rec is None:
+            return httpx.Response(404, json={"error": {"message": "no recorded answer"}})
+        content = rec.answer.model_dump_json(exclude_none=True)
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+        usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4}
+        return httpx.Response(
+            200,
+            json={
+                "id": f"recorded-{rec.slug}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "recorded"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": usage | {"total_tokens": sum(usage.values())},
+            },
+        )
+
+    return openai.OpenAI(
+        base_url="http://recordings.invalid/v1",
+        api_key="recorded",
+        max_retries=0,
+        http_client=httpx.Client(transport=httpx.MockTransport(answer)),
+    )
+
+
 # --- wiring to the pipeline's steps ------------------------------------------------------------
 
 
@@ -583,25 +672,32 @@ def run(
     cases_dir: Path,
     engine: EngineName,
     *,
+    recordings: Path | None = None,
     short_source_words: int = 400,
     progress: Callable[[str], None] | None = None,
 ) -> EvalRun:
     """Run the evaluation set with one engine through the product's own steps: clean the
-    source, explain it (the publishing gate, with its repair rounds) and check it."""
-    # Imported here because the steps land from parallel branches.
-    from service import render
+    source, explain it (the publishing gate, with its repair rounds) and check it.
+
+    ``reference`` scores the cases' reference explainers (cases without one are skipped).
+    ``llm`` uses the configured endpoint, or with ``recordings`` the recorded answers of
+    that directory (cases no recording answers are skipped).
+    """
+    # TODO(eval): hoist once service.check is on main (gate imports it too).
     from service.check import check_explainer
-    from service.config import get_settings
-    from service.engines import get_engine
-    from service.engines.base import ExplainOptions
     from service.gate import explain_and_check
 
     if engine not in ENGINES:
         raise EvalCaseError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     cases = load_cases(cases_dir)
     settings = get_settings()
+    applies: Callable[[Case], bool] | None = None
 
     if engine == "reference":
+        detail = "reference explainers of the cases"
+
+        def applies(case: Case) -> bool:
+            return case.reference_path is not None
 
         def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
             assert case.reference_path is not None
@@ -609,7 +705,26 @@ def run(
             return explainer, check_explainer(explainer, article.text)
 
     else:
-        product = get_engine(settings.model_copy(update={"engine": engine}))
+        if engine == "llm" and recordings is not None:
+            recorded = load_recordings(recordings)
+            settings = settings.model_copy(update={"model": "recorded"})
+            product = get_engine(settings, "llm", client=replay_client(recorded))
+            detail = f"recorded answers of {recordings}"
+
+            def applies(case: Case) -> bool:
+                return recording_for(f"{case.spec.url}\n{case.spec.title}", recorded) is not None
+
+        elif engine == "llm":
+            if not settings.llm_configured:
+                raise EvalCaseError(
+                    "no LLM endpoint configured: set OPENAI_BASE_URL (and PLAINFEED_MODEL), "
+                    "or replay recorded answers with --recordings eval/recordings"
+                )
+            product = get_engine(settings, "llm")
+            detail = f"{settings.openai_base_url or 'OpenAI'}, model {settings.model}"
+        else:
+            product = get_engine(settings, "extractive")
+            detail = "extractive engine (no model)"
         options = ExplainOptions()
 
         def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
@@ -625,5 +740,7 @@ def run(
         produce,
         load_article,
         short_source_words=short_source_words,
+        applies=applies,
         progress=progress,
+        detail=detail,
     )

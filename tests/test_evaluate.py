@@ -399,3 +399,53 @@ def test_cli_exits_1_below_thresholds_and_2_on_bad_input(tiny_cases: Path, tmp_p
     done = _cli("--cases", str(tiny_cases), "--engine", "reference")
     assert done.returncode == 2
     assert "case.yaml" in done.stderr
+
+
+# --- recorded LLM answers through the real llm engine --------------------------------------------
+
+
+def test_recorded_answers_replay_through_the_llm_engine(tmp_path: Path) -> None:
+    from service.config import Settings
+    from service.engines import get_engine
+    from service.engines.base import ExplainOptions
+    from service.errors import LLMError
+    from service.models import Article
+
+    answer = json.loads(TINY_REFERENCE_JSON)
+    (tmp_path / "tiny.json").write_text(
+        json.dumps({"slug": "tiny", "match": ["https://example.com/tiny"], "answer": answer})
+    )
+    recordings = ev.load_recordings(tmp_path)
+    assert ev.recording_for("Link: HTTPS://EXAMPLE.COM/tiny", recordings) is recordings[0]
+    assert ev.recording_for("another post", recordings) is None
+
+    settings = Settings(model="recorded", llm_max_attempts=1)
+    engine = get_engine(settings, "llm", client=ev.replay_client(recordings))
+    article = Article(title="Tiny", text=TINY_SOURCE, url="https://example.com/tiny")
+    result = engine.explain(article, ExplainOptions())
+    assert result.explainer == Explainer.model_validate(answer)
+    assert result.usage.calls >= 1 and result.usage.prompt_tokens > 0
+
+    other = Article(title="Other", text=TINY_SOURCE, url="https://example.com/other")
+    with pytest.raises(LLMError):
+        engine.explain(other, ExplainOptions())
+
+
+def test_a_bad_recording_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text('{"slug": "x", "match": [], "answer": {}}')
+    with pytest.raises(EvalCaseError, match=r"bad\.json: not a recording"):
+        ev.load_recordings(tmp_path)
+    with pytest.raises(EvalCaseError, match="no directory"):
+        ev.load_recordings(tmp_path / "missing")
+
+
+TINY_REFERENCE_JSON = """\
+{"title": "Faster kernels: dense and grouped matrix multiplication speed up",
+ "sections": [
+  {"heading": "Dense matrix multiplication is faster",
+   "paragraphs": ["Dense BF16 matrix multiplication became 1.10x faster across 15 shapes."]},
+  {"heading": "Grouped matrix multiplication also gains",
+   "paragraphs": ["Grouped matrix multiplication improved by 1.20x over Triton."]},
+  {"heading": "More hardware comes next",
+   "paragraphs": ["Support for the MI450 series is in progress."]}]}
+"""

@@ -11,11 +11,12 @@ from rich.console import Console
 from rich.table import Table
 
 from service import evaluate
-from service.config import PROJECT_ROOT
+from service.config import PROJECT_ROOT, get_settings
 from service.errors import EvalCaseError
 
 DEFAULT_CASES = PROJECT_ROOT / "eval" / "cases"
 DEFAULT_THRESHOLDS = PROJECT_ROOT / "eval" / "thresholds.yaml"
+DEFAULT_RECORDINGS = PROJECT_ROOT / "eval" / "recordings"
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +36,14 @@ def eval_command(
     thresholds: Annotated[
         Path, typer.Option("--thresholds", help="Minimums per engine (YAML).")
     ] = DEFAULT_THRESHOLDS,
+    recordings: Annotated[
+        Path | None,
+        typer.Option(
+            "--recordings",
+            help="llm: replay recorded answers from this directory instead of an endpoint "
+            "(the default when no endpoint is configured: eval/recordings).",
+        ),
+    ] = None,
 ) -> None:
     """Explain and check every case; exit 1 below the engine's thresholds, 2 on bad input."""
     if engine not in evaluate.ENGINES:
@@ -45,9 +54,13 @@ def eval_command(
     if engine not in limits.engines:
         raise EvalCaseError(f"{thresholds}: no thresholds for engine {engine!r}")
     err = Console(stderr=True)
+    if engine == "llm" and recordings is None and not get_settings().llm_configured:
+        recordings = DEFAULT_RECORDINGS
+        err.print(f"no LLM endpoint configured: replaying the recorded answers of {recordings}")
     result = evaluate.run(
         cases,
         engine,  # type: ignore[arg-type]  # checked against ENGINES above
+        recordings=recordings if engine == "llm" else None,
         short_source_words=limits.short_source_words,
         progress=lambda slug: err.print(f"[dim]{engine}: {slug}[/dim]"),
     )
@@ -66,7 +79,10 @@ def eval_command(
 
 
 def _table(data: dict[str, Any]) -> Table:
-    table = Table(title=f"plainfeed eval, engine {data['engine']}")
+    title = f"plainfeed eval, engine {data['engine']} ({data['detail']})"
+    if data["skipped"]:
+        title += f", {len(data['skipped'])} cases skipped"
+    table = Table(title=title)
     for name, justify in (
         ("case", "left"),
         ("precision", "right"),
