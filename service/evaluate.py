@@ -18,7 +18,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Literal
 
-import httpx
+import httpx2
 import openai
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -605,10 +605,11 @@ def recording_for(text: str, recordings: Sequence[Recording]) -> Recording | Non
 
 def replay_client(recordings: Sequence[Recording]) -> openai.OpenAI:
     """An OpenAI client whose transport answers chat completions from recordings, in
-    process: the ``llm`` engine runs its real prompts, parsing and repair against them.
+    process (openai's own HTTP client, httpx2, with a mock transport): the ``llm`` engine
+    runs its real prompts, parsing and repair against them.
     A request no recording matches gets a 404, which the engine reports as an error."""
 
-    def answer(request: httpx.Request) -> httpx.Response:
+    def answer(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}")
         user = "\n".join(
             m["content"]
@@ -617,11 +618,11 @@ def replay_client(recordings: Sequence[Recording]) -> openai.OpenAI:
         )
         rec = recording_for(user, recordings)
         if rec is None:
-            return httpx.Response(404, json={"error": {"message": "no recorded answer"}})
+            return httpx2.Response(404, json={"error": {"message": "no recorded answer"}})
         content = rec.answer.model_dump_json(exclude_none=True)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
         usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4}
-        return httpx.Response(
+        return httpx2.Response(
             200,
             json={
                 "id": f"recorded-{rec.slug}",
@@ -643,7 +644,7 @@ def replay_client(recordings: Sequence[Recording]) -> openai.OpenAI:
         base_url="http://recordings.invalid/v1",
         api_key="recorded",
         max_retries=0,
-        http_client=httpx.Client(transport=httpx.MockTransport(answer)),
+        http_client=openai.DefaultHttpx2Client(transport=httpx2.MockTransport(answer)),
     )
 
 
