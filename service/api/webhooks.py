@@ -7,11 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
-from service import ingest
-from service.api.deps import Ctx, require_token
+from service import ingest, signatures
+from service.api.deps import AppContext, Ctx, bearer_ok
 from service.api.schemas import Accepted
-from service.errors import PayloadTooLarge
+from service.errors import AuthError, PayloadTooLarge
 
 router = APIRouter(tags=["webhooks"])
 
@@ -39,7 +40,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
         400: {"description": "Empty body or bad JSON"},
         401: {"description": "Missing or wrong bearer token or signature"},
-        404: {"description": "Unknown feed_id"},
+        404: {"description": "No registered feed with that id, url or name"},
         413: {"description": "Body over 10 MiB"},
         415: {"description": "Unsupported content type"},
         422: {"description": "Not a feed, or JSON without a feed reference"},
@@ -58,9 +59,31 @@ async def read_body(request: Request, limit: int) -> bytes:
                             "feed_id": {"type": "integer"},
                             "feed_url": {"type": "string", "format": "uri"},
                             "content": {"type": "string"},
+                            "type": {"type": "string", "enum": ["feed.changed"]},
+                            "data": {"type": "object"},
                         },
                     },
-                    "example": {"feed_url": "https://pytorch.org/blog/feed/"},
+                    "examples": {
+                        "feed reference": {"value": {"feed_url": "https://pytorch.org/blog/feed/"}},
+                        "change record": {
+                            "value": {
+                                "type": "feed.changed",
+                                "timestamp": "2026-10-22T04:45:34.042Z",
+                                "data": {
+                                    "source": "pytorch-blog-feed",
+                                    "commit": "43e93bf465187c4033a5b27d58dc07a303f869ba",
+                                    "status": 200,
+                                    "bytes": 332025,
+                                    "headers": {
+                                        "etag": '"d5d35b0fd9e1c3fbd8aa04423d819019"',
+                                        "last-modified": "Wed, 21 Oct 2026 20:09:11 GMT",
+                                        "observed_at": "2026-10-22T04:45:34.042Z",
+                                    },
+                                    "artifact": "raw/pytorch-blog-feed/response.xml",
+                                },
+                            }
+                        },
+                    },
                 },
             },
         }
@@ -71,24 +94,39 @@ async def feed_changed(
     ctx: Ctx,
     feed_id: Annotated[int | None, Query(description="The registered feed this body is")] = None,
 ) -> JSONResponse:
-    """A feed changed. The body is the feed document itself or JSON naming the feed.
+    """A feed changed. The body is the feed document itself, JSON naming a registered feed,
+    a change record (`feed.changed` envelope), or a Miniflux / changedetection.io payload.
 
-    Answers 202 once the delivery is durably stored; `GET /deliveries/{id}` shows what
-    the worker made of it. A replay of a stored delivery is answered 200 with
-    `duplicate: true` and causes no work.
+    A feed with a secret takes only signed deliveries (`X-Hub-Signature-256`,
+    `X-Hub-Signature` or Standard Webhooks `webhook-signature`); a valid signature also
+    stands in for the API token. Answers 202 once the delivery is durably stored;
+    `GET /deliveries/{id}` shows what the worker made of it. A replay of a stored delivery
+    is answered 200 with `duplicate: true` and causes no work.
     """
-    require_token(request, ctx)
+    return await take_delivery(request, ctx, feed_id=feed_id, websub=False)
+
+
+async def take_delivery(
+    request: Request, ctx: AppContext, *, feed_id: int | None, websub: bool
+) -> JSONResponse:
+    """Read, classify, authorise and store one delivery; answer 202, or 200 for a replay."""
+    token_ok = bearer_ok(request, ctx.settings)
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    if not token_ok and not websub and not signatures.is_signed(headers):
+        # Cheap refusal before reading a body that could not be taken anyway.
+        raise AuthError(
+            "missing or wrong bearer token (Authorization: Bearer <token>) and no signature"
+        )
     body = await read_body(request, ctx.settings.max_body_bytes)
     incoming = ingest.read_webhook(
         body,
         request.headers.get("content-type"),
-        {k.lower(): v for k, v in request.headers.items()},
+        headers,
         max_bytes=ctx.settings.max_body_bytes,
         feed_id=feed_id,
+        websub=websub,
     )
-    from starlette.concurrency import run_in_threadpool
-
-    accepted = await run_in_threadpool(ctx.pipeline.accept, incoming)
+    accepted = await run_in_threadpool(ctx.pipeline.accept, incoming, token_ok=token_ok)
     if not accepted.duplicate:
         ctx.notify()
     out = Accepted(
