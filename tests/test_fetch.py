@@ -236,8 +236,9 @@ def test_article_page_in_markdown(origin: Origin, settings: Settings) -> None:
 
 def test_article_page_without_text_is_unprocessable(origin: Origin, settings: Settings) -> None:
     url = origin.route(
-        "/empty", body=b"<html><body><script>track()</script></body></html>",
+        "/empty",
+        body=b"<html><body><script>track()</script></body></html>",
         headers={"Content-Type": "text/html"},
-    )  # fmt: skip
+    )
     with pytest.raises(Unprocessable, match="no text"):
         fetch.fetch_article(url, settings)

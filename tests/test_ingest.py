@@ -164,8 +164,13 @@ def test_apprise_without_a_url_is_unprocessable() -> None:
 def test_websub_body_is_the_feed() -> None:
     spec = load("websub-distribution.json")
     body = (HOOKS / spec["body"]).resolve().read_bytes()
-    got = read(body, spec["headers"]["Content-Type"], {"link": spec["headers"]["Link"]},
-               feed_id=4, websub=True)  # fmt: skip
+    got = read(
+        body,
+        spec["headers"]["Content-Type"],
+        {"link": spec["headers"]["Link"]},
+        feed_id=4,
+        websub=True,
+    )
     assert got.sender == "websub" and got.feed_id == 4
     assert got.kept_headers()["link"].startswith("<https://pubsubhubbub.appspot.com/>")
     with pytest.raises(NotAFeed):

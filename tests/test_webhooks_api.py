@@ -47,8 +47,9 @@ class Service:
         assert r.status_code == 201, r.text
         return int(r.json()["id"])
 
-    def post(self, body: bytes | dict[str, Any], headers: dict[str, str] | None = None,
-             **kw: Any) -> httpx.Response:  # fmt: skip
+    def post(
+        self, body: bytes | dict[str, Any], headers: dict[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
         if isinstance(body, dict):
             body = json.dumps(body).encode()
             headers = {"Content-Type": "application/json", **(headers or {})}
@@ -131,8 +132,13 @@ def test_raw_feed_then_replay(svc: Service) -> None:
 
 
 def test_feed_reference_fetches_with_conditional_get(svc: Service, origin: Origin) -> None:
-    url = origin.route("/blog/feed/", body=FEED_BYTES, headers=RSS, etag='"v1"',
-                       last_modified="Wed, 02 Sep 2026 01:00:00 GMT")  # fmt: skip
+    url = origin.route(
+        "/blog/feed/",
+        body=FEED_BYTES,
+        headers=RSS,
+        etag='"v1"',
+        last_modified="Wed, 02 Sep 2026 01:00:00 GMT",
+    )
     fid = svc.feed(url, name="pytorch")
     d1 = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
     assert d1["state"] == "processed" and d1["items_new"] == PYTORCH_ITEMS
@@ -255,12 +261,14 @@ def test_a_page_that_cannot_be_read_keeps_the_excerpt(svc: Service, origin: Orig
     ("route", "reason"),
     [
         ({"status": 404, "body": b"no"}, "HTTP 404"),
-        ({"body": b"<html><body>a page</body></html>", "headers": {"Content-Type": "text/html"}},
-         "not an RSS"),
+        (
+            {"body": b"<html><body>a page</body></html>", "headers": {"Content-Type": "text/html"}},
+            "not an RSS",
+        ),
         ({"body": b"<rss>" + b" " * 300_000}, "cap"),
         ({"body": FEED_BYTES, "delay": 2.0}, "timed out"),
     ],
-)  # fmt: skip
+)
 def test_failed_fetch_is_a_failed_delivery(
     tmp_path: Any, origin: Origin, route: dict[str, Any], reason: str
 ) -> None:
@@ -360,8 +368,10 @@ def test_signed_document_without_feed_id_finds_its_feed(svc: Service) -> None:
     )
     assert r.status_code == 202
     assert svc.outcome(r.json()["delivery_id"])["feed_id"] == fid
-    bad = svc.post(b"<rss version='2.0'><channel/></rss>",
-                   {**RSS, "X-Hub-Signature-256": signatures.sign_hub("guess", b"x")})  # fmt: skip
+    bad = svc.post(
+        b"<rss version='2.0'><channel/></rss>",
+        {**RSS, "X-Hub-Signature-256": signatures.sign_hub("guess", b"x")},
+    )
     assert bad.status_code == 401
 
 
