@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
 
 
 def sessions() -> sessionmaker[Session]:
+    """Sessions on the configured database, migrated to the newest schema."""
     db = make_engine(get_settings().database_url)
     migrate(db)
     return make_sessionmaker(db)
