@@ -59,31 +59,19 @@ async def read_body(request: Request, limit: int) -> bytes:
                             "feed_id": {"type": "integer"},
                             "feed_url": {"type": "string", "format": "uri"},
                             "content": {"type": "string"},
-                            "type": {"type": "string", "enum": ["feed.changed"]},
-                            "data": {"type": "object"},
+                            "type": {
+                                "type": "string",
+                                "enum": ["feed.changed"],
+                                "description": "A change record (README: Change records)",
+                            },
+                            "data": {
+                                "type": "object",
+                                "description": "source, commit, status, bytes, headers, "
+                                "artifact, content?",
+                            },
                         },
                     },
-                    "examples": {
-                        "feed reference": {"value": {"feed_url": "https://pytorch.org/blog/feed/"}},
-                        "change record": {
-                            "value": {
-                                "type": "feed.changed",
-                                "timestamp": "2026-10-22T04:45:34.042Z",
-                                "data": {
-                                    "source": "pytorch-blog-feed",
-                                    "commit": "43e93bf465187c4033a5b27d58dc07a303f869ba",
-                                    "status": 200,
-                                    "bytes": 332025,
-                                    "headers": {
-                                        "etag": '"d5d35b0fd9e1c3fbd8aa04423d819019"',
-                                        "last-modified": "Wed, 21 Oct 2026 20:09:11 GMT",
-                                        "observed_at": "2026-10-22T04:45:34.042Z",
-                                    },
-                                    "artifact": "raw/pytorch-blog-feed/response.xml",
-                                },
-                            }
-                        },
-                    },
+                    "example": {"feed_url": "https://pytorch.org/blog/feed/"},
                 },
             },
         }
