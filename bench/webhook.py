@@ -9,7 +9,7 @@ stops. Workers are off by default so the figures are the request path alone (sto
 answer); ``--workers 2`` shows it with the in-process workers parsing on the same 2 cores.
 
     PYTHONPATH=. /work/venv/bin/python -m bench.webhook [--n 300] [--clients 4]
-        [--workers 0] [--db sqlite|postgres]
+        [--workers 0] [--db sqlite|postgres] [--rate R] [--only NAME]
 
 Prints a table and writes ``bench/results/webhook.json``.
 """
@@ -199,36 +199,47 @@ def percentile(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, max(0, round(p / 100 * len(s) + 0.5) - 1))]
 
 
-def load(url: str, requests: list[Request], expect: int, clients: int) -> dict[str, Any]:
-    """Send the requests from ``clients`` threads; latency per request, rate overall."""
+def load(
+    url: str, requests: list[Request], expect: int, clients: int, rate: float
+) -> dict[str, Any]:
+    """Send the requests from ``clients`` threads: as fast as they go (closed loop), or
+    open loop at ``rate`` requests per second, where each request's latency counts from
+    its scheduled time (so a stalled server is not hidden by a stalled client)."""
     latencies: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
     nxt = iter(range(len(requests)))
+    clock = [0.0]  # set once by the barrier, before any client passes it
+    ready = threading.Barrier(clients + 1, action=lambda: clock.__setitem__(0, time.perf_counter()))
 
     def client() -> None:
         with httpx.Client(base_url=url, timeout=60) as c:
+            c.get("/healthz")  # connect before the clock starts
+            ready.wait()
             while True:
                 with lock:
                     i = next(nxt, None)
                 if i is None or errors:
                     return
                 path, body, headers = requests[i]
-                t0 = time.perf_counter()
+                start = time.perf_counter()
+                if rate:
+                    start = clock[0] + i / rate
+                    time.sleep(max(0.0, start - time.perf_counter()))
                 r = c.post(path, content=body, headers=headers)
-                dt = time.perf_counter() - t0
+                dt = time.perf_counter() - start
                 with lock:
                     latencies.append(dt)
                     if r.status_code != expect:
                         errors.append(f"{path}: {r.status_code} {r.text[:200]}")
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
-    t0 = time.perf_counter()
     for th in threads:
         th.start()
+    ready.wait()
     for th in threads:
         th.join()
-    wall = time.perf_counter() - t0
+    wall = time.perf_counter() - clock[0]
     if errors:
         raise SystemExit(f"unexpected answer: {errors[0]}")
     return {
@@ -245,6 +256,13 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=300, help="requests per sender kind")
     ap.add_argument("--clients", type=int, default=4, help="concurrent client connections")
     ap.add_argument("--workers", type=int, default=0, help="in-process workers of the service")
+    ap.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: requests per second per kind (default: closed loop, as fast as possible)",
+    )
+    ap.add_argument("--only", default="", help="run only kinds whose name contains this")
     ap.add_argument(
         "--db", choices=["sqlite", "postgres"], default="sqlite",
         help="SQLite in a temp dir, or a fresh database on PLAINFEED_TEST_PG",
@@ -279,12 +297,14 @@ def main() -> None:
             db.dispose()
             rows = []
             for kind in kinds(feeds, feed, specs["pytorch"]["url"]):
+                if args.only.lower() not in kind.name.lower():
+                    continue
                 requests = [kind.build(i) for i in range(args.n)]
                 if kind.status == 200:
                     # A replay is of something stored: send the first once, untimed.
                     path, body, headers = requests[0]
                     httpx.post(url + path, content=body, headers=headers, timeout=30)
-                stats = load(url, requests, kind.status, args.clients)
+                stats = load(url, requests, kind.status, args.clients, args.rate)
                 stats["kind"] = kind.name
                 stats["body_bytes"] = len(requests[0][1])
                 rows.append(stats)
@@ -305,6 +325,7 @@ def main() -> None:
         "n_per_kind": args.n,
         "clients": args.clients,
         "workers": args.workers,
+        "rate": args.rate or None,
         "database": args.db,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
