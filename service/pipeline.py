@@ -110,21 +110,7 @@ class Pipeline:
         """
         try:
             with transaction(self.sessions) as s:
-                feed = self._feed_of(s, incoming)
-                if incoming.sender == "websub":
-                    assert feed is not None
-                    if feed.websub_state not in websub.RECEIVING:
-                        raise Gone(f"feed {feed.id} has no active WebSub subscription")
-                    secret = feed.websub_secret or feed.secret
-                else:
-                    secret = feed.secret if feed is not None else None
-                scheme: str | None = None
-                if feed is None and signatures.is_signed(incoming.headers):
-                    feed, scheme = self._feed_by_signature(s, incoming)
-                else:
-                    scheme = signatures.authorize(
-                        secret, incoming.raw, incoming.headers, token_ok=token_ok
-                    )
+                feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
                 external_id = incoming.external_id
                 if incoming.coalesce and feed is not None:
                     waiting = s.scalars(
@@ -202,6 +188,21 @@ class Pipeline:
                 f"no registered feed with url {incoming.feed_urls[0]}; register it with POST /feeds"
             )
         return None
+
+    def _authorize(
+        self, s: Session, feed: t.Feed | None, incoming: Incoming, token_ok: bool
+    ) -> tuple[t.Feed | None, str | None]:
+        """(the delivery's feed, the signature scheme that verified it, if any); raises
+        Gone, AuthError or SignatureError."""
+        if incoming.sender == "websub" and feed is not None:
+            if feed.websub_state not in websub.RECEIVING:
+                raise Gone(f"feed {feed.id} has no active WebSub subscription")
+            secret = feed.websub_secret or feed.secret
+        else:
+            secret = feed.secret if feed is not None else None
+        if feed is None and signatures.is_signed(incoming.headers):
+            return self._feed_by_signature(s, incoming)
+        return feed, signatures.authorize(secret, incoming.raw, incoming.headers, token_ok=token_ok)
 
     def _feed_by_signature(self, s: Session, incoming: Incoming) -> tuple[t.Feed, str]:
         """A signed document that names no feed: the feed whose secret verifies it."""
