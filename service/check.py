@@ -1,0 +1,817 @@
+"""The number check: every number of an explainer against the source it explains.
+
+Each number of the explainer gets a verdict:
+
+- ``supported``: the source writes the same number (after normalisation) with the same
+  unit, no more precision, a compatible hedge, and near the same things.
+- ``misattached``: the source has the number, but not near the things the explainer
+  ties it to (another model, operator, baseline).
+- ``derived``: not written in the source but computable from one source sentence or
+  table row: a rounding, the end of a range, the span of several values, a ratio,
+  difference, sum or percentage. Shown for review; it does not fail the check.
+- ``unsupported``: nothing in the source backs it.
+
+Rules, in short (the module's tests spell them out):
+
+- Quantities match after normalisation (``x``/``×``/``times``, ``%``/``percent``,
+  thousands separators, dash styles, scale words). A bare number in the explainer
+  matches any unit; a number with a unit needs the same unit in the source.
+- Precision: the explainer may not write more digits than the source (``1.100`` for
+  ``1.10`` is unsupported). Fewer digits is a rounding (``1.1`` for ``1.10`` or ``1.13``):
+  ``derived``.
+- Ranges match with both ends. A single value inside a source range is unsupported; a
+  range end is ``derived``, or ``supported`` when a hedge says which end it is ("up to
+  3.66x" for "1.17x–3.66x").
+- Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
+  bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
+  hedge go with anything.
+- Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant).
+- Binding: the names next to a number in the explainer (model, operator, format,
+  baseline: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``) must all occur in the
+  source clause, its paragraph label or its headings where that number stands; a bare
+  count without names must share a noun with it ("256 tokens" vs "256-token input");
+  a number with neither inherits the names of the previous sentence of its paragraph.
+- Number words ("two baselines") are reported only when the source has the value as
+  a word or a digit, so ordinary words never raise an alarm.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
+
+from service.models import (
+    CheckReport,
+    CheckStatus,
+    DroppedFact,
+    Explainer,
+    Fact,
+    NumberVerdict,
+)
+from service.numbers import Hedge, Kind, Number, extract_numbers, fold, identifier_key, prepare
+from service.text import split_blocks, split_sentences
+
+__all__ = ["Fact", "SourceIndex", "check_explainer", "fact_carried", "index_source"]
+
+_STATUS_ORDER = (CheckStatus.SUPPORTED, CheckStatus.DERIVED, CheckStatus.MISATTACHED)
+
+
+# --- the source, indexed once ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A place a source number stands: a clause of a sentence, a table row, a code line."""
+
+    block: int
+    display: str  # the sentence or table row as a reader sees it
+    context: str  # folded text the binding looks names and nouns up in
+    numbers: tuple[Number, ...]
+
+
+_Hit = tuple[int, Number]  # (unit index, number)
+
+
+@dataclass(slots=True)
+class SourceIndex:
+    """A source text, split into units, with its numbers indexed by normalised value."""
+
+    units: list[_Unit] = field(default_factory=list)
+    singles: dict[Decimal, list[_Hit]] = field(default_factory=dict)
+    ranges: dict[tuple[Decimal, Decimal], list[_Hit]] = field(default_factory=dict)
+    range_lows: dict[Decimal, list[_Hit]] = field(default_factory=dict)
+    range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
+    words: frozenset[str] = frozenset()  # number words written in the source
+    folded: str = ""  # the whole source folded, blocks joined by \x01
+    block_starts: list[int] = field(default_factory=list)
+    block_units: dict[int, list[int]] = field(default_factory=dict)
+    code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
+    _present: dict[str, bool] = field(default_factory=dict)  # memo: name -> in source?
+
+    def has(self, pattern: re.Pattern[str], key: str) -> bool:
+        """Whether a name occurs anywhere in the source (memoised per name)."""
+        found = self._present.get(key)
+        if found is None:
+            found = pattern.search(self.folded) is not None
+            self._present[key] = found
+        return found
+
+
+_LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
+_CLAUSE_SPLIT = re.compile(r";\s+")
+_SQUEEZE = re.compile(r"\s+")
+
+
+def _label(text: str, sentences: list[str]) -> str:
+    """A paragraph's lead-in ("**MXFP8 A8W8.** With ..."): context for all its sentences."""
+    m = _LABEL.match(text)
+    if m:
+        return m.group(1)
+    if len(sentences) > 1 and len(sentences[0].split()) <= 4:
+        return sentences[0]
+    return ""
+
+
+def _squeeze(line: str) -> str:
+    return _SQUEEZE.sub(" ", line).strip()
+
+
+def _render_row(header: Sequence[str], row: Sequence[str]) -> str:
+    cells = []
+    for i, cell in enumerate(row):
+        name = header[i] if i < len(header) else ""
+        cells.append(f"{name}: {cell}" if name else cell)
+    return " | ".join(cells)
+
+
+@lru_cache(maxsize=16)
+def index_source(source_text: str) -> SourceIndex:
+    """Split the source into units and index its numbers (memoised per text)."""
+    idx = SourceIndex()
+    headings: list[tuple[int, str]] = []
+    folded_parts: list[str] = []
+    offset = 0
+    words: set[str] = set()
+    blocks = split_blocks(source_text)
+
+    def add(block: int, display: str, own: str, extra: Iterable[str]) -> None:
+        nums = tuple(extract_numbers(own))
+        context = fold(prepare(" \n ".join([own, *extra, *(h for _, h in headings)])))
+        unit_no = len(idx.units)
+        idx.units.append(_Unit(block, display, context, nums))
+        idx.block_units.setdefault(block, []).append(unit_no)
+        for n in nums:
+            if n.kind == Kind.RANGE:
+                assert n.value is not None and n.high is not None
+                idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
+                idx.range_lows.setdefault(n.value, []).append((unit_no, n))
+                idx.range_highs.setdefault(n.high, []).append((unit_no, n))
+            elif n.kind in (Kind.QUANTITY, Kind.WORD):
+                assert n.value is not None
+                idx.singles.setdefault(n.value, []).append((unit_no, n))
+                if n.kind == Kind.WORD:
+                    words.add(n.text.lower())
+
+    for b, block in enumerate(blocks):
+        idx.block_starts.append(offset)
+        folded = fold(prepare(block.text))
+        folded_parts.append(folded)
+        offset += len(folded) + 1
+        if block.kind == "heading":
+            headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
+            add(b, block.text, block.text, ())
+        elif block.kind in ("paragraph", "list_item"):
+            sentences = split_sentences(block.text)
+            label = _label(block.text, sentences)
+            for sentence in sentences:
+                for clause in _CLAUSE_SPLIT.split(sentence):
+                    add(b, sentence, clause, (label,) if label else ())
+        elif block.kind == "code":
+            for line in block.text.splitlines():
+                if any(c.isdigit() for c in line):
+                    idx.code_lines.setdefault(_squeeze(line), len(idx.units))
+                    add(b, line.strip(), line, ())
+        elif block.kind == "table":
+            caption = ""
+            if b > 0 and blocks[b - 1].kind == "paragraph":
+                caption = split_sentences(blocks[b - 1].text)[-1:][0] if blocks[b - 1].text else ""
+            header = " | ".join(block.header)
+            add(b, header, header, (caption,))
+            for row in block.rows:
+                add(b, _render_row(block.header, row), " | ".join(row), (header, caption))
+    idx.folded = "\x01".join(folded_parts)
+    idx.words = frozenset(words)
+    return idx
+
+
+# --- names and nouns ----------------------------------------------------------------------------
+
+_NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
+_SENTENCE_START = re.compile(r"^\W*$|[:.!?]\s+\W*$")
+_NOT_NAMES = frozenset({"I", "A", "An", "The"})
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(key: str) -> re.Pattern[str]:
+    """A pattern for a folded name: plural-tolerant; a long model name also matches its
+    shorter form ("Llama-3.1-8B-Instruct" matches "Llama-3.1-8B")."""
+    segments = key.split("\x00")
+    keep = len(segments)
+    for i in range(2, len(segments)):
+        head = segments[:i]
+        if any(c.isdigit() for c in "".join(head)):
+            keep = i
+            break
+    body = "\x00".join(re.escape(s) for s in segments[:keep])
+    for s in segments[keep:]:
+        body += "(?:\x00" + re.escape(s)
+    body += ")?" * (len(segments) - keep)
+    return re.compile(r"(?<![a-z0-9])" + body + r"s?(?![a-z0-9])")
+
+
+def _name_key(word: str) -> str:
+    key = fold(word)
+    if len(word) > 2 and word.endswith("s") and any(c.isupper() or c.isdigit() for c in word[1:-1]):
+        key = key[:-1]  # GPUs -> gpu, LLMs -> llm
+    return key
+
+
+def _is_name(word: str, initial: bool) -> bool:
+    if len(word) < 2 or not word[0].isalpha() or word in _NOT_NAMES:
+        return False
+    if any(c.isupper() for c in word[1:]):
+        return True  # ATen, RMSNorm, TopK, MXFP, vLLM, NT
+    return word[0].isupper() and not initial  # Triton, Llama, Qwen in mid-sentence
+
+
+@dataclass(frozen=True, slots=True)
+class _Name:
+    start: int
+    end: int
+    key: str
+    pattern: re.Pattern[str]
+
+
+def _names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[_Name]:
+    """The names of an explainer sentence that the source knows, in order."""
+    out: list[_Name] = []
+    idents = [n for n in nums if n.kind == Kind.IDENTIFIER]
+    for n in idents:
+        pattern = _name_pattern(n.key)
+        if idx.has(pattern, n.key):
+            out.append(_Name(n.start, n.end, n.key, pattern))
+    taken = [(n.start, n.end) for n in nums]
+    for m in _NAME_TOKEN.finditer(s):
+        if any(a <= m.start() < b for a, b in taken) or any(c.isdigit() for c in m.group(0)):
+            continue
+        initial = _SENTENCE_START.search(s, 0, m.start()) is not None
+        for part in re.finditer(r"[^-]+", m.group(0)):
+            word = part.group(0)
+            if not _is_name(word, initial and part.start() == 0):
+                continue
+            key = _name_key(word)
+            pattern = _name_pattern(key)
+            if idx.has(pattern, key):
+                start = m.start() + part.start()
+                out.append(_Name(start, start + len(word), key, pattern))
+    out.sort(key=lambda x: x.start)
+    return out
+
+
+_STOP = frozenset(
+    "the a an of and or to in on at for with by from per over across into than as is are "  # noqa: SIM905
+    "was were be been each all more less most its their that which this these those some any "
+    "other also only both up about under new same such then when while where who whose it "
+    "they them there here not no nor but so very much many few several times percent between "
+    "within without after before during against among around out off above below".split()
+)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _nouns(text: str, limit: int = 3) -> list[str]:
+    out = []
+    for m in _WORDS.finditer(text):
+        word = m.group(0).lower()
+        for part in word.split("-"):
+            if len(part) >= 3 and part not in _STOP and part.isalpha():
+                out.append(part[:5])
+        limit -= 1
+        if limit == 0:
+            break
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _stem_pattern(stem: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z])" + re.escape(stem))
+
+
+# --- binding ------------------------------------------------------------------------------------
+
+_CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
+_COORDINATOR = re.compile(
+    r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
+)
+_LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class _Binding:
+    names: tuple[_Name, ...] = ()
+    nouns: tuple[str, ...] = ()
+    inherited: tuple[_Name, ...] = ()
+
+    def holds(self, context: str) -> bool:
+        if self.names:
+            return all(n.pattern.search(context) for n in self.names)
+        if self.nouns:
+            return any(_stem_pattern(s).search(context) for s in self.nouns)
+        if self.inherited:
+            return all(n.pattern.search(context) for n in self.inherited)
+        return True
+
+    def missing(self, context: str) -> list[str]:
+        names = self.names or self.inherited
+        if self.names or not self.nouns:
+            return [n.key.replace("\x00", "-") for n in names if not n.pattern.search(context)]
+        return list(self.nouns)
+
+
+def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
+    """Where the words after one number stop belonging to it (first) and where the words
+    before the next number start belonging to that one (second)."""
+    marks = [m for m in _CLAUSE_MARK.finditer(s, start, end)]
+    if marks:
+        return marks[0].start(), marks[-1].end()
+    m = _COORDINATOR.search(s, start, end)
+    if m:
+        return m.start(), m.end()
+    return end, start
+
+
+def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[int, _Binding]:
+    """Names and nouns of each quantity, range and number word of a sentence, by start."""
+    marks = [m.start() for m in _CLAUSE_MARK.finditer(s)]
+    seq = [n for n in nums if n.kind in (Kind.QUANTITY, Kind.RANGE, Kind.WORD)]
+    groups: list[list[Number]] = []
+    for n in seq:
+        if groups and _LIST_GAP.fullmatch(s, groups[-1][-1].end, n.start):
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+    out: dict[int, _Binding] = {}
+    for g, group in enumerate(groups):
+        first, last = group[0], group[-1]
+        if g > 0:
+            left = _split_gap(s, groups[g - 1][-1].end, first.start)[1]
+        else:
+            before = [p for p in marks if p < first.start]
+            left = before[-1] + 1 if before else 0
+        if g + 1 < len(groups):
+            right = _split_gap(s, last.end, groups[g + 1][0].start)[0]
+        else:
+            after = [p for p in marks if p >= last.end]
+            right = after[0] if after else len(s)
+        bound = tuple(
+            x for x in names if left <= x.start < first.start or last.end <= x.start < right
+        )
+        nouns = [n.noun[:5] for n in group if n.noun] + _nouns(s[last.end : right])
+        for n in group:
+            out[n.start] = _Binding(names=bound, nouns=tuple(nouns))
+    return out
+
+
+# --- matching -------------------------------------------------------------------------------------
+
+
+def _unit_ok(mine: Number, theirs: Number) -> bool:
+    return not mine.unit or mine.unit == theirs.unit
+
+
+def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
+    if mine in (Hedge.NONE, Hedge.APPROX):
+        return True
+    return mine == theirs
+
+
+def _quantize(value: Decimal, exp: int) -> Decimal | None:
+    try:
+        return value.quantize(Decimal(1).scaleb(exp), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    status: CheckStatus
+    unit: int | None = None
+    reason: str | None = None
+
+
+def _first_bound(
+    idx: SourceIndex, hits: Iterable[_Hit], binding: _Binding
+) -> tuple[int | None, int | None]:
+    """(a hit whose context holds the binding, any hit at all) as unit indices."""
+    any_hit: int | None = None
+    for unit, _ in hits:
+        if any_hit is None:
+            any_hit = unit
+        if binding.holds(idx.units[unit].context):
+            return unit, any_hit
+    return None, any_hit
+
+
+def _spans(unit: _Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
+    """Per unit of measure, the (min, max) of the values and range ends of a source unit
+    that a range like ``like`` could span (its own unit; any unit when it is bare)."""
+    by_unit: dict[str, list[tuple[Decimal, int]]] = {}
+    for n in unit.numbers:
+        if n.value is None or n.kind == Kind.WORD or not _unit_ok(like, n):
+            continue
+        values = by_unit.setdefault(n.unit, [])
+        values.append((n.value, n.exp))
+        if n.high is not None:
+            values.append((n.high, n.high_exp))
+    return [
+        (min(v, key=lambda x: x[0]), max(v, key=lambda x: x[0]))
+        for v in by_unit.values()
+        if len(v) >= 2
+    ]
+
+
+_RATIO_UNITS = frozenset({"x", "%", "pp"})
+
+
+def _arithmetic(idx: SourceIndex, q: Number, binding: _Binding) -> tuple[int, str] | None:
+    """A ratio, percentage, difference or sum of two numbers of one source unit."""
+    if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
+        return None
+    target = q.value
+    for u, unit in enumerate(idx.units):
+        operands = [
+            n
+            for n in unit.numbers
+            if n.kind == Kind.QUANTITY and n.value is not None and n.unit not in ("x",)
+        ]
+        if len(operands) < 2 or not binding.holds(unit.context):
+            continue
+        for a in operands:
+            for b in operands:
+                if a is b or a.unit != b.unit or a.value is None or b.value is None:
+                    continue
+                found = _combine(q, a.value, b.value, a.unit)
+                if found and _quantize(found[0], q.exp) == target:
+                    return u, f"{found[1]} of {a.text} and {b.text}"
+    return None
+
+
+def _combine(q: Number, a: Decimal, b: Decimal, unit: str) -> tuple[Decimal, str] | None:
+    if q.unit == "x" and unit not in _RATIO_UNITS and unit and b:
+        return a / b, "ratio"
+    if q.unit == "%" and unit != "%" and b:
+        ratio = a / b * 100
+        if _quantize(ratio, q.exp) == q.value:
+            return ratio, "percentage"
+        return (a - b) / b * 100, "percent change"
+    if q.unit == unit and q.unit not in ("x",):
+        if _quantize(a - b, q.exp) == q.value:
+            return a - b, "difference"
+        return a + b, "sum"
+    return None
+
+
+def _match_quantity(idx: SourceIndex, q: Number, binding: _Binding) -> _Outcome:
+    assert q.value is not None
+    hits = idx.singles.get(q.value, [])
+    exact = [
+        h
+        for h in hits
+        if _unit_ok(q, h[1])
+        and (
+            (h[1].kind == Kind.QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
+            or (h[1].kind == Kind.WORD and q.exp == 0)
+        )
+    ]
+    bound, anywhere = _first_bound(idx, exact, binding)
+    if bound is not None:
+        return _Outcome(CheckStatus.SUPPORTED, bound)
+    # A range end: supported when a hedge names that end, else derived.
+    for ends, which, hedge in (
+        (idx.range_highs, "high", Hedge.UPPER),
+        (idx.range_lows, "low", Hedge.LOWER),
+    ):
+        cands = [
+            h
+            for h in ends.get(q.value, [])
+            if _unit_ok(q, h[1]) and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
+        ]
+        end_unit, _ = _first_bound(idx, cands, binding)
+        if end_unit is not None and q.hedge in (hedge, Hedge.NONE, Hedge.APPROX):
+            if q.hedge == hedge:
+                return _Outcome(CheckStatus.SUPPORTED, end_unit)
+            return _Outcome(CheckStatus.DERIVED, end_unit, f"the {which} end of a source range")
+    # A rounding of a more precise source number.
+    for value, vhits in idx.singles.items():
+        if _quantize(value, q.exp) != q.value:
+            continue
+        cands = [
+            h
+            for h in vhits
+            if h[1].kind == Kind.QUANTITY
+            and h[1].exp < q.exp
+            and _unit_ok(q, h[1])
+            and _hedge_ok(q.hedge, h[1].hedge)
+        ]
+        unit, _ = _first_bound(idx, cands, binding)
+        if unit is not None:
+            return _Outcome(CheckStatus.DERIVED, unit, f"rounded from {cands[0][1].text}")
+    found = _arithmetic(idx, q, binding)
+    if found is not None:
+        return _Outcome(CheckStatus.DERIVED, found[0], found[1])
+    if anywhere is not None:
+        missing = ", ".join(binding.missing(idx.units[anywhere].context))
+        return _Outcome(
+            CheckStatus.MISATTACHED,
+            anywhere,
+            f"the source gives it for other things ({missing} not there)",
+        )
+    return _Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits))
+
+
+def _why_not(idx: SourceIndex, q: Number, hits: list[_Hit]) -> str:
+    for _, h in hits:
+        if h.kind != Kind.QUANTITY:
+            continue
+        if q.unit and h.unit != q.unit:
+            return f"the source writes {h.text}, with another unit"
+        if h.exp > q.exp:
+            return f"more precise than the source ({h.text})"
+        if not _hedge_ok(q.hedge, h.hedge):
+            return f"the hedge turns around the source's ({h.hedge.value} bound {h.text})"
+    if q.value is not None and (q.value in idx.range_lows or q.value in idx.range_highs):
+        return "the source has it only as a range end, with another hedge or unit"
+    return "not in the source"
+
+
+def _match_range(idx: SourceIndex, r: Number, binding: _Binding) -> _Outcome:
+    assert r.value is not None and r.high is not None
+    hits = idx.ranges.get((r.value, r.high), [])
+    exact = [
+        h
+        for h in hits
+        if _unit_ok(r, h[1])
+        and _hedge_ok(r.hedge, h[1].hedge)
+        and h[1].exp == r.exp
+        and h[1].high_exp == r.high_exp
+    ]
+    bound, anywhere = _first_bound(idx, exact, binding)
+    if bound is not None:
+        return _Outcome(CheckStatus.SUPPORTED, bound)
+    # The span of several values or ranges of one sentence (min to max).
+    lows = {u for u, _ in idx.singles.get(r.value, [])} | {
+        u for u, _ in idx.range_lows.get(r.value, [])
+    }
+    highs = {u for u, _ in idx.singles.get(r.high, [])} | {
+        u for u, _ in idx.range_highs.get(r.high, [])
+    }
+    for u in sorted(lows & highs):
+        unit = idx.units[u]
+        if not binding.holds(unit.context):
+            continue
+        for lo, hi in _spans(unit, r):
+            if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):
+                return _Outcome(
+                    CheckStatus.DERIVED, u, "the span of several values in one sentence"
+                )
+    if anywhere is not None:
+        missing = ", ".join(binding.missing(idx.units[anywhere].context))
+        return _Outcome(
+            CheckStatus.MISATTACHED,
+            anywhere,
+            f"the source gives it for other things ({missing} not there)",
+        )
+    if hits:
+        return _Outcome(CheckStatus.UNSUPPORTED, None, f"the source writes {hits[0][1].text}")
+    return _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source as a range")
+
+
+@lru_cache(maxsize=4096)
+def _verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
+    prefix = "v?" if version else ""
+    return re.compile(r"(?<![a-z0-9.])" + prefix + re.escape(key) + r"s?(?![a-z0-9]|\.[a-z0-9])")
+
+
+def _locate(idx: SourceIndex, pattern: re.Pattern[str]) -> list[int]:
+    """Units of the source where a verbatim name occurs."""
+    units: list[int] = []
+    for m in pattern.finditer(idx.folded):
+        block = bisect.bisect_right(idx.block_starts, m.start()) - 1
+        found = [u for u in idx.block_units.get(block, []) if pattern.search(idx.units[u].context)]
+        units.extend(found[:1] or idx.block_units.get(block, [])[:1])
+    return units
+
+
+def _match_verbatim(idx: SourceIndex, n: Number, product: _Name | None) -> _Outcome:
+    pattern = _verbatim_pattern(n.key, n.kind == Kind.VERSION)
+    units = _locate(idx, pattern)
+    if not units:
+        return _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
+    if product is not None:
+        for u in units:
+            if product.pattern.search(idx.units[u].context):
+                return _Outcome(CheckStatus.SUPPORTED, u)
+        return _Outcome(
+            CheckStatus.MISATTACHED, units[0], f"the source does not give it for {product.key}"
+        )
+    return _Outcome(CheckStatus.SUPPORTED, units[0])
+
+
+def _match_word(idx: SourceIndex, w: Number) -> _Outcome | None:
+    assert w.value is not None
+    if w.text.lower() in idx.words:
+        hits = [h for h in idx.singles.get(w.value, []) if h[1].text.lower() == w.text.lower()]
+        return _Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
+    hits = idx.singles.get(w.value, [])
+    if hits:
+        return _Outcome(CheckStatus.SUPPORTED, hits[0][0])
+    return None
+
+
+# --- the explainer, sentence by sentence -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    text: str
+    group: int  # paragraph: names carry over between sentences of one group
+    code: bool = False
+
+
+def _sentences_of(text: str, group: int) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    for b, block in enumerate(split_blocks(text)):
+        g = group * 1000 + b
+        if block.kind == "code":
+            out.extend(_Sentence(line, g, True) for line in block.text.splitlines() if line.strip())
+        elif block.kind == "table":
+            for row in block.rows:
+                out.append(_Sentence(_render_row(block.header, row), g))
+        elif block.kind == "heading":
+            out.append(_Sentence(block.text, g))
+        else:
+            out.extend(_Sentence(s, g) for s in split_sentences(block.text))
+    return out
+
+
+def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
+    if isinstance(explainer, str):
+        return _sentences_of(explainer, 0)
+    out = _sentences_of(explainer.title, 0)
+    g = 1
+    for section in explainer.sections:
+        out.extend(_sentences_of(section.heading, g))
+        g += 1
+        for paragraph in section.paragraphs:
+            out.extend(_sentences_of(paragraph, g))
+            g += 1
+        if section.code:
+            out.extend(
+                _Sentence(line, g, True) for line in section.code.splitlines() if line.strip()
+            )
+            g += 1
+    if explainer.takeaway:
+        out.extend(_sentences_of(explainer.takeaway, g))
+    return out
+
+
+def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: _Outcome) -> NumberVerdict:
+    unit = idx.units[outcome.unit] if outcome.unit is not None else None
+    return NumberVerdict(
+        text=n.text,
+        kind=n.kind.value,
+        status=outcome.status,
+        sentence=sentence,
+        source=unit.display if unit else None,
+        source_block=unit.block if unit else None,
+        reason=outcome.reason,
+    )
+
+
+def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
+    """A code line of the explainer: the same line in the source, or each literal verbatim."""
+    nums = [n for n in extract_numbers(sentence.text, words=False)]
+    if not nums:
+        return []
+    unit = idx.code_lines.get(_squeeze(sentence.text))
+    out = []
+    for n in nums:
+        if unit is not None:
+            outcome = _Outcome(CheckStatus.SUPPORTED, unit)
+        else:
+            key = identifier_key(n.text)
+            units = _locate(idx, _verbatim_pattern(key, False))
+            outcome = (
+                _Outcome(CheckStatus.SUPPORTED, units[0])
+                if units
+                else _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source verbatim")
+            )
+        out.append(_verdict(idx, n, sentence.text, outcome))
+    return out
+
+
+def _product_before(s: str, n: Number, names: Sequence[_Name]) -> _Name | None:
+    """The name written right before a version ("PyTorch 2.14", "AOTriton 0.14.2b")."""
+    for name in names:
+        if name.end <= n.start and not s[name.end : n.start].strip():
+            return name
+    return None
+
+
+def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
+    verdicts: list[NumberVerdict] = []
+    carried: tuple[_Name, ...] = ()
+    group = -1
+    for sentence in sentences:
+        if sentence.group != group:
+            group, carried = sentence.group, ()
+        if sentence.code:
+            verdicts.extend(_check_code(idx, sentence))
+            continue
+        text = sentence.text
+        nums = extract_numbers(text)
+        if not nums:
+            continue
+        s = prepare(text)
+        names = _names(s, nums, idx)
+        bindings = _bindings(s, nums, names)
+        own: list[_Name] = []
+        for n in nums:
+            binding = bindings.get(n.start, _Binding())
+            if n.kind in (Kind.QUANTITY, Kind.RANGE):
+                if binding.names:
+                    own.extend(binding.names)
+                elif not (binding.nouns and not n.unit):
+                    binding = _Binding(inherited=carried)
+                else:
+                    binding = _Binding(nouns=binding.nouns)
+                if n.kind == Kind.RANGE:
+                    outcome = _match_range(idx, n, binding)
+                else:
+                    outcome = _match_quantity(idx, n, binding)
+            elif n.kind == Kind.WORD:
+                found = _match_word(idx, n)
+                if found is None:
+                    continue  # an ordinary word, not a claim the source could back
+                outcome = found
+            else:
+                product = _product_before(s, n, names) if n.kind == Kind.VERSION else None
+                outcome = _match_verbatim(idx, n, product)
+            verdicts.append(_verdict(idx, n, text, outcome))
+        if own:
+            carried = tuple(dict.fromkeys(own))
+    return verdicts
+
+
+# --- coverage -------------------------------------------------------------------------------------
+
+
+def fact_carried(fact: Fact, numbers: Sequence[Number], text: str = "") -> bool:
+    """Whether a fact's value is among the numbers (normalised; ranges need both ends)."""
+    wanted = extract_numbers(fact.value)
+    if not wanted:
+        return fact.value.strip().lower() in text.lower()
+    w = wanted[0]
+    for n in numbers:
+        if w.kind in (Kind.IDENTIFIER, Kind.VERSION):
+            if n.key and n.key == w.key:
+                return True
+        elif w.kind == Kind.RANGE:
+            if n.kind == Kind.RANGE and (n.value, n.high) == (w.value, w.high):
+                return True
+        elif (
+            n.kind in (Kind.QUANTITY, Kind.WORD)
+            and n.value == w.value
+            and (not w.unit or not n.unit or w.unit == n.unit)
+        ):
+            return True
+    return False
+
+
+def _dropped(explainer: Explainer | str, facts: Sequence[Fact]) -> list[DroppedFact]:
+    text = explainer if isinstance(explainer, str) else _full_text(explainer)
+    numbers = extract_numbers(text)
+    return [
+        DroppedFact(value=f.value, about=f.about)
+        for f in facts
+        if f.key and not fact_carried(f, numbers, text)
+    ]
+
+
+def _full_text(explainer: Explainer) -> str:
+    parts = [explainer.all_text()]
+    parts.extend(s.code for s in explainer.sections if s.code)
+    return "\n\n".join(parts)
+
+
+# --- entry point ---------------------------------------------------------------------------------
+
+
+def check_explainer(
+    explainer: Explainer | str,
+    source_text: str,
+    facts: Sequence[Fact] | None = None,
+) -> CheckReport:
+    """Check every number of an explainer against the cleaned source text.
+
+    ``explainer`` is an :class:`Explainer` or its text (Markdown or plain); ``source_text``
+    is the source as cleaned text (light Markdown). With ``facts``, key facts whose value
+    the explainer does not carry are reported as dropped.
+    """
+    idx = index_source(source_text)
+    numbers = _check_sentences(idx, _explainer_sentences(explainer))
+    dropped = _dropped(explainer, facts) if facts else []
+    return CheckReport(numbers=numbers, dropped=dropped)
