@@ -75,7 +75,11 @@ def split_blocks(text: str) -> list[Block]:
             blocks.append(Block("heading", m.group(2).strip(), level=len(m.group(1))))
             i += 1
             continue
-        if line.strip().startswith("|") and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]):
+        if (
+            line.strip().startswith("|")
+            and i + 1 < len(lines)
+            and _TABLE_SEP.match(lines[i + 1])
+        ):
             flush()
             header = _cells(line)
             rows: list[tuple[str, ...]] = []
