@@ -40,7 +40,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 
@@ -148,6 +148,12 @@ def index_source(source_text: str) -> SourceIndex:
             if n.kind == Kind.RANGE:
                 assert n.value is not None and n.high is not None
                 idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
+                if n.change:  # "from 5,996 to 7,027": two measured values
+                    low = replace(n, kind=Kind.QUANTITY, high=None)
+                    high = replace(n, kind=Kind.QUANTITY, value=n.high, exp=n.high_exp, high=None)
+                    idx.singles.setdefault(n.value, []).append((unit_no, low))
+                    idx.singles.setdefault(n.high, []).append((unit_no, high))
+                    continue
                 idx.range_lows.setdefault(n.value, []).append((unit_no, n))
                 idx.range_highs.setdefault(n.high, []).append((unit_no, n))
             elif n.kind in (Kind.QUANTITY, Kind.WORD):
@@ -272,22 +278,26 @@ _STOP = frozenset(
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-def _nouns(text: str, limit: int = 3) -> list[str]:
+def _nouns(text: str, limit: int = 3, *, last: bool = False) -> list[str]:
+    """Content words among the first (or last) ``limit`` words of a text."""
+    words = _WORDS.findall(text)
     out = []
-    for m in _WORDS.finditer(text):
-        word = m.group(0).lower()
-        for part in word.split("-"):
+    for word in words[-limit:] if last else words[:limit]:
+        for part in word.lower().split("-"):
             if len(part) >= 3 and part not in _STOP and part.isalpha():
-                out.append(part[:5])
-        limit -= 1
-        if limit == 0:
-            break
+                out.append(part)
     return out
 
 
 @lru_cache(maxsize=4096)
-def _stem_pattern(stem: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![a-z])" + re.escape(stem))
+def _noun_pattern(word: str) -> re.Pattern[str]:
+    """A noun's five-letter stem anywhere, or a whole-word abbreviation of it ("seq",
+    "len", "tok" for "sequence", "length", "tokens")."""
+    prefixes = [word[:k] for k in range(len(word) - 1, 2, -1) if word[:k] not in _STOP]
+    alternatives = [re.escape(word[:5])]
+    if prefixes:
+        alternatives.append("(?:" + "|".join(map(re.escape, prefixes)) + ")(?![a-z])")
+    return re.compile(r"(?<![a-z])(?:" + "|".join(alternatives) + ")")
 
 
 # --- binding ------------------------------------------------------------------------------------
@@ -309,7 +319,7 @@ class _Binding:
         if self.names:
             return all(n.pattern.search(context) for n in self.names)
         if self.nouns:
-            return any(_stem_pattern(s).search(context) for s in self.nouns)
+            return any(_noun_pattern(s).search(context) for s in self.nouns)
         if self.inherited:
             return all(n.pattern.search(context) for n in self.inherited)
         return True
@@ -319,6 +329,19 @@ class _Binding:
         if self.names or not self.nouns:
             return [n.key.replace("\x00", "-") for n in names if not n.pattern.search(context)]
         return list(self.nouns)
+
+
+_NEAR = 6  # words
+
+
+def _window_start(s: str, left: int, pos: int) -> int:
+    starts = [m.start() for m in re.finditer(r"\S+", s[left:pos])]
+    return left + starts[-_NEAR] if len(starts) > _NEAR else left
+
+
+def _window_end(s: str, pos: int, right: int) -> int:
+    ends = [m.end() for m in re.finditer(r"\S+", s[pos:right])]
+    return pos + ends[_NEAR - 1] if len(ends) > _NEAR else right
 
 
 def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
@@ -356,10 +379,14 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
         else:
             after = [p for p in marks if p >= last.end]
             right = after[0] if after else len(s)
+        # Names count when near: within a few words on either side.
+        left = max(left, _window_start(s, left, first.start))
+        right = min(right, _window_end(s, last.end, right))
         bound = tuple(
             x for x in names if left <= x.start < first.start or last.end <= x.start < right
         )
-        nouns = [n.noun[:5] for n in group if n.noun] + _nouns(s[last.end : right])
+        nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : right])
+        nouns += _nouns(s[left : first.start], last=True)
         for n in group:
             out[n.start] = _Binding(names=bound, nouns=tuple(nouns))
     return out

@@ -66,6 +66,7 @@ class Number:
     hedge: Hedge = Hedge.NONE
     key: str = ""  # identifiers and versions: the folded form compared verbatim
     noun: str = ""  # a noun hyphenated to the number: "15-shape" -> "shape"
+    change: bool = False  # a range that is a change ("from 5,996 to 7,027", "7,290→1,170")
 
 
 # --- characters ----------------------------------------------------------------------------
@@ -92,6 +93,8 @@ _CHAR_MAP = str.maketrans(
         "\u2715": "×",
         "\u2a09": "×",
         "\u2019": "'",
+        "\u03bc": "µ",  # Greek mu written for the micro sign
+        "\u2192": "→",
     }
 )
 
@@ -103,9 +106,17 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
+# "8xMI300X", "8x MI325X": eight of a named thing, not a multiplier.
+_COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
+
+
+def _count_of(m: re.Match[str]) -> str:
+    return m.group(1) + " "
+
+
 def prepare(text: str) -> str:
     """The text as the extractor reads it: same length, same positions."""
-    return _SCRUB.sub(_blank, text.translate(_CHAR_MAP))
+    return _COUNT_OF.sub(_count_of, _SCRUB.sub(_blank, text.translate(_CHAR_MAP)))
 
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -279,8 +290,64 @@ _SPACED_UNIT = re.compile(
     + "|".join(
         _phrase(u) for u in sorted(_SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")
     )
-    + r")(?![\w/])|[ \t]?(?P<m>[x×])(?![\w/])(?!\s*\d)"
+    + r")(?!\w)|[ \t]?(?P<m>[x×])(?![\w/])(?!\s*\d)"
 )
+# Rates: "21.6 tok/s", "2,000 requests per minute", "90 ms/step".
+_RATE_NOUNS = {
+    "token": "tok",
+    "tokens": "tok",
+    "tok": "tok",
+    "request": "req",
+    "requests": "req",
+    "req": "req",
+    "reqs": "req",
+    "query": "query",
+    "queries": "query",
+    "sample": "sample",
+    "samples": "sample",
+    "image": "image",
+    "images": "image",
+    "frame": "frame",
+    "frames": "frame",
+    "step": "step",
+    "steps": "step",
+    "iteration": "it",
+    "iterations": "it",
+    "it": "it",
+    "its": "it",
+}
+_RATE_TIMES = {
+    "s": "s",
+    "sec": "s",
+    "second": "s",
+    "min": "min",
+    "minute": "min",
+    "h": "h",
+    "hr": "h",
+    "hour": "h",
+    "day": "day",
+    "step": "step",
+    "iteration": "it",
+    "token": "tok",
+    "request": "req",
+    "layer": "layer",
+    "call": "call",
+}
+_PER = re.compile(r"(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)(?P<d>[A-Za-z]+)(?!\w)")
+_RATE = re.compile(
+    r"[ \t]?(?P<n>"
+    + "|".join(sorted(_RATE_NOUNS, key=len, reverse=True))
+    + r")(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)(?P<d>[A-Za-z]+)(?!\w)",
+    re.I,
+)
+_NOT_BASE_UNITS = frozenset({"", "x", "%", "pp", "$", "€", "£"})
+
+
+def _per(word: str) -> str | None:
+    word = word.lower()
+    return _RATE_TIMES.get(word) or _RATE_TIMES.get(word.rstrip("s"))
+
+
 _VERSION = re.compile(
     r"v\d+(?:\.\d+)*(?:\.[x*])?(?:[a-z]+\d*)?"
     r"|\d+(?:\.\d+){2,}(?:\.[x*])?(?:[a-z]+\d*)?"
@@ -337,7 +404,9 @@ _HEDGE_AFTER = re.compile(
 )
 _LOWER_AFTER = {"more", "above", "higher", "greater", "over"}
 
-_RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru)\s*", re.I)
+_RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru|→|->)\s*", re.I)
+_CHANGE_GAP = re.compile(r"\s*(?:→|->)\s*")
+_FROM_BEFORE = re.compile(r"\bfrom\s+(?:an?\s+)?$", re.I)
 _BETWEEN_GAP = re.compile(r"\s*and\s*", re.I)
 _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 _LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
@@ -463,13 +532,17 @@ def _classify(text: str, s: str, start: int, token: str) -> list[Number]:
                 out.extend(_classify(text, s, start + offset, part))
             offset += len(part) + 1
         return out
-    if _SCIENTIFIC.fullmatch(token):
-        return [_identifier(text, start, token)]
+    if _SCIENTIFIC.fullmatch(token) or (start > 0 and s[start - 1] == "#"):
+        return [_identifier(text, start, token)]  # 1e-5; #2736 (an issue or PR number)
     segments = token.split("-")
     # Nouns hyphenated after the number ("15-shape", "gfx950-based", "MI350-series").
-    noun = ""
+    noun, scale = "", 0
     while len(segments) > 1 and _LOWER_WORD.fullmatch(segments[-1]):
-        noun = segments.pop()
+        word = segments.pop()
+        if _SPACED_UNITS.get(word, ("x", 0))[0] == "":  # 30-billion-parameter
+            scale = _SPACED_UNITS[word][1]
+        else:
+            noun = word
     # A lower-case prefix before digits ("top-5") is context, not part of the number.
     lead = 0
     while len(segments) > 1 and _LOWER_WORD.fullmatch(segments[0]) and segments[1][:1].isdigit():
@@ -477,7 +550,12 @@ def _classify(text: str, s: str, start: int, token: str) -> list[Number]:
     core = "-".join(segments)
     cstart = start + lead
     if len(segments) == 1:
-        return _single(text, s, cstart, core, noun)
+        found = _single(text, s, cstart, core, noun)
+        if scale and len(found) == 1 and found[0].kind == Kind.QUANTITY and found[0].value:
+            q = found[0]
+            assert q.value is not None
+            return [_with(q, value=q.value.scaleb(scale), exp=q.exp + scale)]
+        return found
     if len(segments) == 2:
         lo = _quantity(text, cstart, segments[0])
         hi = _quantity(text, cstart + len(segments[0]) + 1, segments[1])
@@ -513,13 +591,33 @@ def _with(n: Number, **changes: object) -> Number:
     return replace(n, **changes)  # type: ignore[arg-type]
 
 
+def _rate(text: str, s: str, n: Number) -> Number:
+    """``90 ms/step``, ``21.6 tok/s``, ``2,000 requests per minute``."""
+    if n.kind not in (Kind.QUANTITY, Kind.RANGE) or n.noun:
+        return n
+    if n.unit not in _NOT_BASE_UNITS:
+        m = _PER.match(s, n.end)
+        per = _per(m.group("d")) if m else None
+        if m is None or per is None:
+            return n
+        return _with(n, end=m.end(), text=text[n.start : m.end()], unit=f"{n.unit}/{per}")
+    if n.unit:
+        return n
+    m = _RATE.match(s, n.end)
+    per = _per(m.group("d")) if m else None
+    if m is None or per is None:
+        return n
+    unit = f"{_RATE_NOUNS[m.group('n').lower()]}/{per}"
+    return _with(n, end=m.end(), text=text[n.start : m.end()], unit=unit)
+
+
 def _spaced_unit(text: str, s: str, n: Number) -> Number:
     currency = n.unit in _CURRENCY.values()
     if n.kind not in (Kind.QUANTITY, Kind.RANGE) or (n.unit and not currency) or n.noun:
-        return n
+        return _rate(text, s, n)
     m = _SPACED_UNIT.match(s, n.end)
     if m is None:
-        return n
+        return _rate(text, s, n)
     word = m.group("u") or m.group("m")
     unit, scale = _SPACED_UNITS.get(" ".join(word.split()), ("", 0))
     if (not unit and not scale) or (currency and unit):
@@ -537,7 +635,7 @@ def _spaced_unit(text: str, s: str, n: Number) -> Number:
             changes["unit"] = n.unit
     if n.start > 0 and s[n.start - 1] in _CURRENCY:  # "$27 million": the $ sits before
         changes["unit"] = _CURRENCY[s[n.start - 1]]
-    return _with(n, **changes)
+    return _rate(text, s, _with(n, **changes))
 
 
 def _hedge(s: str, n: Number) -> Number:
@@ -601,6 +699,11 @@ def _join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
                 )
             ):
                 joined = _merge_range(text, a, b)
+                if joined is not None and (
+                    _CHANGE_GAP.fullmatch(gap)
+                    or _FROM_BEFORE.search(s, max(0, a.start - 12), a.start)
+                ):
+                    joined = _with(joined, change=True)
             if joined is not None:
                 out.append(joined)
                 i += 2
