@@ -71,6 +71,7 @@ class _Unit:
     display: str  # the sentence or table row as a reader sees it
     context: str  # folded text the binding looks names and nouns up in
     numbers: tuple[Number, ...]
+    paragraph: str  # folded text of the whole block with its headings (for carried names)
 
 
 _Hit = tuple[int, Number]  # (unit index, number)
@@ -142,7 +143,7 @@ def index_source(source_text: str) -> SourceIndex:
         nums = tuple(extract_numbers(own))
         context = fold(prepare(" \n ".join([own, *extra, *(h for _, h in headings)])))
         unit_no = len(idx.units)
-        idx.units.append(_Unit(block, display, context, nums))
+        idx.units.append(_Unit(block, display, context, nums, paragraph))
         idx.block_units.setdefault(block, []).append(unit_no)
         for n in nums:
             if n.kind == Kind.RANGE:
@@ -169,6 +170,8 @@ def index_source(source_text: str) -> SourceIndex:
         offset += len(folded) + 1
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
+        paragraph = folded + "\x00" + fold(prepare(" \n ".join(h for _, h in headings)))
+        if block.kind == "heading":
             add(b, block.text, block.text, ())
         elif block.kind in ("paragraph", "list_item"):
             sentences = split_sentences(block.text)
@@ -273,20 +276,22 @@ _STOP = frozenset(
     "was were be been each all more less most its their that which this these those some any "
     "other also only both up about under new same such then when while where who whose it "
     "they them there here not no nor but so very much many few several times percent between "
-    "within without after before during against among around out off above below".split()
+    "within without after before during against among around out off above below use uses "
+    "used using make makes made get gets got run runs ran have has had show shows shown "
+    "can could will would may might must should does did done".split()
 )
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def _nouns(text: str, limit: int = 3, *, last: bool = False) -> list[str]:
-    """Content words among the first (or last) ``limit`` words of a text."""
-    words = _WORDS.findall(text)
-    out = []
-    for word in words[-limit:] if last else words[:limit]:
-        for part in word.lower().split("-"):
-            if len(part) >= 3 and part not in _STOP and part.isalpha():
-                out.append(part)
-    return out
+    """The first (or last) ``limit`` content words of a text."""
+    parts = [
+        part
+        for word in _WORDS.findall(text)
+        for part in word.lower().split("-")
+        if len(part) >= 3 and part not in _STOP and part.isalpha()
+    ]
+    return parts[-limit:] if last else parts[:limit]
 
 
 @lru_cache(maxsize=4096)
@@ -315,13 +320,13 @@ class _Binding:
     nouns: tuple[str, ...] = ()
     inherited: tuple[_Name, ...] = ()
 
-    def holds(self, context: str) -> bool:
+    def holds(self, unit: _Unit) -> bool:
         if self.names:
-            return all(n.pattern.search(context) for n in self.names)
+            return all(n.pattern.search(unit.context) for n in self.names)
         if self.nouns:
-            return any(_noun_pattern(s).search(context) for s in self.nouns)
-        if self.inherited:
-            return all(n.pattern.search(context) for n in self.inherited)
+            return any(_noun_pattern(s).search(unit.context) for s in self.nouns)
+        if self.inherited:  # the topic of a previous sentence: its source paragraph will do
+            return all(n.pattern.search(unit.paragraph) for n in self.inherited)
         return True
 
     def missing(self, context: str) -> list[str]:
@@ -339,9 +344,31 @@ def _window_start(s: str, left: int, pos: int) -> int:
     return left + starts[-_NEAR] if len(starts) > _NEAR else left
 
 
-def _window_end(s: str, pos: int, right: int) -> int:
-    ends = [m.end() for m in re.finditer(r"\S+", s[pos:right])]
-    return pos + ends[_NEAR - 1] if len(ends) > _NEAR else right
+# The words after a number stop describing it at a relative clause or a verb in -ing
+# ("a 30-billion-parameter model running on NVIDIA GPUs").
+_CLAUSE_START = re.compile(
+    r"(?:which|that|who|whom|whose|when|where|while|whereas|because|although|if|unless)"
+    r"|[a-z]{3,}ing",
+    re.I,
+)
+_ING_NOUNS = frozenset(
+    "training serving thing decoding scaling string setting settings padding embedding "  # noqa: SIM905
+    "batching checkpointing encoding sampling pooling caching routing tuning autotuning "
+    "learning reasoning computing processing spending funding pricing ranking building "
+    "morning evening timing ceiling".split()
+)
+
+
+def _window_end(s: str, pos: int, right: int, *, stop: bool) -> int:
+    ends: list[int] = []
+    for m in re.finditer(r"\S+", s[pos:right]):
+        word = m.group(0).strip(".,;:()\"'").lower()
+        if stop and ends and _CLAUSE_START.fullmatch(word) and word not in _ING_NOUNS:
+            return pos + m.start()
+        ends.append(m.end())
+        if len(ends) == _NEAR:
+            return pos + m.end()
+    return right
 
 
 def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
@@ -369,8 +396,12 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
     out: dict[int, _Binding] = {}
     for g, group in enumerate(groups):
         first, last = group[0], group[-1]
+        noun_left = -1
         if g > 0:
-            left = _split_gap(s, groups[g - 1][-1].end, first.start)[1]
+            prev = groups[g - 1][-1]
+            left = _split_gap(s, prev.end, first.start)[1]
+            if left == prev.end:  # "8 bits instead of 16": the unit word describes both
+                noun_left = prev.start
         else:
             before = [p for p in marks if p < first.start]
             left = before[-1] + 1 if before else 0
@@ -381,12 +412,13 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
             right = after[0] if after else len(s)
         # Names count when near: within a few words on either side.
         left = max(left, _window_start(s, left, first.start))
-        right = min(right, _window_end(s, last.end, right))
+        names_right = _window_end(s, last.end, right, stop=True)
+        right = _window_end(s, last.end, right, stop=False)
         bound = tuple(
-            x for x in names if left <= x.start < first.start or last.end <= x.start < right
+            x for x in names if left <= x.start < first.start or last.end <= x.start < names_right
         )
         nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : right])
-        nouns += _nouns(s[left : first.start], last=True)
+        nouns += _nouns(s[noun_left if noun_left >= 0 else left : first.start], last=True)
         for n in group:
             out[n.start] = _Binding(names=bound, nouns=tuple(nouns))
     return out
@@ -427,7 +459,7 @@ def _first_bound(
     for unit, _ in hits:
         if any_hit is None:
             any_hit = unit
-        if binding.holds(idx.units[unit].context):
+        if binding.holds(idx.units[unit]):
             return unit, any_hit
     return None, any_hit
 
@@ -464,7 +496,7 @@ def _arithmetic(idx: SourceIndex, q: Number, binding: _Binding) -> tuple[int, st
             for n in unit.numbers
             if n.kind == Kind.QUANTITY and n.value is not None and n.unit not in ("x",)
         ]
-        if len(operands) < 2 or not binding.holds(unit.context):
+        if len(operands) < 2 or not binding.holds(unit):
             continue
         for a in operands:
             for b in operands:
@@ -587,7 +619,7 @@ def _match_range(idx: SourceIndex, r: Number, binding: _Binding) -> _Outcome:
     }
     for u in sorted(lows & highs):
         unit = idx.units[u]
-        if not binding.holds(unit.context):
+        if not binding.holds(unit):
             continue
         for lo, hi in _spans(unit, r):
             if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):

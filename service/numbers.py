@@ -377,8 +377,8 @@ for _phrases, _kind in (
     ),
     (
         "up to|as much as|as many as|as high as|at most|no more than|less than|fewer than|"
-        "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|reaching|"
-        "reaches|reached|maximum of|a maximum of|max.|max|<=|≤|<",
+        "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|"
+        "maximum of|a maximum of|max.|max|<=|≤|<",
         Hedge.UPPER,
     ),
     (
