@@ -23,7 +23,7 @@ class PlainfeedError(Exception):
         self.extra = extra
 
 
-# --- configuration ------------------------------------------------------------------
+# --- configuration -----------
 
 
 class ConfigError(PlainfeedError):
@@ -33,7 +33,7 @@ class ConfigError(PlainfeedError):
     title = "Configuration error"
 
 
-# --- input given by a caller ----------------------------------------------------------
+# --- input given by a caller -----------
 
 
 class InputError(PlainfeedError):
@@ -129,7 +129,7 @@ class SignatureError(AuthError):
     title = "Bad webhook signature"
 
 
-# --- feeds and articles -----------------------------------------------------------------
+# --- feeds and articles -----------
 
 
 class FeedParseError(PlainfeedError):
@@ -163,7 +163,7 @@ class FetchTooLarge(FetchError):
     title = "Fetched document too large"
 
 
-# --- explaining -----------------------------------------------------------------------
+# --- explaining -----------
 
 
 class TemplateError(PlainfeedError):
@@ -225,7 +225,7 @@ class CircuitOpen(LLMRetryable):
     title = "LLM circuit open"
 
 
-# --- storage and queue ------------------------------------------------------------------
+# --- storage and queue -----------
 
 
 class StoreError(PlainfeedError):

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-# --- feeds --------------------------------------------------------------------------------
+# --- feeds -----------
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ class FeedDoc:
     problems: tuple[str, ...] = ()  # parser complaints about a document it still read
 
 
-# --- articles -------------------------------------------------------------------------------
+# --- articles -----------
 
 ContentSource = Literal["feed", "page", "file", "request"]
 
@@ -79,7 +79,7 @@ class Article:
         return len(self.text.split())
 
 
-# --- explainers -------------------------------------------------------------------------------
+# --- explainers -----------
 
 
 class Section(BaseModel):
@@ -166,7 +166,7 @@ class ExplainResult(BaseModel):
     cost_usd: float = 0.0
 
 
-# --- the number check ----------------------------------------------------------------------------
+# --- the number check -----------
 
 
 class CheckStatus(StrEnum):
@@ -228,7 +228,7 @@ class CheckReport(BaseModel):
         return self.count(CheckStatus.SUPPORTED) / len(self.numbers)
 
 
-# --- item states ------------------------------------------------------------------------------------
+# --- item states -----------
 
 
 class ItemState(StrEnum):

@@ -1,9 +1,127 @@
-"""Placeholder: this command group is registered by its own issue's work."""
+"""``plainfeed explain SOURCE``: explain a feed (every item) or one article, offline
+by default, and print the explainer(s)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from service import clean, parse
+from service.config import get_settings
+from service.engines.base import ExplainOptions
+from service.errors import InputError, NotFound
+from service.gate import Outcome, explain_and_check
+from service.models import Article
+
+
+class Format(StrEnum):
+    json = "json"
+    md = "md"
+    html = "html"
+    text = "text"
+
+
+class EngineName(StrEnum):
+    extractive = "extractive"
+    llm = "llm"
 
 
 def register(app: typer.Typer) -> None:
-    return None
+    app.command()(explain)
+
+
+def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
+    """(bytes, content type, url) of a file path or an http(s) URL."""
+    if source.startswith(("http://", "https://")):
+        from service import fetch
+
+        got = fetch.fetch_url(source, get_settings())
+        return got.body, got.content_type, got.url
+    path = Path(source)
+    if not path.is_file():
+        raise NotFound(f"no such file: {source}")
+    return path.read_bytes(), None, None
+
+
+def articles_of(source: str) -> list[Article]:
+    data, content_type, url = _read_source(source)
+    if not data.strip():
+        raise InputError(f"{source} is empty")
+    if parse.sniff(data, content_type) is not None:
+        doc = parse.parse_feed(data, content_type=content_type, url=url)
+        return [clean.article_from_entry(e) for e in doc.entries]
+    return [clean.article_from_document(data, filename=source if url is None else None, url=url)]
+
+
+def render_outcome(outcome: Outcome, fmt: Format, article: Article) -> str:
+    from service import render
+
+    r = outcome.result
+    if fmt is Format.json:
+        return json.dumps(
+            {
+                **r.explainer.model_dump(mode="json"),
+                "source": {
+                    "title": article.title,
+                    "url": article.url,
+                    "author": article.author,
+                    "published": article.published.isoformat() if article.published else None,
+                },
+                "engine": r.engine,
+                "model": r.model,
+                "prompt_version": r.prompt_version,
+                "usage": r.usage.model_dump(),
+                "cost_usd": r.cost_usd,
+                "check": outcome.report.model_dump(mode="json"),
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+    if fmt is Format.md:
+        return render.to_markdown(r.explainer)
+    if fmt is Format.html:
+        return render.to_html(r.explainer)
+    return render.to_text(r.explainer)
+
+
+def explain(
+    source: Annotated[str, typer.Argument(help="Feed or article: a file path or an http(s) URL")],
+    format: Annotated[Format, typer.Option("--format", "-f")] = Format.md,
+    engine: Annotated[EngineName | None, typer.Option(help="Default: PLAINFEED_ENGINE")] = None,
+) -> None:
+    """Explain every item of a feed, or one article (HTML, Markdown or text)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from service.engines import get_engine
+
+    settings = get_settings()
+    eng = get_engine(settings, name=engine.value if engine else None)
+    articles = [a for a in articles_of(source) if a.text.strip()]
+    if not articles:
+        raise InputError(f"{source}: nothing to explain (no item has text)")
+    err = Console(stderr=True)
+    outputs: list[str] = []
+    unchecked = 0
+    with Progress(console=err, transient=True, disable=len(articles) < 2) as progress:
+        task = progress.add_task("explaining", total=len(articles))
+        for article in articles:
+            progress.update(task, description=article.title[:60] or "(untitled)")
+            outcome = explain_and_check(
+                eng, article, ExplainOptions(), repair_rounds=settings.repair_rounds
+            )
+            unchecked += 0 if outcome.report.ok else 1
+            outputs.append(render_outcome(outcome, format, article))
+            progress.advance(task)
+    if format is Format.json and len(outputs) > 1:
+        sys.stdout.write("[\n" + ",\n".join(outputs) + "\n]\n")
+    else:
+        sep = "\n\n" + ("-" * 72) + "\n\n" if format in (Format.md, Format.text) else "\n"
+        sys.stdout.write(sep.join(outputs).rstrip("\n") + "\n")
+    if len(articles) > 1:
+        err.print(f"{len(articles)} explainers, {unchecked} with numbers that need review")

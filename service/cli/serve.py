@@ -1,9 +1,143 @@
-"""Placeholder: this command group is registered by its own issue's work."""
+"""``plainfeed serve``, ``plainfeed worker`` and ``plainfeed demo``."""
 
 from __future__ import annotations
 
+import json
+import signal
+import threading
+import time
+import urllib.request
+from importlib.resources import files
+from typing import Annotated
+
 import typer
+
+from service.config import get_settings
+from service.logging import setup_logging
 
 
 def register(app: typer.Typer) -> None:
-    return None
+    app.command()(serve)
+    app.command()(worker)
+    app.command()(demo)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind")] = 8000,
+    workers: Annotated[
+        int | None, typer.Option(help="In-process workers (default PLAINFEED_CONCURRENCY)")
+    ] = None,
+) -> None:
+    """Run the HTTP API with in-process workers."""
+    import uvicorn
+
+    from service.api.app import create_app
+
+    settings = get_settings()
+    setup_logging(settings.log_format, settings.log_level)
+    uvicorn.run(
+        create_app(settings, workers=workers),
+        host=host,
+        port=port,
+        log_config=None,
+        timeout_graceful_shutdown=int(settings.shutdown_grace),
+    )
+
+
+def worker(
+    concurrency: Annotated[
+        int | None, typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)")
+    ] = None,
+) -> None:
+    """Run workers alone (no API), e.g. on other machines sharing one PostgreSQL."""
+    from service.api.app import build_context
+
+    settings = get_settings()
+    setup_logging(settings.log_format, settings.log_level)
+    ctx = build_context(settings, workers=concurrency or settings.concurrency)
+    assert ctx.pool is not None
+    stop = threading.Event()
+
+    def _term(signum: int, _frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGINT, _term)
+    ctx.pool.start()
+    typer.echo(
+        f"plainfeed worker: {len(ctx.pool.workers)} threads, engine {ctx.pipeline.engine.name}",
+        err=True,
+    )
+    while not stop.wait(1.0):
+        pass
+    clean = ctx.pool.shutdown(settings.shutdown_grace)
+    ctx.db.dispose()
+    raise typer.Exit(0 if clean else 1)
+
+
+def demo(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the items")] = 120.0,
+) -> None:
+    """Serve, post the bundled PyTorch blog feed to the own webhook, print the item URLs,
+    and keep serving."""
+    import uvicorn
+
+    from service.api.app import create_app
+
+    settings = get_settings()
+    setup_logging(settings.log_format, settings.log_level)
+    config = uvicorn.Config(
+        create_app(settings), host=host, port=port, log_config=None, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    base = f"http://{host}:{port}"
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not th.is_alive():
+            raise typer.Exit(1)
+        time.sleep(0.05)
+    feed = files("service").joinpath("samples/pytorch-blog-feed.xml").read_bytes()
+    headers = {"Content-Type": "application/rss+xml"}
+    if settings.api_token:
+        headers["Authorization"] = f"Bearer {settings.api_token}"
+    req = urllib.request.Request(f"{base}/webhooks/feed", data=feed, headers=headers)
+    with urllib.request.urlopen(req) as resp:
+        accepted = json.load(resp)
+    typer.echo(
+        f"posted the PyTorch blog feed ({len(feed):,} bytes): delivery "
+        f"{accepted['delivery_id']} ({'replay' if accepted['duplicate'] else 'new'})"
+    )
+    delivery_url = f"{base}/deliveries/{accepted['delivery_id']}"
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        with urllib.request.urlopen(delivery_url) as resp:
+            d = json.load(resp)
+        if d["state"] in ("processed", "failed"):
+            break
+        time.sleep(0.2)
+    if d["state"] == "failed":
+        typer.echo(f"delivery failed: {d['error']}", err=True)
+    while time.monotonic() < end:
+        with urllib.request.urlopen(f"{base}/items?state=pending&limit=1") as resp:
+            pending = json.load(resp)["total"]
+        with urllib.request.urlopen(f"{base}/items?state=processing&limit=1") as resp:
+            pending += json.load(resp)["total"]
+        if pending == 0:
+            break
+        time.sleep(0.3)
+    with urllib.request.urlopen(f"{base}/items?limit=100") as resp:
+        items = json.load(resp)["items"]
+    for it in items:
+        typer.echo(f"{it['state']:>12}  {base}/items/{it['id']}/explainer?format=md  {it['title']}")
+    typer.echo(f"\nAPI docs: {base}/docs   items: {base}/items   (Ctrl-C to stop)")
+    try:
+        while th.is_alive():
+            th.join(1.0)
+    except KeyboardInterrupt:
+        server.should_exit = True
+        th.join(settings.shutdown_grace)

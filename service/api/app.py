@@ -1,0 +1,82 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+
+from service import __version__
+from service.api import ops, problems, resources, webhooks
+from service.api.deps import AppContext
+from service.config import Settings, get_settings
+from service.engines import get_engine
+from service.pipeline import Pipeline
+from service.store.db import make_engine, make_sessionmaker, migrate
+from service.worker import WorkerPool
+
+log = logging.getLogger(__name__)
+
+
+def build_context(settings: Settings, *, workers: int) -> AppContext:
+    """Database (migrated), pipeline and an idle worker pool for ``settings``."""
+    db = make_engine(settings.database_url, pool_size=max(5, workers + 5))
+    migrate(db)
+    sessions = make_sessionmaker(db)
+    pipeline = Pipeline(settings, sessions, get_engine(settings))
+    pool = WorkerPool(pipeline, workers) if workers > 0 else None
+    return AppContext(settings, db, sessions, pipeline, pool)
+
+
+def create_app(settings: Settings | None = None, *, workers: int | None = None) -> FastAPI:
+    """The API; with ``workers`` > 0 (default: settings.concurrency) it runs a worker pool
+    in-process, started and stopped with the application."""
+    settings = settings or get_settings()
+    n = settings.concurrency if workers is None else workers
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ctx = build_context(settings, workers=n)
+        app.state.ctx = ctx
+        if ctx.pool:
+            ctx.pool.start()
+        log.info(
+            "plainfeed ready: engine=%s workers=%d db=%s",
+            ctx.pipeline.engine.name,
+            n,
+            ctx.db.url.render_as_string(hide_password=True),
+        )
+        try:
+            yield
+        finally:
+            if ctx.pool and not ctx.pool.shutdown(settings.shutdown_grace):
+                log.warning("some jobs were still running at shutdown; their leases were released")
+            ctx.db.dispose()
+
+    app = FastAPI(
+        title="Plainfeed",
+        version=__version__,
+        summary="Plain-language explainers of technical feed posts, every number checked.",
+        lifespan=lifespan,
+        openapi_tags=[
+            {"name": "webhooks", "description": "Feed monitors announce changes here."},
+            {"name": "feeds", "description": "Registered feeds."},
+            {"name": "deliveries", "description": "Every webhook call and its outcome."},
+            {"name": "items", "description": "Posts, their explainers and number checks."},
+            {"name": "explain", "description": "Synchronous explaining of one article."},
+            {"name": "ops", "description": "Health, readiness, statistics."},
+        ],
+    )
+    problems.install(app)
+    app.include_router(webhooks.router)
+    app.include_router(resources.router)
+    app.include_router(ops.router)
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse("/docs")
+
+    return app

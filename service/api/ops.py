@@ -1,0 +1,146 @@
+"""Health, readiness, cost statistics and synchronous explaining."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+from sqlalchemy import String, func, select
+from starlette.concurrency import run_in_threadpool
+
+from service import clean
+from service.api.deps import DB, Ctx, Writer
+from service.api.schemas import ExplainIn, ExplainOut
+from service.engines.base import ExplainOptions
+from service.errors import PlainfeedError, StoreError, Unprocessable
+from service.gate import explain_and_check
+from service.store import tables as t
+from service.store.db import ping
+
+router = APIRouter()
+
+
+@router.get("/healthz", tags=["ops"])
+def healthz() -> dict[str, str]:
+    """The process is alive (no dependencies checked)."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", tags=["ops"], responses={503: {"description": "Not ready"}})
+def readyz(ctx: Ctx) -> JSONResponse:
+    """Ready to take work: the database answers. Also reports the LLM circuit."""
+    checks: dict[str, Any] = {}
+    ok = True
+    try:
+        ping(ctx.db)
+        checks["database"] = "ok"
+    except StoreError as exc:
+        checks["database"] = exc.detail
+        ok = False
+    circuit = ctx.pipeline.circuit.state
+    checks["llm_circuit"] = circuit
+    if circuit == "open":
+        checks["llm_retry_in_s"] = round(ctx.pipeline.circuit.seconds_until_retry(), 1)
+        ok = False
+    checks["engine"] = ctx.pipeline.engine.name
+    checks["workers"] = len(ctx.pool.workers) if ctx.pool else 0
+    return JSONResponse(
+        {"status": "ready" if ok else "not ready", "checks": checks},
+        status_code=200 if ok else 503,
+    )
+
+
+@router.get("/stats", tags=["ops"])
+def stats(
+    s: DB,
+    days: Annotated[int, Query(ge=1, le=366)] = 30,
+) -> dict[str, Any]:
+    """LLM tokens and cost, summed per feed and per day, over the last `days` days."""
+    since = datetime.now(UTC) - timedelta(days=days)
+    day = func.substr(func.cast(t.LLMCall.created_at, String), 1, 10)
+    fields = (
+        func.count(t.LLMCall.id),
+        func.coalesce(func.sum(t.LLMCall.prompt_tokens), 0),
+        func.coalesce(func.sum(t.LLMCall.completion_tokens), 0),
+        func.coalesce(func.sum(t.LLMCall.cost_usd), 0.0),
+    )
+
+    def rows(key: Any) -> list[dict[str, Any]]:
+        q = select(key, *fields).where(t.LLMCall.created_at >= since).group_by(key).order_by(key)
+        return [
+            {
+                "key": k,
+                "calls": int(n),
+                "prompt_tokens": int(p),
+                "completion_tokens": int(c),
+                "cost_usd": round(float(cost), 6),
+            }
+            for k, n, p, c, cost in s.execute(q)
+        ]
+
+    per_feed = [{"feed_id": r.pop("key"), **r} for r in rows(t.LLMCall.feed_id)]
+    per_day = [{"day": r.pop("key"), **r} for r in rows(day)]
+    states = dict(s.execute(select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state)))
+    return {
+        "since": since.isoformat(),
+        "per_feed": per_feed,
+        "per_day": per_day,
+        "total_cost_usd": round(sum(r["cost_usd"] for r in per_day), 6),
+        "items_by_state": states,
+    }
+
+
+@router.post(
+    "/explain",
+    response_model=ExplainOut,
+    tags=["explain"],
+    responses={422: {"description": "No usable text"}, 502: {"description": "Engine failed"}},
+)
+async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
+    """Explain one article given as `html`, `text` or `url`, synchronously."""
+    given = [k for k in ("html", "text", "url") if getattr(body, k)]
+    if len(given) != 1:
+        raise Unprocessable("give exactly one of html, text or url")
+    return await run_in_threadpool(_explain_sync, ctx, body)
+
+
+def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
+    from service import render
+    from service.engines import get_engine
+
+    if body.url:
+        from service import fetch
+
+        article = fetch.fetch_article(str(body.url), ctx.settings)
+    elif body.html:
+        article = clean.article_from_document(body.html, kind="html", title=body.title)
+    else:
+        article = clean.article_from_document(body.text or "", kind="text", title=body.title)
+    if not article.text.strip():
+        raise Unprocessable("the article has no text to explain")
+    engine = ctx.pipeline.engine
+    if body.engine and body.engine != engine.name:
+        engine = get_engine(ctx.settings, name=body.engine)
+    try:
+        outcome = explain_and_check(
+            engine, article, ExplainOptions(), repair_rounds=ctx.settings.repair_rounds
+        )
+    except PlainfeedError:
+        raise
+    r = outcome.result
+    return ExplainOut(
+        explainer=r.explainer,
+        check=outcome.report,
+        engine=r.engine,
+        model=r.model,
+        prompt_version=r.prompt_version,
+        usage={
+            "prompt_tokens": r.usage.prompt_tokens,
+            "completion_tokens": r.usage.completion_tokens,
+            "calls": r.usage.calls,
+        },
+        cost_usd=r.cost_usd,
+        markdown=render.to_markdown(r.explainer),
+    )

@@ -1,0 +1,85 @@
+"""RFC 9457 problem details for every error the API answers."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from service.errors import PlainfeedError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_BASE = "https://plainfeed.dev/problems/"
+MEDIA_TYPE = "application/problem+json"
+
+
+def problem(
+    status: int, slug: str, title: str, detail: str, instance: str | None = None, **extra: Any
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": PROBLEM_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    if instance:
+        body["instance"] = instance
+    body.update({k: v for k, v in extra.items() if v is not None})
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(PlainfeedError)
+    async def _plainfeed(request: Request, exc: PlainfeedError) -> JSONResponse:
+        if exc.status >= 500:
+            log.error("%s %s: %s", request.method, request.url.path, exc.detail, exc_info=exc)
+        return problem(
+            exc.status,
+            exc.slug,
+            exc.title,
+            exc.detail,
+            request.url.path,
+            **{k: v for k, v in exc.extra.items() if isinstance(v, str | int | float | bool)},
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+        where = ".".join(str(p) for p in first["loc"])
+        status = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
+        return problem(
+            status,
+            "bad-json" if status == 400 else "validation-error",
+            "Invalid request",
+            f"{where}: {first['msg']}" if where else str(first["msg"]),
+            request.url.path,
+            errors=errors,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        slug = {404: "not-found", 405: "method-not-allowed", 401: "unauthorized"}.get(
+            exc.status_code, "http-error"
+        )
+        return problem(exc.status_code, slug, str(exc.detail), str(exc.detail), request.url.path)
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem(
+            500,
+            "internal-error",
+            "Internal error",
+            "an unexpected error occurred; it has been logged",
+            request.url.path,
+        )

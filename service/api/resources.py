@@ -1,0 +1,251 @@
+"""Feeds, deliveries and items."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from service.api.deps import DB, Ctx, Writer
+from service.api.schemas import DeliveryOut, FeedIn, FeedOut, ItemOut, Page
+from service.errors import Conflict, NotFound
+from service.models import CheckReport, Explainer, ItemState
+from service.pipeline import latest_explainer
+from service.store import tables as t
+from service.store.db import transaction
+
+router = APIRouter()
+
+Limit = Annotated[int, Query(ge=1, le=200)]
+Offset = Annotated[int, Query(ge=0)]
+
+
+def _page(request: Request, total: int, limit: int, offset: int, items: list[object]) -> Page:
+    nxt = None
+    if offset + limit < total:
+        nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
+    return Page(total=total, limit=limit, offset=offset, next=nxt, items=items)
+
+
+# --- feeds -----------
+
+
+@router.post("/feeds", status_code=201, response_model=FeedOut, tags=["feeds"])
+def create_feed(body: FeedIn, ctx: Ctx, _who: Writer) -> JSONResponse:
+    """Register a feed. `secret` makes its webhooks require a signature."""
+    try:
+        with transaction(ctx.sessions) as s:
+            feed = t.Feed(
+                url=str(body.url),
+                name=body.name,
+                secret=body.secret,
+                audience=body.audience,
+                language=body.language,
+            )
+            s.add(feed)
+            s.flush()
+            out = FeedOut.of(feed)
+    except IntegrityError as exc:
+        raise Conflict(f"a feed with url {body.url} is already registered") from exc
+    return JSONResponse(
+        out.model_dump(mode="json"), status_code=201, headers={"Location": f"/feeds/{out.id}"}
+    )
+
+
+@router.get("/feeds", response_model=Page, tags=["feeds"])
+def list_feeds(request: Request, s: DB, limit: Limit = 50, offset: Offset = 0) -> Page:
+    total = s.scalar(select(func.count(t.Feed.id))) or 0
+    rows = s.scalars(select(t.Feed).order_by(t.Feed.id).limit(limit).offset(offset))
+    return _page(request, total, limit, offset, [FeedOut.of(f) for f in rows])
+
+
+@router.get("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
+def get_feed(feed_id: int, s: DB) -> FeedOut:
+    feed = s.get(t.Feed, feed_id)
+    if feed is None:
+        raise NotFound(f"no feed with id {feed_id}")
+    return FeedOut.of(feed)
+
+
+# --- deliveries -----------
+
+
+@router.get("/deliveries", response_model=Page, tags=["deliveries"])
+def list_deliveries(
+    request: Request,
+    s: DB,
+    feed_id: int | None = None,
+    state: str | None = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> Page:
+    """Every webhook delivery, newest first, with its outcome."""
+    q = select(t.Delivery)
+    c = select(func.count(t.Delivery.id))
+    if feed_id is not None:
+        q, c = q.where(t.Delivery.feed_id == feed_id), c.where(t.Delivery.feed_id == feed_id)
+    if state:
+        q, c = q.where(t.Delivery.state == state), c.where(t.Delivery.state == state)
+    total = s.scalar(c) or 0
+    rows = s.scalars(q.order_by(t.Delivery.id.desc()).limit(limit).offset(offset))
+    return _page(request, total, limit, offset, [DeliveryOut.of(d) for d in rows])
+
+
+@router.get("/deliveries/{delivery_id}", response_model=DeliveryOut, tags=["deliveries"])
+def get_delivery(delivery_id: int, s: DB) -> DeliveryOut:
+    d = s.get(t.Delivery, delivery_id)
+    if d is None:
+        raise NotFound(f"no delivery with id {delivery_id}")
+    return DeliveryOut.of(d)
+
+
+# --- items -----------
+
+StateQ = Annotated[ItemState | None, Query(description="Filter by state")]
+
+
+@router.get("/items", response_model=Page, tags=["items"])
+def list_items(
+    request: Request,
+    s: DB,
+    feed_id: int | None = None,
+    state: StateQ = None,
+    q: Annotated[str | None, Query(max_length=200, description="Title contains")] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> Page:
+    """Items, newest first, filtered by feed, state and title."""
+    sel = select(t.Item)
+    cnt = select(func.count(t.Item.id))
+    conds = []
+    if feed_id is not None:
+        conds.append(t.Item.feed_id == feed_id)
+    if state is not None:
+        conds.append(t.Item.state == state.value)
+    if q:
+        conds.append(func.lower(t.Item.title).contains(q.lower(), autoescape=True))
+    for cond in conds:
+        sel, cnt = sel.where(cond), cnt.where(cond)
+    total = s.scalar(cnt) or 0
+    rows = s.scalars(sel.order_by(t.Item.id.desc()).limit(limit).offset(offset))
+    return _page(request, total, limit, offset, [ItemOut.of(i) for i in rows])
+
+
+def _item(s: DB, item_id: int) -> t.Item:
+    item = s.get(t.Item, item_id)
+    if item is None:
+        raise NotFound(f"no item with id {item_id}")
+    return item
+
+
+@router.get("/items/{item_id}", response_model=ItemOut, tags=["items"])
+def get_item(item_id: int, s: DB) -> ItemOut:
+    """An item with its state, source text, explainer, check report, tokens and cost."""
+    item = _item(s, item_id)
+    return ItemOut.of(item, latest_explainer(s, item), full=True)
+
+
+@router.get(
+    "/items/{item_id}/explainer",
+    tags=["items"],
+    responses={
+        200: {
+            "content": {
+                "application/json": {},
+                "text/markdown": {"example": "PyTorch FlyDSL: ...\n\n1. ..."},
+                "text/html": {},
+                "text/plain": {},
+            }
+        },
+        404: {"description": "Unknown item, or no explainer yet"},
+    },
+)
+def get_explainer(
+    item_id: int,
+    request: Request,
+    s: DB,
+    format: Annotated[Literal["json", "md", "html", "text"] | None, Query()] = None,
+) -> Response:
+    """The explainer as JSON, Markdown (`text/markdown`), HTML or text: `?format=` or Accept."""
+    from service import render
+
+    item = _item(s, item_id)
+    ex = latest_explainer(s, item)
+    if ex is None:
+        raise NotFound(f"item {item_id} has no explainer yet (state: {item.state})")
+    explainer = Explainer.model_validate(ex.body)
+    fmt = format or _negotiate(request.headers.get("accept", ""))
+    if fmt == "md":
+        return PlainTextResponse(render.to_markdown(explainer), media_type="text/markdown")
+    if fmt == "html":
+        return HTMLResponse(render.to_html(explainer))
+    if fmt == "text":
+        return PlainTextResponse(render.to_text(explainer))
+    return JSONResponse(
+        {
+            **explainer.model_dump(mode="json"),
+            "item_id": item.id,
+            "source": {
+                "title": item.title,
+                "url": item.link,
+                "author": item.author,
+                "published": item.published.isoformat() if item.published else None,
+            },
+            "engine": ex.engine,
+            "model": ex.model,
+            "prompt_version": ex.prompt_version,
+            "usage": {
+                "prompt_tokens": ex.prompt_tokens,
+                "completion_tokens": ex.completion_tokens,
+                "calls": ex.llm_calls,
+            },
+            "cost_usd": ex.cost_usd,
+            "check": ex.check,
+        }
+    )
+
+
+def _negotiate(accept: str) -> str:
+    for part in accept.split(","):
+        mt = part.split(";")[0].strip().lower()
+        if mt in ("text/markdown", "text/x-markdown"):
+            return "md"
+        if mt == "text/html":
+            return "html"
+        if mt == "text/plain":
+            return "text"
+        if mt in ("application/json", "*/*"):
+            return "json"
+    return "json"
+
+
+@router.get("/items/{item_id}/check", response_model=CheckReport, tags=["items"])
+def get_check(item_id: int, s: DB) -> CheckReport:
+    """The number check of the item's explainer: every number and its source sentence."""
+    item = _item(s, item_id)
+    ex = latest_explainer(s, item)
+    if ex is None or ex.check is None:
+        raise NotFound(f"item {item_id} has no checked explainer yet (state: {item.state})")
+    return CheckReport.model_validate(ex.check)
+
+
+@router.post("/items/{item_id}/retry", status_code=202, response_model=ItemOut, tags=["items"])
+def retry_item(item_id: int, ctx: Ctx, _who: Writer) -> ItemOut:
+    """Re-queue a failed or needs-review item now."""
+    ctx.pipeline.retry(item_id)
+    ctx.notify()
+    with ctx.sessions() as s:
+        return ItemOut.of(_item(s, item_id))
+
+
+@router.post("/items/{item_id}/approve", response_model=ItemOut, tags=["items"])
+def approve_item(item_id: int, ctx: Ctx, who: Writer, request: Request) -> ItemOut:
+    """Publish a reviewed `needs_review` explainer; records who (X-Reviewer) and when."""
+    reviewer = request.headers.get("x-reviewer", "").strip()[:200] or who
+    ctx.pipeline.approve(item_id, reviewer)
+    with ctx.sessions() as s:
+        item = _item(s, item_id)
+        return ItemOut.of(item, latest_explainer(s, item))

@@ -1,0 +1,232 @@
+"""Request and response bodies of the HTTP API (they make the OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl
+
+from service.models import CheckReport, Explainer
+from service.store import tables as t
+
+
+class FeedIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "url": "https://pytorch.org/blog/feed/",
+                    "name": "PyTorch blog",
+                    "secret": "s3cret-shared-with-the-monitor",
+                    "audience": "a curious non-specialist",
+                    "language": "English",
+                }
+            ]
+        },
+    )
+
+    url: HttpUrl
+    name: str | None = Field(default=None, max_length=512)
+    secret: str | None = Field(default=None, min_length=8, max_length=512)
+    audience: str | None = Field(default=None, max_length=512)
+    language: str | None = Field(default=None, max_length=64)
+
+
+class FeedOut(BaseModel):
+    id: int
+    url: str
+    name: str | None
+    title: str | None
+    audience: str | None
+    language: str | None
+    has_secret: bool
+    hub_url: str | None
+    websub_state: str | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, f: t.Feed) -> FeedOut:
+        return cls(
+            id=f.id,
+            url=f.url,
+            name=f.name,
+            title=f.title,
+            audience=f.audience,
+            language=f.language,
+            has_secret=bool(f.secret),
+            hub_url=f.hub_url,
+            websub_state=f.websub_state,
+            created_at=f.created_at,
+        )
+
+
+class Accepted(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"delivery_id": 17, "duplicate": False, "status_url": "/deliveries/17"}]
+        }
+    )
+
+    delivery_id: int
+    duplicate: bool
+    status_url: str
+
+
+class DeliveryOut(BaseModel):
+    id: int
+    external_id: str
+    feed_id: int | None
+    sender: str
+    content_type: str | None
+    state: str
+    error: str | None
+    problems: str | None
+    items_new: int
+    items_changed: int
+    item_ids: list[int]
+    attempts: int
+    received_at: datetime
+    processed_at: datetime | None
+    body_bytes: int
+
+    @classmethod
+    def of(cls, d: t.Delivery) -> DeliveryOut:
+        return cls(
+            id=d.id,
+            external_id=d.external_id,
+            feed_id=d.feed_id,
+            sender=d.sender,
+            content_type=d.content_type,
+            state=d.state,
+            error=d.error,
+            problems=d.problems,
+            items_new=d.items_new,
+            items_changed=d.items_changed,
+            item_ids=list(d.item_ids or []),
+            attempts=d.attempts,
+            received_at=d.received_at,
+            processed_at=d.processed_at,
+            body_bytes=len(d.body or b""),
+        )
+
+
+class ExplainerMeta(BaseModel):
+    id: int
+    engine: str
+    model: str
+    prompt_version: str
+    prompt_tokens: int
+    completion_tokens: int
+    llm_calls: int
+    cost_usd: float
+    repairs: int
+    check_ok: bool
+    approved_by: str | None
+    approved_at: datetime | None
+    created_at: datetime
+
+
+class ItemOut(BaseModel):
+    id: int
+    feed_id: int | None
+    state: str
+    title: str
+    link: str | None
+    author: str | None
+    published: datetime | None
+    content_hash: str
+    content_source: str
+    attempts: int
+    next_attempt_at: datetime | None
+    last_error: str | None
+    created_at: datetime
+    updated_at: datetime
+    published_at: datetime | None
+    source_words: int
+    explainer: Explainer | None = None
+    explainer_meta: ExplainerMeta | None = None
+    check: CheckReport | None = None
+    text: str | None = None
+
+    @classmethod
+    def of(cls, i: t.Item, ex: t.Explainer | None = None, *, full: bool = False) -> ItemOut:
+        out = cls(
+            id=i.id,
+            feed_id=i.feed_id,
+            state=i.state,
+            title=i.title,
+            link=i.link,
+            author=i.author,
+            published=i.published,
+            content_hash=i.content_hash,
+            content_source=i.content_source,
+            attempts=i.attempts,
+            next_attempt_at=i.next_attempt_at if i.state == "pending" else None,
+            last_error=i.last_error,
+            created_at=i.created_at,
+            updated_at=i.updated_at,
+            published_at=i.published_at,
+            source_words=len(i.text.split()),
+        )
+        if full:
+            out.text = i.text
+        if ex is not None:
+            out.explainer = Explainer.model_validate(ex.body)
+            out.check = CheckReport.model_validate(ex.check) if ex.check else None
+            out.explainer_meta = ExplainerMeta(
+                id=ex.id,
+                engine=ex.engine,
+                model=ex.model,
+                prompt_version=ex.prompt_version,
+                prompt_tokens=ex.prompt_tokens,
+                completion_tokens=ex.completion_tokens,
+                llm_calls=ex.llm_calls,
+                cost_usd=ex.cost_usd,
+                repairs=ex.repairs,
+                check_ok=ex.check_ok,
+                approved_by=ex.approved_by,
+                approved_at=ex.approved_at,
+                created_at=ex.created_at,
+            )
+        return out
+
+
+class Page(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    next: str | None
+    items: list[Any]
+
+
+class ExplainIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "title": "Faster kernels",
+                    "html": "<h2>Results</h2><p>The new kernel is 1.10x faster on MI355X.</p>",
+                }
+            ]
+        },
+    )
+
+    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    url: HttpUrl | None = None
+    title: str | None = None
+    engine: str | None = Field(default=None, pattern="^(llm|extractive)$")
+
+
+class ExplainOut(BaseModel):
+    explainer: Explainer
+    check: CheckReport
+    engine: str
+    model: str
+    prompt_version: str
+    usage: dict[str, int]
+    cost_usd: float
+    markdown: str

@@ -1,0 +1,105 @@
+"""Engine, sessions and schema migrations.
+
+SQLite is the embedded default: WAL mode and a busy timeout let the API and in-process
+workers share one file; writes are serialised by SQLite itself. PostgreSQL is for any
+number of workers on any number of machines.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_migrate_lock = threading.Lock()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def _sqlite_begin_immediate(conn: Any) -> None:
+    # Take the write lock at BEGIN: a deferred transaction that reads then writes can
+    # fail with "database is locked" without waiting; IMMEDIATE waits (busy_timeout).
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str, *, pool_size: int = 10) -> Engine:
+    """Create an engine for ``url``; the SQLite file's folder is created if missing."""
+    u = make_url(url)
+    if u.get_backend_name() == "sqlite":
+        if u.database and u.database != ":memory:":
+            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin_immediate)
+        return engine
+    return create_engine(
+        url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, future=True
+    )
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration (safe to call at every start)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with _migrate_lock:
+        try:
+            with engine.connect() as conn:
+                if conn.dialect.name == "postgresql":
+                    # Several processes may start at once; one migrates, the others wait.
+                    conn.execute(text("SELECT pg_advisory_lock(7321001)"))
+                    conn.commit()
+                try:
+                    cfg.attributes["connection"] = conn
+                    command.upgrade(cfg, "head")
+                    conn.commit()
+                finally:
+                    if conn.dialect.name == "postgresql":
+                        conn.execute(text("SELECT pg_advisory_unlock(7321001)"))
+                        conn.commit()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database migration failed: {exc}") from exc
+
+
+def ping(engine: Engine) -> None:
+    """Raise StoreError unless the database answers."""
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except SQLAlchemyError as exc:
+        raise StoreError(f"database unreachable: {exc.__class__.__name__}") from exc
+
+
+@contextmanager
+def transaction(sm: sessionmaker[Session]) -> Iterator[Session]:
+    """A session whose work is committed on success and rolled back on error."""
+    with sm() as session, session.begin():
+        yield session

@@ -1,0 +1,214 @@
+"""Database tables (SQLAlchemy 2 declarative). The schema itself is owned by the Alembic
+migrations in ``migrations/``; these classes must agree with them (a test compares)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware datetimes on every backend (SQLite stores naive values)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime(), dict[str, Any]: JSON}
+
+
+class Feed(Base):
+    __tablename__ = "feeds"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    url: Mapped[str] = mapped_column(String(2048), unique=True)
+    name: Mapped[str | None] = mapped_column(String(512))
+    secret: Mapped[str | None] = mapped_column(String(512))
+    audience: Mapped[str | None] = mapped_column(String(512))
+    language: Mapped[str | None] = mapped_column(String(64))
+    template_dir: Mapped[str | None] = mapped_column(String(1024))
+    # conditional GET state of the last fetch
+    etag: Mapped[str | None] = mapped_column(String(512))
+    last_modified: Mapped[str | None] = mapped_column(String(128))
+    # WebSub
+    hub_url: Mapped[str | None] = mapped_column(String(2048))
+    websub_state: Mapped[str | None] = mapped_column(String(32))  # pending-subscribe, active, ...
+    websub_secret: Mapped[str | None] = mapped_column(String(512))
+    websub_lease_until: Mapped[datetime | None]
+    title: Mapped[str | None] = mapped_column(String(1024))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Delivery(Base):
+    """One webhook call, stored before it is answered (the raw body is the promise)."""
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    external_id: Mapped[str] = mapped_column(String(256), unique=True)
+    feed_id: Mapped[int | None] = mapped_column(ForeignKey("feeds.id", ondelete="SET NULL"))
+    sender: Mapped[str] = mapped_column(String(64), default="raw")
+    content_type: Mapped[str | None] = mapped_column(String(256))
+    headers: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    fetch_url: Mapped[str | None] = mapped_column(String(2048))  # when the body must be fetched
+    state: Mapped[str] = mapped_column(String(32), default="received", index=True)
+    error: Mapped[str | None] = mapped_column(Text)
+    problems: Mapped[str | None] = mapped_column(Text)  # parser complaints on a readable feed
+    items_new: Mapped[int] = mapped_column(Integer, default=0)
+    items_changed: Mapped[int] = mapped_column(Integer, default=0)
+    item_ids: Mapped[Any] = mapped_column(JSON, default=list)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(128))
+    lease_until: Mapped[datetime | None]
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    processed_at: Mapped[datetime | None]
+
+    __table_args__ = (Index("ix_deliveries_claim", "state", "next_attempt_at"),)
+
+
+class Item(Base):
+    __tablename__ = "items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    feed_id: Mapped[int | None] = mapped_column(ForeignKey("feeds.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(2048))
+    guid: Mapped[str | None] = mapped_column(String(2048))
+    link: Mapped[str | None] = mapped_column(String(2048))
+    title: Mapped[str] = mapped_column(String(1024), default="")
+    author: Mapped[str | None] = mapped_column(String(512))
+    published: Mapped[datetime | None]
+    content_hash: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text, default="")
+    content_source: Mapped[str] = mapped_column(String(16), default="feed")
+    state: Mapped[str] = mapped_column(String(32), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    lease_owner: Mapped[str | None] = mapped_column(String(128))
+    lease_until: Mapped[datetime | None]
+    delivery_id: Mapped[int | None] = mapped_column(
+        ForeignKey("deliveries.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    published_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        UniqueConstraint("feed_id", "key", name="uq_items_feed_key"),
+        Index("ix_items_claim", "state", "next_attempt_at"),
+    )
+
+
+class Explainer(Base):
+    """An explainer of one version of an item. Unique per (item, content hash, prompt
+    version, model): the idempotency key of the expensive effect."""
+
+    __tablename__ = "explainers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    prompt_version: Mapped[str] = mapped_column(String(64))
+    model: Mapped[str] = mapped_column(String(256))
+    engine: Mapped[str] = mapped_column(String(32))
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+    check: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    check_ok: Mapped[bool] = mapped_column(Boolean, default=False)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    llm_calls: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    repairs: Mapped[int] = mapped_column(Integer, default=0)
+    approved_by: Mapped[str | None] = mapped_column(String(256))
+    approved_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint(
+            "item_id", "content_hash", "prompt_version", "model", name="uq_explainers_effect"
+        ),
+    )
+
+
+class LLMCall(Base):
+    """Token usage of every LLM call, for cost accounting (GET /stats)."""
+
+    __tablename__ = "llm_calls"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id", ondelete="SET NULL"))
+    feed_id: Mapped[int | None] = mapped_column(ForeignKey("feeds.id", ondelete="SET NULL"))
+    model: Mapped[str] = mapped_column(String(256))
+    purpose: Mapped[str] = mapped_column(String(32), default="explain")
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class Subscriber(Base):
+    """An outbound webhook endpoint that receives explainer events of a feed (or all)."""
+
+    __tablename__ = "subscribers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    feed_id: Mapped[int | None] = mapped_column(ForeignKey("feeds.id", ondelete="CASCADE"))
+    url: Mapped[str] = mapped_column(String(2048))
+    secret: Mapped[str] = mapped_column(String(512))
+    events: Mapped[Any] = mapped_column(JSON, default=list)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OutboundDelivery(Base):
+    """One event to one subscriber; retried with backoff, every attempt logged."""
+
+    __tablename__ = "outbound_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    subscriber_id: Mapped[int] = mapped_column(ForeignKey("subscribers.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(String(64), unique=True)
+    event_type: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(32), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_status: Mapped[int | None] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    lease_owner: Mapped[str | None] = mapped_column(String(128))
+    lease_until: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    delivered_at: Mapped[datetime | None]

@@ -1,0 +1,168 @@
+"""Workers: threads that claim jobs from the database queue and run them through the
+pipeline. ``plainfeed serve`` runs N of them beside the API; ``plainfeed worker`` runs
+them alone on any machine that reaches the same PostgreSQL."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+from service import metrics, queue
+from service.pipeline import Pipeline, renew_lease
+from service.store.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """Renews a job's lease every third of its length while the job runs."""
+
+    def __init__(self, renew: Callable[[], bool], every: float) -> None:
+        self._renew = renew
+        self._every = every
+        self._stop = threading.Event()
+        self.lost = False
+        self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                if not self._renew():
+                    self.lost = True
+                    return
+            except Exception:  # a blip in the database: try again next beat
+                log.warning("lease renewal failed", exc_info=True)
+
+
+class Worker:
+    """One worker thread's loop: deliveries first (cheap, unblock items), then items."""
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        *,
+        stop: threading.Event,
+        wake: threading.Event | None = None,
+        name: str | None = None,
+        extra_jobs: list[Callable[[str], bool]] | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.settings = pipeline.settings
+        self.stop = stop
+        self.wake = wake or threading.Event()
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.extra_jobs = extra_jobs or []
+        self.current: tuple[queue.QueueSpec, int] | None = None
+
+    def run(self) -> None:
+        log.info("worker %s started", self.name)
+        while not self.stop.is_set():
+            try:
+                worked = self.run_once()
+            except Exception:
+                log.exception("worker %s: unexpected error", self.name)
+                worked = False
+            if not worked:
+                self.wake.wait(self.settings.poll_interval)
+                self.wake.clear()
+        log.info("worker %s stopped", self.name)
+
+    def run_once(self) -> bool:
+        """Do at most one job; False when there was nothing to do."""
+        if self._one(queue.DELIVERIES):
+            return True
+        circuit = self.pipeline.circuit
+        if circuit.allow() and self._one(queue.ITEMS):
+            return True
+        return any(job(self.name) for job in self.extra_jobs)
+
+    def _one(self, spec: queue.QueueSpec) -> bool:
+        lease = self.settings.lease_seconds
+        with transaction(self.pipeline.sessions) as s:
+            claims = queue.claim(s, spec, self.name, lease)
+        if not claims:
+            return False
+        claim = claims[0]
+        if claim.expired:
+            metrics.LEASE_EXPIRIES.labels(spec.table.__tablename__).inc()
+        beat = Heartbeat(
+            lambda: renew_lease(self.pipeline.sessions, spec, claim.id, self.name, lease),
+            every=max(0.5, lease / 3),
+        )
+        self.current = (spec, claim.id)
+        try:
+            with beat:
+                if spec is queue.DELIVERIES:
+                    self.pipeline.process_delivery(claim, self.name)
+                else:
+                    self.pipeline.process_item(claim, self.name)
+        except queue.LeaseLost:
+            log.warning("%s %s: lease lost, result discarded", spec.table.__tablename__, claim.id)
+        finally:
+            self.current = None
+        return True
+
+    def release_current(self) -> None:
+        """Hand the running job back to the queue (shutdown past the grace period)."""
+        current = self.current
+        if current is None:
+            return
+        spec, job_id = current
+        with transaction(self.pipeline.sessions) as s:
+            queue.release(s, spec, job_id, self.name)
+
+
+class WorkerPool:
+    """N worker threads with a shared stop flag and graceful shutdown."""
+
+    def __init__(self, pipeline: Pipeline, n: int, **kw: object) -> None:
+        self.stop = threading.Event()
+        self.wake = threading.Event()
+        self.workers = [
+            Worker(pipeline, stop=self.stop, wake=self.wake, **kw)  # type: ignore[arg-type]
+            for _ in range(max(0, n))
+        ]
+        self.threads = [
+            threading.Thread(target=w.run, name=f"worker-{i}", daemon=True)
+            for i, w in enumerate(self.workers)
+        ]
+
+    def start(self) -> None:
+        for th in self.threads:
+            th.start()
+
+    def notify(self) -> None:
+        self.wake.set()
+
+    def shutdown(self, grace: float) -> bool:
+        """Stop claiming; wait up to ``grace`` seconds for running jobs. True if all ended.
+
+        A job still running after the grace period keeps its lease, which expires and
+        lets another worker take it over: nothing is lost either way.
+        """
+        self.stop.set()
+        self.wake.set()
+        deadline = time.monotonic() + grace
+        for th in self.threads:
+            th.join(timeout=max(0.0, deadline - time.monotonic()))
+        stuck = [w for w, th in zip(self.workers, self.threads, strict=True) if th.is_alive()]
+        for w in stuck:
+            # Its result will be refused (fenced by lease owner); another worker redoes it.
+            try:
+                w.release_current()
+            except Exception:
+                log.warning("could not release %s's job", w.name, exc_info=True)
+        return not stuck

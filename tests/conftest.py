@@ -1,0 +1,161 @@
+"""Shared fixtures: real SQLite and PostgreSQL databases, a real HTTP server on loopback.
+
+PostgreSQL tests create their own database (``pf_test_<random>``) on the server at
+``PLAINFEED_TEST_PG`` (default 127.0.0.1:5432, trust auth), so parallel runs never meet,
+and drop it afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import uvicorn
+from sqlalchemy import Engine
+
+from service.config import Settings
+from service.store.db import make_engine, migrate
+
+DATA = Path(__file__).parent / "data"
+CORPUS = DATA / "corpus"
+SEEDS = DATA / "seeds"
+PYTORCH_FEED = CORPUS / "feeds" / "pytorch-blog-2026-09-02-397d8ac.xml"
+PG_ADMIN = os.environ.get("PLAINFEED_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def _pg_available() -> bool:
+    try:
+        with psycopg.connect(PG_ADMIN, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    if not _pg_available():
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is not reachable at {PG_ADMIN}")
+        pytest.skip(f"PostgreSQL is not reachable at {PG_ADMIN}")
+    return PG_ADMIN
+
+
+def create_pg_database(admin_url: str) -> str:
+    """Create a fresh database and return its SQLAlchemy URL."""
+    name = f"pf_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = admin_url.rsplit("/", 1)[0]
+    return f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+
+
+def drop_pg_database(admin_url: str, url: str) -> None:
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database URL: once on SQLite, once on PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'plainfeed.db'}"
+        return
+    admin = request.getfixturevalue("pg_admin_url")
+    url = create_pg_database(admin)
+    try:
+        yield url
+    finally:
+        drop_pg_database(admin, url)
+
+
+@pytest.fixture
+def pg_url(pg_admin_url: str) -> Iterator[str]:
+    """A fresh PostgreSQL database only (for tests of concurrency across connections)."""
+    url = create_pg_database(pg_admin_url)
+    try:
+        yield url
+    finally:
+        drop_pg_database(pg_admin_url, url)
+
+
+@pytest.fixture
+def db(db_url: str) -> Iterator[Engine]:
+    engine = make_engine(db_url)
+    migrate(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """A uvicorn server in a thread on a free loopback port."""
+
+    def __init__(self, app: object) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+def make_settings(db_url: str, **kw: object) -> Settings:
+    base: dict[str, object] = {
+        "database_url": db_url,
+        "engine": "extractive",
+        "openai_api_key": None,
+        "openai_base_url": None,
+        "poll_interval": 0.05,
+        "backoff_base": 0.05,
+        "backoff_max": 1.0,
+        "lease_seconds": 10.0,
+        "allow_private_urls": True,
+    }
+    base.update(kw)
+    return Settings(_env_file=None, **base)  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    return make_settings(db_url)
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
+    """Poll until ``predicate()`` is truthy; return its value or fail the test."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {predicate}")
+        time.sleep(interval)
