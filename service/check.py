@@ -443,21 +443,15 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
 
 
 def _said_of(unit: _Unit, n: Number, names: Sequence[_Name]) -> str | None:
-    """Which of ``names`` a source number is said of: the first one after it (before the
-    next number), else the last one before it."""
-    others = [m for m in unit.numbers if m.kind in (Kind.QUANTITY, Kind.RANGE) and m is not n]
-    after = min((m.start for m in others if m.start >= n.end), default=len(unit.text))
-    best_after: tuple[int, str] | None = None
-    best_before: tuple[int, str] | None = None
-    for name in names:
-        for m in name.pattern.finditer(unit.text):
-            if n.end <= m.start() < after and (best_after is None or m.start() < best_after[0]):
-                best_after = (m.start(), name.key)
-            if m.end() <= n.start and (best_before is None or m.end() > best_before[0]):
-                best_before = (m.end(), name.key)
-    if best_after:
-        return best_after[1]
-    return best_before[1] if best_before else None
+    """Which of ``names`` a source number is said of, read as the explainer's are."""
+    found = [
+        _Name(m.start(), m.end(), name.key, name.pattern)
+        for name in names
+        for m in name.pattern.finditer(unit.text)
+    ]
+    found.sort(key=lambda x: x.start)
+    nearest = _bindings(unit.text, unit.numbers, found).get(n.start, _Binding()).nearest
+    return nearest.key if nearest else None
 
 
 def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
@@ -550,42 +544,47 @@ def _spans(unit: _Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[D
 _RATIO_UNITS = frozenset({"x", "%", "pp"})
 
 
+def _operands(unit: _Unit) -> list[tuple[Decimal, str, str]]:
+    """(value, unit, text) of the numbers of a source unit that arithmetic may combine:
+    quantities and both ends of a change, but no multipliers."""
+    out: list[tuple[Decimal, str, str]] = []
+    for n in unit.numbers:
+        if n.value is None or n.unit == "x":
+            continue
+        if n.kind == Kind.QUANTITY:
+            out.append((n.value, n.unit, n.text))
+        elif n.kind == Kind.RANGE and n.change and n.high is not None:
+            out.extend([(n.value, n.unit, n.text), (n.high, n.unit, n.text)])
+    return out
+
+
 def _arithmetic(idx: SourceIndex, q: Number, binding: _Binding) -> tuple[int, str] | None:
     """A ratio, percentage, difference or sum of two numbers of one source unit."""
     if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
         return None
-    target = q.value
     for u, unit in enumerate(idx.units):
-        operands = [
-            n
-            for n in unit.numbers
-            if n.kind == Kind.QUANTITY and n.value is not None and n.unit not in ("x",)
-        ]
+        operands = _operands(unit)
         if len(operands) < 2 or not binding.holds(unit):
             continue
-        for a in operands:
-            for b in operands:
-                if a is b or a.unit != b.unit or a.value is None or b.value is None:
+        for i, (a, a_unit, a_text) in enumerate(operands):
+            for j, (b, b_unit, b_text) in enumerate(operands):
+                if i == j or a_unit != b_unit or not b:
                     continue
-                found = _combine(q, a.value, b.value, a.unit)
-                if found and _quantize(found[0], q.exp) == target:
-                    return u, f"{found[1]} of {a.text} and {b.text}"
+                for value, how in _combine(q, a, b, a_unit):
+                    if _quantize(value, q.exp) == q.value:
+                        return u, f"{how} of {a_text} and {b_text}"
     return None
 
 
-def _combine(q: Number, a: Decimal, b: Decimal, unit: str) -> tuple[Decimal, str] | None:
-    if q.unit == "x" and unit not in _RATIO_UNITS and unit and b:
-        return a / b, "ratio"
-    if q.unit == "%" and unit != "%" and b:
-        ratio = a / b * 100
-        if _quantize(ratio, q.exp) == q.value:
-            return ratio, "percentage"
-        return (a - b) / b * 100, "percent change"
-    if q.unit == unit and q.unit not in ("x",):
-        if _quantize(a - b, q.exp) == q.value:
-            return a - b, "difference"
-        return a + b, "sum"
-    return None
+def _combine(q: Number, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decimal, str]]:
+    """What a writer could compute from a and b for a number with the unit of ``q``."""
+    if q.unit == "x":
+        return [(a / b, "ratio")] if unit and unit not in _RATIO_UNITS else []
+    if q.unit == "%" and unit != "%":
+        return [(a / b * 100, "percentage"), (abs(a - b) / b * 100, "percent change")]
+    if q.unit == unit:
+        return [(abs(a - b), "difference"), (a + b, "sum")]
+    return []
 
 
 def _match_quantity(idx: SourceIndex, q: Number, binding: _Binding) -> _Outcome:

@@ -406,7 +406,16 @@ _LOWER_AFTER = {"more", "above", "higher", "greater", "over"}
 
 _RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru|→|->)\s*", re.I)
 _CHANGE_GAP = re.compile(r"\s*(?:→|->)\s*")
-_FROM_BEFORE = re.compile(r"\bfrom\s+(?:an?\s+)?$", re.I)
+# "fell from 40 to 30", "cut its time from 7,290 μs to 1,170 μs": a change, whose two ends
+# are measured values; "ranges from 8 to 256" is a span.
+_CHANGE_BEFORE = re.compile(
+    r"\b(?:fell|falls?|falling|dropped|drops?|dropping|rose|rises?|rising|grew|grows?|growing|"
+    r"(?:in|de)creas(?:ed|es|e|ing)|reduc(?:ed|es|e|ing)|cuts?|cutting|improv(?:ed|es|e|ing)|"
+    r"went|goes|going|jumped|jumps?|climbed|climbs?|shr[au]nk|shrinks?|compress(?:ed|es)?|"
+    r"shortened|lengthened|raised|lowered|boosted|slashed|moved|changed|halved|doubled)"
+    r"(?:\s+\S+){0,3}?\s+from\s+(?:an?\s+)?(?:about\s+|roughly\s+|~)?$",
+    re.I,
+)
 _BETWEEN_GAP = re.compile(r"\s*and\s*", re.I)
 _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 _LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
@@ -569,8 +578,8 @@ def _classify(text: str, s: str, start: int, token: str) -> list[Number]:
 def _merge_range(text: str, lo: Number, hi: Number) -> Number | None:
     if lo.kind != Kind.QUANTITY or hi.kind != Kind.QUANTITY:
         return None
-    if lo.unit and hi.unit and lo.unit != hi.unit:
-        return None
+    if lo.unit and hi.unit and lo.unit != hi.unit and not hi.unit.startswith(lo.unit + "/"):
+        return None  # "5 ms to 2 s"; but "7,290μs → 1,170μs per layer" is one range
     assert lo.value is not None and hi.value is not None
     return Number(
         text=text[lo.start : hi.end],
@@ -701,7 +710,8 @@ def _join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
                 joined = _merge_range(text, a, b)
                 if joined is not None and (
                     _CHANGE_GAP.fullmatch(gap)
-                    or _FROM_BEFORE.search(s, max(0, a.start - 12), a.start)
+                    or (a.value is not None and b.value is not None and a.value > b.value)
+                    or _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start)
                 ):
                     joined = _with(joined, change=True)
             if joined is not None:
@@ -758,6 +768,28 @@ def _words(text: str, s: str) -> list[Number]:
     return out
 
 
+# Model names written with spaces: "Llama 3.1 8B Instruct", "Qwen3 32B", "DeepSeek-V3 671B".
+_MODEL_PART = r"(?:\d+(?:\.\d+)+|\d+(?:\.\d+)?[BMKT])"
+_MODEL = re.compile(
+    r"(?<![\w.-])(?P<head>[A-Z][A-Za-z]+|[A-Za-z][\w.-]*\d[\w.]*)(?P<parts>(?: "
+    + _MODEL_PART
+    + r")+)(?P<tail> (?:Instruct|Chat|Base|Coder|Vision|Preview|Turbo|Mini|Pro|Max|Plus|Lite))?"
+    r"(?![\w-])"
+)
+
+
+def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
+    for m in _MODEL.finditer(s):
+        parts = m.group("parts").split()
+        if len(parts) < 2 and not any(c.isdigit() for c in m.group("head")):
+            continue  # "PyTorch 2.14" stays a version after its product
+        inside = [n for n in nums if m.start() <= n.start < m.end()]
+        nums = [n for n in nums if n not in inside]
+        nums.append(_identifier(text, m.start(), text[m.start() : m.end()]))
+        nums.sort(key=lambda n: n.start)
+    return nums
+
+
 def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
     """Every number of ``text`` in order of position."""
     s = prepare(text)
@@ -767,6 +799,8 @@ def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
         if not any(c.isdigit() for c in token):
             continue
         nums.extend(_classify(text, s, m.start(), token))
+    if " " in s:
+        nums = _join_models(text, s, nums)
     nums = [_sign(text, s, n) for n in nums]
     nums = [_hedge(s, n) for n in nums]
     nums = [_spaced_unit(text, s, n) for n in nums]
