@@ -68,7 +68,7 @@ def test_percent_and_thousands_separators() -> None:
     assert status("It served 1362998 requests.", source, "1362998") == S
 
 
-# --- ranges ------------------------------------------------------------------------------------------
+# --- ranges ---------------------------------------------------------------------------------------
 
 RANGES = "RMSNorm speedups over ATen range from 1.17x to 3.66x across 22 cases."
 
@@ -105,7 +105,7 @@ def test_the_span_of_ranges_in_one_sentence_is_derived() -> None:
     assert status("Qwen3-32B gains were 1.53–3.01 times.", source, "1.53–3.01 times") == S
 
 
-# --- hedges ------------------------------------------------------------------------------------------
+# --- hedges ---------------------------------------------------------------------------------------
 
 UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."
 
@@ -124,13 +124,11 @@ UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."
         ("The fleet has nearly 10 GPUs.", "10", U),
     ],
 )
-def test_hedges_keep_their_direction(
-    explainer: str, written: str, expected: CheckStatus
-) -> None:
+def test_hedges_keep_their_direction(explainer: str, written: str, expected: CheckStatus) -> None:
     assert status(explainer, UP_TO, written) == expected
 
 
-# --- identifiers and versions ---------------------------------------------------------------------------
+# --- identifiers and versions ---------------------------------------------------------------------
 
 IDS = (
     "We used Llama-3.1-8B-Instruct on one MI355X (gfx950, TP=1) with PyTorch 2.14 "
@@ -163,7 +161,7 @@ def test_identifiers_and_versions_match_verbatim(
     assert status(explainer, IDS, written) == expected
 
 
-# --- binding ----------------------------------------------------------------------------------------------
+# --- binding --------------------------------------------------------------------------------------
 
 FORMATS = "MXFP8 GEMM runs 1.58x faster than ATen. MXFP4 GEMM runs 1.68x faster than ATen."
 
@@ -242,7 +240,7 @@ def test_source_block_points_into_the_split_source() -> None:
     assert v.sentence == "It is 1.10 times faster."
 
 
-# --- derived --------------------------------------------------------------------------------------------
+# --- derived --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -267,7 +265,7 @@ def test_arithmetic_across_sentences_is_unsupported() -> None:
     assert status("Latency halved, a 2x cut.", source, "2x") == U
 
 
-# --- number words, code ----------------------------------------------------------------------------------
+# --- number words, code ---------------------------------------------------------------------------
 
 
 def test_number_words_count_only_when_the_source_has_them() -> None:
@@ -281,7 +279,9 @@ def test_code_is_checked_verbatim() -> None:
     source = "Try it:\n\n```python\nx = torch.randn(128, 4096)\n```\n"
     same = Explainer(
         title="Try it",
-        sections=[Section(heading="Code", paragraphs=["Run this."], code="x = torch.randn(128, 4096)")],
+        sections=[
+            Section(heading="Code", paragraphs=["Run this."], code="x = torch.randn(128, 4096)")
+        ],
     )
     assert {n.status for n in check_explainer(same, source).numbers} == {S}
     other = "```\nx = torch.randn(128, 8192)\n```"
@@ -289,7 +289,7 @@ def test_code_is_checked_verbatim() -> None:
     assert [(n.text, n.status) for n in report.numbers] == [("128", S), ("8192", U)]
 
 
-# --- the report -----------------------------------------------------------------------------------------
+# --- the report -----------------------------------------------------------------------------------
 
 
 def test_explainer_model_and_text_give_the_same_verdicts() -> None:
@@ -298,7 +298,9 @@ def test_explainer_model_and_text_give_the_same_verdicts() -> None:
         sections=[Section(heading="Speed", paragraphs=["It is 1.10 times faster on MI355X."])],
         takeaway="Gains of 1.10x.",
     )
-    text = "FlyDSL: 1.10x faster\n\n1. Speed\n\nIt is 1.10 times faster on MI355X.\n\nGains of 1.10x."
+    text = (
+        "FlyDSL: 1.10x faster\n\n1. Speed\n\nIt is 1.10 times faster on MI355X.\n\nGains of 1.10x."
+    )
     a = [(n.text, n.status) for n in check_explainer(model, SPEEDUP).numbers]
     b = [(n.text, n.status) for n in check_explainer(text, SPEEDUP).numbers]
     assert a == b == [("1.10x", S), ("1.10 times", S), ("MI355X", S), ("1.10x", S)]
@@ -327,7 +329,7 @@ def test_empty_inputs() -> None:
     assert not report.ok
 
 
-# --- a real case: the FlyDSL post and the explainer 003 ----------------------------------------------------
+# --- a real case: the FlyDSL post and the explainer 003 -------------------------------------------
 
 ATTENTION = {"0.92–2.34 times", "0.93–2.47 times", "0.14.2b", "0.13b"}
 

@@ -205,7 +205,7 @@ def test_over_after_a_number_is_no_hedge() -> None:
     assert a.hedge == b.hedge == Hedge.NONE
 
 
-# --- versions and identifiers ----------------------------------------------------------------------
+# --- versions and identifiers ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -257,7 +257,7 @@ def test_a_plain_decimal_is_a_quantity_not_a_version() -> None:
     assert n.kind == Kind.QUANTITY
 
 
-# --- number words ----------------------------------------------------------------------------------
+# --- number words ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
