@@ -324,11 +324,18 @@ class _Binding:
     inherited: tuple[_Name, ...] = ()
     nearest: _Name | None = None  # the name this number is said of, for swap detection
 
-    def holds(self, unit: _Unit) -> bool:
+    def holds(self, unit: _Unit, number: Number | None = None) -> bool:
         if self.names:
             return all(n.pattern.search(unit.context) for n in self.names)
         if self.nouns:
-            return any(_noun_pattern(s).search(unit.context) for s in self.nouns)
+            # The noun must stand near the number in the source too, when we know where.
+            text = unit.context
+            if number is not None:
+                start = _window_start(unit.text, 0, number.start)
+                text = unit.text[
+                    start : _window_end(unit.text, number.end, len(unit.text), stop=False)
+                ]
+            return any(_noun_pattern(s).search(text) for s in self.nouns)
         if self.inherited:  # the topic of the sentence before: so may the source's be
             return all(n.pattern.search(unit.near) for n in self.inherited)
         return True
@@ -428,8 +435,14 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
         chained = bound
-        nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : right])
-        nouns += _nouns(s[noun_left if noun_left >= 0 else left : first.start], last=True)
+        # Nouns: a few words either side, across commas ("a very low value, around 0.2").
+        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(s)
+        prev_end = groups[g - 1][-1].end if g > 0 else 0
+        noun_left = noun_left if noun_left >= 0 else prev_end
+        noun_left = max(noun_left, _window_start(s, noun_left, first.start))
+        noun_right = _window_end(s, last.end, next_start, stop=False)
+        nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : noun_right])
+        nouns += _nouns(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
         preceding = [x for x in own if x.start < first.start]
         respectively = len(group) > 1 and len(following) >= len(group) and "respectively" in s
@@ -515,10 +528,10 @@ def _first_bound(
 ) -> tuple[int | None, int | None]:
     """(a hit whose context holds the binding, any hit at all) as unit indices."""
     any_hit: int | None = None
-    for unit, _ in hits:
+    for unit, number in hits:
         if any_hit is None:
             any_hit = unit
-        if binding.holds(idx.units[unit]):
+        if binding.holds(idx.units[unit], number):
             return unit, any_hit
     return None, any_hit
 
@@ -544,12 +557,16 @@ def _spans(unit: _Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[D
 _RATIO_UNITS = frozenset({"x", "%", "pp"})
 
 
+_CITATION = re.compile(r"\[[\d,\s\-–]+\]")
+
+
 def _operands(unit: _Unit) -> list[tuple[Decimal, str, str]]:
     """(value, unit, text) of the numbers of a source unit that arithmetic may combine:
-    quantities and both ends of a change, but no multipliers."""
+    quantities and both ends of a change; no multipliers, no citation marks ("[5,6]")."""
+    cited = [m.span() for m in _CITATION.finditer(unit.text)]
     out: list[tuple[Decimal, str, str]] = []
     for n in unit.numbers:
-        if n.value is None or n.unit == "x":
+        if n.value is None or n.unit == "x" or any(a <= n.start < b for a, b in cited):
             continue
         if n.kind == Kind.QUANTITY:
             out.append((n.value, n.unit, n.text))
@@ -562,14 +579,16 @@ def _arithmetic(idx: SourceIndex, q: Number, binding: _Binding) -> tuple[int, st
     """A ratio, percentage, difference or sum of two numbers of one source unit."""
     if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
         return None
+    if q.hedge in (Hedge.UPPER, Hedge.LOWER):
+        return None  # a bound is no computation
     for u, unit in enumerate(idx.units):
         operands = _operands(unit)
         if len(operands) < 2 or not binding.holds(unit):
             continue
         for i, (a, a_unit, a_text) in enumerate(operands):
             for j, (b, b_unit, b_text) in enumerate(operands):
-                if i == j or a_unit != b_unit or not b:
-                    continue
+                if i == j or a_unit != b_unit or not b or q.value in (a, b):
+                    continue  # 38% - 19% = 19% is a coincidence, not a derivation
                 for value, how in _combine(q, a, b, a_unit):
                     if _quantize(value, q.exp) == q.value:
                         return u, f"{how} of {a_text} and {b_text}"
@@ -626,7 +645,7 @@ def _match_quantity(idx: SourceIndex, q: Number, binding: _Binding) -> _Outcome:
             for h in vhits
             if h[1].kind == Kind.QUANTITY
             and h[1].exp < q.exp
-            and _unit_ok(q, h[1])
+            and q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
             and _hedge_ok(q.hedge, h[1].hedge)
         ]
         unit, _ = _first_bound(idx, cands, binding)
