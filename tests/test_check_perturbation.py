@@ -235,7 +235,7 @@ def _scale(n: Number, numeral: str) -> int:
     return 0 if raw == 0 else (n.value / raw).adjusted()
 
 
-# --- mutant generators --------------------------------------------------------------------------------
+# --- mutant generators ----------------------------------------------------------------------------
 
 
 def _digit_variants(numeral: str) -> Iterator[str]:
@@ -479,7 +479,7 @@ def mutants() -> tuple[Mutant, ...]:
     return tuple(out.values())
 
 
-# --- the bars --------------------------------------------------------------------------------------------
+# --- the bars -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("ref", references(), ids=lambda r: r.name)
