@@ -37,7 +37,6 @@ Rules, in short (the module's tests spell them out):
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -80,7 +79,8 @@ _Hit = tuple[int, Number]  # (unit index, number)
 
 @dataclass(slots=True)
 class SourceIndex:
-    """A source text, split into units, with its numbers indexed by normalised value."""
+    """A source text, split into units, with its numbers indexed by normalised value and
+    its words by block, so that every look-up of a check is a dictionary access."""
 
     units: list[_Unit] = field(default_factory=list)
     singles: dict[Decimal, list[_Hit]] = field(default_factory=dict)
@@ -88,17 +88,25 @@ class SourceIndex:
     range_lows: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
-    folded: str = ""  # the whole source folded, blocks joined by \x01
-    block_starts: list[int] = field(default_factory=list)
+    tokens: dict[str, list[int]] = field(default_factory=dict)  # folded word -> blocks
+    block_text: list[str] = field(default_factory=list)  # folded text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     _present: dict[str, bool] = field(default_factory=dict)  # memo: name -> in source?
+
+    def blocks_with(self, key: str, *, version: bool = False) -> list[int]:
+        """Blocks whose words include the first word of a folded name (or its plural)."""
+        first = key.split("\x00", 1)[0]
+        found: set[int] = set()
+        for word in (first, first + "s", *(("v" + first,) if version else ())):
+            found.update(self.tokens.get(word, ()))
+        return sorted(found)
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source (memoised per name)."""
         found = self._present.get(key)
         if found is None:
-            found = pattern.search(self.folded) is not None
+            found = any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
             self._present[key] = found
         return found
 
@@ -130,72 +138,111 @@ def _render_row(header: Sequence[str], row: Sequence[str]) -> str:
     return " | ".join(cells)
 
 
+_WORD_TOKEN = re.compile(r"[a-z0-9]+(?:[.=+:][a-z0-9]+)*")
+
+
+def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
+    for n in nums:
+        if n.kind == Kind.RANGE:
+            assert n.value is not None and n.high is not None
+            idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
+            if n.change:  # "from 5,996 to 7,027": two measured values
+                low = replace(n, kind=Kind.QUANTITY, high=None)
+                high = replace(n, kind=Kind.QUANTITY, value=n.high, exp=n.high_exp, high=None)
+                idx.singles.setdefault(n.value, []).append((unit_no, low))
+                idx.singles.setdefault(n.high, []).append((unit_no, high))
+                continue
+            idx.range_lows.setdefault(n.value, []).append((unit_no, n))
+            idx.range_highs.setdefault(n.high, []).append((unit_no, n))
+        elif n.kind in (Kind.QUANTITY, Kind.WORD):
+            assert n.value is not None
+            idx.singles.setdefault(n.value, []).append((unit_no, n))
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+
+
 @lru_cache(maxsize=16)
 def index_source(source_text: str) -> SourceIndex:
-    """Split the source into units and index its numbers (memoised per text)."""
+    """Split the source into units and index its numbers (memoised per text).
+
+    Each block is prepared, folded and searched for numbers once; its sentences and
+    clauses are slices of it.
+    """
     idx = SourceIndex()
     headings: list[tuple[int, str]] = []
-    folded_parts: list[str] = []
-    offset = 0
-    words: set[str] = set()
+    heading_context = ""
     blocks = split_blocks(source_text)
 
-    def add(block: int, display: str, own: str, extra: Iterable[str], before: str = "") -> None:
-        nums = tuple(extract_numbers(own))
-        context = fold(prepare(" \n ".join([own, *extra, *(h for _, h in headings)])))
-        near = context + "\x00" + fold(prepare(before)) if before else context
+    def add(
+        block: int, display: str, context: str, nums: tuple[Number, ...], near: str, text: str
+    ) -> None:
         unit_no = len(idx.units)
-        idx.units.append(_Unit(block, display, context, nums, near, prepare(own).lower()))
+        idx.units.append(_Unit(block, display, context, nums, near or context, text))
         idx.block_units.setdefault(block, []).append(unit_no)
-        for n in nums:
-            if n.kind == Kind.RANGE:
-                assert n.value is not None and n.high is not None
-                idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
-                if n.change:  # "from 5,996 to 7,027": two measured values
-                    low = replace(n, kind=Kind.QUANTITY, high=None)
-                    high = replace(n, kind=Kind.QUANTITY, value=n.high, exp=n.high_exp, high=None)
-                    idx.singles.setdefault(n.value, []).append((unit_no, low))
-                    idx.singles.setdefault(n.high, []).append((unit_no, high))
-                    continue
-                idx.range_lows.setdefault(n.value, []).append((unit_no, n))
-                idx.range_highs.setdefault(n.high, []).append((unit_no, n))
-            elif n.kind in (Kind.QUANTITY, Kind.WORD):
-                assert n.value is not None
-                idx.singles.setdefault(n.value, []).append((unit_no, n))
-                if n.kind == Kind.WORD:
-                    words.add(n.text.lower())
+        _index_numbers(idx, unit_no, nums)
+
+    def whole(block: int, display: str, own: str, extra: str = "") -> None:
+        """A unit that is a whole line: a heading, a code line, a table row."""
+        prepared = prepare(own)
+        context = "\x00".join(x for x in (fold(prepared), extra, heading_context) if x)
+        add(block, display, context, tuple(extract_numbers(own)), "", prepared.lower())
 
     for b, block in enumerate(blocks):
-        idx.block_starts.append(offset)
-        folded = fold(prepare(block.text))
-        folded_parts.append(folded)
-        offset += len(folded) + 1
+        text = (
+            " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
+        )
+        prepared = prepare(text)
+        folded = fold(prepared)
+        idx.block_text.append(folded)
+        for token in set(_WORD_TOKEN.findall(folded)):
+            idx.tokens.setdefault(token, []).append(b)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
-        if block.kind == "heading":
-            add(b, block.text, block.text, ())
+            heading_context = fold(prepare(" \n ".join(h for _, h in headings)))
+            whole(b, block.text, block.text)
         elif block.kind in ("paragraph", "list_item"):
-            sentences = split_sentences(block.text)
+            sentences = split_sentences(text)
             label = _label(block.text, sentences)
-            for i, sentence in enumerate(sentences):
-                before = sentences[i - 1] if i else ""
-                for clause in _CLAUSE_SPLIT.split(sentence):
-                    add(b, sentence, clause, (label,) if label else (), f"{before} {sentence}")
+            label_context = fold(prepare(label)) if label else ""
+            nums = extract_numbers(text)
+            lower = prepared.lower()
+            pos, before = 0, ""
+            for sentence in sentences:
+                start = text.find(sentence, pos)
+                start = pos if start < 0 else start
+                end = pos = start + len(sentence)
+                this = fold(prepared[start:end])
+                for c_start, c_end in _clauses(text, start, end):
+                    own = tuple(
+                        replace(n, start=n.start - c_start, end=n.end - c_start)
+                        for n in nums
+                        if c_start <= n.start < c_end
+                    )
+                    parts = (fold(prepared[c_start:c_end]), label_context, heading_context)
+                    context = "\x00".join(x for x in parts if x)
+                    near = f"{context}\x00{before}\x00{this}"
+                    add(b, sentence, context, own, near, lower[c_start:c_end])
+                before = this
         elif block.kind == "code":
             for line in block.text.splitlines():
                 if any(c.isdigit() for c in line):
                     idx.code_lines.setdefault(_squeeze(line), len(idx.units))
-                    add(b, line.strip(), line, ())
+                    whole(b, line.strip(), line)
         elif block.kind == "table":
             caption = ""
-            if b > 0 and blocks[b - 1].kind == "paragraph":
-                caption = split_sentences(blocks[b - 1].text)[-1:][0] if blocks[b - 1].text else ""
+            if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
+                caption = split_sentences(blocks[b - 1].text)[-1]
             header = " | ".join(block.header)
-            add(b, header, header, (caption,))
+            extra = fold(prepare(f"{header} \n {caption}"))
+            whole(b, header, header, fold(prepare(caption)))
             for row in block.rows:
-                add(b, _render_row(block.header, row), " | ".join(row), (header, caption))
-    idx.folded = "\x01".join(folded_parts)
-    idx.words = frozenset(words)
+                whole(b, _render_row(block.header, row), " | ".join(row), extra)
+    idx.words = frozenset(
+        n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
+    )
     return idx
 
 
@@ -723,23 +770,27 @@ def _match_range(idx: SourceIndex, r: Number, binding: _Binding) -> _Outcome:
 
 @lru_cache(maxsize=4096)
 def _verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
+    """A folded identifier, verbatim up to case and separators, in folded or plain text."""
+    body = r"[\x00\s_\-]+".join(re.escape(part) for part in key.split("\x00"))
     prefix = "v?" if version else ""
-    return re.compile(r"(?<![a-z0-9.])" + prefix + re.escape(key) + r"s?(?![a-z0-9]|\.[a-z0-9])")
+    return re.compile(r"(?<![a-z0-9.])" + prefix + body + r"s?(?![a-z0-9]|\.[a-z0-9])")
 
 
-def _locate(idx: SourceIndex, pattern: re.Pattern[str]) -> list[int]:
+def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> list[int]:
     """Units of the source where a verbatim name occurs."""
+    pattern = _verbatim_pattern(key, version)
     units: list[int] = []
-    for m in pattern.finditer(idx.folded):
-        block = bisect.bisect_right(idx.block_starts, m.start()) - 1
-        found = [u for u in idx.block_units.get(block, []) if pattern.search(idx.units[u].context)]
-        units.extend(found[:1] or idx.block_units.get(block, [])[:1])
+    for block in idx.blocks_with(key, version=version):
+        if not pattern.search(idx.block_text[block]):
+            continue
+        in_block = idx.block_units.get(block, [])
+        found = [u for u in in_block if pattern.search(idx.units[u].text)]
+        units.extend(found or in_block[:1])
     return units
 
 
 def _match_verbatim(idx: SourceIndex, n: Number, product: _Name | None) -> _Outcome:
-    pattern = _verbatim_pattern(n.key, n.kind == Kind.VERSION)
-    units = _locate(idx, pattern)
+    units = _locate(idx, n.key, version=n.kind == Kind.VERSION)
     if not units:
         return _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
     if product is not None:
@@ -834,8 +885,7 @@ def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
         if unit is not None:
             outcome = _Outcome(CheckStatus.SUPPORTED, unit)
         else:
-            key = identifier_key(n.text)
-            units = _locate(idx, _verbatim_pattern(key, False))
+            units = _locate(idx, identifier_key(n.text))
             outcome = (
                 _Outcome(CheckStatus.SUPPORTED, units[0])
                 if units

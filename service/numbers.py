@@ -752,10 +752,12 @@ def _words(text: str, s: str) -> list[Number]:
                 continue
             if word.startswith("doubl"):
                 continue
-        if word == "one" and (_ONE_BEFORE.search(s, 0, start) or _ONE_AFTER.match(s, end)):
+        if word == "one" and (
+            _ONE_BEFORE.search(s, max(0, start - 8), start) or _ONE_AFTER.match(s, end)
+        ):
             continue
         if word in ("double", "triple") and not (
-            _DOUBLE_OK_AFTER.match(s, end) or _DOUBLE_OK_BEFORE.search(s, 0, start)
+            _DOUBLE_OK_AFTER.match(s, end) or _DOUBLE_OK_BEFORE.search(s, max(0, start - 10), start)
         ):
             continue
         value, unit = _WORD_VALUES[word]
