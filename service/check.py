@@ -68,10 +68,12 @@ class _Unit:
 
     block: int
     display: str  # the sentence or table row as a reader sees it
-    context: str  # folded text the binding looks names and nouns up in
+    context: str  # lower-case text the binding looks names and nouns up in
     numbers: tuple[Number, ...]
     near: str  # the context plus the sentence before (for names carried from a sentence)
-    text: str  # the unit's own text as the extractor read it, lower case
+    text: str  # the text of its block (or line) as the extractor read it, lower case
+    start: int  # where the unit's own clause lies in ``text``
+    end: int
 
 
 _Hit = tuple[int, Number]  # (unit index, number)
@@ -89,7 +91,7 @@ class SourceIndex:
     range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
     tokens: dict[str, list[int]] = field(default_factory=dict)  # folded word -> blocks
-    block_text: list[str] = field(default_factory=list)  # folded text of each block
+    block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     _present: dict[str, bool] = field(default_factory=dict)  # memo: name -> in source?
@@ -177,54 +179,54 @@ def index_source(source_text: str) -> SourceIndex:
     blocks = split_blocks(source_text)
 
     def add(
-        block: int, display: str, context: str, nums: tuple[Number, ...], near: str, text: str
+        block: int,
+        display: str,
+        context: str,
+        nums: tuple[Number, ...],
+        near: str,
+        text: str,
+        span: tuple[int, int],
     ) -> None:
         unit_no = len(idx.units)
-        idx.units.append(_Unit(block, display, context, nums, near or context, text))
+        idx.units.append(_Unit(block, display, context, nums, near or context, text, *span))
         idx.block_units.setdefault(block, []).append(unit_no)
         _index_numbers(idx, unit_no, nums)
 
     def whole(block: int, display: str, own: str, extra: str = "") -> None:
         """A unit that is a whole line: a heading, a code line, a table row."""
-        prepared = prepare(own)
-        context = "\x00".join(x for x in (fold(prepared), extra, heading_context) if x)
-        add(block, display, context, tuple(extract_numbers(own)), "", prepared.lower())
+        lower = prepare(own).lower()
+        context = "\x00".join(x for x in (lower, extra, heading_context) if x)
+        add(block, display, context, tuple(extract_numbers(own)), "", lower, (0, len(lower)))
 
     for b, block in enumerate(blocks):
         text = (
             " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
         )
-        prepared = prepare(text)
-        folded = fold(prepared)
-        idx.block_text.append(folded)
-        for token in set(_WORD_TOKEN.findall(folded)):
+        lower = prepare(text).lower()
+        idx.block_text.append(lower)
+        for token in set(_WORD_TOKEN.findall(lower)):
             idx.tokens.setdefault(token, []).append(b)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
-            heading_context = fold(prepare(" \n ".join(h for _, h in headings)))
+            heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
             whole(b, block.text, block.text)
         elif block.kind in ("paragraph", "list_item"):
             sentences = split_sentences(text)
             label = _label(block.text, sentences)
-            label_context = fold(prepare(label)) if label else ""
+            label_context = prepare(label).lower() if label else ""
             nums = extract_numbers(text)
-            lower = prepared.lower()
             pos, before = 0, ""
             for sentence in sentences:
                 start = text.find(sentence, pos)
                 start = pos if start < 0 else start
                 end = pos = start + len(sentence)
-                this = fold(prepared[start:end])
+                this = lower[start:end]
                 for c_start, c_end in _clauses(text, start, end):
-                    own = tuple(
-                        replace(n, start=n.start - c_start, end=n.end - c_start)
-                        for n in nums
-                        if c_start <= n.start < c_end
-                    )
-                    parts = (fold(prepared[c_start:c_end]), label_context, heading_context)
+                    own = tuple(n for n in nums if c_start <= n.start < c_end)
+                    parts = (lower[c_start:c_end], label_context, heading_context)
                     context = "\x00".join(x for x in parts if x)
                     near = f"{context}\x00{before}\x00{this}"
-                    add(b, sentence, context, own, near, lower[c_start:c_end])
+                    add(b, sentence, context, own, near, lower, (c_start, c_end))
                 before = this
         elif block.kind == "code":
             for line in block.text.splitlines():
@@ -236,8 +238,8 @@ def index_source(source_text: str) -> SourceIndex:
             if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
                 caption = split_sentences(blocks[b - 1].text)[-1]
             header = " | ".join(block.header)
-            extra = fold(prepare(f"{header} \n {caption}"))
-            whole(b, header, header, fold(prepare(caption)))
+            extra = prepare(f"{header} \n {caption}").lower()
+            whole(b, header, header, prepare(caption).lower())
             for row in block.rows:
                 whole(b, _render_row(block.header, row), " | ".join(row), extra)
     idx.words = frozenset(
@@ -307,7 +309,8 @@ def _names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[_Name]:
     for m in _NAME_TOKEN.finditer(s):
         if any(a <= m.start() < b for a, b in taken) or any(c.isdigit() for c in m.group(0)):
             continue
-        initial = _SENTENCE_START.search(s, 0, m.start()) is not None
+        before = s[: m.start()].rstrip()
+        initial = not before or before[-1] in ":.!?" or not before.strip("\"'([*_`")
         for part in re.finditer(r"[^-]+", m.group(0)):
             word = part.group(0)
             if not _is_name(word, initial and part.start() == 0):
@@ -378,10 +381,9 @@ class _Binding:
             # The noun must stand near the number in the source too, when we know where.
             text = unit.context
             if number is not None:
-                start = _window_start(unit.text, 0, number.start)
-                text = unit.text[
-                    start : _window_end(unit.text, number.end, len(unit.text), stop=False)
-                ]
+                start = _window_start(unit.text, unit.start, number.start)
+                end = _window_end(unit.text, number.end, unit.end, stop=False)
+                text = unit.text[start:end]
             return any(_noun_pattern(s).search(text) for s in self.nouns)
         if self.inherited:  # the topic of the sentence before: so may the source's be
             return all(n.pattern.search(unit.near) for n in self.inherited)
@@ -507,10 +509,11 @@ def _said_of(unit: _Unit, n: Number, names: Sequence[_Name]) -> str | None:
     found = [
         _Name(m.start(), m.end(), name.key, name.pattern)
         for name in names
-        for m in name.pattern.finditer(unit.text)
+        for m in name.pattern.finditer(unit.text, unit.start, unit.end)
     ]
     found.sort(key=lambda x: x.start)
-    nearest = _bindings(unit.text, unit.numbers, found).get(n.start, _Binding()).nearest
+    clause = " " * unit.start + unit.text[unit.start : unit.end]  # positions kept, rest out
+    nearest = _bindings(clause, unit.numbers, found).get(n.start, _Binding()).nearest
     return nearest.key if nearest else None
 
 
@@ -610,7 +613,7 @@ _CITATION = re.compile(r"\[[\d,\s\-–]+\]")
 def _operands(unit: _Unit) -> list[tuple[Decimal, str, str]]:
     """(value, unit, text) of the numbers of a source unit that arithmetic may combine:
     quantities and both ends of a change; no multipliers, no citation marks ("[5,6]")."""
-    cited = [m.span() for m in _CITATION.finditer(unit.text)]
+    cited = [m.span() for m in _CITATION.finditer(unit.text, unit.start, unit.end)]
     out: list[tuple[Decimal, str, str]] = []
     for n in unit.numbers:
         if n.value is None or n.unit == "x" or any(a <= n.start < b for a, b in cited):
@@ -784,7 +787,11 @@ def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> list[int]:
         if not pattern.search(idx.block_text[block]):
             continue
         in_block = idx.block_units.get(block, [])
-        found = [u for u in in_block if pattern.search(idx.units[u].text)]
+        found = [
+            u
+            for u in in_block
+            if pattern.search(idx.units[u].text, idx.units[u].start, idx.units[u].end)
+        ]
         units.extend(found or in_block[:1])
     return units
 

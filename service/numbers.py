@@ -18,6 +18,7 @@ blanked out, so positions always point into the text as given.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
@@ -99,7 +100,7 @@ _CHAR_MAP = str.maketrans(
 )
 
 # Link targets, bare URLs, inline-code ticks and emphasis markers: blanked, not removed.
-_SCRUB = re.compile(r"\]\([^)\s]*\)|<?https?://[^\s)>\]]+>?|[`*]+")
+_SCRUB = re.compile(r"(?=[\]<h`*])(?:\]\([^)\s]*\)|<?https?://[^\s)>\]]+>?|[`*]+)")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -108,15 +109,25 @@ def _blank(m: re.Match[str]) -> str:
 
 # "8xMI300X", "8x MI325X": eight of a named thing, not a multiplier.
 _COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
+_COUNT_HINT = re.compile(r"\d[x×](?=\s?[A-Z][A-Za-z]*\d)")
 
 
 def _count_of(m: re.Match[str]) -> str:
     return m.group(1) + " "
 
 
+_SPECIAL = re.compile("[" + "".join(chr(c) for c in _CHAR_MAP) + "]")
+
+
+def _special(m: re.Match[str]) -> str:
+    return str(_CHAR_MAP[ord(m.group(0))])
+
+
 def prepare(text: str) -> str:
     """The text as the extractor reads it: same length, same positions."""
-    return _COUNT_OF.sub(_count_of, _SCRUB.sub(_blank, text.translate(_CHAR_MAP)))
+    # A regex finds the few special characters faster than str.translate walks them all.
+    text = _SCRUB.sub(_blank, _SPECIAL.sub(_special, text))
+    return _COUNT_OF.sub(_count_of, text) if _COUNT_HINT.search(text) else text
 
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -130,7 +141,11 @@ def fold(text: str) -> str:
 
 def identifier_key(text: str) -> str:
     """The verbatim-compare form of an identifier or version."""
-    key = fold(prepare(text).strip())
+    return _key(prepare(text).strip())
+
+
+def _key(prepared: str) -> str:
+    key = fold(prepared)
     if len(key) > 2 and key[-1] == "s" and key[-2].isdigit():
         key = key[:-1]  # H100s -> h100
     return key
@@ -361,10 +376,41 @@ _RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
 _LOWER_WORD = re.compile(r"[a-z]+")
 
 # A candidate token: a run of word characters with inner punctuation, holding a digit.
-_TOKEN = re.compile(
-    r"(?<![\w.$€£])(?=[$€£]?[\w.,=+:/×-]*\d)"
-    r"[$€£]?\w(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?"
-)
+_TOKEN = re.compile(r"[$€£]?\w(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?")
+_DIGITS = re.compile(r"\d+")
+_INNER = frozenset(".=+:/×-,")
+_NO_START_AFTER = frozenset("._$€£")
+
+
+def _tokens(s: str) -> Iterator[tuple[int, str]]:
+    """Tokens holding a digit: found from their digits (a regex run only at a digit, not
+    at every position), each grown back to its start and matched once from there."""
+    end = -1
+    for m in _DIGITS.finditer(s):
+        pos = m.start()
+        if pos < end:
+            continue
+        i = pos
+        while i > 0:
+            c = s[i - 1]
+            if (
+                c.isalnum()
+                or c == "_"
+                or (c in _INNER and i >= 2 and (s[i - 2].isalnum() or s[i - 2] == "_"))
+            ):
+                i -= 1
+            else:
+                break
+        if i > 0 and s[i - 1] in _CURRENCY:
+            i -= 1
+        token = _TOKEN.match(s, i)
+        if token is None or token.end() <= pos:
+            continue
+        end = token.end()
+        if i > 0 and (s[i - 1].isalnum() or s[i - 1] in _NO_START_AFTER):
+            continue
+        yield i, token.group(0)
+
 
 # --- hedges, ranges, lists -------------------------------------------------------------------
 
@@ -391,12 +437,19 @@ for _phrases, _kind in (
     for _w in _phrases.split("|"):
         _HEDGES[_w] = _kind
 
-_HEDGE_BEFORE = re.compile(
-    r"(?:(?<![\w])(?P<w>"
-    + "|".join(_phrase(w) for w in sorted(_HEDGES, key=len, reverse=True) if w[0].isalpha())
-    + r")|(?P<s>"
-    + "|".join(re.escape(w) for w in sorted(_HEDGES, key=len, reverse=True) if not w[0].isalpha())
-    + r"))\s*(?:an?\s+)?$",
+# The text before a number, reversed, so that one anchored match finds a hedge.
+_HEDGE_REVERSED = re.compile(
+    r"\s*(?:na?\s+)?(?:(?P<w>"
+    + "|".join(
+        r"\s+".join(re.escape(part[::-1]) for part in reversed(w.split()))
+        for w in sorted(_HEDGES, key=len, reverse=True)
+        if w[0].isalpha()
+    )
+    + r")(?!\w)|(?P<s>"
+    + "|".join(
+        re.escape(w[::-1]) for w in sorted(_HEDGES, key=len, reverse=True) if not w[0].isalpha()
+    )
+    + r"))",
     re.I,
 )
 _HEDGE_AFTER = re.compile(
@@ -461,7 +514,17 @@ _WORD_VALUES.update(
         "triples": (3, "x"),
     }
 )
-_WORD = re.compile(r"(?<![\w-])(?:" + "|".join(_WORD_VALUES) + r")(?![\w])(?:-(?=[a-z]))?", re.I)
+
+
+def _trie(words: list[str]) -> str:
+    """An alternation grouped by first letter (the regex engine tries far fewer branches)."""
+    by_first: dict[str, list[str]] = {}
+    for w in sorted(words, key=len, reverse=True):
+        by_first.setdefault(w[0], []).append(re.escape(w[1:]))
+    return "|".join(f"{k}(?:{'|'.join(v)})" for k, v in by_first.items())
+
+
+_WORD = re.compile(r"(?<![\w-])(?:" + _trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?")
 # "one" is a pronoun more often than a count; "double" an adjective ("double buffering").
 _ONE_BEFORE = re.compile(r"\b(?:the|no|any|each|every|this|that|which|a|an|only)\s+$", re.I)
 _ONE_AFTER = re.compile(
@@ -505,8 +568,9 @@ def _quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | N
 
 
 def _identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -> Number:
+    """``core`` is the prepared text of the identifier at ``start``."""
     end = start + len(core)
-    key = identifier_key(core)
+    key = _key(core)
     if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
     return Number(text=text[start:end], start=start, end=end, kind=kind, key=key)
@@ -649,9 +713,9 @@ def _spaced_unit(text: str, s: str, n: Number) -> Number:
 
 def _hedge(s: str, n: Number) -> Number:
     hedge = Hedge.NONE
-    m = _HEDGE_BEFORE.search(s, max(0, n.start - 32), n.start)
+    m = _HEDGE_REVERSED.match(s[max(0, n.start - 32) : n.start][::-1])
     if m is not None:
-        word = " ".join((m.group("w") or m.group("s")).lower().split())
+        word = " ".join((m.group("w") or m.group("s"))[::-1].lower().split())
         hedge = _HEDGES.get(word, Hedge.NONE)
     elif s[n.end : n.end + 1] == "+":
         hedge = Hedge.LOWER
@@ -682,7 +746,7 @@ def _version_by_context(text: str, s: str, n: Number) -> Number:
     before = s[max(0, n.start - 40) : n.start]
     m = _PRODUCT_BEFORE.search(before)
     if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in _NOT_PRODUCTS):
-        return _identifier(text, n.start, n.text, Kind.VERSION)
+        return _identifier(text, n.start, s[n.start : n.end], Kind.VERSION)
     return n
 
 
@@ -742,7 +806,10 @@ def _distribute_units(text: str, s: str, nums: list[Number]) -> list[Number]:
 
 def _words(text: str, s: str) -> list[Number]:
     out: list[Number] = []
-    for m in _WORD.finditer(s):
+    lower = s.lower()
+    if len(lower) != len(s):  # a character whose lower case is longer: keep positions
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in s)
+    for m in _WORD.finditer(lower):
         raw = m.group(0)
         word = raw.rstrip("-").lower()
         start, end = m.start(), m.start() + len(word)
@@ -780,14 +847,23 @@ _MODEL = re.compile(
 )
 
 
+_MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
+
+
 def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
-    for m in _MODEL.finditer(s):
+    seen: set[int] = set()
+    for hint in _MODEL_HINT.finditer(s):
+        window = _MODEL.finditer(s, max(0, hint.start() - 60), min(len(s), hint.end() + 60))
+        m = next((m for m in window if m.start() <= hint.start() < m.end()), None)
+        if m is None or m.start() in seen:
+            continue
+        seen.add(m.start())
         parts = m.group("parts").split()
         if len(parts) < 2 and not any(c.isdigit() for c in m.group("head")):
             continue  # "PyTorch 2.14" stays a version after its product
         inside = [n for n in nums if m.start() <= n.start < m.end()]
         nums = [n for n in nums if n not in inside]
-        nums.append(_identifier(text, m.start(), text[m.start() : m.end()]))
+        nums.append(_identifier(text, m.start(), s[m.start() : m.end()]))
         nums.sort(key=lambda n: n.start)
     return nums
 
@@ -796,13 +872,9 @@ def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
     """Every number of ``text`` in order of position."""
     s = prepare(text)
     nums: list[Number] = []
-    for m in _TOKEN.finditer(s):
-        token = m.group(0).rstrip("+")
-        if not any(c.isdigit() for c in token):
-            continue
-        nums.extend(_classify(text, s, m.start(), token))
-    if " " in s:
-        nums = _join_models(text, s, nums)
+    for start, token in _tokens(s):
+        nums.extend(_classify(text, s, start, token.rstrip("+")))
+    nums = _join_models(text, s, nums)
     nums = [_sign(text, s, n) for n in nums]
     nums = [_hedge(s, n) for n in nums]
     nums = [_spaced_unit(text, s, n) for n in nums]
