@@ -37,6 +37,7 @@ Rules, in short (the module's tests spell them out):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -305,20 +306,24 @@ def _names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[_Name]:
         pattern = _name_pattern(n.key)
         if idx.has(pattern, n.key):
             out.append(_Name(n.start, n.end, n.key, pattern))
-    taken = [(n.start, n.end) for n in nums]
+    starts = [n.start for n in nums]
     for m in _NAME_TOKEN.finditer(s):
-        if any(a <= m.start() < b for a, b in taken) or any(c.isdigit() for c in m.group(0)):
+        token = m.group(0)
+        if token.islower() or _DIGIT.search(token):
+            continue  # ordinary words; numbers and identifiers are handled above
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < nums[i].end:
             continue
         before = s[: m.start()].rstrip()
         initial = not before or before[-1] in ":.!?" or not before.strip("\"'([*_`")
-        for part in re.finditer(r"[^-]+", m.group(0)):
-            word = part.group(0)
-            if not _is_name(word, initial and part.start() == 0):
+        offset = 0
+        for word in token.split("-"):
+            start, offset = m.start() + offset, offset + len(word) + 1
+            if not _is_name(word, initial and start == m.start()):
                 continue
             key = _name_key(word)
             pattern = _name_pattern(key)
             if idx.has(pattern, key):
-                start = m.start() + part.start()
                 out.append(_Name(start, start + len(word), key, pattern))
     out.sort(key=lambda x: x.start)
     return out
@@ -399,9 +404,13 @@ class _Binding:
 _NEAR = 6  # words
 
 
+_NONSPACE = re.compile(r"\S+")
+_DIGIT = re.compile(r"\d")
+
+
 def _window_start(s: str, left: int, pos: int) -> int:
-    starts = [m.start() for m in re.finditer(r"\S+", s[left:pos])]
-    return left + starts[-_NEAR] if len(starts) > _NEAR else left
+    starts = [m.start() for m in _NONSPACE.finditer(s, left, pos)]
+    return starts[-_NEAR] if len(starts) > _NEAR else left
 
 
 # The words after a number stop describing it at a relative clause or a verb in -ing
@@ -420,14 +429,13 @@ _ING_NOUNS = frozenset(
 
 
 def _window_end(s: str, pos: int, right: int, *, stop: bool) -> int:
-    ends: list[int] = []
-    for m in re.finditer(r"\S+", s[pos:right]):
-        word = m.group(0).strip(".,;:()\"'").lower()
-        if stop and ends and _CLAUSE_START.fullmatch(word) and word not in _ING_NOUNS:
-            return pos + m.start()
-        ends.append(m.end())
-        if len(ends) == _NEAR:
-            return pos + m.end()
+    for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
+        if stop and count > 1:
+            word = m.group(0).strip(".,;:()\"'").lower()
+            if _CLAUSE_START.fullmatch(word) and word not in _ING_NOUNS:
+                return m.start()
+        if count == _NEAR:
+            return m.end()
     return right
 
 
