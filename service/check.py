@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
@@ -91,7 +91,7 @@ class SourceIndex:
     range_lows: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
-    tokens: dict[str, list[int]] = field(default_factory=dict)  # folded word -> blocks
+    block_words: list[frozenset[str]] = field(default_factory=list)  # the words of each block
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
@@ -100,10 +100,8 @@ class SourceIndex:
     def blocks_with(self, key: str, *, version: bool = False) -> list[int]:
         """Blocks whose words include the first word of a folded name (or its plural)."""
         first = key.split("\x00", 1)[0]
-        found: set[int] = set()
-        for word in (first, first + "s", *(("v" + first,) if version else ())):
-            found.update(self.tokens.get(word, ()))
-        return sorted(found)
+        forms = (first, first + "s", *(("v" + first,) if version else ()))
+        return [b for b, words in enumerate(self.block_words) if any(f in words for f in forms)]
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source (memoised per name)."""
@@ -205,8 +203,7 @@ def index_source(source_text: str) -> SourceIndex:
         )
         lower = prepare(text).lower()
         idx.block_text.append(lower)
-        for token in set(_WORD_TOKEN.findall(lower)):
-            idx.tokens.setdefault(token, []).append(b)
+        idx.block_words.append(frozenset(_WORD_TOKEN.findall(lower)))
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
@@ -787,10 +784,10 @@ def _verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9.])" + prefix + body + r"s?(?![a-z0-9]|\.[a-z0-9])")
 
 
-def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> list[int]:
-    """Units of the source where a verbatim name occurs."""
+def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
+    """Units of the source where a verbatim name occurs, in order (lazily: most callers
+    want the first)."""
     pattern = _verbatim_pattern(key, version)
-    units: list[int] = []
     for block in idx.blocks_with(key, version=version):
         if not pattern.search(idx.block_text[block]):
             continue
@@ -800,22 +797,22 @@ def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> list[int]:
             for u in in_block
             if pattern.search(idx.units[u].text, idx.units[u].start, idx.units[u].end)
         ]
-        units.extend(found or in_block[:1])
-    return units
+        yield from found or in_block[:1]
 
 
 def _match_verbatim(idx: SourceIndex, n: Number, product: _Name | None) -> _Outcome:
     units = _locate(idx, n.key, version=n.kind == Kind.VERSION)
-    if not units:
+    first = next(units, None)
+    if first is None:
         return _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
     if product is not None:
-        for u in units:
+        for u in (first, *units):
             if product.pattern.search(idx.units[u].context):
                 return _Outcome(CheckStatus.SUPPORTED, u)
         return _Outcome(
-            CheckStatus.MISATTACHED, units[0], f"the source does not give it for {product.key}"
+            CheckStatus.MISATTACHED, first, f"the source does not give it for {product.key}"
         )
-    return _Outcome(CheckStatus.SUPPORTED, units[0])
+    return _Outcome(CheckStatus.SUPPORTED, first)
 
 
 def _match_word(idx: SourceIndex, w: Number) -> _Outcome | None:
@@ -900,10 +897,10 @@ def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
         if unit is not None:
             outcome = _Outcome(CheckStatus.SUPPORTED, unit)
         else:
-            units = _locate(idx, identifier_key(n.text))
+            first = next(_locate(idx, identifier_key(n.text)), None)
             outcome = (
-                _Outcome(CheckStatus.SUPPORTED, units[0])
-                if units
+                _Outcome(CheckStatus.SUPPORTED, first)
+                if first is not None
                 else _Outcome(CheckStatus.UNSUPPORTED, None, "not in the source verbatim")
             )
         out.append(_verdict(idx, n, sentence.text, outcome))
