@@ -75,6 +75,12 @@ class _Unit:
     text: str  # the text of its block (or line) as the extractor read it, lower case
     start: int  # where the unit's own clause lies in ``text``
     end: int
+    words: frozenset[str]  # the words of ``context``: most names are looked up here
+
+    def mentions(self, name: _Name, *, near: bool = False) -> bool:
+        if not near and "\x00" not in name.key:
+            return name.key in self.words or name.key + "s" in self.words
+        return name.pattern.search(self.near if near else self.context) is not None
 
 
 _Hit = tuple[int, Number]  # (unit index, number)
@@ -95,7 +101,8 @@ class SourceIndex:
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
-    _present: dict[str, bool] = field(default_factory=dict)  # memo: name -> in source?
+    _rounded: dict[int, dict[Decimal, list[_Hit]]] = field(default_factory=dict)
+    _derived: dict[str, list[_Derived]] = field(default_factory=dict)
 
     def blocks_with(self, key: str, *, version: bool = False) -> list[int]:
         """Blocks whose words include the first word of a folded name (or its plural)."""
@@ -104,12 +111,40 @@ class SourceIndex:
         return [b for b, words in enumerate(self.block_words) if any(f in words for f in forms)]
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
-        """Whether a name occurs anywhere in the source (memoised per name)."""
-        found = self._present.get(key)
-        if found is None:
-            found = any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
-            self._present[key] = found
-        return found
+        """Whether a name occurs anywhere in the source."""
+        if "\x00" not in key:
+            return any(key in words or key + "s" in words for words in self.block_words)
+        return any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
+
+    def rounded(self, exp: int) -> dict[Decimal, list[_Hit]]:
+        """Quantities written with more digits than ``exp``, by their value rounded to it
+        (built on first use, once per source and precision)."""
+        table = self._rounded.get(exp)
+        if table is None:
+            table = {}
+            for value, hits in self.singles.items():
+                finer = [h for h in hits if h[1].kind == Kind.QUANTITY and h[1].exp < exp]
+                rounded = _quantize(value, exp) if finer else None
+                if rounded is not None:
+                    table.setdefault(rounded, []).extend(finer)
+            self._rounded[exp] = table
+        return table
+
+    def derived(self, unit: str) -> list[_Derived]:
+        """What a writer could compute within one unit for a number with ``unit``, sorted
+        by value (built on first use, once per source and unit)."""
+        table = self._derived.get(unit)
+        if table is None:
+            table = sorted(
+                (
+                    d
+                    for u, source_unit in enumerate(self.units)
+                    for d in _combinations(u, source_unit, unit)
+                ),
+                key=lambda d: d.value,
+            )
+            self._derived[unit] = table
+        return table
 
 
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
@@ -187,7 +222,8 @@ def index_source(source_text: str) -> SourceIndex:
         span: tuple[int, int],
     ) -> None:
         unit_no = len(idx.units)
-        idx.units.append(_Unit(block, display, context, nums, near or context, text, *span))
+        words = frozenset(_WORD_TOKEN.findall(context))
+        idx.units.append(_Unit(block, display, context, nums, near or context, text, *span, words))
         idx.block_units.setdefault(block, []).append(unit_no)
         _index_numbers(idx, unit_no, nums)
 
@@ -378,7 +414,7 @@ class _Binding:
 
     def holds(self, unit: _Unit, number: Number | None = None) -> bool:
         if self.names:
-            return all(n.pattern.search(unit.context) for n in self.names)
+            return all(unit.mentions(n) for n in self.names)
         if self.nouns:
             # The noun must stand near the number in the source too, when we know where.
             text = unit.context
@@ -388,7 +424,7 @@ class _Binding:
                 text = unit.text[start:end]
             return any(_noun_pattern(s).search(text) for s in self.nouns)
         if self.inherited:  # the topic of the sentence before: so may the source's be
-            return all(n.pattern.search(unit.near) for n in self.inherited)
+            return all(unit.mentions(n, near=True) for n in self.inherited)
         return True
 
     def missing(self, context: str) -> list[str]:
@@ -630,33 +666,54 @@ def _operands(unit: _Unit) -> list[tuple[Decimal, str, str]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    value: Decimal
+    unit: int
+    how: str
+    a: Decimal
+    b: Decimal
+    a_text: str
+    b_text: str
+
+
+def _combinations(u: int, unit: _Unit, target: str) -> Iterator[_Derived]:
+    """Values computable from two numbers of one unit, for a number with unit ``target``."""
+    operands = _operands(unit)
+    for i, (a, a_unit, a_text) in enumerate(operands):
+        for j, (b, b_unit, b_text) in enumerate(operands):
+            if i == j or a_unit != b_unit or not b:
+                continue
+            for value, how in _combine(target, a, b, a_unit):
+                yield _Derived(value, u, how, a, b, a_text, b_text)
+
+
 def _arithmetic(idx: SourceIndex, q: Number, binding: _Binding) -> tuple[int, str] | None:
     """A ratio, percentage, difference or sum of two numbers of one source unit."""
     if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
         return None
     if q.hedge in (Hedge.UPPER, Hedge.LOWER):
         return None  # a bound is no computation
-    for u, unit in enumerate(idx.units):
-        operands = _operands(unit)
-        if len(operands) < 2 or not binding.holds(unit):
-            continue
-        for i, (a, a_unit, a_text) in enumerate(operands):
-            for j, (b, b_unit, b_text) in enumerate(operands):
-                if i == j or a_unit != b_unit or not b or q.value in (a, b):
-                    continue  # 38% - 19% = 19% is a coincidence, not a derivation
-                for value, how in _combine(q, a, b, a_unit):
-                    if _quantize(value, q.exp) == q.value:
-                        return u, f"{how} of {a_text} and {b_text}"
+    table = idx.derived(q.unit)
+    half = Decimal(5).scaleb(q.exp - 1)
+    lo = bisect.bisect_left(table, q.value - half, key=lambda d: d.value)
+    for d in table[lo:]:
+        if d.value > q.value + half:
+            break
+        if q.value in (d.a, d.b):
+            continue  # 38% - 19% = 19% is a coincidence, not a derivation
+        if _quantize(d.value, q.exp) == q.value and binding.holds(idx.units[d.unit]):
+            return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
     return None
 
 
-def _combine(q: Number, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decimal, str]]:
-    """What a writer could compute from a and b for a number with the unit of ``q``."""
-    if q.unit == "x":
+def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decimal, str]]:
+    """What a writer could compute from a and b for a number with unit ``target``."""
+    if target == "x":
         return [(a / b, "ratio")] if unit and unit not in _RATIO_UNITS else []
-    if q.unit == "%" and unit != "%":
+    if target == "%" and unit != "%":
         return [(a / b * 100, "percentage"), (abs(a - b) / b * 100, "percent change")]
-    if q.unit == unit:
+    if target == unit:
         return [(abs(a - b), "difference"), (a + b, "sum")]
     return []
 
@@ -692,20 +749,16 @@ def _match_quantity(idx: SourceIndex, q: Number, binding: _Binding) -> _Outcome:
                 return _Outcome(CheckStatus.SUPPORTED, end_unit)
             return _Outcome(CheckStatus.DERIVED, end_unit, f"the {which} end of a source range")
     # A rounding of a more precise source number.
-    for value, vhits in idx.singles.items():
-        if _quantize(value, q.exp) != q.value:
-            continue
-        cands = [
-            h
-            for h in vhits
-            if h[1].kind == Kind.QUANTITY
-            and h[1].exp < q.exp
-            and q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
-            and _hedge_ok(q.hedge, h[1].hedge)
-        ]
-        unit, _ = _first_bound(idx, cands, binding)
-        if unit is not None:
-            return _Outcome(CheckStatus.DERIVED, unit, f"rounded from {cands[0][1].text}")
+    cands = [
+        h
+        for h in idx.rounded(q.exp).get(q.value, [])
+        if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
+        and _hedge_ok(q.hedge, h[1].hedge)
+    ]
+    unit, _ = _first_bound(idx, cands, binding)
+    if unit is not None:
+        hit = next(h for h in cands if h[0] == unit)
+        return _Outcome(CheckStatus.DERIVED, unit, f"rounded from {hit[1].text}")
     found = _arithmetic(idx, q, binding)
     if found is not None:
         return _Outcome(CheckStatus.DERIVED, found[0], found[1])
