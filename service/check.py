@@ -97,7 +97,7 @@ class SourceIndex:
     range_lows: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
-    block_words: list[frozenset[str]] = field(default_factory=list)  # the words of each block
+    word_blocks: dict[str, list[int]] = field(default_factory=dict)  # word -> blocks with it
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
@@ -108,12 +108,13 @@ class SourceIndex:
         """Blocks whose words include the first word of a folded name (or its plural)."""
         first = key.split("\x00", 1)[0]
         forms = (first, first + "s", *(("v" + first,) if version else ()))
-        return [b for b, words in enumerate(self.block_words) if any(f in words for f in forms)]
+        found = [b for form in forms for b in self.word_blocks.get(form, ())]
+        return sorted(set(found)) if len(forms) > 1 else found
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
-            return any(key in words or key + "s" in words for words in self.block_words)
+            return key in self.word_blocks or key + "s" in self.word_blocks
         return any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
 
     def rounded(self, exp: int) -> dict[Decimal, list[_Hit]]:
@@ -239,7 +240,8 @@ def index_source(source_text: str) -> SourceIndex:
         )
         lower = prepare(text).lower()
         idx.block_text.append(lower)
-        idx.block_words.append(frozenset(_WORD_TOKEN.findall(lower)))
+        for word in set(_WORD_TOKEN.findall(lower)):
+            idx.word_blocks.setdefault(word, []).append(b)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
