@@ -527,14 +527,16 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
         chained = bound
-        # Nouns: a few words either side, across commas ("a very low value, around 0.2").
-        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(s)
-        prev_end = groups[g - 1][-1].end if g > 0 else 0
-        noun_left = noun_left if noun_left >= 0 else prev_end
-        noun_left = max(noun_left, _window_start(s, noun_left, first.start))
-        noun_right = _window_end(s, last.end, next_start, stop=False)
-        nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : noun_right])
-        nouns += _nouns(s[noun_left : first.start], last=True)
+        nouns: list[str] = []
+        if not bound:  # nouns bind only a number without names
+            # A few words either side, across commas ("a very low value, around 0.2").
+            next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(s)
+            prev_end = groups[g - 1][-1].end if g > 0 else 0
+            noun_left = noun_left if noun_left >= 0 else prev_end
+            noun_left = max(noun_left, _window_start(s, noun_left, first.start))
+            noun_right = _window_end(s, last.end, next_start, stop=False)
+            nouns = [n.noun for n in group if n.noun] + _nouns(s[last.end : noun_right])
+            nouns += _nouns(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
         preceding = [x for x in own if x.start < first.start]
         respectively = len(group) > 1 and len(following) >= len(group) and "respectively" in s
