@@ -63,7 +63,7 @@ _STATUS_ORDER = (CheckStatus.SUPPORTED, CheckStatus.DERIVED, CheckStatus.MISATTA
 # --- the source, indexed once ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Unit:
     """A place a source number stands: a clause of a sentence, a table row, a code line."""
 
@@ -75,11 +75,19 @@ class _Unit:
     text: str  # the text of its block (or line) as the extractor read it, lower case
     start: int  # where the unit's own clause lies in ``text``
     end: int
-    words: frozenset[str]  # the words of ``context``: most names are looked up here
+    _words: frozenset[str] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The words of ``context`` (most names are looked up here), split on first use."""
+        if self._words is None:
+            self._words = frozenset(_WORD_TOKEN.findall(self.context))
+        return self._words
 
     def mentions(self, name: _Name, *, near: bool = False) -> bool:
         if not near and "\x00" not in name.key:
-            return name.key in self.words or name.key + "s" in self.words
+            words = self.words
+            return name.key in words or name.key + "s" in words
         return name.pattern.search(self.near if near else self.context) is not None
 
 
@@ -97,7 +105,7 @@ class SourceIndex:
     range_lows: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     range_highs: dict[Decimal, list[_Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
-    word_blocks: dict[str, list[int]] = field(default_factory=dict)  # word -> blocks with it
+    source_words: frozenset[str] = frozenset()  # every word of the source
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
@@ -107,14 +115,16 @@ class SourceIndex:
     def blocks_with(self, key: str, *, version: bool = False) -> list[int]:
         """Blocks whose words include the first word of a folded name (or its plural)."""
         first = key.split("\x00", 1)[0]
-        forms = (first, first + "s", *(("v" + first,) if version else ()))
-        found = [b for form in forms for b in self.word_blocks.get(form, ())]
-        return sorted(set(found)) if len(forms) > 1 else found
+        words = self.source_words
+        if first not in words and first + "s" not in words and "v" + first not in words:
+            return []
+        # A substring test per block is cheap; callers confirm with the name's pattern.
+        return [b for b, text in enumerate(self.block_text) if first in text]
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
-            return key in self.word_blocks or key + "s" in self.word_blocks
+            return key in self.source_words or key + "s" in self.source_words
         return any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
 
     def rounded(self, exp: int) -> dict[Decimal, list[_Hit]]:
@@ -223,16 +233,24 @@ def index_source(source_text: str) -> SourceIndex:
         span: tuple[int, int],
     ) -> None:
         unit_no = len(idx.units)
-        words = frozenset(_WORD_TOKEN.findall(context))
-        idx.units.append(_Unit(block, display, context, nums, near or context, text, *span, words))
+        idx.units.append(_Unit(block, display, context, nums, near or context, text, *span))
         idx.block_units.setdefault(block, []).append(unit_no)
         _index_numbers(idx, unit_no, nums)
 
-    def whole(block: int, display: str, own: str, extra: str = "") -> None:
-        """A unit that is a whole line: a heading, a code line, a table row."""
-        lower = prepare(own).lower()
-        context = "\x00".join(x for x in (lower, extra, heading_context) if x)
-        add(block, display, context, tuple(extract_numbers(own)), "", lower, (0, len(lower)))
+    def lines(block: int, items: list[tuple[str, str, str]]) -> None:
+        """Units that are whole lines (a heading, code lines, table rows), given as
+        (display, own text, extra context): their numbers are found in one pass."""
+        joined = " |\n".join(own for _, own, _ in items)
+        lower = prepare(joined).lower()
+        nums = extract_numbers(joined)
+        starts = [n.start for n in nums]
+        pos = 0
+        for display, own, extra in items:
+            end = pos + len(own)
+            mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
+            context = "\x00".join(x for x in (lower[pos:end], extra, heading_context) if x)
+            add(block, display, context, mine, "", lower, (pos, end))
+            pos = end + 3
 
     for b, block in enumerate(blocks):
         text = (
@@ -240,17 +258,16 @@ def index_source(source_text: str) -> SourceIndex:
         )
         lower = prepare(text).lower()
         idx.block_text.append(lower)
-        for word in set(_WORD_TOKEN.findall(lower)):
-            idx.word_blocks.setdefault(word, []).append(b)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
-            whole(b, block.text, block.text)
+            lines(b, [(block.text, block.text, "")])
         elif block.kind in ("paragraph", "list_item"):
             sentences = split_sentences(text)
             label = _label(block.text, sentences)
             label_context = prepare(label).lower() if label else ""
             nums = extract_numbers(text)
+            starts = [n.start for n in nums]
             pos, before = 0, ""
             for sentence in sentences:
                 start = text.find(sentence, pos)
@@ -258,29 +275,32 @@ def index_source(source_text: str) -> SourceIndex:
                 end = pos = start + len(sentence)
                 this = lower[start:end]
                 for c_start, c_end in _clauses(text, start, end):
-                    own = tuple(n for n in nums if c_start <= n.start < c_end)
+                    first = bisect.bisect_left(starts, c_start)
+                    own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
                     parts = (lower[c_start:c_end], label_context, heading_context)
                     context = "\x00".join(x for x in parts if x)
                     near = f"{context}\x00{before}\x00{this}"
                     add(b, sentence, context, own, near, lower, (c_start, c_end))
                 before = this
         elif block.kind == "code":
-            for line in block.text.splitlines():
-                if any(c.isdigit() for c in line):
-                    idx.code_lines.setdefault(_squeeze(line), len(idx.units))
-                    whole(b, line.strip(), line)
+            code = [line for line in block.text.splitlines() if _DIGIT.search(line)]
+            for i, line in enumerate(code):
+                idx.code_lines.setdefault(_squeeze(line), len(idx.units) + i)
+            if code:
+                lines(b, [(line.strip(), line, "") for line in code])
         elif block.kind == "table":
             caption = ""
             if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
                 caption = split_sentences(blocks[b - 1].text)[-1]
             header = " | ".join(block.header)
             extra = prepare(f"{header} \n {caption}").lower()
-            whole(b, header, header, prepare(caption).lower())
-            for row in block.rows:
-                whole(b, _render_row(block.header, row), " | ".join(row), extra)
+            rows = [(header, header, prepare(caption).lower())]
+            rows += [(_render_row(block.header, row), " | ".join(row), extra) for row in block.rows]
+            lines(b, rows)
     idx.words = frozenset(
         n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
     )
+    idx.source_words = frozenset(_WORD_TOKEN.findall("\n".join(idx.block_text)))
     return idx
 
 
