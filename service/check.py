@@ -38,6 +38,7 @@ Rules, in short (the module's tests spell them out):
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -107,19 +108,27 @@ class SourceIndex:
     words: frozenset[str] = frozenset()  # number words written in the source
     source_words: frozenset[str] = frozenset()  # every word of the source
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
+    joined: str = ""  # the block texts joined by \x01, for finding a word's blocks
+    block_starts: list[int] = field(default_factory=list)  # offsets of the blocks in it
     block_units: dict[int, list[int]] = field(default_factory=dict)
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     _rounded: dict[int, dict[Decimal, list[_Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[_Derived]] = field(default_factory=dict)
 
-    def blocks_with(self, key: str, *, version: bool = False) -> list[int]:
+    def blocks_with(self, key: str, *, version: bool = False) -> Iterator[int]:
         """Blocks whose words include the first word of a folded name (or its plural)."""
         first = key.split("\x00", 1)[0]
         words = self.source_words
         if first not in words and first + "s" not in words and "v" + first not in words:
-            return []
-        # A substring test per block is cheap; callers confirm with the name's pattern.
-        return [b for b, text in enumerate(self.block_text) if first in text]
+            return
+        # A substring search is cheap; callers confirm each block with the name's pattern.
+        pos, last = self.joined.find(first), -1
+        while pos >= 0:
+            block = bisect.bisect_right(self.block_starts, pos) - 1
+            if block != last:
+                yield block
+                last = block
+            pos = self.joined.find(first, pos + len(first))
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
@@ -300,7 +309,11 @@ def index_source(source_text: str) -> SourceIndex:
     idx.words = frozenset(
         n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
     )
-    idx.source_words = frozenset(_WORD_TOKEN.findall("\n".join(idx.block_text)))
+    idx.joined = "\x01".join(idx.block_text)
+    idx.block_starts = list(
+        itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)
+    )
+    idx.source_words = frozenset(_WORD_TOKEN.findall(idx.joined))
     return idx
 
 
@@ -603,6 +616,8 @@ def _swapped(idx: SourceIndex, a: Number, b: Number, ea: _Name, eb: _Name) -> bo
     crossed = straight = False
     for u in ua.keys() & ub.keys():
         unit = idx.units[u]
+        if not (unit.mentions(ea) and unit.mentions(eb)):
+            continue  # the source says nothing here about which is which
         sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
         if sa == ea.key or sb == eb.key:
             straight = True
@@ -952,7 +967,7 @@ def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
 
 def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: _Outcome) -> NumberVerdict:
     unit = idx.units[outcome.unit] if outcome.unit is not None else None
-    return NumberVerdict(
+    return NumberVerdict.model_construct(  # the fields are ours and valid: skip validation
         text=n.text,
         kind=n.kind.value,
         status=outcome.status,
