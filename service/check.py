@@ -250,8 +250,9 @@ def index_source(source_text: str) -> SourceIndex:
         """Units that are whole lines (a heading, code lines, table rows), given as
         (display, own text, extra context): their numbers are found in one pass."""
         joined = " |\n".join(own for _, own, _ in items)
-        lower = prepare(joined).lower()
-        nums = extract_numbers(joined)
+        prepared = prepare(joined)
+        lower = prepared.lower()
+        nums = extract_numbers(joined, prepared=prepared)
         starts = [n.start for n in nums]
         pos = 0
         for display, own, extra in items:
@@ -265,7 +266,8 @@ def index_source(source_text: str) -> SourceIndex:
         text = (
             " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
         )
-        lower = prepare(text).lower()
+        prepared = prepare(text)
+        lower = prepared.lower()
         idx.block_text.append(lower)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
@@ -275,7 +277,7 @@ def index_source(source_text: str) -> SourceIndex:
             sentences = split_sentences(text)
             label = _label(block.text, sentences)
             label_context = prepare(label).lower() if label else ""
-            nums = extract_numbers(text)
+            nums = extract_numbers(text, prepared=prepared)
             starts = [n.start for n in nums]
             pos, before = 0, ""
             for sentence in sentences:
@@ -1018,10 +1020,10 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             verdicts.extend(_check_code(idx, sentence))
             continue
         text = sentence.text
-        nums = extract_numbers(text)
+        s = prepare(text)
+        nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
-        s = prepare(text)
         names = _names(s, nums, idx)
         bindings = _bindings(s, nums, names)
         own: list[_Name] = []

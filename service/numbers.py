@@ -868,9 +868,10 @@ def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
     return nums
 
 
-def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
-    """Every number of ``text`` in order of position."""
-    s = prepare(text)
+def extract_numbers(text: str, *, words: bool = True, prepared: str | None = None) -> list[Number]:
+    """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
+    the caller has it already)."""
+    s = prepare(text) if prepared is None else prepared
     nums: list[Number] = []
     for start, token in _tokens(s):
         nums.extend(_classify(text, s, start, token.rstrip("+")))
