@@ -69,8 +69,6 @@ from service.text import split_blocks, split_sentences
 
 __all__ = ["Fact", "SourceIndex", "check_explainer", "fact_carried", "index_source"]
 
-_STATUS_ORDER = (CheckStatus.SUPPORTED, CheckStatus.DERIVED, CheckStatus.MISATTACHED)
-
 
 # --- the source, indexed once ------------------------------------------------------------------
 
@@ -333,7 +331,6 @@ def index_source(source_text: str) -> SourceIndex:
 # --- names and nouns ----------------------------------------------------------------------------
 
 _NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
-_SENTENCE_START = re.compile(r"^\W*$|[:.!?]\s+\W*$")
 _NOT_NAMES = frozenset({"I", "A", "An", "The"})
 
 
