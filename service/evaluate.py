@@ -24,10 +24,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service import clean, render
+from service.check import check_explainer
 from service.config import get_settings
 from service.engines import get_engine
 from service.engines.base import ExplainOptions
 from service.errors import EvalCaseError, PlainfeedError
+from service.gate import explain_and_check
 from service.models import Article, CheckReport, CheckStatus, Explainer
 from service.readability import flesch_kincaid_grade, word_count
 from service.text import split_sentences
@@ -684,10 +686,6 @@ def run(
     ``llm`` uses the configured endpoint, or with ``recordings`` the recorded answers of
     that directory (cases no recording answers are skipped).
     """
-    # TODO(eval): hoist once service.check is on main (gate imports it too).
-    from service.check import check_explainer
-    from service.gate import explain_and_check
-
     if engine not in ENGINES:
         raise EvalCaseError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     cases = load_cases(cases_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -68,7 +69,8 @@ def eval_command(
         raise EvalCaseError(f"{cases}: no case can be run with engine {engine!r}")
     failures = evaluate.threshold_failures(result.scores, limits.engines[engine])
     data = result.as_dict() | {"thresholds": {"passed": not failures, "failures": failures}}
-    Console().print(_table(data))
+    # Piped output gets the full table, not one squeezed to 80 columns.
+    Console(width=None if sys.stdout.isatty() else 140).print(_table(data))
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
