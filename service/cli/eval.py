@@ -111,10 +111,13 @@ def _table(data: dict[str, Any]) -> Table:
             str(c["source_words"]),
         )
     o = data["overall"]
+    precision = f"{o['number_precision']:.3f}"
+    if o["number_precision_adjusted"] != o["number_precision"]:
+        precision += f" ({o['number_precision_adjusted']:.3f} excl. known)"
     table.add_section()
     table.add_row(
         f"overall ({o['cases']} cases)",
-        f"{o['number_precision']:.3f}",
+        precision,
         str(o["misattached_total"]),
         f"{o['key_fact_recall']:.2f}",
         f"{o['structure_ok']:.0%}",
