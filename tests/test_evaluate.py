@@ -445,6 +445,35 @@ TINY_REFERENCE_JSON = """\
    "paragraphs": ["Dense BF16 matrix multiplication became 1.10x faster across 15 shapes."]},
   {"heading": "Grouped matrix multiplication also gains",
    "paragraphs": ["Grouped matrix multiplication improved by 1.20x over Triton."]},
+  {"heading": "The measurements ran on one GPU",
+   "paragraphs": ["All measurements ran on one MI355X GPU."]},
   {"heading": "More hardware comes next",
    "paragraphs": ["Support for the MI450 series is in progress."]}]}
 """
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["extractive", "llm"])
+def test_cli_runs_the_engines_through_the_gate(
+    engine: str, tiny_cases: Path, tmp_path: Path
+) -> None:
+    recordings = tmp_path / "recordings"
+    recordings.mkdir()
+    answer = json.loads(TINY_REFERENCE_JSON)
+    (recordings / "tiny.json").write_text(
+        json.dumps({"slug": "tiny", "match": ["https://example.com/tiny"], "answer": answer})
+    )
+    thresholds = tmp_path / "t.yaml"
+    thresholds.write_text(f"engines:\n  {engine}:\n    short_words: [10, 300]\n")
+    out = tmp_path / "eval.json"
+    done = _cli("--cases", str(tiny_cases), "--engine", engine, "--json", str(out),
+                "--thresholds", str(thresholds), "--recordings", str(recordings))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(out.read_text())
+    assert data["engine"] == engine and data["skipped"] == []
+    case = data["cases"][0]
+    assert (case["number_precision"], case["misattached"], case["error"]) == (1.0, 0, None)
+    assert case["key_fact_recall"] == 1.0 and case["structure_ok"] is True
+    if engine == "llm":
+        assert "recorded answers" in data["detail"]
+        assert case["words"] == len(ev.prose(Explainer.model_validate(answer)).split())
