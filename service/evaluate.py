@@ -3,8 +3,9 @@
 A case is a directory ``eval/cases/<slug>/`` with the post as published
 (``source.html``, ``source.md`` or ``source.txt``), a ``case.yaml`` with the figures a
 good explainer carries (annotated by hand) and optionally a known-good ``reference``
-explainer. The metric functions are pure; ``run`` is the one place that reads files and
-calls engines, so the CLI only formats what it returns.
+explainer. The metric functions are pure; the loaders read files and ``run`` calls the
+product's own steps (clean, the publishing gate, check), so the CLI only formats what it
+returns.
 """
 
 from __future__ import annotations
