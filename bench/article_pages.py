@@ -8,7 +8,7 @@ widget, sidebar, footer). Each extractor's main-content HTML goes through
 of ``tests/visible.py``), page chrome that leaks in, sentences broken by inline code turned
 into code blocks, and time.
 
-    PYTHONPATH=. /work/venv/bin/python -m bench.pages
+    PYTHONPATH=. /work/venv/bin/python -m bench.article_pages
 
 Prints a table and writes ``bench/results/pages.json``.
 """
