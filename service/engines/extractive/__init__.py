@@ -11,6 +11,11 @@ Every sentence is a source sentence used whole (only Markdown syntax stripped, f
 person turned into "the authors", an attribution or a definition added), and nothing
 the engine adds contains a digit, so every number of the explainer is the source's own,
 character for character, and the number check passes by construction.
+
+One module a step: ``sections`` (the post's sections and their roles), ``sentences``
+(candidates and their scores), ``plan`` (which sections, how many words, which sentences),
+``style`` and ``glossary`` (wording and definitions), ``title`` (title and takeaway);
+``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from service.errors import EngineError
 from service.models import Article, CheckReport, Explainer, ExplainResult, Section, Usage
 from service.text import split_blocks
 
+# Everything public of the engine when it was one module stays importable from here.
 __all__ = [
     "ENGINE_VERSION",
     "GLOSSARY_FILE",

@@ -102,7 +102,8 @@ def load_glossary(*paths: Path) -> tuple[str, tuple[GlossaryEntry, ...]]:
 
 def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> str:
     """A plain definition after the first use of a glossary term that reads well with
-    one: where the term ends its phrase, at most one definition per sentence."""
+    one: where the term ends its phrase, at most one definition per sentence. Terms
+    defined go into ``defined``, so that each is defined once per explainer."""
     hits: list[tuple[int, int, GlossaryEntry]] = []
     for e in glossary:
         if e.term in defined:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from service.engines.extractive.inline import clean_inline
@@ -23,7 +23,6 @@ class SourceSection:
     heading: str | None
     role: Role
     blocks: list[Block]
-    subheadings: list[str] = field(default_factory=list)
 
 
 _SKIP_SECTION = re.compile(
@@ -121,7 +120,6 @@ def source_sections(blocks: list[Block]) -> list[SourceSection]:
                 continue
             if skipping:
                 continue
-            sections[-1].subheadings.append(plain)
             sections[-1].blocks.append(b)
             continue
         if skipping or _is_boilerplate(b, plain):

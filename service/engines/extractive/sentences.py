@@ -46,7 +46,6 @@ class Cand:
     caption: bool = False
     sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
     sub_index: int = 0  # position within that sub-section
-    dangling: bool = False
 
 
 @dataclass(slots=True)
@@ -57,7 +56,7 @@ class Draft:
     cands: list[Cand]
     codes: dict[int, str]  # a usage section's code block, by section
     headline: set[str]  # figures of the intro and of bold spans
-    subs_seen: dict[int, set[int]] = field(default_factory=dict)
+    subs_seen: dict[int, set[int]] = field(default_factory=dict)  # sub-sections taken from
 
     def gain(self, c: Cand, covered: dict[str, float]) -> float:
         """What taking ``c`` adds, given how much of each figure is ``covered``."""
@@ -196,7 +195,7 @@ def _score(c: Cand, title_words: set[str]) -> None:
     c.figures = figures(text)
     # A sentence that leans on the one before ("This", "However") reads badly alone;
     # less so at a paragraph start, where it leans on the previous paragraph.
-    c.dangling = bool(_DANGLING.match(text)) or bool(
+    dangling = bool(_DANGLING.match(text)) or bool(
         re.match(r"(and|but|or|so|firstly|secondly|finally|lastly)\b", text, re.I)
     )
     s = 0.0
@@ -220,7 +219,7 @@ def _score(c: Cand, title_words: set[str]) -> None:
         s -= 0.15 * (n - 28)
     code_tokens = len(_CODE_TOKEN.findall(text))
     s -= 0.6 * code_tokens
-    if c.dangling:
+    if dangling:
         s -= 0.4 if c.first_in_block else 0.8
     if re.search(r"\byou(r|’re|'re)?\b", text, re.I):
         s -= 0.4
