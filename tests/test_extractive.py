@@ -1,4 +1,4 @@
-"""The offline extractive engine (service/engines/extractive.py) on real corpus posts."""
+"""The offline extractive engine (service/engines/extractive/) on real corpus posts."""
 
 from __future__ import annotations
 
