@@ -14,7 +14,9 @@ from service.store import tables as t
 from service.store.db import transaction
 
 ROOT = Path(__file__).resolve().parent.parent
-FLYDSL_POST = ROOT / "tests/data/corpus/posts/pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+FLYDSL_POST = (
+    ROOT / "tests/data/corpus/posts/pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+)
 FLYDSL_RECORDING = (
     ROOT / "eval/recordings/pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.json"
 )
