@@ -1,4 +1,5 @@
-"""The published explainers as Atom feeds: ``GET /feed.atom`` (every feed) and
+"""The published explainers as Atom feeds (RFC 4287, written with lxml; feedgen 1.0
+drops the ``rel`` of entry links): ``GET /feed.atom`` (every feed) and
 ``GET /feeds/{id}/feed.atom``, with conditional GET (ETag, Last-Modified).
 
 The validator of a feed is one aggregate query (count and newest timestamps of its
@@ -19,7 +20,7 @@ from typing import Annotated, Any
 
 import nh3
 from fastapi import APIRouter, Query, Request, Response
-from feedgen.feed import FeedGenerator
+from lxml import etree
 from markupsafe import escape
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -34,6 +35,8 @@ from service.store import tables as t
 router = APIRouter(tags=["feeds"])
 
 MEDIA_TYPE = "application/atom+xml; charset=utf-8"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _XML_BAD = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -43,6 +46,24 @@ Limit = Annotated[int, Query(ge=1, le=200, description="Newest entries to includ
 def xml_text(value: str | None) -> str:
     """Text that XML 1.0 can carry (a feed may hold control characters)."""
     return _XML_BAD.sub("", value or "")
+
+
+def _el(parent: etree._Element, tag: str, text: str | None = None) -> etree._Element:
+    el = etree.SubElement(parent, f"{{{ATOM_NS}}}{tag}")
+    if text is not None:
+        el.text = xml_text(text)
+    return el
+
+
+def _link(
+    parent: etree._Element, href: str, rel: str, media_type: str, title: str | None = None
+) -> None:
+    el = etree.SubElement(parent, f"{{{ATOM_NS}}}link")
+    el.set("href", xml_text(href))
+    el.set("rel", rel)
+    el.set("type", media_type)
+    if title:
+        el.set("title", xml_text(title))
 
 
 def entry_id(feed_url: str | None, item: t.Item) -> str:
@@ -175,21 +196,23 @@ def build_feed(
         )
     }
 
-    fg = FeedGenerator()
+    root = etree.Element(f"{{{ATOM_NS}}}feed", nsmap={None: ATOM_NS})
+    root.set(f"{{{XML_NS}}}lang", "en")
     if feed is None:
-        fg.id("urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, base + "/feed.atom")))
-        fg.title("Plainfeed: plain-language explainers")
-        fg.link(href=base + "/", rel="alternate", type="text/html")
+        _el(root, "id", "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, base + "/feed.atom")))
+        _el(root, "title", "Plainfeed: plain-language explainers")
+        _link(root, base + "/", "alternate", "text/html")
     else:
-        fg.id("urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, feed.url + "#plainfeed")))
-        fg.title(xml_text(f"Plainfeed: {feed_label(feed)}"))
-        fg.link(href=f"{base}/?feed={feed.id}", rel="alternate", type="text/html")
-    fg.subtitle("Explainers whose every number was checked against the post.")
-    fg.link(href=base + self_path, rel="self", type="application/atom+xml")
-    fg.author(name="Plainfeed")
-    fg.generator("Plainfeed", version=__version__, uri=base + "/")
-    fg.updated(updated)
-    fg.language("en")
+        _el(root, "id", "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, feed.url + "#plainfeed")))
+        _el(root, "title", f"Plainfeed: {feed_label(feed)}")
+        _link(root, f"{base}/?feed={feed.id}", "alternate", "text/html")
+    _link(root, base + self_path, "self", "application/atom+xml")
+    _el(root, "subtitle", "Explainers whose every number was checked against the post.")
+    _el(root, "updated", updated.isoformat())
+    _el(_el(root, "author"), "name", "Plainfeed")
+    gen = _el(root, "generator", "Plainfeed")
+    gen.set("version", __version__)
+    gen.set("uri", base + "/")
     for item in items:
         found = latest.get(item.id)
         if found is None:
@@ -198,22 +221,23 @@ def build_feed(
         src_feed = feeds.get(item.feed_id) if item.feed_id else None
         page = f"{base}/ui/items/{item.id}"
         explainer = Explainer.model_validate(ex.body)
-        fe = fg.add_entry(order="append")
-        fe.id(entry_id(src_feed.url if src_feed else None, item))
-        fe.title(xml_text(explainer.title))
-        fe.link(href=page, rel="alternate", type="text/html")
+        entry = _el(root, "entry")
+        _el(entry, "id", entry_id(src_feed.url if src_feed else None, item))
+        _el(entry, "title", explainer.title)
+        _link(entry, page, "alternate", "text/html")
         source = safe_url(item.link)
         if source:
-            fe.link(href=xml_text(source), rel="via", type="text/html", title=xml_text(item.title))
+            _link(entry, source, "via", "text/html", title=item.title)
         name = item.author or (feed_label(src_feed) if src_feed else None) or "Plainfeed"
-        fe.author(name=xml_text(name))
+        _el(_el(entry, "author"), "name", name)
         published = item.published_at or ex.created_at
-        fe.published(item.published or published)
-        fe.updated(max(d for d in (published, ex.approved_at, ex.created_at) if d is not None))
+        stamps = [d for d in (published, ex.approved_at, ex.created_at) if d is not None]
+        _el(entry, "published", (item.published or published).isoformat())
+        _el(entry, "updated", max(stamps).isoformat())
         if explainer.takeaway:
-            fe.summary(xml_text(explainer.takeaway))
-        fe.content(xml_text(content_html(item, ex, page)), type="html")
-    out: bytes = fg.atom_str(pretty=False)
+            _el(entry, "summary", explainer.takeaway)
+        _el(entry, "content", content_html(item, ex, page)).set("type", "html")
+    out: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
     return out
 
 
