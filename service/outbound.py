@@ -255,25 +255,28 @@ class Sender:
         return True
 
     def _send(self, claim: queue.Claim, owner: str) -> None:
+        # Read, then let the session go before any write: on SQLite a session holds
+        # the write lock (BEGIN IMMEDIATE) and a second writer would wait for it.
         with self.sessions() as s:
             d = s.get(t.OutboundDelivery, claim.id)
-            sub = s.get(t.Subscriber, d.subscriber_id) if d else None
             if d is None:
                 return
-            if sub is None or not sub.active:
-                with transaction(self.sessions) as w:
-                    queue.finish(
-                        w,
-                        queue.OUTBOUND,
-                        claim.id,
-                        owner,
-                        state="cancelled",
-                        last_error="subscriber removed or inactive",
-                    )
-                metrics.OUTBOUND.labels("cancelled").inc()
-                return
-            url, secret, event_id, payload = sub.url, sub.secret, d.event_id, d.payload
-            event_type, sub_id = d.event_type, sub.id
+            sub = s.get(t.Subscriber, d.subscriber_id)
+            target = (sub.url, sub.secret, sub.id) if sub is not None and sub.active else None
+            event_id, event_type, payload = d.event_id, d.event_type, d.payload
+        if target is None:
+            with transaction(self.sessions) as w:
+                queue.finish(
+                    w,
+                    queue.OUTBOUND,
+                    claim.id,
+                    owner,
+                    state="cancelled",
+                    last_error="subscriber removed or inactive",
+                )
+            metrics.OUTBOUND.labels("cancelled").inc()
+            return
+        url, secret, sub_id = target
         body = encode(payload)
         status: int | None = None
         retry_after: float | None = None
