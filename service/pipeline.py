@@ -238,13 +238,14 @@ class Pipeline:
                 )
             )
         }
-        decision = changes.decide(
-            {k: v[1] for k, v in known.items()}, [(e.key, a.hash) for e, a in articles]
+        decision = changes.decide_changes(
+            {k: v[1] for k, v in known.items()}, [(e.key, a) for e, a in articles]
         )
+        new_keys = [k for k, _ in decision.new]
         by_key = {e.key: (e, a) for e, a in articles}
         now = datetime.now(UTC)
         rows = []
-        for key in decision.new:
+        for key in new_keys:
             e, a = by_key[key]
             rows.append(
                 {
@@ -272,14 +273,13 @@ class Pipeline:
             s.scalars(
                 select(t.Item.id).where(
                     t.Item.feed_id == feed_id,
-                    t.Item.key.in_(list(decision.new)),
+                    t.Item.key.in_(new_keys),
                     t.Item.delivery_id == delivery_id,
                 )
             )
         )
         changed_ids = []
-        for key in decision.changed:
-            e, a = by_key[key]
+        for key, a in decision.changed:
             item_id, old_hash = known[key]
             res = s.execute(
                 update(t.Item)

@@ -31,13 +31,21 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> tuple[str, ...]:
+    # A cell may hold a literal pipe written as `\|` (GFM); only bare pipes separate cells.
     s = line.strip()
     if s.startswith("|"):
         s = s[1:]
-    if s.endswith("|"):
+    if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
-    return tuple(c.strip() for c in s.split("|"))
+    return tuple(c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s))
+
+
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -83,7 +91,7 @@ def split_blocks(text: str) -> list[Block]:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 rows.append(_cells(lines[i]))
                 i += 1
-            raw = "\n".join([line] + ["| " + " | ".join(r) + " |" for r in rows])
+            raw = "\n".join([line] + [_row(r) for r in rows])
             blocks.append(Block("table", raw, header=header, rows=tuple(rows)))
             continue
         m = _LIST.match(line)

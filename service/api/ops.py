@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from sqlalchemy import func, select
+from sqlalchemy import String, func, select
 from starlette.concurrency import run_in_threadpool
 
 from service import clean
@@ -59,7 +59,7 @@ def stats(
 ) -> dict[str, Any]:
     """LLM tokens and cost, summed per feed and per day, over the last `days` days."""
     since = datetime.now(UTC) - timedelta(days=days)
-    day = func.substr(func.cast(t.LLMCall.created_at, t.String), 1, 10)
+    day = func.substr(func.cast(t.LLMCall.created_at, String), 1, 10)
     fields = (
         func.count(t.LLMCall.id),
         func.coalesce(func.sum(t.LLMCall.prompt_tokens), 0),

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import get_settings
 from service.errors import Conflict, InputError
@@ -20,7 +21,8 @@ def register(app: typer.Typer) -> None:
     app.add_typer(feeds_app, name="feeds")
 
 
-def sessions():  # type: ignore[no-untyped-def]
+def sessions() -> sessionmaker[Session]:
+    """Sessions on the configured database, migrated to the newest schema."""
     db = make_engine(get_settings().database_url)
     migrate(db)
     return make_sessionmaker(db)

@@ -1,0 +1,205 @@
+"""The clean step: posts as clean text (HTML, Markdown or plain text -> cleaned text), and
+articles from feed entries and whole documents.
+
+The cleaned-text format is the light Markdown that :mod:`service.text` reads back:
+``#`` headings, paragraphs separated by blank lines, ``-``/``1.`` list items, fenced
+code blocks and pipe tables with a header row. Every number the reader sees must
+survive, because the number check proves explainers against this text.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal
+
+from service.clean.chars import (
+    code_text,
+    guard_fences,
+    normalize_text,
+    prose,
+    squeeze_blank_lines,
+)
+from service.clean.html_text import clean_html, html_document
+from service.clean.md_text import clean_markdown, front_matter_title
+from service.errors import InputError, Unprocessable
+from service.models import Article, FeedEntry
+
+__all__ = [
+    "DocumentKind",
+    "article_from_document",
+    "article_from_entry",
+    "clean_html",
+    "clean_markdown",
+    "clean_plain",
+    "guess_kind",
+    "is_excerpt",
+    "normalize_text",
+]
+
+DocumentKind = Literal["html", "md", "text"]
+
+
+def clean_plain(text: str) -> str:
+    """Plain text to cleaned text: characters normalised, line breaks and paragraphs kept."""
+    return guard_fences(squeeze_blank_lines(code_text(text)))
+
+
+# --- articles ----------------------------------------------------------------------------
+
+
+def _first_heading(text: str) -> str:
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return ""
+
+
+def _fallback_title(text: str) -> str:
+    """A title for an untitled item: its first heading, else its first words."""
+    heading = _first_heading(text)
+    if heading:
+        return heading
+    words = text.split()
+    if not words:
+        return ""
+    return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
+
+
+def article_from_entry(entry: FeedEntry) -> Article:
+    """A feed entry as an article: its full content when the feed carries it, else its
+    summary."""
+    text = clean_html(entry.content_html) if entry.content_html else ""
+    if not text and entry.summary_html:
+        text = clean_html(entry.summary_html)
+    title = prose(entry.title) or _fallback_title(text)
+    return Article(
+        title=title,
+        text=text,
+        url=entry.link,
+        author=entry.author,
+        published=entry.published or entry.updated,
+        content_source="feed",
+    )
+
+
+_HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml")
+_MD_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx")
+_TEXT_SUFFIXES = (".txt", ".text")
+_HTML_START = re.compile(
+    r"\A\s*<(?:!doctype\s+html|html|head|body|meta|[a-z][a-z0-9]*[\s>/])", re.I
+)
+_HTML_BLOCKS = re.compile(r"<(?:p|div|br|h[1-6]|ul|ol|li|table|article|section)\b[^>]*>", re.I)
+_MD_SIGNALS = re.compile(
+    r"^(?:#{1,6}\s|```|~~~|\|.*\|\s*$|\s*[-*+]\s|\s*\d+\.\s)|\]\([^)]+\)|\*\*\S", re.M
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._:-]+)""", re.I)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    m = _META_CHARSET.search(data[:4096])
+    if m:
+        try:
+            return data.decode(m.group(1).decode("ascii"), errors="replace")
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def guess_kind(text: str, filename: str | None = None) -> DocumentKind:
+    """Whether a document is HTML, Markdown or plain text: by file name, else by content."""
+    if filename:
+        name = filename.lower()
+        if name.endswith(_HTML_SUFFIXES):
+            return "html"
+        if name.endswith(_MD_SUFFIXES):
+            return "md"
+        if name.endswith(_TEXT_SUFFIXES):
+            return "text"
+    head = text[:8192]
+    if _HTML_START.match(head):
+        return "html"
+    if _MD_SIGNALS.search(head):
+        return "md"
+    if _HTML_BLOCKS.search(head):
+        return "html"
+    return "text"
+
+
+def article_from_document(
+    data: bytes | str,
+    *,
+    kind: DocumentKind | None = None,
+    filename: str | None = None,
+    url: str | None = None,
+    title: str | None = None,
+) -> Article:
+    """A document given whole (an HTML page, a Markdown post, plain text) as an article.
+
+    Raises :class:`InputError` for an unknown ``kind`` and :class:`Unprocessable` when
+    the document holds no text.
+    """
+    text = _decode(data) if isinstance(data, bytes) else data
+    if kind is None:
+        kind = guess_kind(text, filename)
+    author: str | None = None
+    published: datetime | None = None
+    if kind == "html":
+        cleaned, found_title, author, published = html_document(text)
+    elif kind == "md":
+        cleaned = clean_markdown(text)
+        found_title = front_matter_title(text) or _first_heading(cleaned)
+    elif kind == "text":
+        cleaned = clean_plain(text)
+        first = cleaned.split("\n", 1)[0].strip()
+        found_title = first if len(first) <= 200 else ""
+    else:
+        raise InputError(f"unknown document kind {kind!r}: expected html, md or text")
+    if not cleaned.strip():
+        raise Unprocessable(f"the {kind} document holds no text")
+    return Article(
+        title=prose(title) if title else (found_title or _fallback_title(cleaned)),
+        text=cleaned,
+        url=url,
+        author=author,
+        published=published,
+        content_source="file",
+    )
+
+
+# --- excerpts ----------------------------------------------------------------------------
+
+# The endings that mark a cut description: "...", "…", "[…]", "[...]", "[&#8230;]" (the
+# entity decoded or not), and the "Continue reading" / "Read more" links of blog engines.
+_CUT = re.compile(
+    r"(?:\.\.\.|…|\[\s*(?:…|\.\.\.|&#8230;|&hellip;)\s*\]|(?:continue reading|read more)\b.{0,200})"
+    r"\s*$",
+    re.I | re.S,
+)
+# A summary at least this long that is not cut is a whole post carried in the summary
+# field (common in RSS 2.0 without content:encoded).
+_FULL_WORDS = 200
+_LONG_CONTENT = 20_000  # characters of HTML; no feed cuts an excerpt this long
+
+
+def is_excerpt(entry: FeedEntry) -> bool:
+    """Whether the feed carries only an excerpt of the post (so the page must be fetched)."""
+    content_html = entry.content_html or ""
+    if len(content_html) > _LONG_CONTENT:
+        return False
+    content = clean_html(content_html) if content_html else ""
+    summary = clean_html(entry.summary_html) if entry.summary_html else ""
+    if not content:
+        if not summary:
+            return True
+        return bool(_CUT.search(summary)) or len(summary.split()) < _FULL_WORDS
+    if not _CUT.search(content):
+        return False
+    return len(content.split()) < _FULL_WORDS or content == summary

@@ -1,0 +1,209 @@
+"""The HTTP API end to end on a real server on loopback, on SQLite and PostgreSQL:
+webhook -> delivery -> items -> in-process worker -> explainer stored -> served."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from service.api.app import create_app
+from service.config import Settings
+from tests.conftest import PYTORCH_FEED, LiveServer, make_settings, wait_for
+
+RSS = "application/rss+xml"
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[httpx.Client]:
+    with LiveServer(create_app(settings, workers=2)) as live, httpx.Client(
+        base_url=live.url, timeout=30
+    ) as client:
+        yield client
+
+
+def post_feed(client: httpx.Client, body: bytes, **kw: object) -> httpx.Response:
+    headers = {"Content-Type": RSS, **kw.pop("headers", {})}  # type: ignore[dict-item]
+    return client.post("/webhooks/feed", content=body, headers=headers, **kw)  # type: ignore[arg-type]
+
+
+def wait_delivery(client: httpx.Client, delivery_id: int) -> dict[str, object]:
+    def done() -> dict[str, object] | None:
+        d = client.get(f"/deliveries/{delivery_id}").json()
+        return d if d["state"] in ("processed", "failed") else None
+
+    return wait_for(done, timeout=60)  # type: ignore[no-any-return]
+
+
+def wait_items_settled(client: httpx.Client) -> list[dict[str, object]]:
+    def settled() -> list[dict[str, object]] | None:
+        items = client.get("/items", params={"limit": 200}).json()["items"]
+        busy = [i for i in items if i["state"] in ("pending", "processing")]
+        return items if items and not busy else None
+
+    return wait_for(settled, timeout=120)  # type: ignore[no-any-return]
+
+
+def assert_problem(r: httpx.Response, status: int) -> dict[str, object]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    body = r.json()
+    assert body["status"] == status and body["title"] and body["detail"]
+    return body  # type: ignore[no-any-return]
+
+
+def test_pytorch_feed_goes_all_the_way_to_served_explainers(server: httpx.Client) -> None:
+    feed = PYTORCH_FEED.read_bytes()
+    r = post_feed(server, feed)
+    assert r.status_code == 202, r.text
+    accepted = r.json()
+    assert accepted["duplicate"] is False
+    assert r.headers["location"] == f"/deliveries/{accepted['delivery_id']}"
+
+    d = wait_delivery(server, accepted["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_new"] == 10 and len(d["item_ids"]) == 10  # type: ignore[arg-type]
+
+    items = wait_items_settled(server)
+    assert len(items) == 10
+    assert {i["state"] for i in items} <= {"published", "needs_review"}
+    published = [i for i in items if i["state"] == "published"]
+    assert published, "the extractive engine's numbers are the source's own"
+
+    one = server.get(f"/items/{published[0]['id']}").json()
+    assert one["explainer"]["title"] and len(one["explainer"]["sections"]) >= 3
+    assert one["check"]["numbers"] is not None
+    assert one["explainer_meta"]["engine"] == "extractive"
+    assert one["text"] and one["content_hash"]
+
+    md = server.get(f"/items/{published[0]['id']}/explainer", headers={"Accept": "text/markdown"})
+    assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
+    assert re.search(r"^1\. ", md.text, re.M)
+    js = server.get(f"/items/{published[0]['id']}/explainer?format=json").json()
+    assert js["engine"] == "extractive" and js["source"]["url"].startswith("https://pytorch.org/")
+    html = server.get(f"/items/{published[0]['id']}/explainer?format=html")
+    assert html.headers["content-type"].startswith("text/html")
+    check = server.get(f"/items/{published[0]['id']}/check").json()
+    assert all(n["status"] == "supported" for n in check["numbers"] if n["status"] != "derived")
+
+
+def test_replay_is_a_duplicate_and_does_no_work(server: httpx.Client) -> None:
+    feed = PYTORCH_FEED.read_bytes()
+    first = post_feed(server, feed).json()
+    wait_delivery(server, first["delivery_id"])
+    again = post_feed(server, feed)
+    assert again.status_code == 200
+    assert again.json() == {**first, "duplicate": True}
+    assert server.get("/deliveries").json()["total"] == 1
+    assert server.get("/items").json()["total"] == 10
+
+
+def test_cosmetic_edit_changes_nothing_and_a_text_edit_requeues(server: httpx.Client) -> None:
+    feed = PYTORCH_FEED.read_bytes()
+    wait_delivery(server, post_feed(server, feed).json()["delivery_id"])
+    wait_items_settled(server)
+    # Seed 004: an <img> attribute changed inside an existing item.
+    cosmetic = feed.replace(b'decoding="async"', b'decoding="sync"', 1)
+    assert cosmetic != feed
+    d = wait_delivery(server, post_feed(server, cosmetic).json()["delivery_id"])
+    assert (d["state"], d["items_new"], d["items_changed"]) == ("processed", 0, 0)
+    # A changed figure in the text re-queues that item only.
+    edited = feed.replace(b"1.10x", b"1.11x", 1)
+    if edited == feed:
+        edited = feed.replace(b"<p>", b"<p>Updated: figures revised. ", 1)
+    d = wait_delivery(server, post_feed(server, edited).json()["delivery_id"])
+    assert (d["items_new"], d["items_changed"]) == (0, 1)
+    assert server.get("/items").json()["total"] == 10
+
+
+def test_feeds_register_list_and_get(server: httpx.Client) -> None:
+    r = server.post("/feeds", json={"url": "https://pytorch.org/blog/feed/", "name": "PyTorch"})
+    assert r.status_code == 201
+    feed = r.json()
+    assert feed["id"] and feed["has_secret"] is False
+    assert server.get(f"/feeds/{feed['id']}").json()["name"] == "PyTorch"
+    assert server.get("/feeds").json()["total"] == 1
+    assert_problem(server.post("/feeds", json={"url": "https://pytorch.org/blog/feed/"}), 409)
+    assert_problem(server.post("/feeds", json={"url": "not a url"}), 422)
+    assert_problem(server.get("/feeds/999"), 404)
+
+
+def test_items_filter_and_paginate(server: httpx.Client) -> None:
+    wait_delivery(server, post_feed(server, PYTORCH_FEED.read_bytes()).json()["delivery_id"])
+    wait_items_settled(server)
+    page = server.get("/items", params={"limit": 4}).json()
+    assert page["total"] == 10 and len(page["items"]) == 4 and page["next"]
+    nxt = httpx.get(page["next"]).json()
+    assert [i["id"] for i in nxt["items"]] == [i - 4 for i in [x["id"] for x in page["items"]]]
+    found = server.get("/items", params={"q": "FP8"}).json()["items"]
+    assert found and all("fp8" in i["title"].lower() for i in found)
+    assert server.get("/items", params={"state": "failed"}).json()["total"] == 0
+    assert_problem(server.get("/items", params={"state": "bogus"}), 422)
+    assert_problem(server.get("/items/424242"), 404)
+    assert_problem(server.get("/items/424242/explainer"), 404)
+
+
+def test_bad_input_gets_problems_and_stores_nothing(server: httpx.Client) -> None:
+    assert_problem(post_feed(server, b""), 400)
+    assert_problem(post_feed(server, b"<!doctype html><html><body>hi</body></html>",
+                             headers={"Content-Type": "text/html"}), 422)
+    assert_problem(post_feed(server, os.urandom(2048)), 422)
+    assert_problem(post_feed(server, b"x" * (10 * 1024 * 1024 + 1)), 413)
+    assert_problem(post_feed(server, PYTORCH_FEED.read_bytes(),
+                             headers={"Content-Type": "image/png"}), 415)
+    r = server.post("/webhooks/feed", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert_problem(r, 400)
+    assert_problem(server.post("/webhooks/feed", json={"hello": 1}), 422)
+    assert_problem(server.post("/webhooks/feed", json={"feed_id": 999}), 404)
+    assert server.get("/deliveries").json()["total"] == 0
+
+
+def test_feed_the_parser_rejects_leaves_a_failed_delivery_with_the_reason(
+    server: httpx.Client,
+) -> None:
+    # Sniffs as RSS, but no parser can read a feed out of it.
+    broken = b"<?xml version='1.0'?><rss version='2.0'><channel><title>x</ti"
+    r = post_feed(server, broken)
+    assert r.status_code == 202
+    d = wait_delivery(server, r.json()["delivery_id"])
+    assert d["state"] == "failed" and d["error"]
+
+
+def test_malformed_xml_that_still_yields_entries_is_accepted_with_the_problem(
+    server: httpx.Client,
+) -> None:
+    feed = PYTORCH_FEED.read_bytes()
+    # An unescaped ampersand: not well-formed XML, yet feedparser reads the entries.
+    bad = feed.replace(b"<title>PyTorch</title>", b"<title>PyTorch & friends</title>", 1)
+    assert bad != feed
+    d = wait_delivery(server, post_feed(server, bad).json()["delivery_id"])
+    assert d["state"] == "processed" and d["items_new"] == 10
+    assert d["problems"]
+
+
+def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:
+    settings = make_settings(db_url, api_token="s3cret-token")
+    with LiveServer(create_app(settings, workers=0)) as live, httpx.Client(base_url=live.url) as c:
+        feed = PYTORCH_FEED.read_bytes()
+        assert_problem(post_feed(c, feed), 401)
+        assert_problem(post_feed(c, feed, headers={"Authorization": "Bearer nope"}), 401)
+        assert_problem(c.post("/feeds", json={"url": "https://a.example/feed"}), 401)
+        ok = post_feed(c, feed, headers={"Authorization": "Bearer s3cret-token"})
+        assert ok.status_code == 202
+        assert c.get("/items").status_code == 200  # reads stay open
+
+
+def test_health_readiness_and_openapi(server: httpx.Client) -> None:
+    assert server.get("/healthz").json() == {"status": "ok"}
+    ready = server.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["checks"]["database"] == "ok"
+    spec = server.get("/openapi.json").json()
+    paths = spec["paths"]
+    for path in ("/webhooks/feed", "/feeds", "/items", "/items/{item_id}",
+                 "/items/{item_id}/explainer", "/deliveries/{delivery_id}", "/readyz"):
+        assert path in paths, path
+    body = paths["/webhooks/feed"]["post"]["requestBody"]["content"]
+    assert "application/rss+xml" in body and "example" in body["application/json"]

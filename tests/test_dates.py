@@ -1,0 +1,34 @@
+"""dates: aware UTC datetimes from the forms feeds write."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from service.dates import utc_from_iso, utc_from_struct
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-08-20T10:00:00+02:00", datetime(2026, 8, 20, 8, tzinfo=UTC)),
+        ("2026-09-14T03:57:19.771Z", datetime(2026, 9, 14, 3, 57, 19, 771000, tzinfo=UTC)),
+        ("2026-08-25T00:00:00", datetime(2026, 8, 25, tzinfo=UTC)),  # naive: UTC
+        (" 2026-08-28 ", datetime(2026, 8, 28, tzinfo=UTC)),
+        ("not a date", None),
+        ("", None),
+        (None, None),
+        (20260828, None),
+    ],
+)
+def test_utc_from_iso(value: object, expected: datetime | None) -> None:
+    assert utc_from_iso(value) == expected
+    if expected is not None:
+        assert utc_from_iso(value).tzinfo is UTC  # type: ignore[union-attr]
+
+
+def test_utc_from_struct() -> None:
+    assert utc_from_struct(time.gmtime(0)) == datetime(1970, 1, 1, tzinfo=UTC)
+    assert utc_from_struct(None) is None

@@ -1,0 +1,226 @@
+"""parse: the cheap sniff and the full feed parse (golden files, formats, failures)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from service.errors import FeedParseError
+from service.parse import parse_feed, sniff
+from tests.regen_golden import DATA, cases, describe
+
+CORPUS_FEEDS = DATA / "corpus" / "feeds"
+PYTORCH = CORPUS_FEEDS / "pytorch-blog-2026-09-02-397d8ac.xml"
+
+
+# --- golden files -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("src", "expected"), cases(), ids=lambda p: p.name)
+def test_parse_matches_golden_file(src: Path, expected: Path) -> None:
+    assert expected.exists(), f"no golden file: run `python -m tests.regen_golden` ({src.name})"
+    want = json.loads(expected.read_text(encoding="utf-8"))
+    got = json.loads(json.dumps(describe(parse_feed(src.read_bytes())), ensure_ascii=False))
+    assert got == want
+
+
+def test_golden_cases_cover_every_corpus_feed_and_each_format() -> None:
+    names = {src.name for src, _ in cases()}
+    assert {p.name for p in CORPUS_FEEDS.iterdir()} <= names
+    kinds = {json.loads(exp.read_text())["kind"] for _, exp in cases()}
+    assert kinds == {"rss", "rdf", "atom", "json"}
+
+
+# --- sniff --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "kind"),
+    [
+        (b'<?xml version="1.0"?>\n<rss version="2.0"><channel/></rss>', None, "rss"),
+        (b'<rss version="2.0"><channel/></rss>', "text/html", "rss"),  # no XML declaration
+        (b"\xef\xbb\xbf<?xml version='1.0'?><!-- generator --><rss/>", None, "rss"),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS'
+            b' 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss/>',
+            None,
+            "rss",
+        ),
+        (
+            b'<?xml-stylesheet href="s.xsl"?><feed xmlns="http://www.w3.org/2005/Atom"/>',
+            None,
+            "atom",
+        ),
+        (b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>', None, "rdf"),
+        ('<?xml version="1.0"?><feed/>'.encode("utf-16"), None, "atom"),
+        (b' {"version": "https://jsonfeed.org/version/1.1", "items": []}', None, "json"),
+        (b'{"items": [], "title": "x"}', "application/feed+json; charset=utf-8", "json"),
+        (b'{"feed_url": "https://example.com/feed"}', "application/json", None),
+        (b"<!DOCTYPE html><html><head><title>Blog</title></head></html>", "text/html", None),
+        (b"<html><body><p>rss</p></body></html>", None, None),
+        (b"", None, None),
+        (b"   \n ", None, None),
+        (bytes(range(256)) * 8, None, None),
+        (b"just some text", "text/plain", None),
+    ],
+)
+def test_sniff(body: bytes, content_type: str | None, kind: str | None) -> None:
+    assert sniff(body, content_type) == kind
+
+
+def test_sniff_reads_the_real_feeds() -> None:
+    got = {p.name.split("-2026")[0]: sniff(p.read_bytes(), None) for p in CORPUS_FEEDS.iterdir()}
+    assert got == {
+        "claude-status-history-atom": "atom",
+        "deepmind-blog": "rss",
+        "ollama-blog": "rss",
+        "openai-status-atom": "atom",
+        "pytorch-blog": "rss",
+        "together-blog": "rss",
+    }
+
+
+def test_sniff_looks_only_at_the_head() -> None:
+    # A valid RSS head followed by megabytes of junk is still sniffed as RSS, quickly.
+    body = b"<rss version='2.0'><channel>" + b"\x00garbage" * 500_000
+    assert sniff(body, None) == "rss"
+
+
+# --- parse_feed ---------------------------------------------------------------------------
+
+
+def test_real_wordpress_feed() -> None:
+    doc = parse_feed(PYTORCH.read_bytes(), url="https://pytorch.org/blog/feed/")
+    assert doc.kind == "rss"
+    assert doc.title == "Blog – PyTorch"
+    assert doc.self_url == "https://pytorch.org/blog/feed/"
+    assert doc.problems == ()  # the HTML comment after </rss> is no problem
+    assert len(doc.entries) == 10
+    first = doc.entries[0]
+    assert first.key == "https://pytorch.org/?p=161911"  # guid first
+    assert first.title == "PyTorch 2.14 Release Blog"
+    assert first.author == "PyTorch Foundation"
+    assert first.published == datetime(2026, 9, 2, 18, 41, 48, tzinfo=UTC)
+    assert first.updated is None  # RSS has no update date; feedparser's fallback is not used
+    assert first.categories == ("Announcements", "Blog")
+    assert first.content_html is not None and len(first.content_html) > 100_000
+    assert first.summary_html.startswith("We are excited to announce the release of PyTorch® 2.14")
+
+
+def test_dates_are_aware_utc() -> None:
+    for src, _ in cases():
+        for e in parse_feed(src.read_bytes()).entries:
+            for dt in (e.published, e.updated):
+                assert dt is None or dt.utcoffset() == UTC.utcoffset(None), (src.name, e.key)
+
+
+def test_atom_hubs_self_and_offsets() -> None:
+    doc = parse_feed((DATA / "feeds" / "atom.xml").read_bytes())
+    assert doc.hub_urls == ("https://pubsubhubbub.appspot.com/", "https://websub.example/hub")
+    assert doc.self_url == "https://runtime.example/feed.atom"
+    entry = doc.entries[0]
+    assert entry.published == datetime(2026, 9, 1, 12, 30, tzinfo=UTC)  # -04:00 converted
+    assert entry.content_html is not None and "<li>8 to 256 connections</li>" in entry.content_html
+    assert entry.summary_html == "Non-blocking I/O lands in 0.14.2b."
+
+
+def test_entry_without_summary_has_no_copied_summary() -> None:
+    # feedparser copies atom:content into `summary`; FeedEntry keeps them apart.
+    doc = parse_feed(
+        (CORPUS_FEEDS / "claude-status-history-atom-2026-10-08-012672d.xml").read_bytes()
+    )
+    assert all(e.summary_html == "" and e.content_html for e in doc.entries)
+
+
+def test_empty_titles_and_empty_descriptions_are_read() -> None:
+    together = parse_feed((CORPUS_FEEDS / "together-blog-2026-10-06-12072ab.xml").read_bytes())
+    assert sum(1 for e in together.entries if e.title == "") == 19
+    deepmind = parse_feed((CORPUS_FEEDS / "deepmind-blog-2026-09-02-2371bbb.xml").read_bytes())
+    assert sum(1 for e in deepmind.entries if e.summary_html == "") == 25
+    assert all(e.content_html is None for e in deepmind.entries)
+
+
+def test_keys_fall_back_to_link_then_hash() -> None:
+    doc = parse_feed((DATA / "feeds" / "rss091.xml").read_bytes())
+    assert doc.entries[0].key == "https://kernel-notes.example/tiling-gemm"
+    assert doc.entries[2].key.startswith("sha256:")
+    again = parse_feed((DATA / "feeds" / "rss091.xml").read_bytes())
+    assert again.entries[2].key == doc.entries[2].key  # stable across parses
+
+
+def test_plain_text_fields_become_html() -> None:
+    doc = parse_feed((DATA / "feeds" / "jsonfeed11.json").read_bytes())
+    mxfp4 = doc.entries[1]
+    assert mxfp4.key == "1042"  # a numeric id
+    assert mxfp4.content_html == (
+        "<p>MXFP4 keeps a shared scale per 32 values.</p>\n"
+        "<p>That halves storage again &lt;versus&gt; MXFP8.</p>"
+    )
+    assert doc.entries[0].author == "Lin, Ortiz"
+    assert doc.problems == ("item 3 is not an object: ignored",)
+
+
+def test_malformed_but_readable_feed_reports_the_parser_complaint() -> None:
+    doc = parse_feed((DATA / "feeds" / "malformed.xml").read_bytes())
+    assert [e.title for e in doc.entries] == ["Throughput up 2.04x", "Second post"]
+    assert len(doc.problems) == 1 and "not well-formed" in doc.problems[0]
+    assert doc.entries[1].published is None  # "not a date"
+
+
+def test_duplicate_keys_keep_the_first_entry() -> None:
+    item = "<item><guid>same</guid><title>{}</title></item>"
+    body = f"<rss version='2.0'><channel><title>t</title>{item.format('a')}{item.format('b')}"
+    doc = parse_feed((body + "</channel></rss>").encode())
+    assert [e.title for e in doc.entries] == ["a"]
+    assert doc.problems == ("duplicate entry key 'same': later entry ignored",)
+
+
+def test_valid_feed_without_items_is_an_empty_feed() -> None:
+    doc = parse_feed(b"<rss version='2.0'><channel><title>New blog</title></channel></rss>")
+    assert doc.title == "New blog" and doc.entries == ()
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"", "empty"),
+        (b"  \n", "empty"),
+        (b"<!DOCTYPE html><html><body><p>Hello</p></body></html>", "no RSS, Atom or RDF"),
+        (bytes(range(256)), "not well-formed"),
+        (b"<rss version='2.0'><channel><title>cut", "no element found"),
+        (b'{"version": "https://jsonfeed.org/version/1.1", "items": [', "JSON Feed"),
+        (b'{"version": "https://jsonfeed.org/version/1.1", "items": {}}', "not a list"),
+        (b'{"feed_url": "https://example.com/feed"}', "unknown version"),
+        (b"[1, 2]", "syntax error"),
+        (b'{"version": "https://jsonfeed.org/version/1.1", "items": ' + b"[" * 100_000, "depth"),
+        (b"<rss>" + b"<a>" * 10_000, "no element found"),
+    ],
+)
+def test_unreadable_documents_raise_feed_parse_error(body: bytes, reason: str) -> None:
+    with pytest.raises(FeedParseError) as err:
+        parse_feed(body)
+    assert reason in str(err.value)
+    assert err.value.status == 422
+
+
+def test_relative_links_resolve_against_the_feed_url() -> None:
+    body = (
+        b"<rss version='2.0'><channel><title>t</title><link>/</link>"
+        b"<item><title>a</title><link>/posts/a</link></item></channel></rss>"
+    )
+    doc = parse_feed(body, url="https://blog.example/feed.xml")
+    assert doc.link == "https://blog.example/"
+    assert doc.entries[0].link == "https://blog.example/posts/a"
+    assert doc.problems == ()
+
+
+def test_mislabelled_content_type_is_a_problem_not_a_failure() -> None:
+    body = (
+        b"<rss version='2.0'><channel><title>t</title><item><title>a</title></item></channel></rss>"
+    )
+    doc = parse_feed(body, content_type="text/html")
+    assert [e.title for e in doc.entries] == ["a"]
+    assert doc.problems == ("NonXMLContentType: text/html is not an XML media type",)
