@@ -43,6 +43,18 @@ REPORT = CheckReport(
 )
 
 
+FLAGGED = CheckReport(
+    numbers=[
+        NumberVerdict(
+            text="9.9x",
+            kind="quantity",
+            status=CheckStatus.UNSUPPORTED,
+            sentence="It is 9.9x faster.",
+        )
+    ]
+)
+
+
 @pytest.fixture
 def client(db_url: str) -> Iterator[TestClient]:
     app = create_app(make_settings(db_url, public_url=PUBLIC + "/"), workers=0)
@@ -88,8 +100,8 @@ def ids(client: TestClient) -> dict[str, int]:
             a,
             title="Post A2",
             text="It runs 1.5x faster.",
-            explainer=explainer("A2: waits for review"),
-            report=REPORT,
+            explainer=explainer("A2: waits for review", para="It is 9.9x faster."),
+            report=FLAGGED,
             state=ItemState.NEEDS_REVIEW,
         ),
     }
@@ -121,7 +133,7 @@ def test_feed_of_all_published_explainers_parses_back(
     assert a1.content[0].type == "text/html"
     assert "What changed" in html and "It is 1.5x faster." in html
     assert 'href="https://a.example/a1"' in html
-    assert "1 numbers (1 supported)" in html
+    assert "Number check: every number is supported by the post." in html
     # an entry without a source author falls back to the feed's name
     b1 = next(e for e in parsed.entries if e.title.startswith("B1"))
     assert b1.author == "Blog B"
@@ -194,7 +206,8 @@ def test_approving_an_item_changes_the_feed(client: TestClient, ids: dict[str, i
     client.app.state.ctx.pipeline.approve(ids["review"], "tester")  # type: ignore[attr-defined]
     r = client.get("/feed.atom", headers={"If-None-Match": etag})
     assert r.status_code == 200
-    assert "A2: waits for review" in {e.title for e in feedparser.parse(r.content).entries}
+    entries = {e.title: e for e in feedparser.parse(r.content).entries}
+    assert "published after review by tester" in entries["A2: waits for review"].content[0].value
 
 
 def test_empty_feed_is_valid(client: TestClient) -> None:
