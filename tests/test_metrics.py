@@ -65,6 +65,8 @@ def test_every_family_is_named_plainfeed_and_present_from_the_start(client: Test
         "plainfeed_database_up",
     ):
         assert expected in ours, expected
+    engine = client.app.state.ctx.pipeline.engine.name  # type: ignore[attr-defined]
+    assert ("plainfeed_explain_seconds_count", (("engine", engine),)) in samples
     for status in ("supported", "derived", "unsupported", "misattached"):
         assert ("plainfeed_check_numbers_total", (("status", status),)) in samples
     assert value(samples, "plainfeed_database_up") == 1

@@ -171,5 +171,14 @@ class _Joined:
 )
 def prometheus(ctx: Ctx) -> Response:
     """Prometheus metrics, names prefixed `plainfeed_`."""
+    # The configured engine's and model's series exist before their first explainer.
+    engine = ctx.pipeline.engine.name
+    metrics.EXPLAIN_SECONDS.labels(engine)
+    if engine == "llm":
+        model = ctx.settings.model
+        metrics.LLM_CALLS.labels(model)
+        metrics.LLM_COST.labels(model)
+        for kind in ("prompt", "completion"):
+            metrics.LLM_TOKENS.labels(model, kind)
     joined = _Joined(REGISTRY, DatabaseCollector(ctx.db))
     return Response(generate_latest(joined), media_type=CONTENT_TYPE_LATEST)  # type: ignore[arg-type]
