@@ -39,6 +39,11 @@ class Settings(BaseSettings):
     prompts_dir: Path = DEFAULT_PROMPTS_DIR
     llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
     llm_max_attempts: int = Field(default=4, description="Tries per LLM call (tenacity).")
+    llm_backoff_initial: float = Field(default=1.0, description="First retry wait, seconds.")
+    llm_backoff_max: float = Field(default=30.0, description="Longest retry wait, seconds.")
+    llm_retry_after_max: float = Field(
+        default=60.0, description="Cap on a server's Retry-After within one call, seconds."
+    )
     llm_max_concurrency: int = Field(default=16, description="Concurrent LLM requests per process.")
     llm_rpm: float = Field(default=600.0, description="LLM requests per minute per process.")
     llm_max_output_tokens: int = 4096

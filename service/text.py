@@ -48,6 +48,16 @@ def _row(cells: tuple[str, ...]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
+def _starts_block(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    return bool(
+        _FENCE.match(line)
+        or _HEADING.match(line)
+        or _LIST.match(line)
+        or (line.strip().startswith("|") and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]))
+    )
+
+
 def split_blocks(text: str) -> list[Block]:
     """Split cleaned text into blocks, in order."""
     lines = text.splitlines()
@@ -97,8 +107,13 @@ def split_blocks(text: str) -> list[Block]:
         m = _LIST.match(line)
         if m:
             flush()
-            blocks.append(Block("list_item", m.group(1).strip()))
+            item = [m.group(1).strip()]
             i += 1
+            # Lazy continuation: a wrapped item goes on until a blank line or a new block.
+            while i < len(lines) and lines[i].strip() and not _starts_block(lines, i):
+                item.append(lines[i].strip())
+                i += 1
+            blocks.append(Block("list_item", " ".join(item)))
             continue
         para.append(line)
         i += 1

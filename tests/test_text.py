@@ -19,3 +19,27 @@ def test_table_rows_and_empty_cells() -> None:
     blocks = split_blocks(text)
     assert [b.kind for b in blocks] == ["paragraph", "table", "paragraph"]
     assert blocks[1].rows == (("1", ""),)
+
+
+def test_wrapped_list_items_keep_their_continuation_lines() -> None:
+    text = (
+        "Intro paragraph.\n\n"
+        "- **Eager execution:** eligible calls dispatch to FlyDSL when\n"
+        "  the optional runtime is installed; other calls retain ATen.\n"
+        "- Second item\n"
+        "continued lazily.\n"
+        "## Next\n"
+    )
+    blocks = split_blocks(text)
+    assert [b.kind for b in blocks] == ["paragraph", "list_item", "list_item", "heading"]
+    assert blocks[1].text == (
+        "**Eager execution:** eligible calls dispatch to FlyDSL when "
+        "the optional runtime is installed; other calls retain ATen."
+    )
+    assert blocks[2].text == "Second item continued lazily."
+
+
+def test_list_item_stops_at_a_table_or_fence() -> None:
+    text = "- item\n| a | b |\n| --- | --- |\n| 1 | 2 |\n- other\n```\ncode\n```\n"
+    kinds = [b.kind for b in split_blocks(text)]
+    assert kinds == ["list_item", "table", "list_item", "code"]

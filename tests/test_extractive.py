@@ -1,0 +1,359 @@
+"""The offline extractive engine (service/engines/extractive.py) on real corpus posts."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from service import clean, parse
+from service.engines.base import ExplainOptions
+from service.engines.extractive import (
+    ExtractiveEngine,
+    GlossaryEntry,
+    build_explainer,
+    load_glossary,
+    number_tokens,
+)
+from service.errors import EngineError, TemplateError
+from service.models import Article, CheckReport, Explainer
+from service.readability import flesch_kincaid_grade, word_count
+from service.render import parse_explainer, to_text
+from service.text import split_sentences
+
+DATA = Path(__file__).parent / "data" / "corpus"
+POSTS = DATA / "posts"
+PROMPTS = Path(__file__).parent.parent / "prompts"
+FLYDSL = "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+MD_POSTS = [
+    FLYDSL,
+    "pytorch-blog-how-shopify-built-a-continual-learning-loop.md",
+    "pytorch-blog-hardware-agnostic-models-in-vllm.md",
+]
+HTML_POSTS = [
+    "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html",
+    "pytorch-blog-harnessing-ai-for-day-one-model-enablement.html",
+    "pytorch-blog-fast-ondevice-agentic-ai-with-executorch.html",
+    "pytorch-blog-pytorch-2-14-release-blog.html",
+]
+
+NUMBER_WORDS = re.compile(
+    r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+    r"thirty|hundred|thousand|million|billion|trillions?|dozen|half|twice|double|triple|"
+    r"single|first|second|third)\b",
+    re.IGNORECASE,
+)
+
+
+@cache
+def _article(name: str) -> Article:
+    """A corpus post as the pipeline sees it: cleaned by service.clean."""
+    return clean.article_from_document((POSTS / name).read_bytes(), filename=name)
+
+
+@cache
+def _explain(name: str) -> Explainer:
+    return ExtractiveEngine(PROMPTS).explain(_article(name), ExplainOptions()).explainer
+
+
+def _prose(e: Explainer) -> str:
+    """Title and headings as sentences of their own, as the evaluation measures."""
+
+    def sentence(t: str) -> str:
+        return t if t[-1:] in ".!?:" else t + "."
+
+    parts = [sentence(e.title)]
+    for s in e.sections:
+        parts.append(sentence(s.heading))
+        parts.extend(s.paragraphs)
+    if e.takeaway:
+        parts.append(e.takeaway)
+    return "\n\n".join(parts)
+
+
+def _sentences(e: Explainer) -> list[str]:
+    out = [e.title]
+    for s in e.sections:
+        out.extend(sp for p in s.paragraphs for sp in split_sentences(p))
+    if e.takeaway:
+        out.extend(split_sentences(e.takeaway))
+    return out
+
+
+ALL_POSTS = MD_POSTS + HTML_POSTS
+
+
+# --- shape ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
+def test_structure(name: str) -> None:
+    e = _explain(name)
+    subject, colon, rest = e.title.partition(":")
+    assert colon and subject.strip() and rest.strip(), e.title
+    assert 3 <= len(e.sections) <= 7
+    for s in e.sections:
+        assert s.heading.strip()
+        assert not s.heading.endswith("?")
+        assert 1 <= len(s.paragraphs) <= 4
+        assert all(p.strip() for p in s.paragraphs)
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
+def test_length_and_reading_grade(name: str) -> None:
+    e = _explain(name)
+    words = word_count(_prose(e))
+    assert 300 <= words <= 900, words
+    assert flesch_kincaid_grade(_prose(e)) <= 12.0
+
+
+def test_same_input_same_output() -> None:
+    article = _article(FLYDSL)
+    first = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions())
+    again = ExtractiveEngine(PROMPTS).explain(
+        Article(title=article.title, text=article.text), ExplainOptions()
+    )
+    assert first.model_dump_json() == again.model_dump_json()
+
+
+# --- numbers are the source's own -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
+def test_every_number_is_verbatim_in_the_source(name: str) -> None:
+    article, e = _article(name), _explain(name)
+    texts = [e.all_text()] + [s.code for s in e.sections if s.code]
+    tokens = [t for text in texts for t in number_tokens(text)]
+    assert tokens  # these posts are full of figures
+    for tok in tokens:
+        # As a whole token: "10" must not pass on the strength of "2010".
+        pattern = rf"(?<![0-9A-Za-z]){re.escape(tok)}(?![0-9A-Za-z])"
+        assert re.search(pattern, article.text), tok
+
+
+def test_flydsl_headline_figures_are_carried_with_their_context() -> None:
+    sentences = _sentences(_explain(FLYDSL))
+    for figure, context in [
+        ("1.10x", "BF16"),
+        ("1.58x", "MXFP8"),
+        ("1.68x", "MXFP4"),
+        ("1.20x", "Triton"),
+        ("1.95x", "ATen"),
+        ("4.82x", "ATen"),
+        ("1.13x", "BF16"),
+    ]:
+        assert any(figure in s and context in s for s in sentences), figure
+    assert "1.17x–3.66x" in _explain(FLYDSL).all_text()  # a range stays a range
+
+
+# --- style ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", MD_POSTS)
+def test_results_are_attributed_and_first_person_is_gone(name: str) -> None:
+    text = _explain(name).all_text()
+    assert re.search(r"The authors report|According to the post|The post reports", text)
+    assert not re.search(r"\b(we|We|our|Our|us)\b", text)
+    assert "**" not in text and "](" not in text and "`" not in text
+
+
+def test_flydsl_title_and_code() -> None:
+    e = _explain(FLYDSL)
+    assert e.title.startswith("FlyDSL: ")
+    assert "1.10x" in e.title
+    codes = [s.code for s in e.sections if s.code]
+    assert codes == ['python -m pip install --upgrade "flydsl>=0.3.0,<0.4"']
+    assert e.sections[-1].heading == "What comes next"
+    assert e.takeaway and e.takeaway.startswith("The current integration connects FlyDSL")
+
+
+def test_headings_are_plain_statements() -> None:
+    vllm = [s.heading for s in _explain(MD_POSTS[2]).sections]
+    assert "How model definitions work in vLLM" in vllm  # was "How do ... work in vLLM?"
+    assert "The solution" in vllm  # was "What is our solution?"
+    flydsl = [s.heading for s in _explain(FLYDSL).sections]
+    assert "Kernel-level performance" in flydsl  # sentence case, names kept
+    assert "End-to-end vLLM inference" in flydsl
+
+
+# --- glossary -------------------------------------------------------------------------------
+
+
+def test_glossary_rules() -> None:
+    _, entries = load_glossary(PROMPTS / "glossary.yaml")
+    assert len(entries) >= 60
+    for e in entries:
+        for d in filter(None, (e.definition, e.plural)):
+            assert not re.search(r"\d", d), e.term  # a definition never brings a number
+            assert not NUMBER_WORDS.search(d), e.term
+            assert len(d.split()) < 15, e.term
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
+def test_definitions_appear_once_right_after_the_term(name: str) -> None:
+    _, entries = load_glossary(PROMPTS / "glossary.yaml")
+    text = "\n".join(
+        [p for s in _explain(name).sections for p in s.paragraphs] + [_explain(name).takeaway or ""]
+    )
+    used = 0
+    for e in entries:
+        for d in filter(None, {e.definition, e.plural}):
+            count = text.count(d)
+            assert count <= 1, (e.term, d)
+            if count:
+                used += 1
+                at = text.index(d)
+                term = list(e.pattern.finditer(text[:at]))
+                assert term, e.term  # the term comes first ...
+                glue = text[term[-1].end() : at]
+                assert re.fullmatch(r"(\s*\([^()]{1,15}\))?(, | \()", glue), (e.term, glue)
+                first = e.pattern.search(text)
+                assert first is not None and first.start() <= term[-1].start()
+    assert used >= 3
+
+
+def test_definition_at_first_use() -> None:
+    article = Article(
+        title="Kernels: a test",
+        text=(
+            "# Kernels: a test\n\nThe team wrote new kernels. "
+            "The kernels ran 1.5x faster than before on the same GPU.\n\n"
+            "## Results\n\nMore kernels are planned.\n"
+        ),
+    )
+    _, glossary = load_glossary(PROMPTS / "glossary.yaml")
+    e = build_explainer(article, glossary)
+    text = e.all_text()
+    assert "new kernels, code containing the computation steps to execute on a chip." in text
+    assert "graphics processing unit" in text  # one definition per sentence: the next one
+    assert text.count("code containing the computation steps") == 1
+
+
+def test_feed_glossary_overrides_and_extends(tmp_path: Path) -> None:
+    (tmp_path / "glossary.yaml").write_text(
+        "terms:\n"
+        "  FlyDSL: a Python language for writing GPU programs\n"
+        "  kernel:\n"
+        "    define: a small GPU program\n"
+        "    plural: small GPU programs\n"
+        "    case: false\n",
+        encoding="utf-8",
+    )
+    engine = ExtractiveEngine(PROMPTS)
+    default = engine.identity(ExplainOptions())
+    feed = engine.identity(ExplainOptions(template_dir=tmp_path))
+    assert default[0] == feed[0] == "extractive"
+    assert default[1] != feed[1]  # the glossary is part of the prompt version
+    assert engine.identity(ExplainOptions()) == default
+    text = engine.explain(_article(FLYDSL), ExplainOptions(template_dir=tmp_path)).explainer
+    body = text.all_text()
+    assert "a Python language for writing GPU programs" in body
+    assert "code containing the computation steps" not in body
+
+
+def test_bad_glossary_is_a_template_error(tmp_path: Path) -> None:
+    (tmp_path / "glossary.yaml").write_text("terms: [not, a, mapping]\n", encoding="utf-8")
+    with pytest.raises(TemplateError):
+        ExtractiveEngine(PROMPTS).explain(_article(FLYDSL), ExplainOptions(template_dir=tmp_path))
+    (tmp_path / "glossary.yaml").write_text("terms: {GEMM: [1, 2]}\n", encoding="utf-8")
+    with pytest.raises(TemplateError):
+        load_glossary(tmp_path / "glossary.yaml")
+
+
+def test_glossary_entry_plural() -> None:
+    entry = GlossaryEntry("GPU", "a chip", re.compile("GPUs?"), "chips")
+    assert entry.definition_for("GPUs") == "chips"
+    assert entry.definition_for("GPU") == "a chip"
+
+
+# --- short, empty and odd input ---------------------------------------------------------------
+
+
+def test_excerpt_gives_a_short_explainer() -> None:
+    article = Article(
+        title="Gemma 4 on MLX",
+        text="Gemma 4 now runs on Apple silicon with MLX. Decoding is 2.1x faster with "
+        "multi-token prediction on an M4 Max.",
+    )
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    assert 1 <= len(e.sections) <= 3
+    assert "2.1x" in e.all_text()
+    assert ":" in e.title
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n  ", "```\nprint(1)\n```\n"])
+def test_no_text_is_an_engine_error(text: str) -> None:
+    with pytest.raises(EngineError):
+        ExtractiveEngine(PROMPTS).explain(Article(title="Something", text=text), ExplainOptions())
+
+
+def test_post_without_headings_is_split_into_sections() -> None:
+    paragraphs = [
+        f"Paragraph {i} says the system handled {i}0 requests per second on the test rig "
+        f"while keeping latency under control for the users."
+        for i in range(1, 10)
+    ]
+    article = Article(title="Serving: a plain post", text="\n\n".join(paragraphs))
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    assert len(e.sections) == 3
+    assert e.sections[0].heading == "What is new"
+
+
+def test_feed_items_never_crash() -> None:
+    engine = ExtractiveEngine(PROMPTS)
+    explained = 0
+    for feed in sorted((DATA / "feeds").glob("*.xml")):
+        doc = parse.parse_feed(feed.read_bytes())
+        for entry in doc.entries:
+            article = clean.article_from_entry(entry)
+            if not article.text.strip():
+                with pytest.raises(EngineError):
+                    engine.explain(article, ExplainOptions())
+                continue
+            e = engine.explain(article, ExplainOptions()).explainer
+            for tok in number_tokens(e.all_text()):
+                assert tok in article.text or tok in article.title, (feed.name, tok)
+            explained += 1
+    assert explained > 100
+
+
+def test_repair_is_not_offered() -> None:
+    engine = ExtractiveEngine(PROMPTS)
+    result = engine.explain(_article(FLYDSL), ExplainOptions())
+    assert engine.repair(_article(FLYDSL), result, CheckReport(), ExplainOptions()) is None
+    assert result.engine == "extractive" and result.model == "extractive"
+    assert result.prompt_version == engine.identity(ExplainOptions())[1]
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
+def test_explainers_round_trip_through_text(name: str) -> None:
+    e = _explain(name)
+    assert to_text(parse_explainer(to_text(e))) == to_text(e)
+
+
+def test_hype_words_go_and_a_promotional_excerpt_still_explains() -> None:
+    article = Article(
+        title="Putting sign language AI into users’ hands",
+        text="Introducing sign-language-to-text (SL2T), our breakthrough model powering new "
+        "sign language features for Deaf and hard of hearing users.",
+    )
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    text = e.all_text()
+    assert "breakthrough" not in text and "our " not in text
+    assert "their model powering new sign language features" in text
+
+
+def test_a_single_long_sentence_is_still_explained() -> None:
+    text = (
+        "Avanika Narayan, Dan Biderman, and Sabri Eyuboglu from Christopher Ré's Stanford "
+        "Hazy Research lab, along with Avner May, Scott Linderman, James Zou, have developed "
+        "a way to shift a substantial portion of LLM workloads to consumer devices by having "
+        "small on-device models (such as Llama 3.2 with Ollama) collaborate with larger "
+        "models in the cloud (such as GPT-4o)."
+    )
+    article = Article(title="Minions: where local and cloud LLMs meet", text=text)
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    assert len(e.sections) == 1 and "Llama 3.2" in e.all_text()
+    assert e.title.startswith("Minions: ")
