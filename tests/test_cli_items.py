@@ -103,13 +103,15 @@ def test_show_prints_the_explainer_in_each_format(seeded: tuple[str, dict[str, i
     url, ids = seeded
     md = run(url, "items", "show", str(ids["published"]))
     assert md.returncode == 0, md.stderr
-    assert md.stdout == render.to_markdown(EXPLAINER) + "\n"
+    assert md.stdout == render.to_markdown(EXPLAINER)
+    assert md.stdout.endswith("\n") and not md.stdout.endswith("\n\n")
     assert not ANSI.search(md.stdout)
     body = json.loads(run(url, "items", "show", str(ids["published"]), "-f", "json").stdout)
     assert body["title"] == "Kernels: faster" and body["state"] == "published"
     assert body["model"] == "stub-model" and body["usage"]["prompt_tokens"] == 1200
     html = run(url, "items", "show", str(ids["published"]), "--format", "html").stdout
-    assert html == render.to_html(EXPLAINER) + "\n"
+    assert html.rstrip("\n") == render.to_html(EXPLAINER).rstrip("\n")
+    assert not html.endswith("\n\n")
 
 
 def test_show_without_explainer_and_unknown_item(seeded: tuple[str, dict[str, int]]) -> None:

@@ -114,12 +114,14 @@ def show(
                 "check": report.model_dump(mode="json") if report else None,
             }
             typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
-        elif format is ShowFormat.html:
-            typer.echo(render.to_html(explainer))
-        elif format is ShowFormat.text:
-            typer.echo(render.to_text(explainer))
         else:
-            typer.echo(render.to_markdown(explainer))
+            write = {
+                ShowFormat.html: render.to_html,
+                ShowFormat.text: render.to_text,
+                ShowFormat.md: render.to_markdown,
+            }[format]
+            out = write(explainer)
+            typer.echo(out, nl=not out.endswith("\n"))
 
 
 @items_app.command("retry")
