@@ -18,11 +18,13 @@ from typing import Any
 
 import pytest
 
+from service import clean
 from service.api.app import create_app
-from service.check import check_explainer
 from service.models import ItemState
+from service.store import tables as t
 from tests.conftest import DATA, LiveServer, make_settings, wait_for
-from tests.seed_db import FLYDSL_POST, FLYDSL_URL, add_feed, add_item, flydsl_explainer
+from tests.seed_db import FLYDSL_POST, FLYDSL_URL, ROOT, add_feed, add_item
+from tests.stub_llm import StubLLM
 
 pytestmark = pytest.mark.browser
 
@@ -103,26 +105,49 @@ def shot(driver: Any, folder: Path, name: str) -> Path:
     return path
 
 
-@pytest.fixture
-def flydsl_site(tmp_path: Path) -> Iterator[tuple[LiveServer, int]]:
-    """The app on loopback with the FlyDSL post and its 003 explainer, as checked."""
-    settings = make_settings(f"sqlite:///{tmp_path / 'browser.db'}", api_token="browser-token")
-    with LiveServer(create_app(settings, workers=0)) as server:
-        sm = server.server.config.app.state.ctx.sessions
-        fid = add_feed(sm, name="PyTorch blog")
-        ex = flydsl_explainer()
-        text = FLYDSL_POST.read_text()
-        iid = add_item(
-            sm,
-            fid,
-            title="Accelerating PyTorch on AMD GPUs with FlyDSL",
-            text=text,
-            explainer=ex,
-            report=check_explainer(ex, text),
-            link=FLYDSL_URL,
-            author="AMD and PyTorch",
+@pytest.fixture(scope="module")
+def flydsl_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, int]]:
+    """The app on loopback, with the FlyDSL post explained by the real pipeline: the LLM
+    engine against the stub server replaying the 003 explainer (eval/recordings), then
+    the number check, then publication (or review)."""
+    folder = tmp_path_factory.mktemp("flydsl")
+    with StubLLM(recordings=ROOT / "eval" / "recordings") as stub:
+        settings = make_settings(
+            f"sqlite:///{folder / 'browser.db'}",
+            api_token="browser-token",
+            engine="llm",
+            openai_base_url=stub.url,
+            openai_api_key="test-key",
+            model="stub-model",
+            llm_max_attempts=2,
+            repair_rounds=0,  # the page shows 003 exactly as written, flagged or not
         )
-        yield server, iid
+        with LiveServer(create_app(settings, workers=1)) as server:
+            ctx = server.server.config.app.state.ctx
+            fid = add_feed(ctx.sessions, name="PyTorch blog")
+            article = clean.article_from_document(
+                FLYDSL_POST.read_bytes(), filename=FLYDSL_POST.name, url=FLYDSL_URL
+            )
+            iid = add_item(
+                ctx.sessions,
+                fid,
+                title=article.title,
+                text=article.text,
+                state=ItemState.PENDING,
+                link=FLYDSL_URL,
+                author="AMD and PyTorch",
+            )
+            ctx.notify()
+
+            def explained() -> bool:
+                with ctx.sessions() as s:
+                    state = s.get(t.Item, iid).state
+                assert state not in ("failed",), state
+                return state in ("published", "needs_review")
+
+            wait_for(explained, timeout=120, interval=0.1)
+            assert len(stub.calls) >= 1
+            yield server, iid
 
 
 def marked_ids(driver: Any) -> list[str]:
