@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,8 +17,9 @@ from service.api.metrics import DatabaseCollector
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import transaction
-from tests.conftest import make_settings
+from tests.conftest import make_settings, wait_for
 from tests.seed_db import add_feed, add_item
+from tests.stub_llm import StubLLM
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -156,3 +158,44 @@ def test_an_unreachable_database_reports_down_instead_of_failing() -> None:
     families = list(DatabaseCollector(engine).collect())
     assert [f.name for f in families] == ["plainfeed_database_up"]
     assert families[0].samples[0].value == 0
+
+
+def test_explaining_an_item_moves_duration_llm_and_check_metrics(tmp_path: Path) -> None:
+    with StubLLM() as stub:
+        settings = make_settings(
+            f"sqlite:///{tmp_path / 'm.db'}",
+            engine="llm",
+            openai_base_url=stub.url,
+            openai_api_key="test-key",
+            model="stub-model",
+            llm_max_attempts=2,
+        )
+        with TestClient(create_app(settings, workers=1)) as client:
+            before = scrape(client)
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            iid = add_item(
+                ctx.sessions,
+                add_feed(ctx.sessions),
+                title="A post",
+                text="# A post\n\nThe kernel is faster than before, on every GPU we tried.",
+                state=ItemState.PENDING,
+            )
+            ctx.notify()
+
+            def settled() -> bool:
+                with ctx.sessions() as s:
+                    return s.get(t.Item, iid).state in ("published", "needs_review")
+
+            wait_for(settled, timeout=60)
+            after = scrape(client)
+
+    def delta(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta("plainfeed_explain_seconds_count", engine="llm") == 1
+    assert delta("plainfeed_check_seconds_count") >= 1
+    assert delta("plainfeed_llm_calls_total", model="stub-model") >= 1
+    assert delta("plainfeed_llm_tokens_total", model="stub-model", kind="prompt") > 0
+    assert delta("plainfeed_llm_tokens_total", model="stub-model", kind="completion") > 0
+    assert value(after, "plainfeed_items", state="pending") == 0
+    assert value(after, "plainfeed_queue_depth", queue="items") == 0
