@@ -268,8 +268,11 @@ def inline_html(text: str) -> Markup:
         out.append(f"<code>{escape(m.group(1), quote=False)}</code>")
         at = m.end()
     out.append(_inline_plain(escape(text[at:], quote=False)))
+    html = "".join(out)
+    if "<" not in html:
+        return Markup(html)  # escaped text without any tag made: nothing to sanitise
     cleaned = nh3.clean(
-        "".join(out),
+        html,
         tags=_ALLOWED_TAGS,
         attributes={"a": {"href"}},
         url_schemes={"http", "https"},
