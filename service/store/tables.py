@@ -130,6 +130,7 @@ class Item(Base):
         UniqueConstraint("feed_id", "key", name="uq_items_feed_key"),
         Index("ix_items_claim", "state", "next_attempt_at"),
         Index("ix_items_published", "state", "published_at", "updated_at"),
+        Index("ix_items_feed_published", "feed_id", "state", "published_at", "updated_at"),
     )
 
 
