@@ -240,7 +240,12 @@ def test_source_headings_nest_under_the_page_without_skipping(
 
 
 def test_unknown_item_is_a_404_page(client: TestClient) -> None:
-    for path in ("/ui/items/987654", "/ui/items/not-a-number", "/ui/items/99999999999999999999999"):
+    for path in (
+        "/ui/items/987654",
+        "/ui/items/not-a-number",
+        "/ui/items/99999999999999999999999",
+        "/ui/feeds/whatever/else",
+    ):
         r = client.get(path)
         assert r.status_code == 404
         assert r.headers["content-type"].startswith("text/html")

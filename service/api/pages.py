@@ -272,3 +272,9 @@ def _review_sync(
             return item_page(s, again, ctx, status=exc.status, error=exc.detail)
     # Post/redirect/get: a reload does not send the form again.
     return RedirectResponse(f"/ui/items/{found.id}?done={done}", status_code=303)
+
+
+@router.get("/ui/{rest:path}", response_class=HTMLResponse)
+def unknown_page(rest: str) -> HTMLResponse:
+    """Any other page address: an HTML 404, not the API's JSON problem."""
+    return error_page(404, "Not found", "There is no page at this address.")
