@@ -41,10 +41,11 @@ def test_source_blocks_give_every_sentence_and_row_an_id() -> None:
 def test_numbers_point_at_their_sentence_row_or_nothing() -> None:
     s1 = "The kernel is 1.10x faster, measured on 8 GPUs."
     s2 = "Qwen3-32B gained 1.06x and memory fell 40%."
+    s4 = "Llama-3.1-8B gained 1.13x."
     s3 = "It is 42 times better."
     ex = Explainer(
         title="Kernels: 1.10x faster",
-        sections=[Section(heading="Results", paragraphs=[s1, s2 + " " + s3])],
+        sections=[Section(heading="Results", paragraphs=[s1, s2 + " " + s3, s4])],
     )
     report = CheckReport(
         numbers=[
@@ -67,19 +68,29 @@ def test_numbers_point_at_their_sentence_row_or_nothing() -> None:
                 source_block=2,
             ),
             verdict("42", s3, "unsupported"),
+            # a row quoted with its column labels, as the check writes rows
+            verdict("1.13x", s4, source="Model: Llama-3.1-8B | Speedup: 1.13x", source_block=3),
         ]
     )
     t = trace(ex, report, SOURCE)
-    assert [n.target for n in t.numbers] == ["b1-s0", "b1-s0", "b1-s1", "b3-r1", "b2-s0", None]
-    assert t.placed == frozenset(range(6))
+    assert [n.target for n in t.numbers] == [
+        "b1-s0",
+        "b1-s0",
+        "b1-s1",
+        "b3-r1",
+        "b2-s0",
+        None,
+        "b3-r0",
+    ]
+    assert t.placed == frozenset(range(7))
     assert "".join(p.text for p in t.title) == "Kernels: 1.10x faster"
     assert [p.number for p in t.title if p.number is not None] == [0]
     para = t.sections[0].paragraphs[1]
     marked = [(p.text, t.numbers[p.number].status) for p in para if p.number is not None]
     assert marked == [("1.06x", "supported"), ("40%", "misattached"), ("42", "unsupported")]
-    assert t.count("supported") == 3
+    assert t.count("supported") == 4
     # only supported and derived numbers make a source sentence "cited"
-    assert t.cited == frozenset({"b1-s0", "b1-s1", "b3-r1"})
+    assert t.cited == frozenset({"b1-s0", "b1-s1", "b3-r1", "b3-r0"})
 
 
 def test_a_number_written_twice_in_a_sentence_gets_both_verdicts_in_order() -> None:

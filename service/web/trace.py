@@ -73,8 +73,13 @@ def _norm(s: str) -> str:
     return " ".join(_MARKUP.sub("", s).replace("|", " ").split()).casefold()
 
 
-def _row_text(cells: tuple[str, ...]) -> str:
-    return " ".join(cells)
+def _row_texts(header: tuple[str, ...], cells: tuple[str, ...]) -> tuple[str, ...]:
+    """A row as the check may quote it: its cells, or each cell labelled with its
+    column ("Model: Llama-3.1-8B | Speedup: 1.13x")."""
+    labelled = " | ".join(
+        f"{header[i]}: {c}" if i < len(header) and header[i] else c for i, c in enumerate(cells)
+    )
+    return (_norm(" ".join(cells)), _norm(labelled))
 
 
 def _find_target(v: NumberVerdict, blocks: list[SourceBlock]) -> str | None:
@@ -99,7 +104,7 @@ def _find_target(v: NumberVerdict, blocks: list[SourceBlock]) -> str | None:
                 if test(_norm(sent.text)):
                     return sent.id
             for row in b.rows:
-                if test(_norm(_row_text(row.cells))):
+                if any(test(text) for text in _row_texts(b.header, row.cells)):
                     return row.id
     if v.source_block is not None and 0 <= v.source_block < len(blocks):
         return blocks[v.source_block].id
