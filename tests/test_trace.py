@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.models import CheckReport, CheckStatus, Explainer, NumberVerdict, Section
-from service.web.trace import inline_html, source_blocks, trace
+from service.web.trace import inline_html, plain_text, source_blocks, trace
 
 SOURCE = """# Faster kernels
 
@@ -141,3 +141,9 @@ def test_inline_html_keeps_links_bold_and_code_and_nothing_else() -> None:
     assert "<img" not in html and 'href="javascript' not in html
     assert "[bad](javascript:alert(1))" in html  # left as text
     assert "[image: chart]" in html
+
+
+def test_plain_text_drops_inline_markup() -> None:
+    assert plain_text(
+        "A **1.10x** gain in [the run](https://x.example) with `code` ![c](i.png)"
+    ) == ("A 1.10x gain in the run with code c")

@@ -27,7 +27,7 @@ from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
-from service.web.trace import SourceBlock, inline_html, trace
+from service.web.trace import SourceBlock, inline_html, plain_text, trace
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 TEMPLATES = WEB / "templates"
@@ -70,6 +70,7 @@ def _env() -> Environment:
     env.filters["date"] = _date
     env.filters["usd"] = _usd
     env.filters["inline"] = inline_html
+    env.filters["plain"] = plain_text
     return env
 
 

@@ -260,6 +260,14 @@ def _inline_plain(escaped: str) -> str:
     return _BOLD.sub(r"<strong>\1</strong>", s)
 
 
+def plain_text(text: str) -> str:
+    """Cleaned text without its inline Markdown (for quoting a source sentence inside a
+    link, where links and emphasis cannot nest)."""
+    s = _IMAGE.sub(lambda m: m.group(1), text)
+    s = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", s)
+    return s.replace("**", "").replace("`", "")
+
+
 def inline_html(text: str) -> Markup:
     """Light inline Markdown of cleaned text (links, bold, code) as safe HTML.
 
