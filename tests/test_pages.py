@@ -221,6 +221,13 @@ def test_item_page_shows_check_summary_dropped_facts_and_provenance(
     assert "2 supported" in summary and "1 derived" in summary
     assert "1 unsupported" in summary and "1 misattached" in summary
     assert "2.04x: MXFP8 whole-request speedup" in page.select_one("ul.dropped").get_text()
+    rows = {
+        r.select_one("td").get_text(): r.find_all("td")
+        for r in page.select("table.numbers tbody tr")
+    }
+    assert rows["1.10x"][2].a.get_text() == "The new kernel is 1.10x faster on MI355X."  # no **
+    assert "about a model, not the kernel" in rows["1.13x"][2].get_text()
+    assert "not in the source" in rows["42"][2].get_text()
     meta = " ".join(page.select_one("section.meta").get_text().split())
     for expected in ("llm", "stub-model", "explain@1", "1200 prompt + 800 completion", "$0.0007"):
         assert expected in meta
