@@ -57,6 +57,11 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
         finally:
             if ctx.pool and not ctx.pool.shutdown(settings.shutdown_grace):
                 log.warning("some jobs were still running at shutdown; their leases were released")
+            if ctx.pool:
+                # The outbound sender's HTTP connections (one sender, shared by workers).
+                for job in {id(j): j for w in ctx.pool.workers for j in w.extra_jobs}.values():
+                    if isinstance(job, outbound.Sender):
+                        job.close()
             ctx.db.dispose()
 
     app = FastAPI(
