@@ -1,7 +1,7 @@
 """Reader-side latency: the item page and the Atom feed with 1,000 published explainers.
 
 Inserts N published items straight into a fresh database (each the FlyDSL post, about
-3,800 words, with the 003 explainer and its check report of 56 numbers), serves the app
+3,800 words, with the 003 explainer and its check report of 59 numbers), serves the app
 with uvicorn on loopback (no in-process workers), and times a bounded, sequential loop
 of requests per endpoint with one HTTP client:
 
@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 from sqlalchemy import insert
 
+from service import clean
 from service.api import atom
 from service.api.app import create_app
 from service.check import check_explainer
@@ -58,7 +59,9 @@ def seed(url: str, n: int) -> list[int]:
     migrate(engine)
     sm = make_sessionmaker(engine)
     ex = flydsl_explainer()
-    base_text = FLYDSL_POST.read_text()
+    base_text = clean.article_from_document(
+        FLYDSL_POST.read_bytes(), filename=FLYDSL_POST.name, url=FLYDSL_URL
+    ).text
     report = check_explainer(ex, base_text).model_dump(mode="json")
     body = ex.model_dump(mode="json")
     now = datetime.now(UTC)
