@@ -4,7 +4,8 @@ drops the ``rel`` of entry links): ``GET /feed.atom`` (every feed) and
 
 The validator of a feed is one aggregate query (count and newest timestamps of its
 published items); a feed reader that already has the current version gets a 304 without
-any feed being built, and a built feed is kept by its ETag for the next reader.
+any feed being built, and a built feed is kept by its ETag for the next reader; the
+entries' HTML is kept too, so a new publication renders one entry, not fifty.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import uuid
 from collections import OrderedDict
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic, TypeVar
 
 import nh3
 from fastapi import APIRouter, Query, Request, Response
@@ -39,6 +40,9 @@ ATOM_NS = "http://www.w3.org/2005/Atom"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _XML_BAD = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 Limit = Annotated[int, Query(ge=1, le=200, description="Newest entries to include")]
 
@@ -137,30 +141,61 @@ def _not_modified(request: Request, etag: str, last_modified: datetime) -> bool:
     return False
 
 
-class _Cache:
-    """Built feeds by ETag (a small LRU shared by the process's requests)."""
+class _Cache(Generic[K, V]):
+    """A small LRU shared by the process's requests."""
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int) -> None:
         self.size = size
-        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: K) -> V | None:
         with self._lock:
-            body = self._data.get(key)
-            if body is not None:
+            value = self._data.get(key)
+            if value is not None:
                 self._data.move_to_end(key)
-            return body
+            return value
 
-    def put(self, key: str, body: bytes) -> None:
+    def put(self, key: K, value: V) -> None:
         with self._lock:
-            self._data[key] = body
+            self._data[key] = value
             self._data.move_to_end(key)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
 
-CACHE = _Cache()
+
+# Built feeds by ETag.
+CACHE: _Cache[str, bytes] = _Cache(64)
+# Entries by everything they show: an explainer row never changes but for its approval,
+# so after a publication only the new entry is rendered and sanitised again.
+ENTRIES: _Cache[tuple[Any, ...], tuple[str, str | None, str]] = _Cache(2048)
+
+
+def _entry_parts(item: t.Item, ex: t.Explainer, page: str) -> tuple[str, str | None, str]:
+    """(title, takeaway, content HTML) of an entry."""
+    # The row's id, hash and creation time name it even across databases (tests, or a
+    # server pointed at another one); then everything of it an entry shows.
+    key = (
+        ex.id,
+        ex.content_hash,
+        ex.created_at,
+        ex.approved_at,
+        ex.approved_by,
+        ex.check_ok,
+        item.title,
+        item.link,
+        page,
+    )
+    parts = ENTRIES.get(key)
+    if parts is None:
+        explainer = Explainer.model_validate(ex.body)
+        parts = (explainer.title, explainer.takeaway, content_html(item, ex, explainer, page))
+        ENTRIES.put(key, parts)
+    return parts
 
 
 def build_feed(
@@ -227,10 +262,10 @@ def build_feed(
         ex = found
         src_feed = feeds.get(item.feed_id) if item.feed_id else None
         page = f"{base}/ui/items/{item.id}"
-        explainer = Explainer.model_validate(ex.body)
+        title, takeaway, html = _entry_parts(item, ex, page)
         entry = _el(root, "entry")
         _el(entry, "id", entry_id(src_feed.url if src_feed else None, item))
-        _el(entry, "title", explainer.title)
+        _el(entry, "title", title)
         _link(entry, page, "alternate", "text/html")
         source = safe_url(item.link)
         if source:
@@ -241,9 +276,9 @@ def build_feed(
         stamps = [d for d in (published, ex.approved_at, ex.created_at) if d is not None]
         _el(entry, "published", (item.published or published).isoformat())
         _el(entry, "updated", max(stamps).isoformat())
-        if explainer.takeaway:
-            _el(entry, "summary", explainer.takeaway)
-        _el(entry, "content", content_html(item, ex, explainer, page)).set("type", "html")
+        if takeaway:
+            _el(entry, "summary", takeaway)
+        _el(entry, "content", html).set("type", "html")
     out: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
     return out
 
