@@ -120,30 +120,40 @@ class SourceIndex:
     joined: str = ""  # the block texts joined by \x01, for finding a word's blocks
     block_starts: list[int] = field(default_factory=list)  # offsets of the blocks in it
     block_units: dict[int, list[int]] = field(default_factory=dict)
+    unit_starts: dict[int, list[int]] = field(default_factory=dict)  # per block, sorted
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     _rounded: dict[int, dict[Decimal, list[_Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[_Derived]] = field(default_factory=dict)
 
-    def blocks_with(self, key: str, *, version: bool = False) -> Iterator[int]:
-        """Blocks whose words include the first word of a folded name (or its plural)."""
+    def occurrences(
+        self, key: str, pattern: re.Pattern[str], *, version: bool = False
+    ) -> Iterator[int]:
+        """Units where a folded name occurs, in order: each place its first word is
+        found is confirmed by the name's pattern right there (no block is searched)."""
         first = key.split("\x00", 1)[0]
         words = self.source_words
         if first not in words and first + "s" not in words and "v" + first not in words:
             return
-        # A substring search is cheap; callers confirm each block with the name's pattern.
         pos, last = self.joined.find(first), -1
         while pos >= 0:
-            block = bisect.bisect_right(self.block_starts, pos) - 1
-            if block != last:
-                yield block
-                last = block
+            at = pos - 1 if version and pos > 0 and self.joined[pos - 1] == "v" else pos
+            if pattern.match(self.joined, at):
+                block = bisect.bisect_right(self.block_starts, pos) - 1
+                units = self.block_units.get(block, [])
+                if units:
+                    offset = pos - self.block_starts[block]
+                    k = bisect.bisect_right(self.unit_starts[block], offset) - 1
+                    unit = units[max(k, 0)]
+                    if unit != last:
+                        yield unit
+                        last = unit
             pos = self.joined.find(first, pos + len(first))
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
             return key in self.source_words or key + "s" in self.source_words
-        return any(pattern.search(self.block_text[b]) for b in self.blocks_with(key))
+        return next(self.occurrences(key, pattern), None) is not None
 
     def rounded(self, exp: int) -> dict[Decimal, list[_Hit]]:
         """Quantities written with more digits than ``exp``, by their value rounded to it
@@ -253,6 +263,7 @@ def index_source(source_text: str) -> SourceIndex:
         unit_no = len(idx.units)
         idx.units.append(_Unit(block, display, context, nums, near or context, text, *span))
         idx.block_units.setdefault(block, []).append(unit_no)
+        idx.unit_starts.setdefault(block, []).append(span[0])
         _index_numbers(idx, unit_no, nums)
 
     def lines(block: int, items: list[tuple[str, str, str]]) -> None:
@@ -487,7 +498,8 @@ _DIGIT = re.compile(r"\d")
 
 
 def _window_start(s: str, left: int, pos: int) -> int:
-    starts = [m.start() for m in _NONSPACE.finditer(s, left, pos)]
+    # Six words fit in a few hundred characters: never scan further back than that.
+    starts = [m.start() for m in _NONSPACE.finditer(s, max(left, pos - 300), pos)]
     return starts[-_NEAR] if len(starts) > _NEAR else left
 
 
@@ -529,9 +541,19 @@ def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
     return end, start
 
 
-def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[int, _Binding]:
-    """Names and nouns of each quantity, range and number word of a sentence, by start."""
-    marks = [m.start() for m in _CLAUSE_MARK.finditer(s)]
+def _bindings(
+    s: str,
+    nums: Sequence[Number],
+    names: Sequence[_Name],
+    start: int = 0,
+    end: int | None = None,
+) -> dict[int, _Binding]:
+    """Names and nouns of each quantity, range and number word of a sentence (of
+    ``s[start:end]``), by start."""
+    end = len(s) if end is None else end
+    marks = [m.start() for m in _CLAUSE_MARK.finditer(s, start, end)]
+    name_starts = [x.start for x in names]  # names come sorted by position
+    said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (Kind.QUANTITY, Kind.RANGE, Kind.WORD)]
     groups: list[list[Number]] = []
     for n in seq:
@@ -554,26 +576,33 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
                     # "4.82x over ATen across 10 cases": one phrase, one measurement
                     inherit = chained
         else:
-            before = [p for p in marks if p < first.start]
-            left = before[-1] + 1 if before else 0
+            k = bisect.bisect_left(marks, first.start)
+            left = marks[k - 1] + 1 if k else start
         if g + 1 < len(groups):
             right = _split_gap(s, last.end, groups[g + 1][0].start)[0]
         else:
-            after = [p for p in marks if p >= last.end]
-            right = after[0] if after else len(s)
+            k = bisect.bisect_left(marks, last.end)
+            right = marks[k] if k < len(marks) else end
         # Names count when near: within a few words on either side.
         left = max(left, _window_start(s, left, first.start))
         names_right = _window_end(s, last.end, right, stop=True)
         right = _window_end(s, last.end, right, stop=False)
         own = [
-            x for x in names if left <= x.start < first.start or last.end <= x.start < names_right
+            *names[
+                bisect.bisect_left(name_starts, left) : bisect.bisect_left(name_starts, first.start)
+            ],
+            *names[
+                bisect.bisect_left(name_starts, last.end) : bisect.bisect_left(
+                    name_starts, names_right
+                )
+            ],
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
         chained = bound
         nouns: list[str] = []
         if not bound:  # nouns bind only a number without names
             # A few words either side, across commas ("a very low value, around 0.2").
-            next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(s)
+            next_start = groups[g + 1][0].start if g + 1 < len(groups) else end
             prev_end = groups[g - 1][-1].end if g > 0 else 0
             noun_left = noun_left if noun_left >= 0 else prev_end
             noun_left = max(noun_left, _window_start(s, noun_left, first.start))
@@ -582,7 +611,7 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
             nouns += _nouns(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
         preceding = [x for x in own if x.start < first.start]
-        respectively = len(group) > 1 and len(following) >= len(group) and "respectively" in s
+        respectively = said_respectively and len(group) > 1 and len(following) >= len(group)
         for i, n in enumerate(group):
             if respectively:
                 nearest: _Name | None = following[i]
@@ -593,15 +622,20 @@ def _bindings(s: str, nums: Sequence[Number], names: Sequence[_Name]) -> dict[in
 
 
 def _said_of(unit: _Unit, n: Number, names: Sequence[_Name]) -> str | None:
-    """Which of ``names`` a source number is said of, read as the explainer's are."""
+    """Which of ``names`` a source number is said of, read as the explainer's are (from
+    the few numbers around it: a long list sentence costs no more than a short one)."""
+    nums = unit.numbers
+    i = bisect.bisect_left(nums, n.start, key=lambda m: m.start)
+    lo, hi = max(0, i - 3), min(len(nums), i + 4)
+    start = nums[lo - 1].end if lo > 0 else unit.start
+    end = nums[hi].start if hi < len(nums) else unit.end
     found = [
         _Name(m.start(), m.end(), name.key, name.pattern)
         for name in names
-        for m in name.pattern.finditer(unit.text, unit.start, unit.end)
+        for m in name.pattern.finditer(unit.text, start, end)
     ]
     found.sort(key=lambda x: x.start)
-    clause = " " * unit.start + unit.text[unit.start : unit.end]  # positions kept, rest out
-    nearest = _bindings(clause, unit.numbers, found).get(n.start, _Binding()).nearest
+    nearest = _bindings(unit.text, nums[lo:hi], found, start, end).get(n.start, _Binding()).nearest
     return nearest.key if nearest else None
 
 
@@ -889,17 +923,7 @@ def _verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
 def _locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
     """Units of the source where a verbatim name occurs, in order (lazily: most callers
     want the first)."""
-    pattern = _verbatim_pattern(key, version)
-    for block in idx.blocks_with(key, version=version):
-        if not pattern.search(idx.block_text[block]):
-            continue
-        in_block = idx.block_units.get(block, [])
-        found = [
-            u
-            for u in in_block
-            if pattern.search(idx.units[u].text, idx.units[u].start, idx.units[u].end)
-        ]
-        yield from found or in_block[:1]
+    return idx.occurrences(key, _verbatim_pattern(key, version), version=version)
 
 
 def _match_verbatim(idx: SourceIndex, n: Number, product: _Name | None) -> _Outcome:
@@ -1061,7 +1085,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 said.append((len(verdicts), n, binding.nearest))
             verdicts.append(_verdict(idx, n, text, outcome))
         for i, (va, a, ea) in enumerate(said):
-            for vb, b, eb in said[i + 1 :]:
+            for vb, b, eb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
                 like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
                 if like and ea.key != eb.key and a.value != b.value and _swapped(idx, a, b, ea, eb):
                     for v, other in ((va, eb), (vb, ea)):

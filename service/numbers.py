@@ -17,6 +17,7 @@ blanked out, so positions always point into the text as given.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -100,7 +101,7 @@ _CHAR_MAP = str.maketrans(
 )
 
 # Link targets, bare URLs, inline-code ticks and emphasis markers: blanked, not removed.
-_SCRUB = re.compile(r"(?=[\]<h`*])(?:\]\([^)\s]*\)|<?https?://[^\s)>\]]+>?|[`*]+)")
+_SCRUB = re.compile(r"(?=[\]<h`*])(?:\]\([^()\s\[\]]*\)|<?https?://[^\s)>\]]+>?|[`*]+)")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -384,32 +385,37 @@ _NO_START_AFTER = frozenset("._$€£")
 
 def _tokens(s: str) -> Iterator[tuple[int, str]]:
     """Tokens holding a digit: found from their digits (a regex run only at a digit, not
-    at every position), each grown back to its start and matched once from there."""
-    end = -1
+    at every position), each grown back to its start and matched once from there. The
+    way back never passes the previous token, so the work stays linear."""
+    end = 0
     for m in _DIGITS.finditer(s):
         pos = m.start()
         if pos < end:
             continue
-        i = pos
-        while i > 0:
-            c = s[i - 1]
-            if (
-                c.isalnum()
-                or c == "_"
-                or (c in _INNER and i >= 2 and (s[i - 2].isalnum() or s[i - 2] == "_"))
-            ):
-                i -= 1
-            else:
+        word = pos  # the start of the word holding the digit
+        while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
+            word -= 1
+        compound = word  # the start of a compound it may continue ("Llama-3.1")
+        while (
+            compound > end + 1
+            and s[compound - 1] in _INNER
+            and (s[compound - 2].isalnum() or s[compound - 2] == "_")
+        ):
+            compound -= 1
+            while compound > end and (s[compound - 1].isalnum() or s[compound - 1] == "_"):
+                compound -= 1
+        for start in (compound, word) if compound != word else (word,):
+            if start > 0 and s[start - 1] in _CURRENCY:
+                start -= 1
+            token = _TOKEN.match(s, start)
+            if token is not None and token.end() > pos:
                 break
-        if i > 0 and s[i - 1] in _CURRENCY:
-            i -= 1
-        token = _TOKEN.match(s, i)
-        if token is None or token.end() <= pos:
+        else:
             continue
         end = token.end()
-        if i > 0 and (s[i - 1].isalnum() or s[i - 1] in _NO_START_AFTER):
+        if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
             continue
-        yield i, token.group(0)
+        yield start, token.group(0)
 
 
 # --- hedges, ranges, lists -------------------------------------------------------------------
@@ -851,21 +857,29 @@ _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
 def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
-    seen: set[int] = set()
+    spans: list[tuple[int, int]] = []
     for hint in _MODEL_HINT.finditer(s):
+        if spans and hint.start() < spans[-1][1]:
+            continue
         window = _MODEL.finditer(s, max(0, hint.start() - 60), min(len(s), hint.end() + 60))
         m = next((m for m in window if m.start() <= hint.start() < m.end()), None)
-        if m is None or m.start() in seen:
+        if m is None or (spans and m.start() < spans[-1][1]):
             continue
-        seen.add(m.start())
         parts = m.group("parts").split()
         if len(parts) < 2 and not any(c.isdigit() for c in m.group("head")):
             continue  # "PyTorch 2.14" stays a version after its product
-        inside = [n for n in nums if m.start() <= n.start < m.end()]
-        nums = [n for n in nums if n not in inside]
-        nums.append(_identifier(text, m.start(), s[m.start() : m.end()]))
-        nums.sort(key=lambda n: n.start)
-    return nums
+        spans.append((m.start(), m.end()))
+    if not spans:
+        return nums
+    starts = [a for a, _ in spans]
+
+    def inside(n: Number) -> bool:
+        i = bisect.bisect_right(starts, n.start) - 1
+        return i >= 0 and n.start < spans[i][1]
+
+    kept = [n for n in nums if not inside(n)]
+    kept += [_identifier(text, a, s[a:b]) for a, b in spans]
+    return sorted(kept, key=lambda n: n.start)
 
 
 def extract_numbers(text: str, *, words: bool = True, prepared: str | None = None) -> list[Number]:

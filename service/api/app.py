@@ -10,7 +10,17 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from service import __version__, outbound
-from service.api import atom, metrics, ops, pages, problems, resources, subscribers, webhooks
+from service.api import (
+    atom,
+    metrics,
+    ops,
+    pages,
+    problems,
+    resources,
+    subscribers,
+    webhooks,
+    websub,
+)
 from service.api.deps import AppContext
 from service.config import Settings, get_settings
 from service.engines import get_engine
@@ -81,6 +91,7 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     )
     problems.install(app)
     app.include_router(webhooks.router)
+    app.include_router(websub.router)
     app.include_router(resources.router)
     app.include_router(ops.router)
     app.include_router(subscribers.router)

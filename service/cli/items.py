@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from sqlalchemy import func, select
 
+from service import render
 from service.cli.feeds import sessions
 from service.errors import NotFound
 from service.models import CheckReport, Explainer, ItemState
@@ -81,8 +82,6 @@ def show(
     format: Annotated[ShowFormat, typer.Option("--format", "-f")] = ShowFormat.md,
 ) -> None:
     """An item's explainer; exit status 1 (and the state on stderr) when it has none."""
-    from service import render
-
     with sessions()() as s:
         item = s.get(t.Item, item_id)
         if item is None:
