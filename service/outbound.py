@@ -37,7 +37,7 @@ from service.config import Settings
 from service.errors import InputError, LeaseLost, SignatureError
 from service.models import CheckReport, CheckStatus
 from service.store import tables as t
-from service.store.db import transaction
+from service.store.db import readonly, transaction
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +231,7 @@ class Sender:
     ) -> None:
         self.settings = settings
         self.sessions = sessions
+        self.read_sessions = readonly(sessions)
         self.max_attempts = max_attempts or settings.max_attempts
         self.timeout = timeout
         # Redirects are not followed: a subscriber answers at the URL it registered.
@@ -255,9 +256,9 @@ class Sender:
         return True
 
     def _send(self, claim: queue.Claim, owner: str) -> None:
-        # Read, then let the session go before any write: on SQLite a session holds
-        # the write lock (BEGIN IMMEDIATE) and a second writer would wait for it.
-        with self.sessions() as s:
+        # Read, then let the session go before any write: on SQLite a writing session
+        # holds the write lock (BEGIN IMMEDIATE) and a second writer would wait for it.
+        with self.read_sessions() as s:
             d = s.get(t.OutboundDelivery, claim.id)
             if d is None:
                 return

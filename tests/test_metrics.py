@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine
+from sqlalchemy.orm import sessionmaker
 
 from service import outbound
 from service.api.app import create_app
@@ -155,7 +156,7 @@ def test_outbound_outcomes_and_lease_expiries_are_counted(client: TestClient) ->
 
 def test_an_unreachable_database_reports_down_instead_of_failing() -> None:
     engine = create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=2")
-    families = list(DatabaseCollector(engine).collect())
+    families = list(DatabaseCollector(sessionmaker(engine)).collect())
     assert [f.name for f in families] == ["plainfeed_database_up"]
     assert families[0].samples[0].value == 0
 

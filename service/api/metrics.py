@@ -19,9 +19,9 @@ from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import Engine, func, select
+from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from service import metrics, queue
 from service.api.deps import Ctx
@@ -72,13 +72,13 @@ def _counts(s: Session, stmt: Any) -> dict[str, int]:
 class DatabaseCollector(Collector):
     """Gauges computed from the database on each scrape (a handful of indexed counts)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions  # read-only ones: a scrape never waits behind writers
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         up = GaugeMetricFamily("plainfeed_database_up", "1 when the database answered the scrape")
         try:
-            with Session(self.engine) as s:
+            with self.sessions() as s:
                 families = list(self._families(s))
         except SQLAlchemyError:
             log.warning("metrics: database query failed", exc_info=True)
@@ -180,5 +180,5 @@ def prometheus(ctx: Ctx) -> Response:
         metrics.LLM_COST.labels(model)
         for kind in ("prompt", "completion"):
             metrics.LLM_TOKENS.labels(model, kind)
-    joined = _Joined(REGISTRY, DatabaseCollector(ctx.db))
+    joined = _Joined(REGISTRY, DatabaseCollector(ctx.pipeline.read_sessions))
     return Response(generate_latest(joined), media_type=CONTENT_TYPE_LATEST)  # type: ignore[arg-type]

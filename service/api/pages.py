@@ -247,7 +247,7 @@ async def review(item_id: str, request: Request, ctx: Ctx) -> Response:
 def _review_sync(
     ctx: Ctx, iid: int | None, raw_id: str, form: dict[str, str], action: str
 ) -> Response:
-    with ctx.sessions() as s:
+    with ctx.pipeline.read_sessions() as s:
         found = s.get(t.Item, iid) if iid is not None else None
         if found is None:
             return _not_found(raw_id)
@@ -266,7 +266,7 @@ def _review_sync(
             ctx.notify()
             done = "retry"
     except PlainfeedError as exc:
-        with ctx.sessions() as s:
+        with ctx.pipeline.read_sessions() as s:
             again = s.get(t.Item, found.id)
             if again is None:
                 return _not_found(raw_id)
