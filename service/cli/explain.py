@@ -105,7 +105,10 @@ def explain(
     err = Console(stderr=True)
     outputs: list[str] = []
     unchecked = 0
-    with Progress(console=err, transient=True, disable=len(articles) < 2) as progress:
+    # Progress only on a terminal: in a pipe or a log it would be noise (and rich ends a
+    # disabled-by-pipe display with a stray blank line).
+    show = len(articles) > 1 and err.is_terminal
+    with Progress(console=err, transient=True, disable=not show) as progress:
         task = progress.add_task("explaining", total=len(articles))
         for article in articles:
             progress.update(task, description=article.title[:60] or "(untitled)")
