@@ -60,25 +60,8 @@ def render_outcome(outcome: Outcome, fmt: Format, article: Article) -> str:
 
     r = outcome.result
     if fmt is Format.json:
-        return json.dumps(
-            {
-                **r.explainer.model_dump(mode="json"),
-                "source": {
-                    "title": article.title,
-                    "url": article.url,
-                    "author": article.author,
-                    "published": article.published.isoformat() if article.published else None,
-                },
-                "engine": r.engine,
-                "model": r.model,
-                "prompt_version": r.prompt_version,
-                "usage": r.usage.model_dump(),
-                "cost_usd": r.cost_usd,
-                "check": outcome.report.model_dump(mode="json"),
-            },
-            ensure_ascii=False,
-            indent=2,
-        )
+        doc = render.document(r, outcome.report, article)
+        return json.dumps(doc, ensure_ascii=False, indent=2)
     if fmt is Format.md:
         return render.to_markdown(r.explainer)
     if fmt is Format.html:

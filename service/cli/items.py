@@ -16,10 +16,11 @@ from sqlalchemy import func, select
 from service import render
 from service.cli.feeds import sessions
 from service.errors import NotFound
-from service.models import CheckReport, Explainer, ItemState
+from service.models import Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.records import article_of, report_of, result_of
 
 items_app = typer.Typer(help="Items and their explainers.", no_args_is_help=True)
 
@@ -97,21 +98,8 @@ def show(
             raise typer.Exit(1)
         explainer = Explainer.model_validate(ex.body)
         if format is ShowFormat.json:
-            report = CheckReport.model_validate(ex.check) if ex.check else None
-            body = {
-                **_row(item),
-                **explainer.model_dump(mode="json"),
-                "engine": ex.engine,
-                "model": ex.model,
-                "prompt_version": ex.prompt_version,
-                "usage": {
-                    "prompt_tokens": ex.prompt_tokens,
-                    "completion_tokens": ex.completion_tokens,
-                    "calls": ex.llm_calls,
-                },
-                "cost_usd": ex.cost_usd,
-                "check": report.model_dump(mode="json") if report else None,
-            }
+            doc = render.document(result_of(ex), report_of(ex), article_of(item))
+            body = {**_row(item), **doc}
             typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
         else:
             write = {
