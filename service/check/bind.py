@@ -13,7 +13,7 @@ from service.check.index import SourceIndex
 from service.check.names import Name, content_words, is_name, name_key, name_pattern, noun_pattern
 from service.check.unit import Unit
 from service.numbers import Kind, Number
-from service.numbers.context import LIST_GAP
+from service.numbers.context import list_runs
 
 _NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
 _DIGIT = re.compile(r"\d")
@@ -146,12 +146,7 @@ def bind_numbers(
     name_starts = [x.start for x in names]  # names come sorted by position
     said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (Kind.QUANTITY, Kind.RANGE, Kind.WORD)]
-    groups: list[list[Number]] = []
-    for n in seq:
-        if groups and LIST_GAP.fullmatch(s, groups[-1][-1].end, n.start):
-            groups[-1].append(n)
-        else:
-            groups.append([n])
+    groups = list_runs(s, seq)
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()
     for g, group in enumerate(groups):
