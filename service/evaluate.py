@@ -702,7 +702,7 @@ def run(
         def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
             assert case.reference_path is not None
             explainer = render.parse_explainer(case.reference_path.read_text(encoding="utf-8"))
-            return explainer, check_explainer(explainer, article.text)
+            return explainer, check_explainer(explainer, article.text, title=article.title)
 
     else:
         if engine == "llm" and recordings is not None:

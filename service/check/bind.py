@@ -25,6 +25,15 @@ _NEAR = 6  # words
 _NONSPACE = re.compile(r"\S+")
 
 
+def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]:
+    """The names of the clause that ends at ``before`` (from the last comma, colon,
+    semicolon, parenthesis or dash before it), once each: what a figure with no name near
+    it is said of first ("the experimental Helion backend can reduce latency by up to 50%")."""
+    marks = [m.end() for m in _CLAUSE_MARK.finditer(s, 0, before)]
+    start = marks[-1] if marks else 0
+    return tuple({x.key: x for x in names if start <= x.start and x.end <= before}.values())
+
+
 def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
     """The names of an explainer sentence that the source knows, in order."""
     out: list[Name] = []

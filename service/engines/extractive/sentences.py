@@ -46,6 +46,19 @@ class Cand:
     caption: bool = False
     sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
     sub_index: int = 0  # position within that sub-section
+    # Its figures take their subject from the sentence before: they name nothing ("this
+    # added ~90 ms/step"), or a pronoun stands for what the sentence before named ("They
+    # report 5–40% ..."). Such a sentence follows that sentence or opens a paragraph.
+    bare: bool = False
+    leans: bool = False
+
+    def follows(self, other: Cand) -> bool:
+        """Whether ``other`` is the sentence right before this one in the post."""
+        return (other.section, other.block, other.index) == (
+            self.section,
+            self.block,
+            self.index - 1,
+        )
 
 
 @dataclass(slots=True)
@@ -263,6 +276,29 @@ def _score(c: Cand, title_words: set[str]) -> None:
     )
     c.long = n > 80
     c.base = -100.0 if excluded or c.long else s
+    if c.kind != "table" and any(w >= 1.0 for w in c.figures.values()):
+        c.bare = not _names_anything(text)
+        c.leans = bool(_PRONOUN_SUBJECT.match(text))
+
+
+# A pronoun for a subject named in the sentence before.
+_PRONOUN_SUBJECT = re.compile(
+    r"(?:they|it|its|their|this|these|that|those|such|both|he|she|his|her)\b", re.IGNORECASE
+)
+_NAME_TOKEN = re.compile(r"[A-Za-z][\w.+]*")
+
+
+def _names_anything(text: str) -> bool:
+    """Whether a sentence names a thing (a product, model, format, chip: ATen, MI355X,
+    Llama): a word with a capital past its first letter or a digit, or a capitalised word
+    that does not open the sentence."""
+    for m in _NAME_TOKEN.finditer(text):
+        word = m.group(0).rstrip(".")
+        if any(ch.isupper() or ch.isdigit() for ch in word[1:]):
+            return True
+        if word[:1].isupper() and m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?:":
+            return True
+    return False
 
 
 def is_result(c: Cand) -> bool:
