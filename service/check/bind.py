@@ -27,11 +27,28 @@ _NONSPACE = re.compile(r"\S+")
 
 def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]:
     """The names of the clause that ends at ``before`` (from the last comma, colon,
-    semicolon, parenthesis or dash before it), once each: what a figure with no name near
-    it is said of first ("the experimental Helion backend can reduce latency by up to 50%")."""
-    marks = [m.end() for m in _CLAUSE_MARK.finditer(s, 0, before)]
+    semicolon, parenthesis or dash before it, asides skipped), once each: what a figure
+    with no name near it is said of first ("the experimental Helion backend can reduce
+    latency by up to 50%")."""
+    asides = [m.span() for m in _ASIDE.finditer(s, 0, before)]
+    marks = [
+        m.end()
+        for m in _CLAUSE_MARK.finditer(s, 0, before)
+        if not any(a <= m.start() < b for a, b in asides)
+    ]
     start = marks[-1] if marks else 0
-    return tuple({x.key: x for x in names if start <= x.start and x.end <= before}.values())
+    return tuple(
+        {
+            x.key: x
+            for x in names
+            if start <= x.start and x.end <= before and not any(a <= x.start < b for a, b in asides)
+        }.values()
+    )
+
+
+# A parenthesis without a digit is an aside ("the Helion backend (the component that
+# does the work) can reduce latency by up to 50%"): the clause goes on around it.
+_ASIDE = re.compile(r"\([^()\d]*\)")
 
 
 def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
