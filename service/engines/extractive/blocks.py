@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from service.engines.extractive.inline import clean_inline
-from service.text import Block
+from service.text import Block, split_sentences
 
 MAX_CODE_LINES = 8
 
@@ -20,8 +20,10 @@ def _column(header: str) -> str:
 
 
 def _cell(text: str) -> str:
-    """A cell as one part of a sentence: its own sentence breaks and semicolons as commas."""
-    return re.sub(r"(?<=\S)[.;]\s+", ", ", text).rstrip(" .;")
+    """A cell as one part of a sentence: its own sentence breaks and semicolons as commas
+    ("7.2, 7.14. 7.1 dropped; 7.14 via TheRock" -> "7.2, 7.14, 7.1 dropped, 7.14 via ...")."""
+    parts = [p.rstrip(" .") for p in split_sentences(text)]
+    return re.sub(r";\s+", ", ", ", ".join(p for p in parts if p)).rstrip(" ;")
 
 
 def table_sentences(block: Block) -> list[str]:

@@ -127,10 +127,13 @@ _RESULT = re.compile(
 _CODE_TOKEN = re.compile(
     r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|\{[^{}]*\}|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
 )
-# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407".
+# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407",
+# "Report correct MI300X peak FLOPS ...: TorchTitan #920".
 _CREDITS = re.compile(
-    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w", re.IGNORECASE
+    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w|:\s+\w+ #\d+\.?$",
+    re.IGNORECASE,
 )
+_PANEL = re.compile(r"^\([A-Za-z0-9]\)\s+")
 _CALL_TO_ACTION = re.compile(
     r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
     re.IGNORECASE,
@@ -159,8 +162,8 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 text = _CAPTION.sub("", text)
                 if sec.role == "intro":
                     text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
-                text = re.sub(r"^\([A-Za-z0-9]\)\s+", "", text)  # "(A) " panel labels
                 for k, s in enumerate(split_sentences(text)):
+                    s = _PANEL.sub("", s)  # "(A) Tokens are routed ...": a figure's panel
                     c = Cand(s, si, bi, index, "prose", first_in_block=k == 0)
                     c.caption = caption
                     c.bold = any(sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold)
