@@ -134,9 +134,15 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         own: list[Name] = []
         said: list[tuple[int, Number, Name]] = []
         for n in nums:
-            if n.start in row:  # a cell of the source table row the sentence restates
+            if n.start in row.backed:  # a cell of the source table row the sentence restates
+                outcome = Outcome(CheckStatus.SUPPORTED, row.backed[n.start])
+                verdicts.append(_verdict(idx, n, text, outcome))
+                continue
+            if n.start in row.crossed:  # under another column of that row in the source
+                unit, where = row.crossed[n.start]
+                reason = f"the source's table gives it {where}"
                 verdicts.append(
-                    _verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, row[n.start]))
+                    _verdict(idx, n, text, Outcome(CheckStatus.MISATTACHED, unit, reason))
                 )
                 continue
             binding = bindings.get(n.start, Binding())

@@ -31,6 +31,7 @@ class Row:
     unit: int
     header_unit: int
     label: str  # the first cell, normalised
+    label_text: str  # the first cell as written
     headers: tuple[str, ...]  # per column, normalised ("" for a blank header)
     header_numbers: tuple[tuple[Number, ...], ...]
     cell_numbers: tuple[tuple[Number, ...], ...]
@@ -43,6 +44,7 @@ def make_row(unit: int, header_unit: int, header: Sequence[str], cells: Sequence
         unit=unit,
         header_unit=header_unit,
         label=_norm(cells[0]) if cells else "",
+        label_text=" ".join(prepare(cells[0]).split()) if cells else "",
         headers=tuple(_norm(h) if h.strip() else "" for h in headers),
         header_numbers=tuple(tuple(extract_numbers(h, words=False)) for h in headers),
         cell_numbers=tuple(tuple(extract_numbers(c, words=False)) for c in cells),
@@ -62,29 +64,71 @@ def _same(mine: Number, theirs: Number) -> bool:
     return identifier_key(mine.text) == identifier_key(theirs.text)
 
 
-def row_support(rows: Sequence[Row], text: str, nums: Sequence[Number]) -> dict[int, int]:
-    """When ``text`` restates one of ``rows``, the unit backing each of its figures (by
-    start); else nothing. Every figure but identifiers must be a cell of that row (or a
-    header) and stand in a ``;``-separated part of the sentence that names its column."""
+@dataclass(frozen=True, slots=True)
+class RowReading:
+    """What a sentence restating a table row says: the unit backing each figure that
+    stands under its column (by start), and the figures it puts under a column or row
+    the table does not give them for (by start: the unit that has them, and where)."""
+
+    backed: dict[int, int]
+    crossed: dict[int, tuple[int, str]]
+
+
+def row_support(rows: Sequence[Row], text: str, nums: Sequence[Number]) -> RowReading:
+    """How ``text`` restates one of ``rows`` (its label written in it): every figure but
+    identifiers a cell of that row (or a header) in a ``;``-separated part of the sentence
+    that names its column. When not all are, nothing is backed this way; and when the
+    sentence is written as the row ("<label>: ..."), figures put under the wrong column of
+    the row, or taken from a row it does not name, are reported."""
     figures = [n for n in nums if n.kind != Kind.IDENTIFIER]
     if not figures or not rows:
-        return {}
+        return RowReading({}, {})
     norm = _norm(text)
     cuts = [0, *(m.end() for m in _SEGMENT.finditer(text)), len(text) + 1]
     parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
-    for row in rows:
-        if len(row.label) < 3 or row.label not in norm:
-            continue
-        found: dict[int, int] = {}
+    crossed: dict[int, tuple[int, str]] = {}
+    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
+    lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
+    for row in named:
+        backed: dict[int, int] = {}
         for n in figures:
-            k = next(i for i in range(len(parts)) if cuts[i] <= n.start < cuts[i + 1])
-            unit = _backing(row, parts[k], n)
-            if unit is None:
-                break
-            found[n.start] = unit
-        else:
-            return found
-    return {}
+            part = parts[next(i for i in range(len(parts)) if cuts[i] <= n.start < cuts[i + 1])]
+            unit = _backing(row, part, n)
+            if unit is not None:
+                backed[n.start] = unit
+                continue
+            if lead != row.label:
+                continue  # prose that mentions the row: its binding is the general one
+            other = _other_column(row, part, n)
+            if other is not None:
+                crossed.setdefault(n.start, (row.unit, f"under {other}"))
+                continue
+            elsewhere = _other_row(rows, named, row, n)
+            if elsewhere is not None:
+                crossed.setdefault(n.start, (elsewhere.unit, f"for {elsewhere.label_text}"))
+        if len(backed) == len(figures):
+            return RowReading(backed, {})
+    return RowReading({}, crossed)
+
+
+def _other_row(rows: Sequence[Row], named: Sequence[Row], row: Row, n: Number) -> Row | None:
+    """Another row of ``row``'s table, one the sentence does not name, that holds ``n``."""
+    table = [r for r in rows if r.header_unit == row.header_unit and r not in named]
+    return next(
+        (r for r in table if any(_same(n, m) for cell in r.cell_numbers for m in cell)), None
+    )
+
+
+def _other_column(row: Row, part: str, n: Number) -> str | None:
+    """The header of another column holding ``n`` when ``part`` names a column of the row
+    whose cell does not ("ROCm: 7.14 in 2.13" where 7.14 is under 2.14)."""
+    named = [j for j in range(1, len(row.headers)) if row.headers[j] and row.headers[j] in part]
+    if not named:
+        return None
+    for j, numbers in enumerate(row.cell_numbers):
+        if j > 0 and j not in named and any(_same(n, m) for m in numbers):
+            return row.headers[j].strip()
+    return None
 
 
 def _backing(row: Row, part: str, n: Number) -> int | None:
