@@ -576,12 +576,28 @@ def run_cases(
 
 
 class Recording(BaseModel):
-    """One recorded answer (format: eval/recordings/README.md)."""
+    """One recorded answer (format: eval/recordings/README.md), and optionally the answer
+    to a repair request for the same post."""
 
     slug: str
     match: list[str] = Field(min_length=1)
     origin: str = ""
     answer: Explainer
+    repair: Explainer | None = None
+
+    def answer_to(self, user: str) -> Explainer:
+        """The recorded answer for a request with this user text."""
+        return self.repair if self.repair is not None and asks_repair(user) else self.answer
+
+
+# prompts/repair.md hands the model the explainer to correct inside this tag; no other
+# prompt of the set carries an explainer.
+REPAIR_MARK = "<explainer>"
+
+
+def asks_repair(user: str) -> bool:
+    """Whether a chat request's user text asks to repair an explainer."""
+    return REPAIR_MARK in user
 
 
 def load_recordings(directory: Path) -> list[Recording]:
@@ -622,7 +638,7 @@ def replay_client(recordings: Sequence[Recording]) -> openai.OpenAI:
         rec = recording_for(user, recordings)
         if rec is None:
             return httpx2.Response(404, json={"error": {"message": "no recorded answer"}})
-        content = rec.answer.model_dump_json(exclude_none=True)
+        content = rec.answer_to(user).model_dump_json(exclude_none=True)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
         usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4}
         return httpx2.Response(
@@ -702,7 +718,7 @@ def run(
         def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
             assert case.reference_path is not None
             explainer = render.parse_explainer(case.reference_path.read_text(encoding="utf-8"))
-            return explainer, check_explainer(explainer, article.text)
+            return explainer, check_explainer(explainer, article.text, title=article.title)
 
     else:
         if engine == "llm" and recordings is not None:

@@ -430,6 +430,38 @@ def test_recorded_answers_replay_through_the_llm_engine(tmp_path: Path) -> None:
         engine.explain(other, ExplainOptions())
 
 
+def test_a_repair_request_gets_the_recorded_repair(tmp_path: Path) -> None:
+    """The gate's repair round replays the recording's ``repair`` answer: an answer with a
+    figure the post lacks is flagged, repaired once, and ends clean."""
+    from service.config import Settings
+    from service.engines import get_engine
+    from service.engines.base import ExplainOptions
+    from service.gate import explain_and_check
+    from service.models import Article
+
+    repair = json.loads(TINY_REFERENCE_JSON)
+    answer = json.loads(TINY_REFERENCE_JSON)
+    answer["sections"][2]["paragraphs"] = ["All measurements ran on one MI355X GPU at 750 W."]
+    (tmp_path / "tiny.json").write_text(
+        json.dumps(
+            {
+                "slug": "tiny",
+                "match": ["https://example.com/tiny"],
+                "answer": answer,
+                "repair": repair,
+            }
+        )
+    )
+    recordings = ev.load_recordings(tmp_path)
+    assert not ev.asks_repair("Post title: Tiny\nLink: https://example.com/tiny")
+    settings = Settings(model="recorded", llm_max_attempts=1)
+    engine = get_engine(settings, "llm", client=ev.replay_client(recordings))
+    article = Article(title="Tiny", text=TINY_SOURCE, url="https://example.com/tiny")
+    outcome = explain_and_check(engine, article, ExplainOptions(), repair_rounds=2)
+    assert outcome.repairs == 1 and outcome.report.ok
+    assert outcome.result.explainer == Explainer.model_validate(repair)
+
+
 def test_a_bad_recording_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"slug": "x", "match": [], "answer": {}}')
     with pytest.raises(EvalCaseError, match=r"bad\.json: not a recording"):

@@ -35,10 +35,18 @@ Rules, in short (the module's tests spell them out):
   across a comma or a relative clause) must all occur in the source clause where that
   number stands, its paragraph label or its headings; else ``misattached``. A bare count
   without names must share a noun with the source number, near it ("256 tokens" vs
-  "256-token input"); a number with neither carries the names of the previous sentence
-  of its paragraph (checked against the source sentence and the one before it). Two
-  like figures of one sentence said of two names the other way round from the source
-  ("1.95x over Triton and 1.20x over ATen") are both ``misattached``.
+  "256-token input"); a number with neither carries the names of its own clause (an
+  aside in parentheses does not end it), else those of the figures before it in its
+  sentence, else those of the previous sentence of its paragraph (checked against the
+  source sentence and the one before it). Two like figures of one sentence said of two
+  names the other way round from the source ("1.95x over Triton and 1.20x over ATen")
+  are both ``misattached``.
+- Tables: a sentence that restates a source table row (its label written in it) is
+  backed cell by cell when each figure stands in a ``;``-separated part naming its
+  column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); one written as the row
+  ("<label>: ...") that puts a figure under another column or takes it from another row
+  is ``misattached``.
+- The post's title (``title=``) is source too: a feed entry's text does not repeat it.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm.
 - Known limits: a source sentence that lists many figures and names binds loosely (any
@@ -47,9 +55,9 @@ Rules, in short (the module's tests spell them out):
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of;
-swaps), :mod:`.derive` (values computable from one source unit), :mod:`.match` (the
-verdict on one number), :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole
-explainer).
+swaps), :mod:`.table` (sentences restating a table row), :mod:`.derive` (values
+computable from one source unit), :mod:`.match` (the verdict on one number),
+:mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """
 
 from service.check.coverage import fact_carried

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, combinations, quantize
+from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Kind, Number, extract_numbers, prepare
 from service.text import split_blocks, split_sentences
@@ -37,6 +38,8 @@ class SourceIndex:
     block_units: dict[int, list[int]] = field(default_factory=dict)
     unit_starts: dict[int, list[int]] = field(default_factory=dict)  # per block, sorted
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
+    text_blocks: int = 0  # blocks of the text; a block past them is the title
+    rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
 
@@ -154,11 +157,12 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 @lru_cache(maxsize=16)
-def index_source(source_text: str) -> SourceIndex:
-    """Split the source into units and index its numbers (memoised per text).
+def index_source(source_text: str, title: str = "") -> SourceIndex:
+    """Split the source into units and index its numbers (memoised per text and title).
 
     Each block is prepared, folded and searched for numbers once; its sentences and
-    clauses are slices of it.
+    clauses are slices of it. The post's ``title`` is its own words too: it becomes one
+    more unit, after the text's blocks, and context for nothing else.
     """
     idx = SourceIndex()
     headings: list[tuple[int, str]] = []
@@ -241,7 +245,18 @@ def index_source(source_text: str) -> SourceIndex:
             extra = prepare(f"{header} \n {caption}").lower()
             rows = [(header, header, prepare(caption).lower())]
             rows += [(render_row(block.header, row), " | ".join(row), extra) for row in block.rows]
+            first = len(idx.units)
             lines(b, rows)
+            idx.rows.extend(
+                make_row(first + 1 + k, first, block.header, row)
+                for k, row in enumerate(block.rows)
+            )
+    idx.text_blocks = len(blocks)
+    if title.strip():
+        title = " ".join(title.split())
+        idx.block_text.append(prepare(title).lower())
+        heading_context = ""
+        lines(len(blocks), [(title, title, "")])
     idx.words = frozenset(
         n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
     )

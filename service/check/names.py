@@ -74,7 +74,10 @@ _STOP = frozenset(
     "they them there here not no nor but so very much many few several times percent between "
     "within without after before during against among around out off above below use uses "
     "used using make makes made get gets got run runs ran have has had show shows shown "
-    "can could will would may might must should does did done".split()
+    "can could will would may might must should does did done "
+    # An explainer's attributions ("the authors report", "the post lists") say who says
+    # it, not what a figure counts.
+    "post posts author authors report reports reported according list lists listed".split()
 )
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 

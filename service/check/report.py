@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.bind import Binding, bind_numbers, known_names, swapped
+from service.check.bind import Binding, bind_numbers, clause_names, known_names, swapped
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import (
@@ -17,6 +17,7 @@ from service.check.match import (
     match_word,
 )
 from service.check.names import Name
+from service.check.table import row_support
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Kind, Number, extract_numbers, identifier_key, prepare
 from service.text import split_blocks, split_sentences
@@ -78,7 +79,7 @@ def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> Nu
         status=outcome.status,
         sentence=sentence,
         source=unit.display if unit else None,
-        source_block=unit.block if unit else None,
+        source_block=unit.block if unit and unit.block < idx.text_blocks else None,
         reason=outcome.reason,
     )
 
@@ -127,17 +128,32 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
+        row = row_support(idx.rows, text, nums)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
         own: list[Name] = []
         said: list[tuple[int, Number, Name]] = []
         for n in nums:
+            if n.start in row.backed:  # a cell of the source table row the sentence restates
+                outcome = Outcome(CheckStatus.SUPPORTED, row.backed[n.start])
+                verdicts.append(_verdict(idx, n, text, outcome))
+                continue
+            if n.start in row.crossed:  # under another column of that row in the source
+                unit, where = row.crossed[n.start]
+                reason = f"the source's table gives it {where}"
+                verdicts.append(
+                    _verdict(idx, n, text, Outcome(CheckStatus.MISATTACHED, unit, reason))
+                )
+                continue
             binding = bindings.get(n.start, Binding())
             if n.kind in (Kind.QUANTITY, Kind.RANGE):
                 if binding.names:
                     own.extend(binding.names)
                 elif not (binding.nouns and not n.unit):
-                    binding = Binding(inherited=carried)
+                    # Said of its clause's names, else of the names of the sentence's
+                    # figures so far, else of the sentence before.
+                    topic = clause_names(s, names, n.start) or tuple(dict.fromkeys(own))
+                    binding = Binding(inherited=topic or carried)
                 else:
                     binding = Binding(nouns=binding.nouns)
                 if n.kind == Kind.RANGE:
@@ -183,14 +199,17 @@ def check_explainer(
     explainer: Explainer | str,
     source_text: str,
     facts: Sequence[Fact] | None = None,
+    *,
+    title: str = "",
 ) -> CheckReport:
     """Check every number of an explainer against the cleaned source text.
 
     ``explainer`` is an :class:`Explainer` or its text (Markdown or plain); ``source_text``
-    is the source as cleaned text (light Markdown). With ``facts``, key facts whose value
-    the explainer does not carry are reported as dropped.
+    is the source as cleaned text (light Markdown); ``title`` the post's title, which is
+    the post's own words too (a feed entry's text does not repeat it). With ``facts``, key
+    facts whose value the explainer does not carry are reported as dropped.
     """
-    idx = index_source(source_text)
+    idx = index_source(source_text, title)
     numbers = _check_sentences(idx, _explainer_sentences(explainer))
     dropped = dropped_facts(explainer, facts) if facts else []
     return CheckReport(numbers=numbers, dropped=dropped)

@@ -5,6 +5,7 @@ times") and versions named by what comes before them ("PyTorch 2.14")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from service.numbers.number import Hedge, Kind, Number, updated
 from service.numbers.tokens import identifier, merge_range
@@ -69,6 +70,7 @@ _BETWEEN_GAP = re.compile(r"\s*and\s*", re.I)
 _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 # Numbers in a list ("1.58 and 1.68 times"); the check binds such a list as one figure.
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
+_COMMA_GAP = re.compile(r"\s*,\s*")
 _VERSION_WORD_BEFORE = re.compile(r"\b(?:version|versions|release|releases|ver\.?)\s+$", re.I)
 _PRODUCT_BEFORE = re.compile(
     r"(?<![\w.])(?P<w>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z]\w*)"
@@ -159,18 +161,37 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
     return out
 
 
+def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
+    """The numbers of ``s`` grouped into lists ("1.58 and 1.68", "12.6, 13.0, 13.2"); two
+    numbers split by a comma alone are no list ("North America 2026, 7.5x faster")."""
+    runs: list[list[Number]] = []
+    for n in nums:
+        if runs and LIST_GAP.fullmatch(s, runs[-1][-1].end, n.start):
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    out: list[list[Number]] = []
+    for run in runs:
+        if len(run) == 2 and _COMMA_GAP.fullmatch(s, run[0].end, run[1].start):
+            out.extend([[run[0]], [run[1]]])
+        else:
+            out.append(run)
+    return out
+
+
 def distribute_units(s: str, nums: list[Number]) -> list[Number]:
     """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one."""
-    out = list(nums)
-    for i in range(len(out) - 2, -1, -1):
-        a, b = out[i], out[i + 1]
-        if (
-            a.kind in (Kind.QUANTITY, Kind.RANGE)
-            and not a.unit
-            and b.kind in (Kind.QUANTITY, Kind.RANGE)
-            and b.unit
-            and b.unit not in CURRENCY.values()
-            and LIST_GAP.fullmatch(s, a.end, b.start)
-        ):
-            out[i] = updated(a, unit=b.unit)
+    out: list[Number] = []
+    for run in list_runs(s, nums):
+        for i in range(len(run) - 2, -1, -1):
+            a, b = run[i], run[i + 1]
+            if (
+                a.kind in (Kind.QUANTITY, Kind.RANGE)
+                and not a.unit
+                and b.kind in (Kind.QUANTITY, Kind.RANGE)
+                and b.unit
+                and b.unit not in CURRENCY.values()
+            ):
+                run[i] = updated(a, unit=b.unit)
+        out.extend(run)
     return out

@@ -3,14 +3,19 @@
 No model at all. The post is read as blocks (``service.text``), its sections become the
 explainer's sections, and in each the most informative whole sentences are kept: those
 with figures and their conditions, early ones, ones that share words with the title.
-Table rows become sentences made of their header and cells. Jargon gets a plain
-definition at first use from ``prompts/glossary.yaml``; result sentences are attributed
-to the post.
+Table rows become sentences of their label and cells, each cell after its column's name.
+Jargon gets a plain definition at first use from ``prompts/glossary.yaml``; result
+sentences are attributed to the post.
 
 Every sentence is a source sentence used whole (only Markdown syntax stripped, first
 person turned into "the authors", an attribution or a definition added), and nothing
 the engine adds contains a digit, so every number of the explainer is the source's own,
-character for character, and the number check passes by construction.
+character for character. Verbatim is not enough for the number check, which also asks
+what a figure is said of, so the engine keeps each figure with its context: a sentence
+whose figures name nothing follows its own predecessor or opens a paragraph, a
+pronoun-led one comes with the sentence it leans on, no definition stands right before
+a figure, and the title's claim (a phrase cut from a sentence) is kept only when the
+check backs it.
 
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
 (candidates and their scores), ``plan`` (which sections, how many words, which sentences),
@@ -79,7 +84,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-1"
+ENGINE_VERSION = "extractive-2"
 
 
 class ExtractiveEngine:

@@ -123,7 +123,9 @@ def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> s
         if sent in used_sentences or len(defined) >= MAX_DEFINITIONS:
             continue
         placed = _definition_insert(text, start, end, e.definition_for(text[start:end]))
-        if placed is None:
+        if placed is None or _before_a_figure(
+            text, placed[0], spans[sent][1] if sent >= 0 else len(text)
+        ):
             continue
         defined.add(e.term)
         inserts.append(placed)
@@ -132,6 +134,16 @@ def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> s
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
     return text
+
+
+_FIGURE_AHEAD = 8  # words
+
+
+def _before_a_figure(text: str, pos: int, end: int) -> bool:
+    """Whether a figure follows within a few words of ``pos`` in its sentence: a definition
+    there would stand between the figure and the name it is said of ("the Helion backend
+    (...) can reduce latency by up to 50%")."""
+    return any(ch.isdigit() for w in text[pos:end].split()[:_FIGURE_AHEAD] for ch in w)
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -20,6 +20,7 @@ _REFS = re.compile(
     r",?\s+as (?:shown|seen|illustrated) in (?:Figure|Fig\.|Table) \d+[a-z]?"
     r"|\s*\((?:see )?(?:Figure|Fig\.|Table) \d+[a-z]?\)"
     r"|\s*\((?:PRs?\s*)?#\s?\d+(?:(?:,\s*|\s+and\s+|\s*→\s*)#?\s?\d+)*\)"
+    r"|\s+See #\d+(?:,\s*#\d+)*\.?$"
 )
 
 

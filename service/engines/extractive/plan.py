@@ -132,11 +132,16 @@ def select(draft: Draft, plans: list[Plan], total_budget: int) -> list[list[Cand
             if gain < -1.5 or (gain < 0.4 and words >= 0.8 * p.budget):
                 break
             pool.remove(best)
-            if words + best.words > p.budget * 1.25 and picked:
+            group = _with_antecedent(draft, best, picked)
+            size = sum(c.words for c in group)
+            if not group or (words + size > p.budget * 1.25 and picked):
                 continue
-            picked.append(best)
-            words += best.words
-            _cover(covered, best)
+            for c in group:
+                if c in pool:
+                    pool.remove(c)
+                picked.append(c)
+                words += c.words
+                _cover(covered, c)
             draft.subs_seen.setdefault(best.section, set()).add(best.sub)
         chosen.append(picked)
     _fill(draft, plans, chosen, covered, total_budget)
@@ -164,11 +169,35 @@ def _fill(
         if draft.gain(best, covered) < (1.0 if used >= 0.75 * total_budget else 0.0):
             break
         pool.remove(best)
-        if used + best.words > total_budget * 1.1:
+        picked = chosen[where[best.section]]
+        group = _with_antecedent(draft, best, picked)
+        size = sum(c.words for c in group)
+        if not group or used + size > total_budget * 1.1:
             continue
-        chosen[where[best.section]].append(best)
-        used += best.words
-        _cover(covered, best)
+        for c in group:
+            if c in pool:
+                pool.remove(c)
+            picked.append(c)
+            used += c.words
+            _cover(covered, c)
+
+
+def _with_antecedent(draft: Draft, c: Cand, picked: list[Cand]) -> list[Cand]:
+    """What taking ``c`` takes: a sentence whose pronoun stands for what the sentence
+    before it named comes with that sentence (or not at all: "They report 5–40% ..."
+    after another session's sentence would credit the figure to the wrong one)."""
+    if not c.leans:
+        return [c]
+    before = next((x for x in draft.cands if c.follows(x)), None)
+    if before is None or before.base <= -50:
+        return []
+    return [c] if before in picked else [before, c]
+
+
+def _joins(a: Cand, b: Cand) -> bool:
+    """Whether ``b`` may follow ``a`` in one paragraph: a sentence whose figures take their
+    subject from the sentence before must follow its own sentence before."""
+    return not (b.bare or b.leans) or b.follows(a)
 
 
 def paragraphs(picked: list[Cand]) -> list[list[Cand]]:
@@ -182,14 +211,23 @@ def paragraphs(picked: list[Cand]) -> list[list[Cand]]:
             or (cur[-1].kind == c.kind == "table" and cur[-1].block == c.block)
         )
         short = cur is not None and sum(x.words for x in cur) < 25
-        if cur is not None and (same_run or short) and len(cur) < 4:
+        if cur is not None and (c.leans and c.follows(cur[-1])):
+            cur.append(c)  # a pronoun stays with what it stands for
+        elif cur is not None and (same_run or short) and len(cur) < 4 and _joins(cur[-1], c):
             cur.append(c)
         else:
             paras.append([c])
     while len(paras) > MAX_PARAGRAPHS:
-        sizes = [
-            sum(x.words for x in a) + sum(x.words for x in b) for a, b in itertools.pairwise(paras)
+        pairs = [
+            (sum(x.words for x in a) + sum(x.words for x in b), k)
+            for k, (a, b) in enumerate(itertools.pairwise(paras))
+            if _joins(a[-1], b[0])
         ]
-        k = sizes.index(min(sizes))
-        paras[k : k + 2] = [paras[k] + paras[k + 1]]
+        if pairs:
+            k = min(pairs)[1]
+            paras[k : k + 2] = [paras[k] + paras[k + 1]]
+        else:
+            # No two paragraphs join without changing what a figure is said of: the
+            # least informative paragraph goes.
+            paras.remove(min(paras, key=lambda p: (sum(max(0.0, c.base) for c in p), -len(p))))
     return paras

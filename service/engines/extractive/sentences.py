@@ -46,6 +46,19 @@ class Cand:
     caption: bool = False
     sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
     sub_index: int = 0  # position within that sub-section
+    # Its figures take their subject from the sentence before: they name nothing ("this
+    # added ~90 ms/step"), or a pronoun stands for what the sentence before named ("They
+    # report 5–40% ..."). Such a sentence follows that sentence or opens a paragraph.
+    bare: bool = False
+    leans: bool = False
+
+    def follows(self, other: Cand) -> bool:
+        """Whether ``other`` is the sentence right before this one in the post."""
+        return (other.section, other.block, other.index) == (
+            self.section,
+            self.block,
+            self.index - 1,
+        )
 
 
 @dataclass(slots=True)
@@ -114,10 +127,13 @@ _RESULT = re.compile(
 _CODE_TOKEN = re.compile(
     r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|\{[^{}]*\}|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
 )
-# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407".
+# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407",
+# "Report correct MI300X peak FLOPS ...: TorchTitan #920".
 _CREDITS = re.compile(
-    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w", re.IGNORECASE
+    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w|:\s+\w+ #\d+\.?$",
+    re.IGNORECASE,
 )
+_PANEL = re.compile(r"^\([A-Za-z0-9]\)\s+")
 _CALL_TO_ACTION = re.compile(
     r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
     re.IGNORECASE,
@@ -146,8 +162,8 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 text = _CAPTION.sub("", text)
                 if sec.role == "intro":
                     text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
-                text = re.sub(r"^\([A-Za-z0-9]\)\s+", "", text)  # "(A) " panel labels
                 for k, s in enumerate(split_sentences(text)):
+                    s = _PANEL.sub("", s)  # "(A) Tokens are routed ...": a figure's panel
                     c = Cand(s, si, bi, index, "prose", first_in_block=k == 0)
                     c.caption = caption
                     c.bold = any(sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold)
@@ -263,6 +279,29 @@ def _score(c: Cand, title_words: set[str]) -> None:
     )
     c.long = n > 80
     c.base = -100.0 if excluded or c.long else s
+    if c.kind != "table" and any(w >= 1.0 for w in c.figures.values()):
+        c.bare = not _names_anything(text)
+        c.leans = bool(_PRONOUN_SUBJECT.match(text))
+
+
+# A pronoun for a subject named in the sentence before.
+_PRONOUN_SUBJECT = re.compile(
+    r"(?:they|it|its|their|this|these|that|those|such|both|he|she|his|her)\b", re.IGNORECASE
+)
+_NAME_TOKEN = re.compile(r"[A-Za-z][\w.+]*")
+
+
+def _names_anything(text: str) -> bool:
+    """Whether a sentence names a thing (a product, model, format, chip: ATen, MI355X,
+    Llama): a word with a capital past its first letter or a digit, or a capitalised word
+    that does not open the sentence."""
+    for m in _NAME_TOKEN.finditer(text):
+        word = m.group(0).rstrip(".")
+        if any(ch.isupper() or ch.isdigit() for ch in word[1:]):
+            return True
+        if word[:1].isupper() and m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?:":
+            return True
+    return False
 
 
 def is_result(c: Cand) -> bool:

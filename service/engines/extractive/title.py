@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from service.check import check_explainer
 from service.engines.extractive.glossary import GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.sentences import Draft
@@ -20,7 +21,9 @@ from service.engines.extractive.words import (
     sentence_case,
     wordset,
 )
-from service.models import Article
+from service.models import Article, CheckStatus
+from service.numbers import Kind, extract_numbers, prepare
+from service.numbers.context import list_runs
 
 # Names too generic to be an explainer's subject.
 _JUNK_TITLE = re.compile(
@@ -72,7 +75,9 @@ def _subject(title: str, draft: Draft, token_counts: Counter[str]) -> str:
 
 
 def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
-    """The title: the subject, then what the post's own title adds and its claim."""
+    """The title: the subject, then what the post's own title adds and its claim. A claim
+    is kept only when the number check finds each of its figures where the post says
+    them (a phrase cut out of its sentence can lose what a figure is said of)."""
     raw = restore_slug(" ".join(article.title.split()), case)
     if _JUNK_TITLE.match(raw):
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
@@ -101,36 +106,88 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
     if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
         new = ""  # "Why ExecuTorch?" says no more than the subject
     new = sentence_case(new, case) if new else ""
-    claim = _claim(draft)
-    if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
-        claim = claim.split(" ", 1)[1]
-    if claim and new:
-        claim = lower_first(claim, case) or claim
-    parts = [p for p in (new, claim) if p]
-    rest = capitalise(", ".join(parts)) if parts else "What the post says"
-    if not subject:
-        return rest if claim or ":" in rest else f"{rest}: what the post says"
-    return f"{subject}: {rest}"
+    for claim in [*_claims(draft, new), ""]:
+        if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
+            claim = claim.split(" ", 1)[1]
+        if claim and new:
+            claim = lower_first(claim, case) or claim
+        parts = [p for p in (new, claim) if p]
+        rest = capitalise(", ".join(parts)) if parts else "What the post says"
+        if not subject:
+            title = rest if claim or ":" in rest else f"{rest}: what the post says"
+        else:
+            title = f"{subject}: {rest}"
+        if not claim or _checks(title, article):
+            return title
+    raise AssertionError("unreachable: the title without a claim is always returned")
 
 
-def _claim(draft: Draft) -> str:
-    """A short phrase around the post's headline figure, words as written: from the
-    intro first, else from the best figure-bearing sentence of the post."""
+def _checks(title: str, article: Article) -> bool:
+    """Whether every number of a title is one the post writes for those things."""
+    report = check_explainer(title, article.text, title=article.title)
+    return all(n.status == CheckStatus.SUPPORTED for n in report.numbers)
+
+
+def _claims(draft: Draft, new: str) -> Iterator[str]:
+    """Short phrases around the post's headline figures, words as written, best first:
+    from the intro, else from the best figure-bearing sentences of the post."""
     usable = [c for c in draft.cands if (c.base > -50 or c.long) and c.kind != "table"]
     intro = [c for c in usable if draft.sections[c.section].role == "intro"]
     ranked = sorted(
         (c for c in usable if any(w >= 1.0 for f, w in c.figures.items())),
         key=lambda c: (-draft.gain(c, {}), c.section, c.index),
     )
+    said = {n.text for n in extract_numbers(new)}
+    seen: set[str] = set()
     for pool, least in ((intro, 2.0), (ranked[:5], 2.0), (ranked[:3], 1.0)):
         for c in pool:
+            text = third_person(strip_refs(c.text))
             for fig, w in c.figures.items():
                 if w < least:
                     continue
-                phrase = _phrase_around(third_person(strip_refs(c.text)), fig)
-                if phrase:
-                    return phrase
-    return ""
+                phrase = _phrase_around(text, _whole_figure(text, fig, said))
+                if phrase and phrase not in seen and _reads_alone(phrase, new, text):
+                    seen.add(phrase)
+                    yield phrase
+
+
+def _whole_figure(sentence: str, fig: str, said: set[str]) -> str:
+    """The figure as the sentence writes it whole: a range for one of its ends ("4.8x to
+    7.5x" for "7.5x"), a list for one of its members; "" for a version or a name ("Opus
+    5.5" is no claim) and for a figure the title says already."""
+    at = sentence.find(fig)
+    prepared = prepare(sentence)
+    for run in list_runs(prepared, extract_numbers(sentence, words=False, prepared=prepared)):
+        if any(n.start <= at < n.end for n in run):
+            if any(n.kind in (Kind.VERSION, Kind.IDENTIFIER) or n.text in said for n in run):
+                return ""
+            return sentence[run[0].start : run[-1].end]  # the whole list: "11B and 90B"
+    return fig
+
+
+_OPENS_BADLY = re.compile(
+    r"(?:will|would|can|could|may|might|should|must|is|are|was|were|has|have|had|be|been|"
+    r"do|does|did|and|or|but)\b",
+    re.IGNORECASE,
+)
+
+
+def _reads_alone(phrase: str, new: str, sentence: str) -> bool:
+    """A claim that stands as a phrase: words besides its figures, balanced parentheses,
+    not opening on a verb whose subject was cut off or on a figure cut from the name
+    before it ("5.1 and Mythos 5" out of "Claude Fable 5.1 and Mythos 5"), not a repeat
+    of the title."""
+    words = [w for w in re.findall(r"(?<!\w)[A-Za-z][\w'-]*", phrase) if w.lower() not in STOPWORDS]
+    if len(words) < 2 or phrase.count("(") != phrase.count(")") or _OPENS_BADLY.match(phrase):
+        return False
+    first = phrase.split(" ", 1)[0]
+    if first.islower() and first.endswith("ed"):
+        return False  # "boosted Mixtral 8x22B throughput by +27%": whose boost?
+    before = sentence[: max(0, sentence.find(phrase))].split()
+    if first[:1].isdigit() and before and before[-1][:1].isupper():
+        return False
+    title_words = {w.lower() for w in re.findall(r"[\w.-]+", new)}
+    return not all(w.lower() in title_words for w in re.findall(r"[\w.-]+", phrase))
 
 
 def takeaway(draft: Draft, glossary: Sequence[GlossaryEntry], defined: set[str]) -> str | None:
@@ -191,7 +248,7 @@ _LEAD_IN = (
 def _phrase_around(sentence: str, fig: str) -> str:
     """The clause holding ``fig``, trimmed at commas and at a trailing prepositional
     phrase; the cut never falls inside the figure or a range."""
-    at = sentence.find(fig)
+    at = sentence.find(fig) if fig else -1
     if at < 0:
         return ""
     start = 0
