@@ -85,8 +85,13 @@ class Worker:
         if self._one(queue.DELIVERIES):
             return True
         circuit = self.pipeline.circuit
-        if circuit.allow() and self._one(queue.ITEMS):
-            return True
+        if circuit.allow():
+            worked = self._one(queue.ITEMS)
+            # A half-open trial that reported nothing (no item was ready, a stored result
+            # was reused, the job crashed) proves nothing: let the next one through.
+            circuit.abandon()
+            if worked:
+                return True
         return any(job(self.name) for job in self.extra_jobs)
 
     def _one(self, spec: queue.QueueSpec) -> bool:
@@ -98,6 +103,7 @@ class Worker:
         claim = claims[0]
         if claim.expired:
             metrics.LEASE_EXPIRIES.labels(spec.table.__tablename__).inc()
+            log.info("%s %s: took over an expired lease", spec.table.__tablename__, claim.id)
         beat = Heartbeat(
             lambda: renew_lease(self.pipeline.sessions, spec, claim.id, self.name, lease),
             every=max(0.5, lease / 3),
@@ -123,6 +129,7 @@ class Worker:
         spec, job_id = current
         with transaction(self.pipeline.sessions) as s:
             queue.release(s, spec, job_id, self.name)
+        log.warning("%s %s: released at shutdown", spec.table.__tablename__, job_id)
 
 
 class WorkerPool:
