@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -67,7 +67,23 @@ def _insert_ignore(session: Session, table: Any, rows: list[dict[str, Any]]) -> 
     if not rows:
         return
     ins = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    session.execute(ins(table).values(rows).on_conflict_do_nothing())
+    # Rows as parameters, not in the statement: its compiled form is cached and reused.
+    session.execute(ins(table).on_conflict_do_nothing(), rows)
+
+
+# The item path's reads, built once: they run for every item, and building a statement
+# costs more CPU than running it.
+_ITEM_AND_FEED = (
+    select(t.Item, t.Feed)
+    .outerjoin(t.Feed, t.Feed.id == t.Item.feed_id)
+    .where(t.Item.id == bindparam("item_id"))
+)
+_STORED_EFFECT = select(t.Explainer.check_ok, t.Explainer.approved_at).where(
+    t.Explainer.item_id == bindparam("item_id"),
+    t.Explainer.content_hash == bindparam("content_hash"),
+    t.Explainer.prompt_version == bindparam("prompt_version"),
+    t.Explainer.model == bindparam("model"),
+)
 
 
 class Pipeline:
@@ -306,10 +322,10 @@ class Pipeline:
     def process_item(self, claim: queue.Claim, owner: str) -> str:
         """Explain one claimed item; returns the state it ended in."""
         with self.sessions() as s:
-            item = s.get(t.Item, claim.id)
-            if item is None:
+            row = s.execute(_ITEM_AND_FEED, {"item_id": claim.id}).first()
+            if row is None:
                 return "missing"
-            feed = s.get(t.Feed, item.feed_id) if item.feed_id else None
+            item, feed = row
             options = feed_options(feed)
             article = Article(
                 title=item.title,
@@ -321,13 +337,15 @@ class Pipeline:
                 hash=item.content_hash,
             )
             model, prompt_version = self.engine.identity(options)
-            done = s.scalars(
-                select(t.Explainer).where(
-                    t.Explainer.item_id == item.id,
-                    t.Explainer.content_hash == item.content_hash,
-                    t.Explainer.prompt_version == prompt_version,
-                    t.Explainer.model == model,
-                )
+            feed_id = item.feed_id
+            done = s.execute(
+                _STORED_EFFECT,
+                {
+                    "item_id": item.id,
+                    "content_hash": item.content_hash,
+                    "prompt_version": prompt_version,
+                    "model": model,
+                },
             ).first()
         if done is not None:
             # The effect happened already (a redelivery, or a worker died after storing):
@@ -355,7 +373,7 @@ class Pipeline:
             log.exception("item %s crashed while explaining", claim.id)
             return self._retry_item(claim, owner, exc, None)
         self.circuit.success()
-        return self._store_outcome(claim, owner, outcome, model, prompt_version, article)
+        return self._store_outcome(claim, owner, outcome, model, prompt_version, article, feed_id)
 
     def _store_outcome(
         self,
@@ -365,13 +383,12 @@ class Pipeline:
         model: str,
         prompt_version: str,
         article: Article,
+        feed_id: int | None,
     ) -> str:
         r = outcome.result
         now = datetime.now(UTC)
         state = outcome.state
         with transaction(self.sessions) as s:
-            item = s.get(t.Item, claim.id)
-            assert item is not None
             _insert_ignore(
                 s,
                 t.Explainer.__table__,
@@ -398,7 +415,7 @@ class Pipeline:
                 s.add(
                     t.LLMCall(
                         item_id=claim.id,
-                        feed_id=item.feed_id,
+                        feed_id=feed_id,
                         model=r.model,
                         purpose="explain+repair" if outcome.repairs else "explain",
                         prompt_tokens=r.usage.prompt_tokens,
@@ -412,6 +429,8 @@ class Pipeline:
                 values["published_at"] = now
             queue.finish(s, queue.ITEMS, claim.id, owner, **values)
             if self.on_event is not None:
+                item = s.get(t.Item, claim.id)  # loaded after finish: its new state
+                assert item is not None
                 ex = s.scalars(
                     select(t.Explainer).where(
                         t.Explainer.item_id == claim.id,

@@ -66,6 +66,7 @@ class Worker:
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.extra_jobs = extra_jobs or []
         self.current: tuple[queue.QueueSpec, int] | None = None
+        self._deliveries_due = 0.0  # monotonic time of the next look at the deliveries
 
     def run(self) -> None:
         log.info("worker %s started", self.name)
@@ -78,12 +79,18 @@ class Worker:
             if not worked:
                 self.wake.wait(self.settings.poll_interval)
                 self.wake.clear()
+                self._deliveries_due = 0.0
         log.info("worker %s stopped", self.name)
 
     def run_once(self) -> bool:
         """Do at most one job; False when there was nothing to do."""
-        if self._one(queue.DELIVERIES):
-            return True
+        now = time.monotonic()
+        if now >= self._deliveries_due:
+            if self._one(queue.DELIVERIES):
+                return True
+            # While items flow, look for deliveries once per poll interval, not before
+            # every item: an empty claim costs as many round trips as a full one.
+            self._deliveries_due = now + self.settings.poll_interval
         circuit = self.pipeline.circuit
         if circuit.allow():
             worked = self._one(queue.ITEMS)
