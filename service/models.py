@@ -188,6 +188,16 @@ class NumberVerdict(BaseModel):
     reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A number a good explainer of a source carries (an evaluation case's ``facts``)."""
+
+    value: str  # as the source writes it: "1.10x", "1.17–3.66x", "MI355X"
+    about: str = ""
+    keywords: tuple[str, ...] = ()
+    key: bool = True  # key facts count for recall and are reported when dropped
+
+
 class DroppedFact(BaseModel):
     """A key fact of the source that the explainer does not carry."""
 

@@ -9,6 +9,7 @@ network. The HTTP layer, the CLI and the workers call it; it calls the steps.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,17 +22,20 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import changes, clean, metrics, parse, queue
+from service import changes, clean, fetch, ingest, metrics, parse, queue, signatures, websub
 from service.circuit import Circuit
 from service.config import Settings
 from service.engines.base import DEFAULT_AUDIENCE, Engine, ExplainOptions
 from service.errors import (
     Conflict,
     FeedParseError,
+    Gone,
     LeaseLost,
     LLMRetryable,
+    NotAFeed,
     NotFound,
     PlainfeedError,
+    SignatureError,
 )
 from service.gate import Outcome, explain_and_check
 from service.ingest import Incoming
@@ -41,7 +45,7 @@ from service.models import (
     ItemState,
 )
 from service.store import tables as t
-from service.store.db import transaction
+from service.store.db import readonly, transaction
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,11 @@ log = logging.getLogger(__name__)
 class Accepted:
     delivery_id: int
     duplicate: bool
+
+
+def _url_variants(url: str) -> list[str]:
+    """A feed URL as given and with/without its trailing slash (monitors differ)."""
+    return [url, url[:-1]] if url.endswith("/") else [url, url + "/"]
 
 
 def feed_options(feed: t.Feed | None) -> ExplainOptions:
@@ -101,6 +110,7 @@ class Pipeline:
     ) -> None:
         self.settings = settings
         self.sessions = sessions
+        self.read_sessions = readonly(sessions)
         self.engine = engine
         self.circuit = circuit or Circuit(settings.circuit_threshold, settings.circuit_cooldown)
         self.fetch_feed = fetch_feed
@@ -108,35 +118,59 @@ class Pipeline:
 
     # --- the request path -----------
 
-    def accept(self, incoming: Incoming) -> Accepted:
-        """Store a delivery durably (committed before the caller answers 202)."""
-        with transaction(self.sessions) as s:
-            feed_id = incoming.feed_id
-            if feed_id is not None and s.get(t.Feed, feed_id) is None:
-                raise NotFound(f"no feed with id {feed_id}")
-            if feed_id is None and incoming.feed_url:
-                feed = s.scalars(select(t.Feed).where(t.Feed.url == incoming.feed_url)).first()
-                if feed is None:
-                    feed = t.Feed(url=incoming.feed_url)
-                    s.add(feed)
-                    s.flush()
-                feed_id = feed.id
-            existing = s.scalars(
-                select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
-            ).first()
+    def accept(self, incoming: Incoming, *, token_ok: bool = True) -> Accepted:
+        """Authorise and store a delivery durably (committed before the caller answers 202).
+
+        Raises before anything is stored: NotFound (no such registered feed), Gone (WebSub
+        content for a feed that is not subscribed), AuthError / SignatureError (a feed with
+        a secret and no valid signature; no API token and no signature).
+        """
+        if not incoming.coalesce:
+            # Replays are the common case (monitors re-post): answer them from a read-only
+            # session, which on SQLite does not wait behind writers.
+            with self.read_sessions() as s:
+                self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                existing = s.scalars(
+                    select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
+                ).first()
             if existing is not None:
                 metrics.DELIVERIES.labels("duplicate").inc()
                 return Accepted(existing, duplicate=True)
         try:
             with transaction(self.sessions) as s:
+                feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                external_id = incoming.external_id
+                if incoming.coalesce and feed is not None:
+                    waiting = s.scalars(
+                        select(t.Delivery.id)
+                        .where(
+                            t.Delivery.feed_id == feed.id,
+                            t.Delivery.body.is_(None),
+                            t.Delivery.state == "received",
+                        )
+                        .limit(1)
+                    ).first()
+                    if waiting is not None:
+                        metrics.DELIVERIES.labels("duplicate").inc()
+                        return Accepted(waiting, duplicate=True)
+                    external_id = f"{external_id}@{time.time_ns()}"
+                existing = s.scalars(
+                    select(t.Delivery.id).where(t.Delivery.external_id == external_id)
+                ).first()
+                if existing is not None:
+                    metrics.DELIVERIES.labels("duplicate").inc()
+                    return Accepted(existing, duplicate=True)
+                record: dict[str, Any] = {"request": incoming.kept_headers(), "signature": scheme}
+                if incoming.meta:
+                    record["meta"] = incoming.meta
                 d = t.Delivery(
-                    external_id=incoming.external_id,
-                    feed_id=feed_id,
+                    external_id=external_id,
+                    feed_id=feed.id if feed is not None else None,
                     sender=incoming.sender,
                     content_type=incoming.content_type,
-                    headers=dict(incoming.meta),
+                    headers=record,
                     body=incoming.body,
-                    fetch_url=incoming.feed_url if incoming.body is None else None,
+                    fetch_url=feed.url if incoming.body is None and feed is not None else None,
                     state="received",
                 )
                 s.add(d)
@@ -152,24 +186,105 @@ class Pipeline:
             metrics.DELIVERIES.labels("duplicate").inc()
             return Accepted(existing, duplicate=True)
 
+    def _feed_of(self, s: Session, incoming: Incoming) -> t.Feed | None:
+        """The registered feed a delivery names (by id, monitor name or URL), or None when
+        it names none (a raw feed document: the worker finds its feed from the document)."""
+        if incoming.feed_id is not None:
+            feed = s.get(t.Feed, incoming.feed_id)
+            if feed is None:
+                if incoming.sender == "websub":
+                    raise Gone(f"no feed with id {incoming.feed_id}")
+                raise NotFound(f"no feed with id {incoming.feed_id}")
+            return feed
+        if incoming.source:
+            feed = s.scalars(select(t.Feed).where(t.Feed.name == incoming.source).limit(1)).first()
+            if feed is not None:
+                return feed
+        if incoming.feed_urls:
+            wanted = [v for u in incoming.feed_urls for v in _url_variants(u)]
+            found = {f.url: f for f in s.scalars(select(t.Feed).where(t.Feed.url.in_(wanted)))}
+            for url in wanted:
+                if url in found:
+                    return found[url]
+        if incoming.source:
+            raise NotFound(
+                f"no registered feed named {incoming.source!r}: register it with "
+                'POST /feeds {"url", "name"} (the name is the change record\'s source)'
+            )
+        if incoming.feed_urls:
+            raise NotFound(
+                f"no registered feed with url {incoming.feed_urls[0]}; register it with POST /feeds"
+            )
+        return None
+
+    def _authorize(
+        self, s: Session, feed: t.Feed | None, incoming: Incoming, token_ok: bool
+    ) -> tuple[t.Feed | None, str | None]:
+        """(the delivery's feed, the signature scheme that verified it, if any); raises
+        Gone, AuthError or SignatureError."""
+        if incoming.sender == "websub" and feed is not None:
+            if feed.websub_state not in websub.RECEIVING:
+                raise Gone(f"feed {feed.id} has no active WebSub subscription")
+            secret = feed.websub_secret or feed.secret
+        else:
+            secret = feed.secret if feed is not None else None
+        if feed is None and signatures.is_signed(incoming.headers):
+            return self._feed_by_signature(s, incoming)
+        return feed, signatures.authorize(secret, incoming.raw, incoming.headers, token_ok=token_ok)
+
+    def _feed_by_signature(self, s: Session, incoming: Incoming) -> tuple[t.Feed, str]:
+        """A signed document that names no feed: the feed whose secret verifies it."""
+        for feed in s.scalars(
+            select(t.Feed).where(t.Feed.secret.is_not(None)).order_by(t.Feed.id).limit(1000)
+        ):
+            try:
+                assert feed.secret is not None
+                return feed, signatures.verify(feed.secret, incoming.raw, incoming.headers)
+            except SignatureError:
+                continue
+        raise SignatureError(
+            "the delivery is signed but names no feed and no registered feed's secret "
+            "verifies it (add ?feed_id=)"
+        )
+
     # --- deliveries -----------
 
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
-        """Parse a stored delivery into items; commit new items and the delivery's outcome
-        in one transaction, so a crash leaves either both or neither."""
+        """Turn a stored delivery into items: fetch the feed when the delivery carries no
+        document (conditional GET), parse, fetch the pages of new excerpt-only items,
+        clean; then commit new items, the feed's validators and the delivery's outcome in
+        one transaction, so a crash leaves either all or none."""
         with self.sessions() as s:
             d = s.get(t.Delivery, claim.id)
             if d is None:
                 return
             feed = s.get(t.Feed, d.feed_id) if d.feed_id else None
-            body, fetch_url = d.body, d.fetch_url
+            body, ctype, fetch_url = d.body, d.content_type, d.fetch_url
+            named_feed, sender, record = d.feed_id, d.sender, dict(d.headers or {})
+        problems: list[str] = []
+        validators: tuple[str | None, str | None] | None = None
         try:
             if body is None:
-                if not fetch_url or self.fetch_feed is None:
+                url = fetch_url or (feed.url if feed is not None else None)
+                if not url:
                     raise FeedParseError("delivery has no feed document and nothing to fetch")
-                body = self.fetch_feed(feed, fetch_url)
-            doc = parse.parse_feed(body, url=fetch_url)
-            articles = [(e, clean.article_from_entry(e)) for e in doc.entries]
+                got = self._fetch_feed(feed, url)
+                if got.not_modified:
+                    self._finish_unchanged(claim, owner, f"{url} not modified (HTTP 304)")
+                    return
+                body, ctype, fetch_url = got.body, got.content_type, url
+                validators = (got.etag, got.last_modified)
+                if parse.sniff(body, ctype) is None:
+                    raise NotAFeed(
+                        f"{got.url} answered {ingest.media_type(ctype) or 'a document'} "
+                        "that is not an RSS, Atom, RDF or JSON Feed document"
+                    )
+            elif sender == "change-record":
+                recorded = (record.get("meta") or {}).get("recorded_headers") or {}
+                if recorded.get("etag") or recorded.get("last-modified"):
+                    validators = (recorded.get("etag"), recorded.get("last-modified"))
+            doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
+            articles = self._articles(named_feed, doc, fetch_url, problems)
         except PlainfeedError as exc:
             self._fail_delivery(claim, owner, exc)
             return
@@ -180,7 +295,22 @@ class Pipeline:
         for attempt in range(3):
             try:
                 with transaction(self.sessions) as s:
-                    feed_id = self._resolve_feed(s, d.feed_id, doc, fetch_url)
+                    feed_id = self._resolve_feed(s, named_feed, doc, fetch_url)
+                    if named_feed is None:
+                        found = s.get(t.Feed, feed_id)
+                        if found is not None and found.secret:
+                            # Accepted unsigned because it named no feed; the document
+                            # turned out to be a feed that only takes signed deliveries.
+                            raise SignatureError(
+                                f"unsigned document of feed {feed_id}, which has a secret: "
+                                "nothing was taken from it"
+                            )
+                    if validators is not None and named_feed is not None:
+                        s.execute(
+                            update(t.Feed)
+                            .where(t.Feed.id == named_feed)
+                            .values(etag=validators[0], last_modified=validators[1])
+                        )
                     new, changed = self._store_items(s, feed_id, claim.id, articles)
                     queue.finish(
                         s,
@@ -192,18 +322,103 @@ class Pipeline:
                         items_new=len(new),
                         items_changed=len(changed),
                         item_ids=sorted(new + changed),
-                        problems="; ".join(doc.problems) or None,
+                        problems="; ".join([*doc.problems, *problems]) or None,
                         processed_at=datetime.now(UTC),
                     )
                 metrics.DELIVERIES.labels("processed").inc()
                 metrics.ITEMS_CREATED.labels("new").inc(len(new))
                 metrics.ITEMS_CREATED.labels("changed").inc(len(changed))
                 return
+            except SignatureError as exc:
+                self._fail_delivery(claim, owner, exc)
+                return
             except IntegrityError:
                 # A concurrent delivery of the same feed created the feed row first;
                 # run the decision again against what is stored now.
                 if attempt == 2:
                     raise
+
+    def _fetch_feed(self, feed: t.Feed | None, url: str) -> fetch.Fetched:
+        """GET the feed, conditionally when its validators are stored for this URL."""
+        if self.fetch_feed is not None:
+            body = self.fetch_feed(feed, url)
+            return fetch.Fetched(body, None, url, 200, None, None, not_modified=False)
+        own = feed is not None and feed.url == url
+        return fetch.fetch_url(
+            url,
+            self.settings,
+            etag=feed.etag if own and feed is not None else None,
+            last_modified=feed.last_modified if own and feed is not None else None,
+        )
+
+    def _finish_unchanged(self, claim: queue.Claim, owner: str, note: str) -> None:
+        with transaction(self.sessions) as s:
+            queue.finish(
+                s,
+                queue.DELIVERIES,
+                claim.id,
+                owner,
+                state="processed",
+                items_new=0,
+                items_changed=0,
+                item_ids=[],
+                problems=note,
+                processed_at=datetime.now(UTC),
+            )
+        metrics.DELIVERIES.labels("processed").inc()
+
+    def _articles(
+        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None, problems: list[str]
+    ) -> list[tuple[Any, Article]]:
+        """Each entry as an article. An excerpt-only entry seen for the first time is read
+        from its page (``content_source="page"``); one stored from its page before is left
+        out, so the feed's excerpt never counts as a change of the page's text."""
+        stored = self._stored_sources(feed_id, doc, fetch_url)
+        out: list[tuple[Any, Article]] = []
+        for entry in doc.entries:
+            source = stored.get(entry.key)
+            if source == "page":
+                continue
+            article = clean.article_from_entry(entry)
+            if source is None and entry.link and clean.is_excerpt(entry):
+                article = self._page_article(entry.link, article, problems)
+            out.append((entry, article))
+        return out
+
+    def _stored_sources(
+        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None
+    ) -> dict[str, str]:
+        with self.sessions() as s:
+            if feed_id is None:
+                url = fetch_url or doc.self_url or doc.link or f"urn:plainfeed:title:{doc.title}"
+                feed_id = s.scalars(select(t.Feed.id).where(t.Feed.url == url)).first()
+                if feed_id is None:
+                    return {}
+            keys = [e.key for e in doc.entries]
+            rows = s.execute(
+                select(t.Item.key, t.Item.content_source).where(
+                    t.Item.feed_id == feed_id, t.Item.key.in_(keys)
+                )
+            )
+            return {row.key: row.content_source for row in rows}
+
+    def _page_article(self, link: str, excerpt: Article, problems: list[str]) -> Article:
+        try:
+            page = fetch.fetch_article(link, self.settings)
+        except PlainfeedError as exc:
+            problems.append(f"page {link} not read ({exc.detail}); kept the feed's excerpt")
+            return excerpt
+        if page.words < excerpt.words:
+            problems.append(f"page {link} had less text than the excerpt; kept the excerpt")
+            return excerpt
+        return Article(
+            title=excerpt.title or page.title,
+            text=page.text,
+            url=link,
+            author=excerpt.author or page.author,
+            published=excerpt.published,
+            content_source="page",
+        )
 
     def _fail_delivery(self, claim: queue.Claim, owner: str, exc: BaseException) -> None:
         reason = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"

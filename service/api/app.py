@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 
 from service import __version__
-from service.api import ops, problems, resources, webhooks
+from service.api import ops, problems, resources, webhooks, websub
 from service.api.deps import AppContext
 from service.config import Settings, get_settings
 from service.engines import get_engine
@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     )
     problems.install(app)
     app.include_router(webhooks.router)
+    app.include_router(websub.router)
     app.include_router(resources.router)
     app.include_router(ops.router)
 

@@ -39,7 +39,8 @@ Ctx = Annotated[AppContext, Depends(get_ctx)]
 
 
 def get_session(ctx: Ctx) -> Iterator[Session]:
-    with ctx.sessions() as s:
+    """A read-only session for GET routes (writes go through the pipeline)."""
+    with ctx.pipeline.read_sessions() as s:
         yield s
 
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import String, func, select
 from starlette.concurrency import run_in_threadpool
 
-from service import clean
+from service import clean, fetch, render
 from service.api.deps import DB, Ctx, Writer
 from service.api.schemas import ExplainIn, ExplainOut
 from service.engines.base import ExplainOptions
@@ -107,12 +107,9 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
 
 
 def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
-    from service import render
     from service.engines import get_engine
 
     if body.url:
-        from service import fetch
-
         article = fetch.fetch_article(str(body.url), ctx.settings)
     elif body.html:
         article = clean.article_from_document(body.html, kind="html", title=body.title)

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from service import render
 from service.api.deps import DB, Ctx, Writer
 from service.api.schemas import DeliveryOut, FeedIn, FeedOut, ItemOut, Page
 from service.errors import Conflict, NotFound
@@ -170,7 +171,6 @@ def get_explainer(
     format: Annotated[Literal["json", "md", "html", "text"] | None, Query()] = None,
 ) -> Response:
     """The explainer as JSON, Markdown (`text/markdown`), HTML or text: `?format=` or Accept."""
-    from service import render
 
     item = _item(s, item_id)
     ex = latest_explainer(s, item)

@@ -7,11 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
-from service import ingest
-from service.api.deps import Ctx, require_token
+from service import ingest, pipeline, signatures
+from service.api.deps import AppContext, Ctx, bearer_ok
 from service.api.schemas import Accepted
-from service.errors import PayloadTooLarge
+from service.errors import AuthError, PayloadTooLarge
 
 router = APIRouter(tags=["webhooks"])
 
@@ -39,7 +40,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
         400: {"description": "Empty body or bad JSON"},
         401: {"description": "Missing or wrong bearer token or signature"},
-        404: {"description": "Unknown feed_id"},
+        404: {"description": "No registered feed with that id, url or name"},
         413: {"description": "Body over 10 MiB"},
         415: {"description": "Unsupported content type"},
         422: {"description": "Not a feed, or JSON without a feed reference"},
@@ -58,6 +59,16 @@ async def read_body(request: Request, limit: int) -> bytes:
                             "feed_id": {"type": "integer"},
                             "feed_url": {"type": "string", "format": "uri"},
                             "content": {"type": "string"},
+                            "type": {
+                                "type": "string",
+                                "enum": ["feed.changed"],
+                                "description": "A change record (README: Change records)",
+                            },
+                            "data": {
+                                "type": "object",
+                                "description": "source, commit, status, bytes, headers, "
+                                "artifact, content?",
+                            },
                         },
                     },
                     "example": {"feed_url": "https://pytorch.org/blog/feed/"},
@@ -71,24 +82,46 @@ async def feed_changed(
     ctx: Ctx,
     feed_id: Annotated[int | None, Query(description="The registered feed this body is")] = None,
 ) -> JSONResponse:
-    """A feed changed. The body is the feed document itself or JSON naming the feed.
+    """A feed changed. The body is the feed document itself, JSON naming a registered feed,
+    a change record (`feed.changed` envelope), or a Miniflux / changedetection.io payload.
 
-    Answers 202 once the delivery is durably stored; `GET /deliveries/{id}` shows what
-    the worker made of it. A replay of a stored delivery is answered 200 with
-    `duplicate: true` and causes no work.
+    A feed with a secret takes only signed deliveries (`X-Hub-Signature-256`,
+    `X-Hub-Signature` or Standard Webhooks `webhook-signature`); a valid signature also
+    stands in for the API token. Answers 202 once the delivery is durably stored;
+    `GET /deliveries/{id}` shows what the worker made of it. A replay of a stored delivery
+    is answered 200 with `duplicate: true` and causes no work.
     """
-    require_token(request, ctx)
-    body = await read_body(request, ctx.settings.max_body_bytes)
-    incoming = ingest.read_webhook(
-        body,
-        request.headers.get("content-type"),
-        {k.lower(): v for k, v in request.headers.items()},
-        max_bytes=ctx.settings.max_body_bytes,
-        feed_id=feed_id,
-    )
-    from starlette.concurrency import run_in_threadpool
+    return await take_delivery(request, ctx, feed_id=feed_id, websub=False)
 
-    accepted = await run_in_threadpool(ctx.pipeline.accept, incoming)
+
+async def take_delivery(
+    request: Request, ctx: AppContext, *, feed_id: int | None, websub: bool
+) -> JSONResponse:
+    """Read, classify, authorise and store one delivery; answer 202, or 200 for a replay."""
+    token_ok = bearer_ok(request, ctx.settings)
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    if not token_ok and not websub and not signatures.is_signed(headers):
+        # Cheap refusal before reading a body that could not be taken anyway.
+        raise AuthError(
+            "missing or wrong bearer token (Authorization: Bearer <token>) and no signature"
+        )
+    body = await read_body(request, ctx.settings.max_body_bytes)
+    content_type = request.headers.get("content-type")
+
+    def take() -> pipeline.Accepted:
+        # Off the event loop: decoding a 300 KB JSON change record or hashing a feed
+        # would stall every other connection's body upload meanwhile.
+        incoming = ingest.read_webhook(
+            body,
+            content_type,
+            headers,
+            max_bytes=ctx.settings.max_body_bytes,
+            feed_id=feed_id,
+            websub=websub,
+        )
+        return ctx.pipeline.accept(incoming, token_ok=token_ok)
+
+    accepted = await run_in_threadpool(take)
     if not accepted.duplicate:
         ctx.notify()
     out = Accepted(

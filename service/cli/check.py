@@ -1,9 +1,126 @@
-"""Placeholder: this command group is registered by its own issue's work."""
+"""``plainfeed check``: the number check of an explainer file against a source file."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from pydantic import ValidationError
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from service.check import check_explainer
+from service.clean import article_from_document
+from service.errors import InputError, NotFound
+from service.models import CheckReport, CheckStatus, Explainer
+
+_STYLE = {  # status -> rich style
+    CheckStatus.SUPPORTED: "green",
+    CheckStatus.DERIVED: "yellow",
+    CheckStatus.MISATTACHED: "magenta",
+    CheckStatus.UNSUPPORTED: "red",
+}
 
 
 def register(app: typer.Typer) -> None:
-    return None
+    app.command("check")(check)
+
+
+def _read(path: Path, what: str) -> bytes:
+    if not path.exists():
+        raise NotFound(f"{what} file not found: {path}")
+    if not path.is_file():
+        raise InputError(f"{what} is not a file: {path}")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
+
+
+def load_explainer(path: Path) -> Explainer | str:
+    """An explainer file: JSON in the explainer's shape, else Markdown or plain text."""
+    data = _read(path, "explainer")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"explainer file {path} is not UTF-8 text") from exc
+    if path.suffix.lower() == ".json":
+        try:
+            doc = json.loads(text)
+            # A whole explain result carries the explainer under "explainer".
+            return Explainer.model_validate(
+                doc.get("explainer", doc) if isinstance(doc, dict) else doc
+            )
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise InputError(f"explainer file {path} is not an explainer in JSON: {exc}") from exc
+    return text
+
+
+def load_source(path: Path) -> str:
+    """A source file (HTML, Markdown or plain text) as cleaned text."""
+    return article_from_document(_read(path, "source"), filename=path.name).text
+
+
+def summary(report: CheckReport) -> dict[str, int]:
+    return {status.value: report.count(status) for status in CheckStatus} | {
+        "dropped": len(report.dropped)
+    }
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _print_table(report: CheckReport) -> None:
+    console = Console(width=max(Console().width, 160))
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True, min_width=2)
+    table.add_column("status", no_wrap=True, min_width=11)
+    table.add_column("kind", no_wrap=True, min_width=10)
+    table.add_column("number", no_wrap=True, min_width=10)
+    table.add_column("in the explainer", no_wrap=True, max_width=44)
+    table.add_column("\\[block] source sentence, or why not", no_wrap=True, max_width=60)
+    for i, n in enumerate(report.numbers, 1):
+        where = f"[{n.source_block}] {n.source}" if n.source else ""
+        if n.reason:
+            where = f"{n.reason}: {where}" if where else n.reason
+        table.add_row(
+            str(i),
+            f"[{_STYLE[n.status]}]{n.status.value}[/]",
+            n.kind,
+            escape(_clip(n.text, 24)),
+            escape(_clip(n.sentence, 44)),
+            escape(_clip(where, 60)),
+        )
+    console.print(table)
+    for d in report.dropped:
+        console.print(f"[yellow]dropped[/] {escape(d.value)}: {escape(d.about)}")
+    counts = ", ".join(f"{report.count(s)} {s.value}" for s in CheckStatus)
+    verdict = "[green]passed[/]" if report.ok else "[red]failed[/]"
+    console.print(f"{len(report.numbers)} numbers: {counts}. Check {verdict}.")
+
+
+def check(
+    explainer: Annotated[
+        Path, typer.Option("--explainer", help="The explainer: Markdown, text or JSON.")
+    ],
+    source: Annotated[Path, typer.Option("--source", help="The source: HTML, Markdown or text.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check every number of an explainer against its source.
+
+    Exit status 1 when a number is unsupported or misattached, 2 on bad input.
+    """
+    report = check_explainer(load_explainer(explainer), load_source(source))
+    if as_json:
+        payload = {"ok": report.ok, "counts": summary(report)} | report.model_dump(mode="json")
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        _print_table(report)
+    if not report.ok:
+        raise typer.Exit(1)

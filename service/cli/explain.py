@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from service import clean, parse
+from service import clean, fetch, parse, render
 from service.config import get_settings
 from service.engines.base import ExplainOptions
 from service.errors import InputError, NotFound
@@ -38,8 +38,6 @@ def register(app: typer.Typer) -> None:
 def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
     """(bytes, content type, url) of a file path or an http(s) URL."""
     if source.startswith(("http://", "https://")):
-        from service import fetch
-
         got = fetch.fetch_url(source, get_settings())
         return got.body, got.content_type, got.url
     path = Path(source)
@@ -59,7 +57,6 @@ def articles_of(source: str) -> list[Article]:
 
 
 def render_outcome(outcome: Outcome, fmt: Format, article: Article) -> str:
-    from service import render
 
     r = outcome.result
     if fmt is Format.json:

@@ -1,16 +1,17 @@
-"""``plainfeed feeds add|list``: feeds in the configured database."""
+"""``plainfeed feeds add|list|subscribe``: feeds in the configured database."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from service import fetch, websub
 from service.config import get_settings
-from service.errors import Conflict, InputError
+from service.errors import Conflict, FetchError, InputError, NotFound, Unprocessable
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 
@@ -55,3 +56,77 @@ def list_() -> None:
     with sessions()() as s:
         for f in s.scalars(select(t.Feed).order_by(t.Feed.id)):
             typer.echo(f"{f.id}\t{f.url}\t{f.name or f.title or ''}")
+
+
+@feeds_app.command("subscribe")
+def subscribe(
+    feed_id: Annotated[int, typer.Argument(help="The registered feed's id")],
+    hub: Annotated[
+        str | None, typer.Option(help="The hub's URL (default: discovered from the feed)")
+    ] = None,
+    unsubscribe: Annotated[
+        bool, typer.Option("--unsubscribe", help="End the subscription")
+    ] = False,
+    lease_seconds: Annotated[
+        int | None, typer.Option(min=60, help="Lease to ask the hub for")
+    ] = None,
+) -> None:
+    """Ask the feed's WebSub hub to push its updates to this server.
+
+    The hub is discovered from the feed's `Link` headers or its `<link rel="hub">`. The
+    callback is `$PLAINFEED_PUBLIC_URL/websub/ID`; the hub verifies it there, then sends
+    content signed with a fresh secret."""
+    settings = get_settings()
+    make = sessions()
+    with make() as s:
+        feed = s.get(t.Feed, feed_id)
+        if feed is None:
+            raise NotFound(f"no feed with id {feed_id}")
+        topic, secret, state = feed.url, feed.websub_secret, feed.websub_state
+        hub_url = hub or feed.hub_url
+    if hub is None:
+        got = fetch.fetch_url(topic, settings)
+        found = websub.discover(got.links, got.body)
+        if not found.hubs:
+            if not hub_url:
+                raise Unprocessable(
+                    f"{topic} advertises no WebSub hub (no Link rel=hub header or "
+                    '<link rel="hub">); give one with --hub'
+                )
+        else:
+            hub_url = found.hubs[0]
+    assert hub_url is not None
+    mode = "unsubscribe" if unsubscribe else "subscribe"
+    if not unsubscribe:
+        secret = websub.new_secret()
+    callback = f"{settings.public_url.rstrip('/')}/websub/{feed_id}"
+    pending = websub.PENDING_UNSUBSCRIBE if unsubscribe else websub.PENDING_SUBSCRIBE
+    # Committed before the request: hubs may verify the intent before they answer it.
+    with transaction(make) as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == feed_id)
+            .values(hub_url=hub_url, websub_state=pending, websub_secret=secret)
+        )
+    form = websub.subscription_form(
+        callback=callback, topic=topic, mode=mode, secret=secret, lease_seconds=lease_seconds
+    )
+    try:
+        answer = fetch.post_form(hub_url, form, settings)
+    except FetchError:
+        _restore(make, feed_id, pending, state)
+        raise
+    if answer.status not in (202, 204):
+        _restore(make, feed_id, pending, state)
+        raise FetchError(f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}")
+    typer.echo(f"{mode} requested at {hub_url} for {topic}; the hub verifies at {callback}")
+
+
+def _restore(make: sessionmaker[Session], feed_id: int, pending: str, previous: str | None) -> None:
+    """Undo the pending state of a request the hub refused (unless it moved on already)."""
+    with transaction(make) as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == feed_id, t.Feed.websub_state == pending)
+            .values(websub_state=previous if pending == websub.PENDING_UNSUBSCRIBE else "failed")
+        )

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from sqlalchemy import select
 
+from service import render
 from service.cli.feeds import sessions
 from service.errors import NotFound
 from service.models import Explainer, ItemState
@@ -45,7 +46,6 @@ def show(
     format: Annotated[str, typer.Option("--format", "-f", help="md, text, html or json")] = "md",
 ) -> None:
     """An item's explainer (or its state and error when it has none)."""
-    from service import render
 
     with sessions()() as s:
         item = s.get(t.Item, item_id)

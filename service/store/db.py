@@ -38,10 +38,15 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-def _sqlite_begin_immediate(conn: Any) -> None:
+def _sqlite_begin(conn: Any) -> None:
     # Take the write lock at BEGIN: a deferred transaction that reads then writes can
     # fail with "database is locked" without waiting; IMMEDIATE waits (busy_timeout).
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    # Read-only sessions (see `readonly`) begin deferred, so reads never queue behind
+    # writers (WAL lets them read the last committed state).
+    if conn.get_execution_options().get("readonly"):
+        conn.exec_driver_sql("BEGIN")
+    else:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def make_engine(url: str, *, pool_size: int = 10) -> Engine:
@@ -55,7 +60,7 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
             connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin_immediate)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(
         url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, future=True
@@ -64,6 +69,12 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def readonly(sm: sessionmaker[Session]) -> sessionmaker[Session]:
+    """Sessions for reading only: on SQLite they do not take the write lock."""
+    bind = sm.kw["bind"]
+    return sessionmaker(bind.execution_options(readonly=True), expire_on_commit=False)
 
 
 def migrate(engine: Engine) -> None:

@@ -1,0 +1,72 @@
+"""The WebSub subscriber callback: intent verification (GET) and content distribution
+(POST) for one registered feed. ``plainfeed feeds subscribe ID`` asks the hub."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from sqlalchemy import update
+from starlette.concurrency import run_in_threadpool
+
+from service import websub
+from service.api.deps import AppContext, Ctx
+from service.api.schemas import Accepted
+from service.api.webhooks import take_delivery
+from service.errors import NotFound
+from service.store import tables as t
+from service.store.db import transaction
+
+router = APIRouter(tags=["webhooks"])
+
+
+def _verify(ctx: AppContext, feed_id: int, params: dict[str, str]) -> str:
+    with transaction(ctx.sessions) as s:
+        feed = s.get(t.Feed, feed_id)
+        if feed is None:
+            raise NotFound(f"no feed with id {feed_id}")
+        answer = websub.answer_intent(feed.websub_state, feed.url, params, datetime.now(UTC))
+        # Fenced on the state it was decided on: two verifications racing cannot both win.
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == feed_id, t.Feed.websub_state == feed.websub_state)
+            .values(websub_state=answer.state, websub_lease_until=answer.lease_until)
+        )
+        return answer.body
+
+
+@router.get(
+    "/websub/{feed_id}",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"description": "The hub.challenge, echoed", "content": {"text/plain": {}}},
+        404: {"description": "No pending request of this mode for this topic"},
+    },
+)
+async def verify_intent(feed_id: int, request: Request, ctx: Ctx) -> PlainTextResponse:
+    """WebSub intent verification: the hub checks that this subscriber asked for the
+    (un)subscription. The challenge is echoed only for a pending request of the same mode
+    and topic (the registered feed URL); anything else is 404. `hub.mode=denied` records
+    the hub's refusal."""
+    params = {k: v for k, v in request.query_params.items() if k.startswith("hub.")}
+    body = await run_in_threadpool(_verify, ctx, feed_id, params)
+    return PlainTextResponse(body)
+
+
+@router.post(
+    "/websub/{feed_id}",
+    status_code=202,
+    response_model=Accepted,
+    responses={
+        200: {"model": Accepted, "description": "A replay of a delivery already stored"},
+        401: {"description": "Missing or wrong X-Hub-Signature"},
+        410: {"description": "Unknown feed, or no active subscription: the hub should stop"},
+        422: {"description": "The body is not a feed document"},
+    },
+)
+async def content_distribution(feed_id: int, request: Request, ctx: Ctx) -> JSONResponse:
+    """WebSub content distribution: the hub POSTs the updated feed document, signed with
+    `X-Hub-Signature` (the `hub.secret` sent when subscribing). Stored like a webhook
+    delivery; 410 tells the hub to drop a subscription this feed does not have."""
+    return await take_delivery(request, ctx, feed_id=feed_id, websub=True)

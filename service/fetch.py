@@ -1,0 +1,294 @@
+"""Guarded HTTP fetching of feeds and article pages.
+
+Every fetch goes through :func:`fetch_url`: httpx with a timeout (per read and for the
+whole fetch), a streamed size cap, at most N redirects followed by hand so that each hop
+is checked again, conditional GET, a clear User-Agent, and an SSRF guard. The guard
+resolves the host once, refuses loopback, private, link-local, multicast and reserved
+addresses, and then connects to the address it checked (the Host header and TLS name
+stay the original host), so a DNS answer that changes between check and connect cannot
+steer the request inside.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import httpx
+
+from service import clean
+from service.config import Settings
+from service.errors import FetchError, FetchRefused, FetchTooLarge
+from service.models import Article
+
+FEED_ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/feed+json, "
+    "application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+)
+PAGE_ACCEPT = "text/html, application/xhtml+xml;q=0.9, text/markdown;q=0.8, */*;q=0.5"
+REDIRECTS = (301, 302, 303, 307, 308)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """The outcome of one fetch (after redirects)."""
+
+    body: bytes
+    content_type: str | None
+    url: str  # the final URL, after redirects
+    status: int
+    etag: str | None
+    last_modified: str | None
+    not_modified: bool  # 304 to a conditional GET: body is empty
+    links: tuple[str, ...] = ()  # raw Link header values (WebSub hub discovery)
+
+
+def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    if ip in _NAT64:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
+def is_blocked(address: str) -> bool:
+    """Whether an IP address is off limits for fetching: anything not globally routable
+    (loopback, private, link-local, shared, documentation, unspecified), multicast and
+    reserved ranges, also when an IPv4 address hides inside an IPv6 one."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = _embedded_v4(ip)
+        if inner is not None and is_blocked(str(inner)):
+            return True
+    return not ip.is_global or ip.is_multicast or ip.is_reserved
+
+
+def resolve_checked(host: str, port: int) -> str:
+    """Resolve ``host`` and return an address to connect to; raise :class:`FetchRefused`
+    when any address it resolves to is off limits (a name that also points inside is
+    refused as a whole)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise FetchError(f"cannot resolve host {host!r}: {exc}") from exc
+    addresses = [str(info[4][0]) for info in infos]
+    if not addresses:
+        raise FetchError(f"host {host!r} has no address")
+    for addr in addresses:
+        if is_blocked(addr):
+            raise FetchRefused(
+                f"refused to fetch from {host} ({addr}): a loopback, private, link-local, "
+                "multicast or reserved address (set PLAINFEED_ALLOW_PRIVATE_URLS=1 to allow)",
+                url_host=host,
+            )
+    return addresses[0]
+
+
+def _pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(URL to request, extra headers, request extensions) for one hop, after the guard."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise FetchRefused(f"only http(s) URLs are fetched, not {parts.scheme or 'none'}: {url}")
+    host = parts.hostname
+    if not host:
+        raise FetchRefused(f"URL has no host: {url}")
+    if parts.username or parts.password:
+        raise FetchRefused("URLs with credentials are not fetched")
+    if settings.allow_private_urls:
+        return url, {}, {}
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    addr = resolve_checked(host, port)
+    ip_host = f"[{addr}]" if ":" in addr else addr
+    netloc = f"{ip_host}:{parts.port}" if parts.port else ip_host
+    host_header = f"{host}:{parts.port}" if parts.port else host
+    extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
+    pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    return pinned, {"Host": host_header}, extensions
+
+
+def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
+    declared = resp.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise FetchTooLarge(f"{url} is {declared} bytes, over the {cap}-byte cap")
+    chunks: list[bytes] = []
+    size = 0
+    # iter_bytes decodes gzip/deflate as it goes, so the cap bounds the decoded size
+    # (a small compressed bomb cannot blow up in memory).
+    for chunk in resp.iter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise FetchTooLarge(f"{url} is over the {cap}-byte cap")
+        if time.monotonic() > deadline:
+            raise FetchError(f"fetching {url} took longer than the time limit")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def fetch_url(
+    url: str,
+    settings: Settings,
+    *,
+    etag: str | None = None,
+    last_modified: str | None = None,
+    accept: str = FEED_ACCEPT,
+) -> Fetched:
+    """GET ``url`` safely. A 304 answer to the conditional GET gives ``not_modified``.
+
+    Raises :class:`FetchRefused` (SSRF guard, scheme), :class:`FetchTooLarge` (cap) and
+    :class:`FetchError` (timeout, connection, HTTP status >= 400, too many redirects).
+    """
+    headers = {"User-Agent": settings.user_agent, "Accept": accept}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    timeout = httpx.Timeout(settings.fetch_timeout)
+    deadline = time.monotonic() + settings.fetch_timeout
+    current = url
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+            for hop in range(settings.fetch_max_redirects + 1):
+                target, extra, extensions = _pinned(current, settings)
+                request = client.build_request(
+                    "GET", target, headers={**headers, **extra}, extensions=extensions
+                )
+                resp = client.send(request, stream=True)
+                try:
+                    if resp.status_code in REDIRECTS and resp.headers.get("location"):
+                        if hop == settings.fetch_max_redirects:
+                            raise FetchError(
+                                f"more than {settings.fetch_max_redirects} redirects from {url}"
+                            )
+                        current = urljoin(current, resp.headers["location"])
+                        continue
+                    if resp.status_code == 304:
+                        return Fetched(
+                            b"",
+                            resp.headers.get("content-type"),
+                            current,
+                            304,
+                            resp.headers.get("etag") or etag,
+                            resp.headers.get("last-modified") or last_modified,
+                            not_modified=True,
+                            links=tuple(resp.headers.get_list("link")),
+                        )
+                    if resp.status_code >= 400:
+                        raise FetchError(
+                            f"HTTP {resp.status_code} from {current}", status=resp.status_code
+                        )
+                    body = _read_capped(resp, current, settings.fetch_max_bytes, deadline)
+                    return Fetched(
+                        body,
+                        resp.headers.get("content-type"),
+                        current,
+                        resp.status_code,
+                        resp.headers.get("etag"),
+                        resp.headers.get("last-modified"),
+                        not_modified=False,
+                        links=tuple(resp.headers.get_list("link")),
+                    )
+                finally:
+                    resp.close()
+    except httpx.TimeoutException as exc:
+        raise FetchError(
+            f"timed out after {settings.fetch_timeout:g} s fetching {current}"
+        ) from exc
+    except httpx.HTTPError as exc:
+        raise FetchError(f"cannot fetch {current}: {exc.__class__.__name__}: {exc}") from exc
+    raise FetchError(f"more than {settings.fetch_max_redirects} redirects from {url}")
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A hub's answer to a form POST."""
+
+    status: int
+    body: str  # at most 64 KiB, for error messages
+
+
+def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
+    """POST a form through the same guard (no redirects followed): WebSub subscription
+    requests to a hub."""
+    target, extra, extensions = _pinned(url, settings)
+    headers = {"User-Agent": settings.user_agent, **extra}
+    try:
+        with httpx.Client(
+            timeout=httpx.Timeout(settings.fetch_timeout), follow_redirects=False, trust_env=False
+        ) as client:
+            request = client.build_request(
+                "POST", target, data=data, headers=headers, extensions=extensions
+            )
+            resp = client.send(request, stream=True)
+            try:
+                deadline = time.monotonic() + settings.fetch_timeout
+                try:
+                    body = _read_capped(resp, url, 64 * 1024, deadline)
+                except FetchTooLarge:
+                    body = b""
+            finally:
+                resp.close()
+            return Posted(resp.status_code, body.decode("utf-8", errors="replace"))
+    except httpx.TimeoutException as exc:
+        raise FetchError(f"timed out after {settings.fetch_timeout:g} s posting to {url}") from exc
+    except httpx.HTTPError as exc:
+        raise FetchError(f"cannot post to {url}: {exc.__class__.__name__}: {exc}") from exc
+
+
+# --- article pages -----------
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def main_content(html: bytes) -> str:
+    """The cleaned text of a page's main content. readability-lxml picks the main content
+    (its scoring drops navigation, sidebars, share widgets and footers) and hands back
+    that part of the page's own HTML, which :func:`clean.clean_html` turns into the
+    cleaned-text format, tables and inline code intact. (trafilatura, also measured, turns
+    inline ``<code>`` into code blocks and splits sentences: bench/README.md, Webhooks.)"""
+    from readability import Document  # imported here: only page fetches need it
+
+    try:
+        summary = Document(html).summary(html_partial=True)
+    except Exception:  # readability raises bare exceptions on pages it cannot score
+        return ""
+    return clean.clean_html(summary)
+
+
+def article_from_page(body: bytes, content_type: str | None, url: str) -> Article:
+    """An article from a fetched page (pure): HTML through the main-content extractor,
+    Markdown and plain text through the cleaner. Raises :class:`Unprocessable` for a page
+    without text."""
+    mt = _media_type(content_type)
+    kind: clean.DocumentKind = "html"
+    if mt in ("text/markdown", "text/x-markdown"):
+        kind = "md"
+    elif mt == "text/plain":
+        kind = "text"
+    # The whole document gives the title, author and date (meta tags), and the text when
+    # the extractor finds no main content.
+    whole = clean.article_from_document(body, kind=kind, url=url)
+    text = main_content(body) if kind == "html" else ""
+    return Article(
+        title=whole.title,
+        text=text if text.strip() else whole.text,
+        url=url,
+        author=whole.author,
+        published=whole.published,
+        content_source="page",
+    )
+
+
+def fetch_article(url: str, settings: Settings) -> Article:
+    """Fetch an article page and extract its main content (``content_source="page"``)."""
+    got = fetch_url(url, settings, accept=PAGE_ACCEPT)
+    return article_from_page(got.body, got.content_type, got.url)

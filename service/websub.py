@@ -1,0 +1,159 @@
+"""WebSub subscriber (pure): hub discovery, subscription requests, intent verification.
+
+The I/O (fetching the feed, posting to the hub, reading and writing the feed row) is
+done by the callers: ``plainfeed feeds subscribe`` and the ``/websub/{feed_id}`` routes.
+The topic of a subscription is the registered feed URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from lxml import etree
+
+from service.errors import NotFound, Unprocessable
+
+PENDING_SUBSCRIBE = "pending-subscribe"
+PENDING_UNSUBSCRIBE = "pending-unsubscribe"
+ACTIVE = "active"
+UNSUBSCRIBED = "unsubscribed"
+DENIED = "denied"
+FAILED = "failed"
+# States in which the hub may deliver content: subscribed, or asked to stop but not yet
+# confirmed (the hub keeps delivering until it has verified the unsubscription).
+RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE)
+DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    hubs: tuple[str, ...]
+    self_url: str | None
+
+
+_LINK_PARAM = re.compile(r';\s*([A-Za-z*-]+)\s*=\s*(?:"([^"]*)"|([^;,\s]*))')
+
+
+def parse_link_header(values: Sequence[str]) -> list[tuple[str, set[str]]]:
+    """(URL, rel values) of each link in ``Link`` header values (RFC 8288)."""
+    out: list[tuple[str, set[str]]] = []
+    for value in values:
+        # Split on commas that start a new "<...>" link, not those inside parameters.
+        for part in re.split(r",\s*(?=<)", value):
+            m = re.match(r"\s*<([^>]*)>(.*)", part, re.S)
+            if not m:
+                continue
+            rels: set[str] = set()
+            for p in _LINK_PARAM.finditer(m.group(2)):
+                if p.group(1).lower() == "rel":
+                    rels.update((p.group(2) or p.group(3) or "").lower().split())
+            out.append((m.group(1).strip(), rels))
+    return out
+
+
+def _document_links(body: bytes) -> list[tuple[str, set[str]]]:
+    """``<link rel=... href=...>`` of an RSS, Atom or HTML document, and the ``hubs`` of a
+    JSON Feed."""
+    head = body.lstrip()[:1]
+    if head == b"{":
+        try:
+            data = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return []
+        out: list[tuple[str, set[str]]] = []
+        if isinstance(data, dict):
+            for hub in data.get("hubs") or []:
+                if isinstance(hub, dict) and isinstance(hub.get("url"), str):
+                    out.append((hub["url"], {"hub"}))
+            if isinstance(data.get("feed_url"), str):
+                out.append((data["feed_url"], {"self"}))
+        return out
+    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False)
+    try:
+        root = etree.fromstring(body, parser)
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        return []
+    links = []
+    for el in root.iter("{*}link"):
+        href, rel = el.get("href"), el.get("rel")
+        if href and rel:
+            links.append((href.strip(), set(rel.lower().split())))
+    return links
+
+
+def discover(links: Sequence[str], body: bytes) -> Discovery:
+    """The hubs and self URL a feed advertises: ``Link`` headers first (the WebSub spec's
+    preferred place), then ``<link rel="hub">`` / ``<atom:link rel="hub">`` in the body."""
+    hubs: list[str] = []
+    self_url: str | None = None
+    for url, rels in parse_link_header(links) + _document_links(body):
+        if "hub" in rels and url.startswith(("http://", "https://")) and url not in hubs:
+            hubs.append(url)
+        if "self" in rels and self_url is None:
+            self_url = url
+    return Discovery(tuple(hubs), self_url)
+
+
+def new_secret() -> str:
+    return secrets.token_hex(32)
+
+
+def subscription_form(
+    *,
+    callback: str,
+    topic: str,
+    mode: str,
+    secret: str | None,
+    lease_seconds: int | None = None,
+) -> dict[str, str]:
+    """The form a subscriber POSTs to the hub (WebSub section 5.1)."""
+    if mode not in ("subscribe", "unsubscribe"):
+        raise Unprocessable(f"hub.mode must be subscribe or unsubscribe, not {mode!r}")
+    form = {"hub.callback": callback, "hub.mode": mode, "hub.topic": topic}
+    if mode == "subscribe":
+        if secret:
+            form["hub.secret"] = secret
+        if lease_seconds:
+            form["hub.lease_seconds"] = str(lease_seconds)
+    return form
+
+
+@dataclass(frozen=True, slots=True)
+class IntentAnswer:
+    """What to answer a hub's GET and how the feed's subscription changes."""
+
+    body: str  # the challenge to echo ("" for a denial notice)
+    state: str
+    lease_until: datetime | None
+
+
+def answer_intent(
+    state: str | None, topic: str, params: Mapping[str, str], now: datetime
+) -> IntentAnswer:
+    """Decide a hub's verification request (WebSub section 5.3) for a feed whose
+    subscription is in ``state`` with ``topic``. Raises :class:`NotFound` (answered 404)
+    for anything this subscriber did not ask for: another topic, a mode it is not
+    waiting for, a missing challenge."""
+    mode = params.get("hub.mode", "")
+    if params.get("hub.topic", "") != topic:
+        raise NotFound("hub.topic is not the topic of this feed's subscription")
+    if mode == "denied":
+        # The hub refused (or ended) the subscription: record it, nothing to echo.
+        return IntentAnswer("", DENIED, None)
+    challenge = params.get("hub.challenge", "")
+    if not challenge:
+        raise NotFound("hub.challenge is missing")
+    if mode == "subscribe" and state == PENDING_SUBSCRIBE:
+        raw = params.get("hub.lease_seconds", "")
+        lease = int(raw) if raw.isdigit() else DEFAULT_LEASE_SECONDS
+        return IntentAnswer(challenge, ACTIVE, now + timedelta(seconds=lease))
+    if mode == "unsubscribe" and state == PENDING_UNSUBSCRIBE:
+        return IntentAnswer(challenge, UNSUBSCRIBED, None)
+    raise NotFound(f"no pending {mode or 'request'} for this feed")

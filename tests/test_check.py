@@ -1,0 +1,370 @@
+"""check: every number of an explainer against its source, rule by rule, and a real case."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from service.check import Fact, check_explainer
+from service.clean import article_from_document
+from service.models import CheckStatus, Explainer, NumberVerdict, Section
+from service.text import split_blocks
+
+DATA = Path(__file__).parent / "data"
+FLYDSL = DATA / "corpus" / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+SEED_003 = DATA / "seeds" / "003_9f84147b1b26c099.txt"
+
+S = CheckStatus.SUPPORTED
+U = CheckStatus.UNSUPPORTED
+M = CheckStatus.MISATTACHED
+D = CheckStatus.DERIVED
+
+
+def verdict(explainer: str, source: str, text: str) -> NumberVerdict:
+    """The verdict of the number written ``text`` in the explainer."""
+    found = [n for n in check_explainer(explainer, source).numbers if n.text == text]
+    assert len(found) == 1, check_explainer(explainer, source).numbers
+    return found[0]
+
+
+def status(explainer: str, source: str, text: str) -> CheckStatus:
+    return verdict(explainer, source, text).status
+
+
+# --- quantities -------------------------------------------------------------------------------
+
+SPEEDUP = "FlyDSL delivers a 1.10x speedup over ATen on MI355X."
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("1.10x", S),
+        ("1.10 times", S),
+        ("1.10×", S),
+        ("1.10", S),  # a bare number may drop the unit
+        ("1.10%", U),  # but not change it
+        ("1.1x", D),  # fewer digits: a rounding, shown for review
+        ("1.100x", U),  # more digits than the source: false precision
+        ("1.11x", U),
+        ("11.0x", U),
+    ],
+)
+def test_quantity_normalisation_and_precision(written: str, expected: CheckStatus) -> None:
+    explainer = f"FlyDSL runs {written} faster than ATen."
+    assert status(explainer, SPEEDUP, written) == expected
+
+
+def test_rounding_of_a_more_precise_source_number_is_derived() -> None:
+    v = verdict("ATen is 1.1x slower.", "ATen is 1.13x slower than FlyDSL.", "1.1x")
+    assert v.status == D and v.reason == "rounded from 1.13x"
+
+
+def test_percent_and_thousands_separators() -> None:
+    source = "It cut serving costs by 96 percent across 1,362,998 requests."
+    assert status("Costs fell by 96%.", source, "96%") == S
+    assert status("It served 1362998 requests.", source, "1362998") == S
+
+
+# --- ranges ---------------------------------------------------------------------------------------
+
+RANGES = "RMSNorm speedups over ATen range from 1.17x to 3.66x across 22 cases."
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("1.17–3.66 times", S),
+        ("1.17-3.66x", S),
+        ("1.17 to 3.66 times", S),
+        ("1.17 and 3.66 times", S),  # "between 1.17 and 3.66 times"
+        ("1.17–3.70 times", U),  # an end moved
+        ("1.10–3.66 times", U),
+        ("2.5 times", U),  # a single value inside a range is not supported
+        ("up to 3.66 times", S),  # the high end, named as such
+        ("at least 1.17 times", S),  # the low end, named as such
+        ("3.66 times", D),  # an end without a hedge: review
+        ("over 3.66 times", U),  # the high end as a minimum
+    ],
+)
+def test_ranges_match_with_both_ends(written: str, expected: CheckStatus) -> None:
+    between = "between " if written.startswith("1.17 and") else ""
+    explainer = f"RMSNorm saw {between}{written} speedups over ATen."
+    shown = re.sub(r"^(?:up to|at least|over) ", "", written)
+    assert status(explainer, RANGES, shown) == expected
+
+
+def test_the_span_of_ranges_in_one_sentence_is_derived() -> None:
+    source = "All runs improve: 1.53x–3.01x for Qwen3-32B and 1.25x–1.85x for Llama-3.1-8B."
+    v = verdict("MXFP4 gains were 1.25–3.01 times.", source, "1.25–3.01 times")
+    assert v.status == D and "span" in (v.reason or "")
+    assert status("MXFP4 gains were 1.25–2.50 times.", source, "1.25–2.50 times") == U
+    assert status("MXFP4 gains were 1.53–1.85 times.", source, "1.53–1.85 times") == U
+    assert status("Qwen3-32B gains were 1.53–3.01 times.", source, "1.53–3.01 times") == S
+
+
+# --- hedges ---------------------------------------------------------------------------------------
+
+UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("Llama-3.1-8B gains up to 1.13 times.", "1.13 times", S),
+        ("Llama-3.1-8B gains 1.13 times.", "1.13 times", S),
+        ("Llama-3.1-8B gains about 1.13 times.", "1.13 times", S),
+        ("Llama-3.1-8B gains over 1.13 times.", "1.13 times", U),
+        ("Llama-3.1-8B gains at least 1.13 times.", "1.13 times", U),
+        ("Llama-3.1-8B gains more than 1.13 times.", "1.13 times", U),
+        ("The fleet has over 10 GPUs.", "10", S),
+        ("The fleet has up to 10 GPUs.", "10", U),
+        ("The fleet has nearly 10 GPUs.", "10", U),
+    ],
+)
+def test_hedges_keep_their_direction(explainer: str, written: str, expected: CheckStatus) -> None:
+    assert status(explainer, UP_TO, written) == expected
+
+
+# --- identifiers and versions ---------------------------------------------------------------------
+
+IDS = (
+    "We used Llama-3.1-8B-Instruct on one MI355X (gfx950, TP=1) with PyTorch 2.14 "
+    "and AOTriton 0.14.2b. The host ran ROCm 6.4 and the 0.3.x series."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("It ran on an mi355x.", "mi355x", S),
+        ("It ran on a GFX950 part.", "GFX950", S),
+        ("It used Llama 3.1 8B Instruct.", "Llama 3.1 8B Instruct", S),
+        ("It used Llama-3.1-8B.", "Llama-3.1-8B", S),
+        ("It used Llama-3.2-8B.", "Llama-3.2-8B", U),
+        ("It ran on an MI300X.", "MI300X", U),
+        ("It ran with TP=1.", "TP=1", S),
+        ("It ran with TP=2.", "TP=2", U),
+        ("It needs AOTriton 0.14.2b.", "0.14.2b", S),
+        ("It needs AOTriton 0.14.2.", "0.14.2", U),
+        ("It needs the v0.3.x series.", "v0.3.x", S),
+        ("It needs the 0.4.x series.", "0.4.x", U),
+        ("It needs PyTorch 2.14.", "2.14", S),
+        ("It needs ROCm 2.14.", "2.14", M),  # a version given for another product
+    ],
+)
+def test_identifiers_and_versions_match_verbatim(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, IDS, written) == expected
+
+
+# --- binding --------------------------------------------------------------------------------------
+
+FORMATS = "MXFP8 GEMM runs 1.58x faster than ATen. MXFP4 GEMM runs 1.68x faster than ATen."
+
+
+def test_a_number_must_stand_near_the_same_names_in_the_source() -> None:
+    assert status("MXFP8 runs 1.58 times faster.", FORMATS, "1.58 times") == S
+    v = verdict("MXFP4 runs 1.58 times faster.", FORMATS, "1.58 times")
+    assert v.status == M
+    assert v.source == "MXFP8 GEMM runs 1.58x faster than ATen."
+
+
+def test_model_names_bind_within_a_clause() -> None:
+    source = (
+        "BF16 gains peak for Llama-3.1-8B at 1.13x; Qwen3-32B peaks at 1.06x, while "
+        "Llama-3.3-70B stays within noise."
+    )
+    ok = "It reached 1.13 times for Llama-3.1-8B-Instruct and 1.06 times for Qwen3-32B."
+    assert status(ok, source, "1.13 times") == S
+    assert status(ok, source, "1.06 times") == S
+    moved = "It reached 1.13 times for Qwen3-32B."
+    assert status(moved, source, "1.13 times") == M
+
+
+def test_swapped_figures_in_one_sentence_are_misattached() -> None:
+    source = "Across 24 cases, FlyDSL reaches 1.20x over Triton and 1.95x over ATen."
+    straight = "It is 1.20 times faster than Triton and 1.95 times faster than ATen."
+    assert {n.status for n in check_explainer(straight, source).numbers} == {S}
+    swapped = "It is 1.95 times faster than Triton and 1.20 times faster than ATen."
+    report = check_explainer(swapped, source)
+    assert [(n.text, n.status) for n in report.numbers] == [("1.95 times", M), ("1.20 times", M)]
+
+
+def test_respectively_pairs_numbers_and_names_in_order() -> None:
+    source = "MXFP8 reaches 1.58x and MXFP4 reaches 1.68x over ATen."
+    ok = "Speedups were 1.58 and 1.68 times for MXFP8 and MXFP4, respectively."
+    assert not check_explainer(ok, source).count(M)
+    swapped = "Speedups were 1.68 and 1.58 times for MXFP8 and MXFP4, respectively."
+    assert check_explainer(swapped, source).count(M) == 2
+
+
+def test_a_bare_count_binds_to_its_noun() -> None:
+    source = "Each request has a 256-token input. The model has 512 experts."
+    assert status("Inputs were 256 tokens long.", source, "256") == S
+    assert status("Inputs were 512 tokens long.", source, "512") == M
+    assert status("Inputs were 512 tok long.", source, "512") == M
+
+
+def test_a_number_without_names_inherits_the_previous_sentence() -> None:
+    source = (
+        "## TopK\n\nTopK is 4.82x faster than ATen. With determinism it is 4.02x faster.\n\n"
+        "## RMSNorm\n\nRMSNorm is 1.58x faster than ATen."
+    )
+    ok = "TopK runs 4.82 times faster than ATen. With determinism, the speedup is 4.02 times."
+    assert not check_explainer(ok, source).count(M)
+    moved = "TopK runs 4.82 times faster than ATen. With determinism, the speedup is 1.58 times."
+    assert status(moved, source, "1.58 times") == M
+
+
+def test_table_cells_count_with_their_headers() -> None:
+    source = (
+        "# Results\n\nThe speedups:\n\n| Model | Speedup |\n| --- | --- |\n"
+        "| Llama-3.1-8B | 1.5x |\n| Qwen3-32B | 2.0x |\n"
+    )
+    v = verdict("Llama-3.1-8B gained 1.5 times.", source, "1.5 times")
+    assert v.status == S
+    assert v.source == "Model: Llama-3.1-8B | Speedup: 1.5x"
+    assert split_blocks(source)[v.source_block or 0].kind == "table"
+    assert status("Qwen3-32B gained 1.5 times.", source, "1.5 times") == M
+
+
+def test_source_block_points_into_the_split_source() -> None:
+    source = "# Title\n\nIntro without numbers.\n\nFlyDSL is 1.10x faster on MI355X."
+    v = verdict("It is 1.10 times faster.", source, "1.10 times")
+    assert v.source_block == 2
+    assert split_blocks(source)[2].text == v.source
+    assert v.sentence == "It is 1.10 times faster."
+
+
+# --- derived --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "explainer", "written", "how"),
+    [
+        ("Latency fell from 34 ms to 17 ms.", "Latency halved, a 2x cut.", "2x", "ratio"),
+        ("Of 200 requests, 50 failed.", "25% of requests failed.", "25%", "percentage"),
+        ("Memory fell from 40 GB to 30 GB.", "Memory fell by 10 GB.", "10 GB", "difference"),
+        ("Time fell from 50 ms to 40 ms.", "Time fell by 20%.", "20%", "percent change"),
+    ],
+)
+def test_arithmetic_within_one_sentence_is_derived(
+    source: str, explainer: str, written: str, how: str
+) -> None:
+    v = verdict(explainer, source, written)
+    assert v.status == D
+    assert (v.reason or "").startswith(how)
+
+
+def test_arithmetic_across_sentences_is_unsupported() -> None:
+    source = "Latency was 34 ms before. Much later it was 17 ms."
+    assert status("Latency halved, a 2x cut.", source, "2x") == U
+
+
+# --- number words, code ---------------------------------------------------------------------------
+
+
+def test_number_words_count_only_when_the_source_has_them() -> None:
+    source = "The two baselines were ATen and Triton, over 3 runs."
+    numbers = check_explainer("The two baselines ran three times.", source).numbers
+    assert [(n.text, n.status) for n in numbers] == [("two", S), ("three", S)]
+    assert check_explainer("One of the five models is new.", source).numbers == []
+
+
+def test_code_is_checked_verbatim() -> None:
+    source = "Try it:\n\n```python\nx = torch.randn(128, 4096)\n```\n"
+    same = Explainer(
+        title="Try it",
+        sections=[
+            Section(heading="Code", paragraphs=["Run this."], code="x = torch.randn(128, 4096)")
+        ],
+    )
+    assert {n.status for n in check_explainer(same, source).numbers} == {S}
+    other = "```\nx = torch.randn(128, 8192)\n```"
+    report = check_explainer(other, source)
+    assert [(n.text, n.status) for n in report.numbers] == [("128", S), ("8192", U)]
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def test_explainer_model_and_text_give_the_same_verdicts() -> None:
+    model = Explainer(
+        title="FlyDSL: 1.10x faster",
+        sections=[Section(heading="Speed", paragraphs=["It is 1.10 times faster on MI355X."])],
+        takeaway="Gains of 1.10x.",
+    )
+    text = (
+        "FlyDSL: 1.10x faster\n\n1. Speed\n\nIt is 1.10 times faster on MI355X.\n\nGains of 1.10x."
+    )
+    a = [(n.text, n.status) for n in check_explainer(model, SPEEDUP).numbers]
+    b = [(n.text, n.status) for n in check_explainer(text, SPEEDUP).numbers]
+    assert a == b == [("1.10x", S), ("1.10 times", S), ("MI355X", S), ("1.10x", S)]
+
+
+def test_dropped_key_facts() -> None:
+    facts = [
+        Fact("1.10x", "dense GEMM speedup", ("dense",)),
+        Fact("4.82x", "TopK speedup", ("TopK",)),
+        Fact("1.17–3.66x", "RMSNorm range", ("RMSNorm",)),
+        Fact("MI355X", "the GPU", ()),
+        Fact("22", "RMSNorm cases", (), key=False),
+    ]
+    report = check_explainer("Dense GEMM is 1.10 times faster on MI355X.", SPEEDUP, facts)
+    assert [(d.value, d.about) for d in report.dropped] == [
+        ("4.82x", "TopK speedup"),
+        ("1.17–3.66x", "RMSNorm range"),
+    ]
+    assert check_explainer("Dense GEMM is 1.10 times faster.", SPEEDUP).dropped == []
+
+
+def test_empty_inputs() -> None:
+    assert check_explainer("", SPEEDUP).numbers == []
+    report = check_explainer("It is 1.10 times faster.", "")
+    assert [n.status for n in report.numbers] == [U]
+    assert not report.ok
+
+
+# --- a real case: the FlyDSL post and the explainer 003 -------------------------------------------
+
+ATTENTION = {"0.92–2.34 times", "0.93–2.47 times", "0.14.2b", "0.13b"}
+
+
+def flydsl_sources() -> list[str]:
+    raw = FLYDSL.read_text(encoding="utf-8")
+    cleaned = article_from_document(FLYDSL.read_bytes(), filename=FLYDSL.name).text
+    return [raw, cleaned]
+
+
+@pytest.mark.parametrize("source", flydsl_sources(), ids=["markdown", "cleaned"])
+def test_003_against_the_flydsl_post_without_its_attention_section(source: str) -> None:
+    report = check_explainer(SEED_003.read_text(encoding="utf-8"), source)
+    flagged = [n for n in report.numbers if n.status in (U, M)]
+    assert sorted(n.text for n in flagged) == sorted(
+        ["0.92–2.34 times", "0.93–2.47 times", "0.14.2b", "0.14.2b", "0.13b"]
+    )
+    assert all(n.status == U for n in flagged)
+    # The one figure 003 computes: the span of the three MXFP4 ranges of one sentence.
+    assert [n.text for n in report.numbers if n.status == D] == ["1.25–3.01 times"]
+    supported = [n for n in report.numbers if n.status == S]
+    assert len(supported) >= 50
+    for n in supported:
+        assert n.source and n.source_block is not None
+    blocks = split_blocks(source)
+    for n in supported:
+        assert blocks[n.source_block or 0].kind in ("paragraph", "list_item", "table", "heading")
+
+
+def test_003_every_figure_is_reported() -> None:
+    text = SEED_003.read_text(encoding="utf-8")
+    report = check_explainer(text, FLYDSL.read_text(encoding="utf-8"))
+    written = {n.text for n in report.numbers}
+    for figure in ("1.10 times", "1.58", "1.68 times", "1.17–3.66 times", "4.82 times", "8–256"):
+        assert figure in written
+    assert "up to 1.13 times" in text and "1.13 times" in written
+    # Section numbers ("1. More options ...") are list markers, not figures.
+    assert not any(re.fullmatch(r"[1-5]", n.text) for n in report.numbers if n.status != S)

@@ -1,0 +1,119 @@
+"""plainfeed check: the number check from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from service.cli import app
+from service.errors import InputError, NotFound
+from service.models import Explainer, Section
+
+DATA = Path(__file__).parent / "data"
+POSTS = DATA / "corpus" / "posts"
+FLYDSL = POSTS / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+FP8 = POSTS / "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
+SEED_003 = DATA / "seeds" / "003_9f84147b1b26c099.txt"
+FP8_EXPLAINER = DATA / "explainers" / (FP8.stem + ".txt")
+
+runner = CliRunner()
+
+
+def check(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, ["check", *map(str, args)])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout
+
+
+def test_unsupported_numbers_fail_with_status_1_and_a_table() -> None:
+    code, out = check("--explainer", SEED_003, "--source", FLYDSL)
+    assert code == 1
+    assert "0.14.2b" in out and "unsupported" in out
+    assert "59 numbers: 53 supported, 5 unsupported, 0 misattached, 1 derived." in out
+    assert "Check failed." in out
+
+
+def test_json_report() -> None:
+    code, out = check("--explainer", SEED_003, "--source", FLYDSL, "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["ok"] is False
+    assert report["counts"] == {
+        "supported": 53,
+        "unsupported": 5,
+        "misattached": 0,
+        "derived": 1,
+        "dropped": 0,
+    }
+    flagged = [n["text"] for n in report["numbers"] if n["status"] == "unsupported"]
+    assert flagged == ["0.92–2.34 times", "0.93–2.47 times", "0.14.2b", "0.13b", "0.14.2b"]
+    first = report["numbers"][0]
+    assert set(first) == {"text", "kind", "status", "sentence", "source", "source_block", "reason"}
+
+
+def test_a_faithful_explainer_against_an_html_source_passes() -> None:
+    code, out = check("--explainer", FP8_EXPLAINER, "--source", FP8, "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["ok"] is True
+    assert report["counts"]["unsupported"] == report["counts"]["misattached"] == 0
+
+
+def test_explainer_as_json(tmp_path: Path) -> None:
+    explainer = Explainer(
+        title="FlyDSL: faster GEMM on AMD GPUs",
+        sections=[
+            Section(heading="Dense GEMM", paragraphs=["BF16 dense GEMM ran 1.10 times faster."]),
+            Section(heading="TopK", paragraphs=["TopK ran 4.82 times faster than ATen."]),
+        ],
+    )
+    path = tmp_path / "explainer.json"
+    path.write_text(json.dumps({"explainer": explainer.model_dump(), "engine": "llm"}))
+    code, out = check("--explainer", path, "--source", FLYDSL, "--json")
+    assert code == 0
+    assert [n["text"] for n in json.loads(out)["numbers"]] == ["BF16", "1.10 times", "4.82 times"]
+
+
+def test_bad_input_raises_errors_of_the_tree(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match="explainer file not found"):
+        check("--explainer", tmp_path / "missing.txt", "--source", FLYDSL)
+    with pytest.raises(NotFound, match="source file not found"):
+        check("--explainer", SEED_003, "--source", tmp_path / "missing.md")
+    binary = tmp_path / "explainer.txt"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(InputError, match="not UTF-8"):
+        check("--explainer", binary, "--source", FLYDSL)
+    broken = tmp_path / "explainer.json"
+    broken.write_text('{"title": ""}')
+    with pytest.raises(InputError, match="not an explainer in JSON"):
+        check("--explainer", broken, "--source", FLYDSL)
+    with pytest.raises(InputError, match="is not a file"):
+        check("--explainer", tmp_path, "--source", FLYDSL)
+
+
+@pytest.mark.slow
+def test_console_script_exit_status_2_on_bad_input(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    empty = tmp_path / "empty.md"
+    empty.write_text("   \n")
+    for args, message in (
+        (["--explainer", str(tmp_path / "nope.txt"), "--source", str(FLYDSL)], "not found"),
+        (["--explainer", str(SEED_003), "--source", str(empty)], "holds no text"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "service", "check", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert done.returncode == 2
+        assert done.stderr.startswith("plainfeed: error:") and message in done.stderr
+        assert done.stdout == ""

@@ -1,0 +1,244 @@
+"""Guarded fetching against real HTTP servers on loopback: conditional GET, redirects,
+size cap, timeouts, the SSRF guard, and main-content extraction of article pages."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service import fetch
+from service.config import Settings
+from service.errors import FetchError, FetchRefused, FetchTooLarge, Unprocessable
+from tests.conftest import DATA, PYTORCH_FEED, make_settings
+from tests.origin import Origin
+
+PAGE = DATA / "webhooks" / "article-page.html"
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    with Origin() as o:
+        yield o
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(f"sqlite:///{tmp_path / 'x.db'}", fetch_timeout=5.0)
+
+
+def test_fetch_a_feed_with_its_validators_and_user_agent(
+    origin: Origin, settings: Settings
+) -> None:
+    body = PYTORCH_FEED.read_bytes()
+    url = origin.route(
+        "/blog/feed/",
+        body=body,
+        headers={"Content-Type": "application/rss+xml; charset=UTF-8"},
+        etag='"d5d35b0f"',
+        last_modified="Wed, 21 Oct 2026 20:09:11 GMT",
+    )
+    got = fetch.fetch_url(url, settings)
+    assert got.body == body
+    assert got.status == 200 and not got.not_modified
+    assert got.etag == '"d5d35b0f"'
+    assert got.last_modified == "Wed, 21 Oct 2026 20:09:11 GMT"
+    assert got.content_type == "application/rss+xml; charset=UTF-8"
+    seen = origin.requests_to("/blog/feed/")[0]
+    assert seen.headers["user-agent"] == settings.user_agent
+    assert "application/rss+xml" in seen.headers["accept"]
+
+
+def test_conditional_get_answers_not_modified(origin: Origin, settings: Settings) -> None:
+    url = origin.route("/feed", body=b"<rss/>", etag='"v1"', last_modified="Tue, 01 Sep 2026")
+    got = fetch.fetch_url(url, settings, etag='"v1"', last_modified="Tue, 01 Sep 2026")
+    assert got.not_modified and got.status == 304 and got.body == b""
+    assert got.etag == '"v1"'
+    seen = origin.requests_to("/feed")[0]
+    assert seen.headers["if-none-match"] == '"v1"'
+    assert seen.headers["if-modified-since"] == "Tue, 01 Sep 2026"
+    # A changed validator gets the document again.
+    assert not fetch.fetch_url(url, settings, etag='"v0"').not_modified
+
+
+def test_redirects_are_followed_up_to_five(origin: Origin, settings: Settings) -> None:
+    origin.route("/final", body=b"<rss/>", headers={"Content-Type": "application/rss+xml"})
+    for i in range(5):
+        target = "/final" if i == 4 else f"/hop{i + 1}"
+        origin.route(f"/hop{i}", status=301 if i % 2 else 302, headers={"Location": target})
+    got = fetch.fetch_url(origin.url + "/hop0", settings)
+    assert got.body == b"<rss/>"
+    assert got.url == origin.url + "/final"
+
+
+def test_a_sixth_redirect_is_refused(origin: Origin, settings: Settings) -> None:
+    for i in range(7):
+        origin.route(f"/r{i}", status=307, headers={"Location": f"/r{i + 1}"})
+    origin.route("/r7", body=b"<rss/>")
+    with pytest.raises(FetchError, match="more than 5 redirects"):
+        fetch.fetch_url(origin.url + "/r0", settings)
+    assert len(origin.seen) == 6  # the first request and five redirects, no more
+
+
+def test_http_errors_name_the_status(origin: Origin, settings: Settings) -> None:
+    origin.route("/gone", status=410, body=b"gone")
+    with pytest.raises(FetchError, match="HTTP 404") as missing:
+        fetch.fetch_url(origin.url + "/missing", settings)
+    assert missing.value.extra["status"] == 404
+    with pytest.raises(FetchError, match="HTTP 410"):
+        fetch.fetch_url(origin.url + "/gone", settings)
+
+
+def test_size_cap_by_content_length(origin: Origin, settings: Settings) -> None:
+    url = origin.route("/big", body=b"x" * (settings.fetch_max_bytes + 1))
+    with pytest.raises(FetchTooLarge, match="over the 10485760-byte cap"):
+        fetch.fetch_url(url, settings)
+
+
+def test_size_cap_while_streaming_without_content_length(
+    origin: Origin, settings: Settings
+) -> None:
+    url = origin.route("/stream", body=b"y" * (settings.fetch_max_bytes + 70_000), chunked=True)
+    with pytest.raises(FetchTooLarge):
+        fetch.fetch_url(url, settings)
+    exact = origin.route("/exact", body=b"z" * settings.fetch_max_bytes, chunked=True)
+    assert len(fetch.fetch_url(exact, settings).body) == settings.fetch_max_bytes
+
+
+def test_the_cap_counts_decompressed_bytes(origin: Origin, tmp_path: Path) -> None:
+    small = make_settings(f"sqlite:///{tmp_path / 'y.db'}", fetch_max_bytes=100_000)
+    bomb = gzip.compress(b"\0" * 5_000_000)  # ~5 KB on the wire, 5 MB unpacked
+    url = origin.route("/bomb", body=bomb, headers={"Content-Encoding": "gzip"})
+    with pytest.raises(FetchTooLarge):
+        fetch.fetch_url(url, small)
+
+
+def test_timeout(origin: Origin, tmp_path: Path) -> None:
+    quick = make_settings(f"sqlite:///{tmp_path / 'z.db'}", fetch_timeout=0.3)
+    url = origin.route("/slow", body=b"<rss/>", delay=1.5)
+    with pytest.raises(FetchError, match="timed out"):
+        fetch.fetch_url(url, quick)
+
+
+def test_connection_refused_is_a_fetch_error(settings: Settings) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(FetchError, match="cannot fetch"):
+        fetch.fetch_url(f"http://127.0.0.1:{port}/feed", settings)
+
+
+# --- the SSRF guard -----------
+
+
+def test_loopback_is_refused_unless_private_urls_are_allowed(
+    origin: Origin, tmp_path: Path
+) -> None:
+    url = origin.route("/feed", body=b"<rss/>")
+    strict = make_settings(f"sqlite:///{tmp_path / 's.db'}", allow_private_urls=False)
+    with pytest.raises(FetchRefused, match=r"127\.0\.0\.1"):
+        fetch.fetch_url(url, strict)
+    assert origin.seen == []  # refused before any connection
+    lenient = make_settings(f"sqlite:///{tmp_path / 'l.db'}", allow_private_urls=True)
+    assert fetch.fetch_url(url, lenient).body == b"<rss/>"
+
+
+def test_a_name_that_resolves_inside_is_refused(
+    origin: Origin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The resolver's answer is what counts, not how the URL is spelled (DNS rebinding).
+    real = socket.getaddrinfo
+
+    def resolver(host: str, *args: object, **kw: object) -> object:
+        if host == "feeds.example.com":
+            return real("127.0.0.1", *args, **kw)  # type: ignore[arg-type]
+        return real(host, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    strict = make_settings(f"sqlite:///{tmp_path / 's.db'}", allow_private_urls=False)
+    with pytest.raises(FetchRefused):
+        fetch.fetch_url(f"http://feeds.example.com:{origin.url.rsplit(':', 1)[1]}/f", strict)
+    assert origin.seen == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["file:///etc/passwd", "ftp://example.com/feed", "gopher://x/", "http://user:pw@host/feed"],
+)
+def test_other_schemes_and_credentials_are_refused(url: str, tmp_path: Path) -> None:
+    strict = make_settings(f"sqlite:///{tmp_path / 's.db'}", allow_private_urls=False)
+    with pytest.raises(FetchRefused):
+        fetch.fetch_url(url, strict)
+
+
+@pytest.mark.parametrize(
+    ("address", "blocked"),
+    [
+        ("127.0.0.1", True),
+        ("10.1.2.3", True),
+        ("172.16.0.9", True),
+        ("192.168.1.1", True),
+        ("169.254.169.254", True),  # cloud metadata
+        ("100.64.0.1", True),  # carrier-grade NAT
+        ("0.0.0.0", True),
+        ("224.0.0.251", True),  # multicast
+        ("240.0.0.1", True),  # reserved
+        ("::1", True),
+        ("fe80::1", True),
+        ("fc00::1", True),
+        ("ff02::1", True),
+        ("::ffff:127.0.0.1", True),  # IPv4-mapped loopback
+        ("64:ff9b::a9fe:a9fe", True),  # NAT64 of 169.254.169.254
+        ("2002:7f00:1::", True),  # 6to4 of 127.0.0.1
+        ("8.8.8.8", False),
+        ("151.101.1.69", False),
+        ("2606:4700::6810:84e5", False),
+    ],
+)
+def test_blocked_ranges(address: str, blocked: bool) -> None:
+    assert fetch.is_blocked(address) is blocked
+
+
+# --- article pages -----------
+
+
+def test_article_page_main_content_keeps_tables_and_drops_the_chrome(
+    origin: Origin, settings: Settings
+) -> None:
+    url = origin.route(
+        "/blog/fp8/", body=PAGE.read_bytes(), headers={"Content-Type": "text/html; charset=utf-8"}
+    )
+    art = fetch.fetch_article(url, settings)
+    assert art.content_source == "page"
+    assert art.title == "FP8 Training on AMD GPUs with TorchTitan and TorchAO"
+    assert art.url == url
+    # The post's numbers, including those only in its tables, are in the text.
+    assert "13.4% throughput gain over BF16 on Llama3-8B" in art.text
+    assert "| Workload | Optimization | Result | PR |" in art.text
+    assert "| Llama3-8B (dense) | Rowwise FP8 vs BF16 | +13.4% throughput | #2736 |" in art.text
+    # Navigation, share widgets, sidebar and footer are not the article.
+    for chrome in ("Get Started", "Share this post", "Latest posts", "Letterman", "newsletter"):
+        assert chrome not in art.text
+    seen = origin.requests_to("/blog/fp8/")[0]
+    assert "text/html" in seen.headers["accept"]
+
+
+def test_article_page_in_markdown(origin: Origin, settings: Settings) -> None:
+    md = b"# Release notes\n\nVersion 2.14 is 1.5x faster.\n\n- one\n- two\n"
+    url = origin.route("/notes.md", body=md, headers={"Content-Type": "text/markdown"})
+    art = fetch.fetch_article(url, settings)
+    assert art.content_source == "page"
+    assert "Version 2.14 is 1.5x faster." in art.text
+
+
+def test_article_page_without_text_is_unprocessable(origin: Origin, settings: Settings) -> None:
+    url = origin.route(
+        "/empty",
+        body=b"<html><body><script>track()</script></body></html>",
+        headers={"Content-Type": "text/html"},
+    )
+    with pytest.raises(Unprocessable, match="no text"):
+        fetch.fetch_article(url, settings)

@@ -1,0 +1,299 @@
+"""numbers: every number of a text, with position, kind and normalised value."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key
+
+
+def one(text: str) -> Number:
+    found = extract_numbers(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+# --- quantities ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "exp"),
+    [
+        ("a 1.10x speedup", "1.10", "x", -2),
+        ("a 1.10X speedup", "1.10", "x", -2),
+        ("a 1.10× speedup", "1.10", "x", -2),
+        ("1.10 times faster", "1.10", "x", -2),
+        ("a 10-fold gain", "10", "x", 0),
+        ("96% of requests", "96", "%", 0),
+        ("96 percent of requests", "96", "%", 0),
+        ("96 per cent of requests", "96", "%", 0),
+        ("1,362,998 rows", "1362998", "", 0),
+        ("243.86 GiB of memory", "243.86", "GiB", -2),
+        ("34.1 ms on average", "34.1", "ms", -1),
+        ("34.1ms", "34.1", "ms", -1),
+        ("7,290μs", "7290", "µs", 0),  # Greek mu for the micro sign
+        ("an estimated $27M per year", "27000000", "$", 6),
+        ("$27 million", "27000000", "$", 6),
+        ("27 million users", "27000000", "", 6),
+        ("a 30-billion-parameter model", "30000000000", "", 9),
+        ("the 70B model", "70000000000", "", 9),
+        ("8-bit math", "8", "bit", 0),
+        ("21.6 tok/s", "21.6", "tok/s", -1),
+        ("33.0 tokens per second", "33.0", "tok/s", -1),
+        ("2,000 requests per minute", "2000", "req/min", 0),
+        ("90 ms/step", "90", "ms/step", 0),
+        ("90 ms per step", "90", "ms/step", 0),
+        ("100 GB/s", "100", "GB/s", 0),
+    ],
+)
+def test_quantities_normalise_value_unit_and_precision(
+    text: str, value: str, unit: str, exp: int
+) -> None:
+    n = one(text)
+    assert n.kind == Kind.QUANTITY
+    assert n.value == Decimal(value)
+    assert n.unit == unit
+    assert n.exp == exp
+
+
+def test_span_covers_the_number_and_its_unit() -> None:
+    text = "It ran 1.10 times faster, using 96 percent less."
+    a, b = extract_numbers(text)
+    assert text[a.start : a.end] == a.text == "1.10 times"
+    assert text[b.start : b.end] == b.text == "96 percent"
+
+
+def test_precision_keeps_trailing_zeros() -> None:
+    assert one("1.10x").exp == -2
+    assert one("1.1x").exp == -1
+    assert one("1.100x").exp == -3
+
+
+def test_signs_unicode_minus_and_hyphen() -> None:
+    assert one("a change of −5% overall").value == Decimal(-5)
+    assert one("a change of -5% overall").value == Decimal(-5)
+    assert one("+13.4% throughput").value == Decimal("13.4")
+
+
+def test_dimensions_are_numbers_not_multipliers() -> None:
+    found = extract_numbers("a 256 × 256 tile and M × N × K = 64 × 4096 × 4096, or 4096x4096")
+    assert [n.text for n in found] == ["256", "256", "64", "4096", "4096", "4096", "4096"]
+    assert all(n.unit == "" for n in found)
+
+
+def test_counts_of_named_hardware_are_counts() -> None:
+    for text in ("on 8×MI300X GPUs", "on 8xMI300X GPUs", "on 8x MI300X GPUs"):
+        count, gpu = extract_numbers(text)
+        assert (count.value, count.unit) == (Decimal(8), "")
+        assert gpu.kind == Kind.IDENTIFIER and gpu.key == "mi300x"
+
+
+def test_a_list_shares_the_unit_of_its_last_member() -> None:
+    a, b = extract_numbers("speedups of 1.58 and 1.68 times")
+    assert (a.text, a.unit) == ("1.58", "x")
+    assert b.unit == "x"
+    c, d, e = extract_numbers("1.2, 1.5, or 2%")
+    assert [n.unit for n in (c, d, e)] == ["%", "%", "%"]
+
+
+def test_link_targets_urls_and_markup_are_not_numbers() -> None:
+    text = "see [FlyDSL](https://github.com/ROCm/FlyDSL/pull/194981) and **1.10x** `TP=1`"
+    assert [n.text for n in extract_numbers(text)] == ["1.10x", "TP=1"]
+
+
+def test_issue_references_are_identifiers() -> None:
+    n = one("merged in (#2736)")
+    assert (n.kind, n.key) == (Kind.IDENTIFIER, "2736")
+
+
+# --- ranges ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "unit"),
+    [
+        ("1.17–3.66x", "1.17", "3.66", "x"),
+        ("1.17x–3.66x", "1.17", "3.66", "x"),
+        ("1.17-3.66 times", "1.17", "3.66", "x"),
+        ("1.17—3.66 times", "1.17", "3.66", "x"),
+        ("1.17\u20113.66 times", "1.17", "3.66", "x"),
+        ("8–256 requests", "8", "256", ""),
+        ("8 to 256 requests", "8", "256", ""),
+        ("from 8 to 256 requests", "8", "256", ""),
+        ("between 8 and 256 requests", "8", "256", ""),
+        ("1.2x to 1.5x", "1.2", "1.5", "x"),
+        ("5 ms to 10 ms", "5", "10", "ms"),
+    ],
+)
+def test_ranges_have_both_ends(text: str, low: str, high: str, unit: str) -> None:
+    n = one(text)
+    assert n.kind == Kind.RANGE
+    assert (n.value, n.high, n.unit) == (Decimal(low), Decimal(high), unit)
+
+
+def test_a_change_is_a_range_marked_as_change() -> None:
+    arrow = one("7,290μs → 1,170μs per layer")
+    assert (arrow.kind, arrow.value, arrow.high, arrow.change) == (
+        Kind.RANGE,
+        Decimal(7290),
+        Decimal(1170),
+        True,
+    )
+    assert one("it rose from 5,996 to 7,027 tok/s").change
+    assert one("quantizes from 16 bits to 8 bits").change  # written high to low
+    assert not one("from 5,996 to 7,027 tok/s").change
+    assert not one("concurrency ranges from 8 to 256").change
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("It used Llama 3.1 8B Instruct today", "Llama 3.1 8B Instruct"),
+        ("with Qwen3 32B on", "Qwen3 32B"),
+        ("on DeepSeek-V3 671B shapes", "DeepSeek-V3 671B"),
+    ],
+)
+def test_model_names_written_with_spaces_are_one_identifier(text: str, shown: str) -> None:
+    n = one(text)
+    assert (n.kind, n.text) == (Kind.IDENTIFIER, shown)
+
+
+def test_a_product_and_its_version_stay_apart() -> None:
+    assert [n.kind for n in extract_numbers("PyTorch 2.14 and MXFP8 A8W8")] == [
+        Kind.VERSION,
+        Kind.IDENTIFIER,
+        Kind.IDENTIFIER,
+    ]
+
+
+def test_a_list_is_not_a_range() -> None:
+    assert [n.kind for n in extract_numbers("8 and 256")] == [Kind.QUANTITY, Kind.QUANTITY]
+
+
+# --- hedges ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hedge"),
+    [
+        ("roughly 6,000 tokens", Hedge.APPROX),
+        ("about 1,500 tokens", Hedge.APPROX),
+        ("around 0.2", Hedge.APPROX),
+        ("~39 GB", Hedge.APPROX),
+        ("up to 1.13x", Hedge.UPPER),
+        ("at most 4 GPUs", Hedge.UPPER),
+        ("nearly 40%", Hedge.UPPER),
+        ("peaking at 1.13x", Hedge.UPPER),
+        ("over 2x", Hedge.LOWER),
+        ("more than 10 models", Hedge.LOWER),
+        ("at least 3 runs", Hedge.LOWER),
+        ("beyond 1,000 GPUs", Hedge.LOWER),
+        ("10,000+ users", Hedge.LOWER),
+        ("2 or more runs", Hedge.LOWER),
+        ("a 1.13x speedup", Hedge.NONE),
+        ("reached 21.6 tok/s", Hedge.NONE),
+    ],
+)
+def test_hedges(text: str, hedge: Hedge) -> None:
+    assert one(text).hedge == hedge
+
+
+def test_over_after_a_number_is_no_hedge() -> None:
+    a, b = extract_numbers("1.20 times over Triton and 1.95 times over ATen")
+    assert a.hedge == b.hedge == Hedge.NONE
+
+
+# --- versions and identifiers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("AOTriton 0.14.2b or later", "0.14.2b"),
+        ("versus 0.13b", "0.13b"),
+        ("the v0.3.x series", "0.3.x"),
+        ("the 0.3.x series", "0.3.x"),
+        ("PyTorch 2.14 adds", "2.14"),
+        ("ROCm 6.4", "6.4"),
+        ("version 1.2", "1.2"),
+        ("2.0rc1", "2.0rc1"),
+    ],
+)
+def test_versions(text: str, key: str) -> None:
+    n = one(text)
+    assert (n.kind, n.key) == (Kind.VERSION, key)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "key"),
+    [
+        ("on MI355X", "MI355X", "mi355x"),
+        ("(gfx950)", "gfx950", "gfx950"),
+        ("a gfx950-based GPU", "gfx950", "gfx950"),
+        ("MI350-series GPUs", "MI350", "mi350"),
+        ("Llama-3.1-8B-Instruct", "Llama-3.1-8B-Instruct", "llama\x003.1\x008b\x00instruct"),
+        ("FP8", "FP8", "fp8"),
+        ("H100s", "H100s", "h100"),
+        ("TP=1", "TP=1", "tp=1"),
+        ("MXFP8 A8W8", "MXFP8", "mxfp8"),
+        ("Q4_K", "Q4_K", "q4\x00k"),
+        ("3∶1", "3∶1", "3:1"),  # U+2236 ratio sign
+    ],
+)
+def test_identifiers(text: str, shown: str, key: str) -> None:
+    n = extract_numbers(text)[0]
+    assert (n.kind, n.text, n.key) == (Kind.IDENTIFIER, shown, key)
+
+
+def test_identifier_keys_tolerate_case_hyphens_and_spaces() -> None:
+    assert identifier_key("Llama 3.1 8B") == identifier_key("llama-3.1-8b")
+    assert identifier_key("Llama_3.1_8B") == identifier_key("LLAMA-3.1-8B")
+
+
+def test_a_plain_decimal_is_a_quantity_not_a_version() -> None:
+    n = one("the speedup was 2.14 on average")
+    assert n.kind == Kind.QUANTITY
+
+
+# --- number words ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the two baselines", "2"),
+        ("twenty cases", "20"),
+        ("a dozen models", "12"),
+        ("half the memory", "0.5"),
+        ("twice as fast", "2"),
+        ("double the throughput", "2"),
+        ("one measured run per cell", "1"),
+        ("a two-stage ring", "2"),
+    ],
+)
+def test_number_words(text: str, value: str) -> None:
+    n = one(text)
+    assert (n.kind, n.value) == (Kind.WORD, Decimal(value))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one of the best",
+        "no one knew",
+        "the fastest one",
+        "one-off jobs",
+        "double buffering",
+        "a half-tile schedule",
+        "someone",
+        "tone and phone",
+    ],
+)
+def test_ordinary_words_are_not_numbers(text: str) -> None:
+    assert extract_numbers(text) == []
+
+
+def test_words_can_be_left_out() -> None:
+    assert extract_numbers("two runs of 5 ms", words=False)[0].text == "5 ms"

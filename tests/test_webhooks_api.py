@@ -1,0 +1,523 @@
+"""POST /webhooks/feed end to end: the real app on loopback with its workers, real SQLite
+and PostgreSQL, and real HTTP servers for the feeds and article pages it fetches."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from service import signatures
+from service.api.app import create_app
+from service.config import Settings
+from service.store import tables as t
+from service.store.db import make_engine, make_sessionmaker
+from tests.conftest import CORPUS, DATA, PYTORCH_FEED, LiveServer, make_settings, wait_for
+from tests.origin import Origin
+from tests.stub_llm import StubLLM
+
+HOOKS = DATA / "webhooks"
+SECRET = "s3cret-shared-with-the-monitor"
+RSS = {"Content-Type": "application/rss+xml; charset=UTF-8"}
+FEED_BYTES = PYTORCH_FEED.read_bytes()
+PYTORCH_ITEMS = 10
+
+
+class Service:
+    """The running app and what tests need to look at it."""
+
+    def __init__(self, server: LiveServer, settings: Settings) -> None:
+        self.url = server.url
+        self.settings = settings
+        self.http = httpx.Client(base_url=server.url, timeout=30)
+        self._db = make_engine(settings.database_url)
+        self.sessions = make_sessionmaker(self._db)
+
+    def feed(self, url: str, **kw: Any) -> int:
+        headers = {"Authorization": f"Bearer {self.settings.api_token}"}
+        r = self.http.post("/feeds", json={"url": url, **kw}, headers=headers)
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    def post(
+        self, body: bytes | dict[str, Any], headers: dict[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
+        if isinstance(body, dict):
+            body = json.dumps(body).encode()
+            headers = {"Content-Type": "application/json", **(headers or {})}
+        return self.http.post("/webhooks/feed", content=body, headers=headers or {}, **kw)
+
+    def outcome(self, delivery_id: int) -> dict[str, Any]:
+        def done() -> dict[str, Any] | None:
+            d = self.http.get(f"/deliveries/{delivery_id}").json()
+            return d if d["state"] in ("processed", "failed") else None
+
+        return wait_for(done)  # type: ignore[no-any-return]
+
+    def count(self, table: Any) -> int:
+        with self.sessions() as s:
+            return int(s.scalar(select(func.count()).select_from(table)) or 0)
+
+    def row(self, table: Any, ident: int) -> Any:
+        with self.sessions() as s:
+            return s.get(table, ident)
+
+    def close(self) -> None:
+        self.http.close()
+        self._db.dispose()
+
+
+@contextmanager
+def running(settings: Settings, *, workers: int = 2) -> Iterator[Service]:
+    with LiveServer(create_app(settings, workers=workers)) as server:
+        svc = Service(server, settings)
+        try:
+            yield svc
+        finally:
+            svc.close()
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    with Origin() as o:
+        yield o
+
+
+@pytest.fixture
+def svc(db_url: str) -> Iterator[Service]:
+    with running(make_settings(db_url)) as s:
+        yield s
+
+
+def excerpt_feed(origin: Origin, n: int = 2) -> bytes:
+    """The first ``n`` items of the real excerpt-only Ollama feed, their links pointing at
+    article pages served by ``origin`` (the real FP8 post page for each)."""
+    text = (CORPUS / "feeds" / "ollama-blog-2026-09-02-a2a70b9.xml").read_text()
+    head, _, rest = text.partition("<item>")
+    items = ["<item>" + part for part in rest.split("<item>")[:n]]
+    items[-1] = items[-1].split("</item>")[0] + "</item>"
+    doc = head + "".join(items) + "\n  </channel>\n</rss>\n"
+    page = (HOOKS / "article-page.html").read_bytes()
+    for link in re.findall(r"<link>(https://ollama\.com/blog/[^<]+)</link>", doc):
+        path = "/blog/" + link.rsplit("/", 1)[1]
+        origin.route(path, body=page, headers={"Content-Type": "text/html; charset=utf-8"})
+        doc = doc.replace(link, origin.url + path)
+    return doc.encode()
+
+
+# --- senders -----------
+
+
+def test_raw_feed_then_replay(svc: Service) -> None:
+    r = svc.post(FEED_BYTES, RSS)
+    assert r.status_code == 202, r.text
+    first = r.json()
+    assert first["duplicate"] is False and r.headers["location"] == first["status_url"]
+    d = svc.outcome(first["delivery_id"])
+    assert d["state"] == "processed" and d["items_new"] == PYTORCH_ITEMS and d["sender"] == "raw"
+    again = svc.post(FEED_BYTES, RSS)
+    assert again.status_code == 200
+    assert again.json() == {**first, "duplicate": True}
+    assert svc.count(t.Delivery) == 1 and svc.count(t.Item) == PYTORCH_ITEMS
+    listed = svc.http.get("/deliveries").json()
+    assert listed["total"] == 1 and listed["items"][0]["external_id"].startswith("sha256:")
+
+
+def test_feed_reference_fetches_with_conditional_get(svc: Service, origin: Origin) -> None:
+    url = origin.route(
+        "/blog/feed/",
+        body=FEED_BYTES,
+        headers=RSS,
+        etag='"v1"',
+        last_modified="Wed, 02 Sep 2026 01:00:00 GMT",
+    )
+    fid = svc.feed(url, name="pytorch")
+    d1 = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
+    assert d1["state"] == "processed" and d1["items_new"] == PYTORCH_ITEMS
+    feed = svc.row(t.Feed, fid)
+    assert (feed.etag, feed.last_modified) == ('"v1"', "Wed, 02 Sep 2026 01:00:00 GMT")
+    # The same ping again: a new delivery (not a replay), answered by a 304.
+    r2 = svc.post({"feed_url": url})
+    assert r2.status_code == 202
+    d2 = svc.outcome(r2.json()["delivery_id"])
+    assert d2["state"] == "processed" and d2["items_new"] == 0
+    assert "not modified" in d2["problems"]
+    fetches = origin.requests_to("/blog/feed/")
+    assert len(fetches) == 2 and fetches[1].headers["if-none-match"] == '"v1"'
+    assert fetches[1].headers["user-agent"] == svc.settings.user_agent
+    assert svc.count(t.Item) == PYTORCH_ITEMS
+
+
+def test_feed_reference_with_inline_content(svc: Service) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/")
+    r = svc.post({"feed_url": "https://pytorch.org/blog/feed", "content": FEED_BYTES.decode()})
+    assert r.status_code == 202
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["feed_id"] == fid and d["items_new"] == PYTORCH_ITEMS
+
+
+def test_change_record_without_content_fetches_the_named_feed(svc: Service, origin: Origin) -> None:
+    url = origin.route("/blog/feed/", body=FEED_BYTES, headers=RSS, etag='"fetched"')
+    fid = svc.feed(url, name="pytorch-blog-feed")
+    rec = json.loads((HOOKS / "change-record-000.json").read_text())
+    r = svc.post(rec)
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["sender"] == "change-record" and d["feed_id"] == fid
+    assert d["items_new"] == PYTORCH_ITEMS
+    assert svc.row(t.Feed, fid).etag == '"fetched"'
+    stored = svc.row(t.Delivery, d["id"]).headers
+    assert stored["meta"]["commit"] == "43e93bf465187c4033a5b27d58dc07a303f869ba"
+    assert svc.post(rec).json()["duplicate"] is True  # the same change record replayed
+
+
+def test_change_record_with_its_artifact(svc: Service) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/", name="pytorch-blog-feed")
+    rec = json.loads((HOOKS / "change-record-004.json").read_text())
+    rec["data"].update(
+        content=base64.b64encode(FEED_BYTES).decode(),
+        content_encoding="base64",
+        bytes=len(FEED_BYTES),
+        content_type="application/rss+xml",
+    )
+    d = svc.outcome(svc.post(rec).json()["delivery_id"])
+    assert d["items_new"] == PYTORCH_ITEMS
+    # The monitor's recorded validators are the feed's now: the next fetch is conditional.
+    feed = svc.row(t.Feed, fid)
+    assert feed.etag == '"a04799070a26254df2b689ff74b71a35"'
+    assert feed.last_modified == "Tue, 22 Sep 2026 15:45:46 GMT"
+
+
+def test_change_record_for_an_unknown_source_is_404(svc: Service) -> None:
+    rec = json.loads((HOOKS / "change-record-000.json").read_text())
+    r = svc.post(rec)
+    assert r.status_code == 404
+    assert r.headers["content-type"] == "application/problem+json"
+    assert "pytorch-blog-feed" in r.json()["detail"]
+    assert svc.count(t.Delivery) == 0
+
+
+def test_miniflux_and_changedetection_map_to_a_feed_fetch(svc: Service, origin: Origin) -> None:
+    url = origin.route("/blog/feed/", body=FEED_BYTES, headers=RSS, etag='"e1"')
+    fid = svc.feed(url)
+    mini = json.loads((HOOKS / "miniflux-new-entries.json").read_text())
+    mini["feed"]["feed_url"] = url
+    r = svc.post(mini, {"X-Miniflux-Event-Type": "new_entries"})
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert (d["sender"], d["feed_id"], d["items_new"]) == ("miniflux", fid, PYTORCH_ITEMS)
+    cd = json.loads((HOOKS / "changedetection-apprise.json").read_text())
+    cd["title"] = cd["title"].replace("https://pytorch.org/blog/feed/", url)
+    cd["message"] = cd["message"].replace("https://pytorch.org/blog/feed/", url)
+    r2 = svc.post(cd)
+    assert r2.status_code == 202, r2.text
+    d2 = svc.outcome(r2.json()["delivery_id"])
+    assert (d2["sender"], d2["feed_id"], d2["items_new"]) == ("changedetection", fid, 0)
+    assert "not modified" in d2["problems"]
+
+
+def test_excerpt_only_items_are_read_from_their_pages(svc: Service, origin: Origin) -> None:
+    doc = excerpt_feed(origin, 2)
+    d = svc.outcome(svc.post(doc, RSS).json()["delivery_id"])
+    assert d["items_new"] == 2, d
+    items = svc.http.get("/items").json()["items"]
+    assert {i["content_source"] for i in items} == {"page"}
+    full = svc.http.get(f"/items/{items[0]['id']}").json()
+    assert "| Llama3-8B (dense) | Rowwise FP8 vs BF16 | +13.4% throughput | #2736 |" in full["text"]
+    assert (
+        full["title"] == items[0]["title"] != "FP8 Training on AMD GPUs with TorchTitan and TorchAO"
+    )
+    pages = [s for s in origin.seen if s.path.startswith("/blog/")]
+    assert len(pages) == 2
+    # The same feed again (a new delivery id): the pages are not fetched again and the
+    # excerpts do not count as changes of the page text.
+    d2 = svc.outcome(svc.post(doc, {**RSS, "webhook-id": "again"}).json()["delivery_id"])
+    assert (d2["items_new"], d2["items_changed"]) == (0, 0)
+    assert len([s for s in origin.seen if s.path.startswith("/blog/")]) == 2
+
+
+def test_a_page_that_cannot_be_read_keeps_the_excerpt(svc: Service, origin: Origin) -> None:
+    doc = excerpt_feed(origin, 1)
+    origin.routes.clear()  # the page is gone: 404
+    d = svc.outcome(svc.post(doc, RSS).json()["delivery_id"])
+    assert d["state"] == "processed" and d["items_new"] == 1
+    assert "HTTP 404" in d["problems"] and "kept the feed's excerpt" in d["problems"]
+    item = svc.http.get("/items").json()["items"][0]
+    assert item["content_source"] == "feed"
+
+
+# --- failed fetches: the sender did its part (202), the delivery records why -----------
+
+
+@pytest.mark.parametrize(
+    ("route", "reason"),
+    [
+        ({"status": 404, "body": b"no"}, "HTTP 404"),
+        (
+            {"body": b"<html><body>a page</body></html>", "headers": {"Content-Type": "text/html"}},
+            "not an RSS",
+        ),
+        ({"body": b"<rss>" + b" " * 300_000}, "cap"),
+        ({"body": FEED_BYTES, "delay": 2.0}, "timed out"),
+    ],
+)
+def test_failed_fetch_is_a_failed_delivery(
+    tmp_path: Any, origin: Origin, route: dict[str, Any], reason: str
+) -> None:
+    settings = make_settings(
+        f"sqlite:///{tmp_path / 'f.db'}", fetch_max_bytes=200_000, fetch_timeout=0.5
+    )
+    with running(settings) as svc:
+        fid = svc.feed(origin.route("/feed", **route))
+        r = svc.post({"feed_id": fid})
+        assert r.status_code == 202
+        d = svc.outcome(r.json()["delivery_id"])
+        assert d["state"] == "failed" and reason in d["error"], d
+        assert svc.count(t.Item) == 0
+        failed = svc.http.get("/deliveries", params={"state": "failed"}).json()
+        assert failed["total"] == 1
+
+
+def test_refused_fetch_is_a_failed_delivery(tmp_path: Any, origin: Origin) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 'r.db'}", allow_private_urls=False)
+    with running(settings) as svc:
+        fid = svc.feed(origin.route("/feed", body=FEED_BYTES))
+        d = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
+        assert d["state"] == "failed" and "refused" in d["error"]
+        assert origin.seen == []
+
+
+# --- bad input -----------
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype", "status"),
+    [
+        (b'{"feed_id": ', "application/json", 400),
+        (b"", "application/rss+xml", 400),
+        (b'{"hello": 1}', "application/json", 422),
+        (b'{"feed_id": 999}', "application/json", 404),
+        (b'{"feed_url": "https://nowhere.example/feed"}', "application/json", 404),
+        (b'{"feed_id": 1, "content": "<html>not a feed</html>"}', "application/json", 422),
+        (b"<html><body>hello</body></html>", "text/html", 422),
+        (b"GIF89a", "image/gif", 415),
+    ],
+)
+def test_bad_input(svc: Service, body: bytes, ctype: str, status: int) -> None:
+    svc.feed("https://pytorch.org/blog/feed/")
+    r = svc.post(body, {"Content-Type": ctype})
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert svc.count(t.Delivery) == 0
+
+
+def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
+    with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
+        assert svc.post(FEED_BYTES, RSS).status_code == 413
+
+
+# --- signatures -----------
+
+
+def test_feed_with_secret_rejects_unsigned_and_wrongly_signed(svc: Service) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+    for headers in (
+        {},
+        {"X-Hub-Signature-256": signatures.sign_hub("not-the-secret", FEED_BYTES)},
+        {"X-Hub-Signature-256": signatures.sign_hub(SECRET, FEED_BYTES + b"\n")},
+        signatures.standard_headers(SECRET, "m1", FEED_BYTES, timestamp=1_000_000_000),
+    ):
+        r = svc.post(FEED_BYTES, {**RSS, **headers}, params={"feed_id": fid})
+        assert r.status_code == 401, (headers, r.text)
+        assert r.json()["type"].endswith("/bad-signature")
+    assert svc.count(t.Delivery) == 0  # nothing stored
+
+
+def test_each_signature_scheme_is_accepted(svc: Service) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+    sig = signatures.sign_hub(SECRET, FEED_BYTES)
+    hub = svc.post(FEED_BYTES, {**RSS, "X-Hub-Signature-256": sig}, params={"feed_id": fid})
+    assert hub.status_code == 202
+    std = signatures.standard_headers(SECRET, "msg_2mN", FEED_BYTES)
+    r = svc.post(FEED_BYTES, {**RSS, **std}, params={"feed_id": fid})
+    assert r.status_code == 202
+    assert svc.row(t.Delivery, r.json()["delivery_id"]).external_id == "webhook-id:msg_2mN"
+    again = svc.post(FEED_BYTES, {**RSS, **std}, params={"feed_id": fid})
+    assert again.status_code == 200 and again.json()["duplicate"] is True
+    body = json.dumps({"feed_id": fid, "content": FEED_BYTES.decode()}).encode()
+    sig512 = signatures.sign_hub(SECRET, body, "sha512")
+    ws = svc.post(body, {"Content-Type": "application/json", "X-Hub-Signature": sig512})
+    assert ws.status_code == 202
+    stored = svc.row(t.Delivery, ws.json()["delivery_id"]).headers
+    assert stored["signature"] == "x-hub-signature"
+
+
+def test_signed_document_without_feed_id_finds_its_feed(svc: Service) -> None:
+    svc.feed("https://example.org/other.xml", secret="another-secret-entirely")
+    fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+    r = svc.post(
+        FEED_BYTES, {**RSS, "X-Hub-Signature-256": signatures.sign_hub(SECRET, FEED_BYTES)}
+    )
+    assert r.status_code == 202
+    assert svc.outcome(r.json()["delivery_id"])["feed_id"] == fid
+    bad = svc.post(
+        b"<rss version='2.0'><channel/></rss>",
+        {**RSS, "X-Hub-Signature-256": signatures.sign_hub("guess", b"x")},
+    )
+    assert bad.status_code == 401
+
+
+def test_unsigned_document_of_a_feed_with_a_secret_creates_nothing(svc: Service) -> None:
+    # The document names no feed, so it is stored; the worker finds it belongs to a
+    # feed with a secret (its self link) and takes nothing from it.
+    svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+    d = svc.outcome(svc.post(FEED_BYTES, RSS).json()["delivery_id"])
+    assert d["state"] == "failed" and "has a secret" in d["error"]
+    assert svc.count(t.Item) == 0
+
+
+def test_signature_stands_in_for_the_api_token(tmp_path: Any, origin: Origin) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 't.db'}", api_token="tok-123")
+    with running(settings) as svc:
+        fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+        open_fid = svc.feed(origin.route("/f", body=FEED_BYTES, headers=RSS))
+        assert svc.post(FEED_BYTES, RSS, params={"feed_id": fid}).status_code == 401
+        assert svc.post({"feed_id": open_fid}).status_code == 401
+        signed = {**RSS, "X-Hub-Signature-256": signatures.sign_hub(SECRET, FEED_BYTES)}
+        assert svc.post(FEED_BYTES, signed, params={"feed_id": fid}).status_code == 202
+        bearer = {"Authorization": "Bearer tok-123"}
+        assert svc.post({"feed_id": open_fid}, bearer).status_code == 202
+        # The token does not replace the signature of a feed that has a secret.
+        body = FEED_BYTES.replace(b"<channel>", b"<channel> ", 1)
+        assert svc.post(body, {**RSS, **bearer}, params={"feed_id": fid}).status_code == 401
+
+
+# --- concurrency and replay storms -----------
+
+
+def _burst(url: str, n: int, body: bytes, headers: list[dict[str, str]]) -> list[httpx.Response]:
+    """``n`` requests released at the same instant from ``n`` threads."""
+    start = threading.Barrier(n)
+    out: list[httpx.Response | None] = [None] * n
+
+    def one(i: int) -> None:
+        with httpx.Client(timeout=60) as c:
+            start.wait()
+            out[i] = c.post(url + "/webhooks/feed", content=body, headers=headers[i])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert all(r is not None for r in out)
+    return [r for r in out if r is not None]
+
+
+@pytest.mark.postgres
+def test_ten_identical_deliveries_at_once_create_each_item_once(pg_url: str) -> None:
+    with running(make_settings(pg_url), workers=4) as svc:
+        rs = _burst(svc.url, 10, FEED_BYTES, [RSS] * 10)
+        assert sorted(r.status_code for r in rs) == [200] * 9 + [202]
+        assert len({r.json()["delivery_id"] for r in rs}) == 1
+        svc.outcome(rs[0].json()["delivery_id"])
+        assert svc.count(t.Delivery) == 1 and svc.count(t.Item) == PYTORCH_ITEMS
+        # Ten deliveries of the same document under distinct ids, processed by four
+        # workers at once: still each item exactly once.
+        ids = [{**RSS, "webhook-id": f"burst-{i}"} for i in range(10)]
+        rs2 = _burst(svc.url, 10, FEED_BYTES, ids)
+        assert [r.status_code for r in rs2] == [202] * 10
+        outcomes = [svc.outcome(r.json()["delivery_id"]) for r in rs2]
+        assert all(o["state"] == "processed" and o["items_new"] == 0 for o in outcomes)
+        with svc.sessions() as s:
+            keys = list(s.scalars(select(t.Item.key)))
+        assert len(keys) == len(set(keys)) == PYTORCH_ITEMS
+
+
+@pytest.mark.postgres
+def test_documents_of_a_new_feed_processed_by_four_workers(pg_url: str) -> None:
+    # Distinct documents of the same (unregistered) feed racing to create the feed row.
+    with running(make_settings(pg_url), workers=4) as svc:
+        bodies = [FEED_BYTES + f"<!-- {i} -->".encode() for i in range(10)]
+        rs: list[httpx.Response] = []
+        for chunk in (bodies[:5], bodies[5:]):
+            for b in chunk:
+                rs.append(svc.post(b, RSS))
+        outcomes = [svc.outcome(r.json()["delivery_id"]) for r in rs]
+        assert {o["state"] for o in outcomes} == {"processed"}
+        assert sum(o["items_new"] for o in outcomes) == PYTORCH_ITEMS
+        assert svc.count(t.Feed) == 1 and svc.count(t.Item) == PYTORCH_ITEMS
+
+
+def test_replay_storm_changes_nothing(db_url: str) -> None:
+    # The LLM engine against the stub server: its call log counts every real call.
+    with StubLLM() as stub:
+        settings = make_settings(
+            db_url,
+            engine="llm",
+            openai_base_url=stub.url,
+            openai_api_key="test-key",
+            model="stub-model",
+            llm_backoff_initial=0.01,
+            llm_backoff_max=0.05,
+        )
+        with running(settings) as svc:
+            first = svc.post(FEED_BYTES, RSS).json()
+            assert svc.outcome(first["delivery_id"])["items_new"] == PYTORCH_ITEMS
+            wait_for(lambda: svc.count(t.Explainer) == PYTORCH_ITEMS, timeout=120)
+            before = (svc.count(t.Item), svc.count(t.LLMCall), len(stub.calls))
+            assert before[1] == PYTORCH_ITEMS and before[2] >= PYTORCH_ITEMS
+            statuses: list[int] = []
+            lock = threading.Lock()
+
+            def storm(n: int) -> None:
+                with httpx.Client(base_url=svc.url, timeout=30) as c:
+                    for _ in range(n):
+                        r = c.post("/webhooks/feed", content=FEED_BYTES, headers=RSS)
+                        with lock:
+                            statuses.append(r.status_code)
+
+            threads = [threading.Thread(target=storm, args=(100,)) for _ in range(5)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            assert statuses == [200] * 500
+            assert svc.count(t.Delivery) == 1
+            # The same document re-sent as new deliveries is parsed, and still nothing
+            # is new: no item, no LLM call.
+            for i in range(5):
+                r = svc.post(FEED_BYTES, {**RSS, "webhook-id": f"resend-{i}"})
+                assert svc.outcome(r.json()["delivery_id"])["items_new"] == 0
+            wait_for(lambda: svc.count(t.Delivery) == 6)
+            assert (svc.count(t.Item), svc.count(t.LLMCall), len(stub.calls)) == before
+            assert svc.count(t.Explainer) == PYTORCH_ITEMS
+
+
+def test_bodiless_pings_coalesce_while_one_waits(tmp_path: Any, origin: Origin) -> None:
+    # No workers: the first ping's fetch is still waiting when the others arrive.
+    with running(make_settings(f"sqlite:///{tmp_path / 'p.db'}"), workers=0) as svc:
+        fid = svc.feed(origin.route("/f", body=FEED_BYTES, headers=RSS))
+        rs = [svc.post({"feed_id": fid}) for _ in range(5)]
+        assert [r.status_code for r in rs] == [202, 200, 200, 200, 200]
+        assert len({r.json()["delivery_id"] for r in rs}) == 1
+        assert svc.count(t.Delivery) == 1
+
+
+def test_unique_ids_are_kept_per_delivery(svc: Service) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/")
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    for i in ids:
+        r = svc.post(FEED_BYTES, {**RSS, "X-GitHub-Delivery": i}, params={"feed_id": fid})
+        assert r.status_code == 202
+    listed = svc.http.get("/deliveries").json()["items"]
+    assert {d["external_id"] for d in listed} == {f"x-github-delivery:{i}" for i in ids}

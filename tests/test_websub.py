@@ -1,0 +1,350 @@
+"""WebSub: hub discovery, intent verification, signed content distribution, and
+`plainfeed feeds subscribe` against a real hub on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+
+from service import signatures, websub
+from service.errors import NotFound
+from service.store import tables as t
+from tests.conftest import CORPUS, DATA, PYTORCH_FEED, make_settings, wait_for
+from tests.origin import Origin, Seen
+from tests.test_webhooks_api import Service, running
+
+ROOT = Path(__file__).resolve().parent.parent
+ATOM = (CORPUS / "feeds" / "claude-status-history-atom-2026-10-08-012672d.xml").read_bytes()
+ATOM_ENTRIES = 25
+DISTRIBUTION = json.loads((DATA / "webhooks" / "websub-distribution.json").read_text())
+NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
+
+# --- discovery (pure) -----------
+
+
+def test_discover_from_link_headers() -> None:
+    found = websub.discover([DISTRIBUTION["headers"]["Link"]], b"")
+    assert found.hubs == ("https://pubsubhubbub.appspot.com/",)
+    assert found.self_url == "https://status.claude.com/history.atom"
+
+
+def test_discover_from_several_link_headers_and_rel_lists() -> None:
+    found = websub.discover(
+        ['<https://a.example/hub>; rel="hub"', '<https://b.example/hub>; rel="hub self"'], b""
+    )
+    assert found.hubs == ("https://a.example/hub", "https://b.example/hub")
+    assert found.self_url == "https://b.example/hub"
+
+
+def test_discover_from_an_rss_atom_link() -> None:
+    body = PYTORCH_FEED.read_bytes().replace(
+        b'<atom:link href="https://pytorch.org/blog/feed/" rel="self"',
+        b'<atom:link rel="hub" href="https://pubsubhubbub.appspot.com/" />'
+        b'<atom:link href="https://pytorch.org/blog/feed/" rel="self"',
+        1,
+    )
+    found = websub.discover([], body)
+    assert found.hubs == ("https://pubsubhubbub.appspot.com/",)
+    assert found.self_url == "https://pytorch.org/blog/feed/"
+
+
+def test_discover_from_an_atom_feed_and_a_json_feed() -> None:
+    atom = ATOM.replace(b"<title>", b'<link rel="hub" href="https://hub.example/"/><title>', 1)
+    assert websub.discover([], atom).hubs == ("https://hub.example/",)
+    jf = json.dumps(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "feed_url": "https://x.example/feed.json",
+            "hubs": [{"type": "WebSub", "url": "https://hub.example/j"}],
+            "items": [],
+        }
+    ).encode()
+    found = websub.discover([], jf)
+    assert found.hubs == ("https://hub.example/j",)
+    assert found.self_url == "https://x.example/feed.json"
+
+
+def test_no_hub() -> None:
+    assert websub.discover([], PYTORCH_FEED.read_bytes()).hubs == ()
+    assert websub.discover([], b"not xml at all").hubs == ()
+
+
+# --- intent verification (pure) -----------
+
+TOPIC = "https://pytorch.org/blog/feed/"
+
+
+def params(mode: str, topic: str = TOPIC, **kw: str) -> dict[str, str]:
+    return {"hub.mode": mode, "hub.topic": topic, "hub.challenge": "c-123", **kw}
+
+
+def test_pending_subscribe_is_confirmed_with_its_lease() -> None:
+    answer = websub.answer_intent(
+        websub.PENDING_SUBSCRIBE, TOPIC, params("subscribe", **{"hub.lease_seconds": "3600"}), NOW
+    )
+    assert answer.body == "c-123"
+    assert answer.state == websub.ACTIVE
+    assert answer.lease_until == NOW + timedelta(seconds=3600)
+
+
+def test_pending_unsubscribe_is_confirmed() -> None:
+    answer = websub.answer_intent(websub.PENDING_UNSUBSCRIBE, TOPIC, params("unsubscribe"), NOW)
+    assert (answer.body, answer.state) == ("c-123", websub.UNSUBSCRIBED)
+
+
+@pytest.mark.parametrize(
+    ("state", "query"),
+    [
+        (websub.PENDING_SUBSCRIBE, params("subscribe", topic="https://evil.example/feed")),
+        (websub.PENDING_SUBSCRIBE, params("unsubscribe")),
+        (websub.ACTIVE, params("subscribe")),  # nothing pending: someone else is asking
+        (websub.ACTIVE, params("unsubscribe")),
+        (None, params("subscribe")),
+        (websub.PENDING_SUBSCRIBE, {"hub.mode": "subscribe", "hub.topic": TOPIC}),
+        (websub.PENDING_SUBSCRIBE, params("")),
+    ],
+)
+def test_anything_not_asked_for_is_not_found(state: str | None, query: dict[str, str]) -> None:
+    with pytest.raises(NotFound):
+        websub.answer_intent(state, TOPIC, query, NOW)
+
+
+def test_denial_is_recorded() -> None:
+    answer = websub.answer_intent(
+        websub.ACTIVE, TOPIC, {"hub.mode": "denied", "hub.topic": TOPIC}, NOW
+    )
+    assert (answer.body, answer.state) == ("", websub.DENIED)
+
+
+def test_subscription_form() -> None:
+    form = websub.subscription_form(
+        callback="https://me/websub/1", topic=TOPIC, mode="subscribe", secret="s", lease_seconds=60
+    )
+    assert form == {
+        "hub.callback": "https://me/websub/1",
+        "hub.mode": "subscribe",
+        "hub.topic": TOPIC,
+        "hub.secret": "s",
+        "hub.lease_seconds": "60",
+    }
+    off = websub.subscription_form(callback="c", topic=TOPIC, mode="unsubscribe", secret="s")
+    assert "hub.secret" not in off
+
+
+# --- a real hub, the real callback, the real CLI -----------
+
+
+class Hub:
+    """A WebSub hub on loopback: takes (un)subscription requests with 202, then verifies
+    the intent at the callback from another thread, as hubs do."""
+
+    def __init__(self, origin: Origin) -> None:
+        self.requests: list[dict[str, str]] = []
+        self.verified: list[tuple[str, int, bool]] = []  # (mode, status, challenge echoed)
+        self.status = 202
+        self.url = origin.route("/hub", handler=self._take)
+
+    def _take(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        form = {k: v[0] for k, v in parse_qs(seen.body.decode()).items()}
+        self.requests.append(form)
+        if self.status == 202:
+            threading.Thread(target=self._verify, args=(form,), daemon=True).start()
+        return self.status, {"Content-Type": "text/plain"}, b"" if self.status == 202 else b"no"
+
+    def _verify(self, form: dict[str, str]) -> None:
+        challenge = secrets.token_urlsafe(16)
+        query = {
+            "hub.mode": form["hub.mode"],
+            "hub.topic": form["hub.topic"],
+            "hub.challenge": challenge,
+            "hub.lease_seconds": "864000",
+        }
+        r = httpx.get(form["hub.callback"], params=query, timeout=10)
+        self.verified.append((form["hub.mode"], r.status_code, r.text == challenge))
+
+    def distribute(
+        self, callback: str, body: bytes, secret: str | None, algo: str = "sha1"
+    ) -> httpx.Response:
+        headers = {
+            "Content-Type": DISTRIBUTION["headers"]["Content-Type"],
+            "Link": DISTRIBUTION["headers"]["Link"],
+        }
+        if secret:
+            headers["X-Hub-Signature"] = signatures.sign_hub(secret, body, algo)
+        return httpx.post(callback, content=body, headers=headers, timeout=30)
+
+
+def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PLAINFEED_DATABASE_URL": svc.settings.database_url,
+        "PLAINFEED_PUBLIC_URL": svc.url,
+        "PLAINFEED_ALLOW_PRIVATE_URLS": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    with Origin() as o:
+        yield o
+
+
+@pytest.fixture
+def svc(db_url: str) -> Iterator[Service]:
+    with running(make_settings(db_url)) as s:
+        yield s
+
+
+def test_subscribe_receive_and_unsubscribe(svc: Service, origin: Origin) -> None:
+    hub = Hub(origin)
+    topic = origin.route(
+        "/history.atom",
+        body=ATOM,
+        headers={
+            "Content-Type": "application/atom+xml",
+            "Link": f'<{hub.url}>; rel="hub", <https://status.claude.com/history.atom>; rel="self"',
+        },
+    )
+    fid = svc.feed(topic, name="claude-status")
+    callback = f"{svc.url}/websub/{fid}"
+
+    done = cli(svc, "feeds", "subscribe", str(fid))
+    assert done.returncode == 0, done.stderr
+    assert hub.url in done.stdout
+    form = hub.requests[0]
+    assert form["hub.mode"] == "subscribe" and form["hub.topic"] == topic
+    assert form["hub.callback"] == callback and len(form["hub.secret"]) == 64
+    wait_for(lambda: hub.verified)
+    assert hub.verified[0] == ("subscribe", 200, True)
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == "active" and feed.hub_url == hub.url
+    assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
+
+    # Content distribution, signed with the secret sent to the hub.
+    r = hub.distribute(callback, ATOM, form["hub.secret"])
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert (d["sender"], d["feed_id"], d["items_new"]) == ("websub", fid, ATOM_ENTRIES)
+    assert hub.distribute(callback, ATOM, form["hub.secret"]).json()["duplicate"] is True
+    for secret in (None, "wrong-secret"):
+        bad = hub.distribute(callback, ATOM + b"\n", secret)
+        assert bad.status_code == 401
+    assert hub.distribute(callback, ATOM + b" ", form["hub.secret"], "sha256").status_code == 202
+
+    # Someone else replaying a verification cannot re-activate or confirm anything.
+    spoof = {"hub.mode": "unsubscribe", "hub.topic": topic, "hub.challenge": "x"}
+    assert svc.http.get(f"/websub/{fid}", params=spoof).status_code == 404
+
+    done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
+    assert done.returncode == 0, done.stderr
+    assert hub.requests[-1]["hub.mode"] == "unsubscribe"
+    wait_for(lambda: len(hub.verified) == 2)
+    assert hub.verified[1] == ("unsubscribe", 200, True)
+    assert svc.row(t.Feed, fid).websub_state == "unsubscribed"
+    gone = hub.distribute(callback, ATOM + b"  ", form["hub.secret"])
+    assert gone.status_code == 410
+    again = {"hub.mode": "subscribe", "hub.topic": topic, "hub.challenge": "x"}
+    assert svc.http.get(f"/websub/{fid}", params=again).status_code == 404
+
+
+def test_hub_discovered_in_the_feed_body(svc: Service, origin: Origin) -> None:
+    hub = Hub(origin)
+    body = PYTORCH_FEED.read_bytes().replace(
+        b"<channel>", f'<channel><atom:link rel="hub" href="{hub.url}"/>'.encode(), 1
+    )
+    fid = svc.feed(
+        origin.route("/feed", body=body, headers={"Content-Type": "application/rss+xml"})
+    )
+    done = cli(svc, "feeds", "subscribe", str(fid))
+    assert done.returncode == 0, done.stderr
+    wait_for(lambda: hub.verified)
+    assert svc.row(t.Feed, fid).websub_state == "active"
+
+
+def test_subscribe_without_a_hub_or_to_a_refusing_hub(svc: Service, origin: Origin) -> None:
+    fid = svc.feed(origin.route("/feed", body=PYTORCH_FEED.read_bytes()))
+    done = cli(svc, "feeds", "subscribe", str(fid))
+    assert done.returncode == 2
+    assert "advertises no WebSub hub" in done.stderr
+    assert svc.row(t.Feed, fid).websub_state is None
+    hub = Hub(origin)
+    hub.status = 400
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+    assert done.returncode == 2 and "HTTP 400" in done.stderr
+    assert svc.row(t.Feed, fid).websub_state == "failed"
+    assert cli(svc, "feeds", "subscribe", "999").returncode == 2
+
+
+def test_callback_for_unknown_or_unsubscribed_feeds(svc: Service) -> None:
+    assert (
+        svc.http.post(
+            "/websub/999", content=ATOM, headers={"Content-Type": "application/atom+xml"}
+        ).status_code
+        == 410
+    )
+    fid = svc.feed("https://status.claude.com/history.atom")
+    r = svc.http.post(
+        f"/websub/{fid}", content=ATOM, headers={"Content-Type": "application/atom+xml"}
+    )
+    assert r.status_code == 410 and r.headers["content-type"] == "application/problem+json"
+    q = {
+        "hub.mode": "subscribe",
+        "hub.topic": "https://status.claude.com/history.atom",
+        "hub.challenge": "x",
+    }
+    assert svc.http.get("/websub/999", params=q).status_code == 404
+    assert svc.http.get(f"/websub/{fid}", params=q).status_code == 404
+    assert svc.count(t.Delivery) == 0
+
+
+def test_denied_subscription_stops_content(svc: Service) -> None:
+    topic = "https://status.claude.com/history.atom"
+    fid = svc.feed(topic)
+    with svc.sessions() as s:
+        feed = s.get(t.Feed, fid)
+        feed.websub_state, feed.websub_secret = "active", "hub-secret-1"
+        s.commit()
+    r = svc.http.post(
+        f"/websub/{fid}",
+        content=ATOM,
+        headers={
+            "Content-Type": "application/atom+xml",
+            "X-Hub-Signature": signatures.sign_hub("hub-secret-1", ATOM, "sha1"),
+        },
+    )
+    assert r.status_code == 202
+    denied = svc.http.get(
+        f"/websub/{fid}", params={"hub.mode": "denied", "hub.topic": topic, "hub.reason": "no"}
+    )
+    assert denied.status_code == 200
+    assert svc.row(t.Feed, fid).websub_state == "denied"
+    body = ATOM + b"\n"
+    r2 = svc.http.post(
+        f"/websub/{fid}",
+        content=body,
+        headers={
+            "Content-Type": "application/atom+xml",
+            "X-Hub-Signature": signatures.sign_hub("hub-secret-1", body, "sha1"),
+        },
+    )
+    assert r2.status_code == 410
