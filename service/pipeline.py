@@ -80,18 +80,24 @@ def _insert_ignore(session: Session, table: Any, rows: list[dict[str, Any]]) -> 
     session.execute(ins(table).on_conflict_do_nothing(), rows)
 
 
-# The item path's reads, built once: they run for every item, and building a statement
-# costs more CPU than running it.
-_ITEM_AND_FEED = (
-    select(t.Item, t.Feed)
+# The item path's read, built once: it runs for every item, and building a statement
+# costs more CPU than running it. One round trip brings the item, its feed and the
+# explainers of its current content (usually none; one row per explainer).
+_ITEM_FEED_EXPLAINERS = (
+    select(
+        t.Item,
+        t.Feed,
+        t.Explainer.prompt_version,
+        t.Explainer.model,
+        t.Explainer.check_ok,
+        t.Explainer.approved_at,
+    )
     .outerjoin(t.Feed, t.Feed.id == t.Item.feed_id)
+    .outerjoin(
+        t.Explainer,
+        (t.Explainer.item_id == t.Item.id) & (t.Explainer.content_hash == t.Item.content_hash),
+    )
     .where(t.Item.id == bindparam("item_id"))
-)
-_STORED_EFFECT = select(t.Explainer.check_ok, t.Explainer.approved_at).where(
-    t.Explainer.item_id == bindparam("item_id"),
-    t.Explainer.content_hash == bindparam("content_hash"),
-    t.Explainer.prompt_version == bindparam("prompt_version"),
-    t.Explainer.model == bindparam("model"),
 )
 
 
@@ -537,10 +543,10 @@ class Pipeline:
     def process_item(self, claim: queue.Claim, owner: str) -> str:
         """Explain one claimed item; returns the state it ended in."""
         with self.sessions() as s:
-            row = s.execute(_ITEM_AND_FEED, {"item_id": claim.id}).first()
-            if row is None:
+            rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
+            if not rows:
                 return "missing"
-            item, feed = row
+            item, feed = rows[0][0], rows[0][1]
             options = feed_options(feed)
             article = Article(
                 title=item.title,
@@ -553,15 +559,10 @@ class Pipeline:
             )
             model, prompt_version = self.engine.identity(options)
             feed_id = item.feed_id
-            done = s.execute(
-                _STORED_EFFECT,
-                {
-                    "item_id": item.id,
-                    "content_hash": item.content_hash,
-                    "prompt_version": prompt_version,
-                    "model": model,
-                },
-            ).first()
+            done = next(
+                (r for r in rows if (r.prompt_version, r.model) == (prompt_version, model)),
+                None,
+            )
         if done is not None:
             # The effect happened already (a redelivery, or a worker died after storing):
             # never explain the same (content, prompt, model) twice.

@@ -16,8 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
+from service.engines import get_engine
+from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
+from service.worker import Worker
 from tests.conftest import free_port
 from tests.procs import (
     StubProcess,
@@ -30,6 +33,7 @@ from tests.procs import (
     wait_ready,
     wait_until,
 )
+from tests.stub_llm import StubLLM, settings_for
 
 pytestmark = pytest.mark.slow
 
@@ -311,3 +315,25 @@ def test_sigterm_stops_a_worker_within_the_grace_period_leaving_no_lease(
         # Released, and the interrupted attempt is not counted against the item.
         assert states(engine) == {"pending": 4}
         assert touched == []
+
+
+def test_a_requeued_item_reuses_its_stored_explainer_instead_of_calling_the_model(
+    db: Engine,
+) -> None:
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05)
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        worker = Worker(pipeline, stop=threading.Event())
+        store_delivery(db, rss_document(0, 1))
+        while worker.run_once():
+            pass
+        (item,) = items(db)
+        assert item.state == "published" and len(stub.calls) == 1
+
+        pipeline.retry(item.id)  # a person (or a replayed job) asks for it again
+        assert items(db)[0].state == "pending"
+        while worker.run_once():
+            pass
+        assert items(db)[0].state == "published"
+        assert len(stub.calls) == 1  # the (content, prompt, model) effect happened once
+        assert explainers_per_item(db) == {item.id: 1}
