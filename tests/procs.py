@@ -86,10 +86,12 @@ class StubProcess(Child):
         delay: float = 0.0,
         script: Sequence[Mapping[str, Any]] = (),
         name: str = "stub",
+        log_calls: bool = True,
     ) -> None:
         self.calls_log = workdir / f"{name}-calls.jsonl"
         args = [sys.executable, "-m", "tests.stub_llm", "--port", "0", "--delay", str(delay)]
-        args += ["--log", str(self.calls_log)]
+        if log_calls:
+            args += ["--log", str(self.calls_log)]
         if script:
             script_file = workdir / f"{name}-script.json"
             script_file.write_text(json.dumps(list(script)), encoding="utf-8")

@@ -165,10 +165,12 @@ def test_one_api_and_three_workers_explain_two_hundred_posts_once(
         api = stack.enter_context(
             plainfeed("serve", tmp_path, env, "--port", str(port), "--workers", "0", name="api")
         )
-        for k in range(3):
+        workers = [
             stack.enter_context(
                 plainfeed("worker", tmp_path, env, "--concurrency", "3", name=f"worker{k}")
             )
+            for k in range(3)
+        ]
         wait_ready(api, base)
         # The webhooks arrive while the workers already run.
         delivery_ids = [post_feed(base, rss_document(b, per_batch)) for b in range(batches)]
@@ -185,9 +187,11 @@ def test_one_api_and_three_workers_explain_two_hundred_posts_once(
     assert {link: len(c) for link, c in calls_by_link(calls, links).items()} == dict.fromkeys(
         links, 1
     )
-    # The work was shared: every worker process explained something.
     with make_sessionmaker(engine)() as s:
-        assert s.scalar(select(func.count()).select_from(t.Explainer)) == total
+        assert s.scalar(select(func.count()).select_from(t.LLMCall)) == total  # cost rows
+    # The work was shared: every worker process made calls (each logs its requests).
+    made = [w.output().count("POST " + stub.url + "/chat/completions") for w in workers]
+    assert sum(made) == total and all(made), made
 
 
 @pytest.mark.postgres
