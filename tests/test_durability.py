@@ -341,3 +341,26 @@ def test_a_requeued_item_reuses_its_stored_explainer_instead_of_calling_the_mode
         assert items(db)[0].state == "published"
         assert len(stub.calls) == 1  # the (content, prompt, model) effect happened once
         assert explainers_per_item(db) == {item.id: 1}
+
+
+def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
+    tmp_path: Path, engine_for: Any
+) -> None:
+    url = f"sqlite:///{tmp_path / 'plainfeed.db'}"
+    engine = engine_for(url)
+    store_delivery(engine, rss_document(0, 4))
+    port = free_port()
+    with ExitStack() as stack:
+        stub = stack.enter_context(StubProcess(tmp_path, delay=30.0))
+        env = plainfeed_env(url, stub.url, **{**FAST, "lease_seconds": 60, "shutdown_grace": 1})
+        serve = stack.enter_context(
+            plainfeed("serve", tmp_path, env, "--port", str(port), "--workers", "2")
+        )
+        wait_until(lambda: len(stub.calls()) >= 2, 60, "two calls in flight")
+        serve.signal(signal.SIGTERM)
+        serve.wait(timeout=20)
+        assert "released at shutdown" in serve.output()
+
+    rows = items(engine)
+    assert states(engine) == {"pending": 4}
+    assert all(i.lease_owner is None and i.attempts == 0 for i in rows)
