@@ -48,7 +48,7 @@ from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 from service.worker import WorkerPool
-from tests.procs import plainfeed, plainfeed_env
+from tests.procs import plainfeed, plainfeed_env, wait_output
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "queue.json"
@@ -184,10 +184,7 @@ def run_processes(url: str, workers: int, items: int, stub_url: str | None) -> d
             for k in range(workers)
         ]
         for child in children:
-            while "plainfeed worker:" not in child.output():
-                if not child.alive():
-                    raise SystemExit(f"worker exited:\n{child.output()}")
-                time.sleep(0.05)
+            wait_output(child, "plainfeed worker:")
         cpu = sum(proc_cpu(c.pid) for c in children)
         started = time.perf_counter()
         seed(engine, items)

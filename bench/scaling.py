@@ -29,7 +29,7 @@ from typing import Any
 
 from bench.queue import database, outcome, proc_cpu, seed, wait_drained
 from service.store.db import make_engine, migrate
-from tests.procs import StubProcess, plainfeed, plainfeed_env
+from tests.procs import StubProcess, plainfeed, plainfeed_env, wait_output
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "scaling.json"
@@ -50,10 +50,7 @@ def run(workers: int, concurrency: int, items: int, stub_url: str) -> dict[str, 
                 for k in range(workers)
             ]
             for child in children:
-                while "plainfeed worker:" not in child.output():
-                    if not child.alive():
-                        raise SystemExit(f"worker exited:\n{child.output()}")
-                    time.sleep(0.05)
+                wait_output(child, "plainfeed worker:")
             cpu = sum(proc_cpu(c.pid) for c in children)
             started = time.perf_counter()
             seed(engine, items)

@@ -197,6 +197,18 @@ def wait_until(
         time.sleep(interval)
 
 
+def wait_output(child: Child, marker: str, timeout: float = 60.0) -> None:
+    """Wait until ``marker`` appears in the child's output (``plainfeed worker:`` once the
+    worker threads run)."""
+
+    def seen() -> bool:
+        if not child.alive():
+            raise AssertionError(f"{child.args} exited:\n{child.output()}")
+        return marker in child.output()
+
+    wait_until(seen, timeout, f"{marker!r} from {child.args}")
+
+
 def wait_ready(child: Child, base_url: str, timeout: float = 60.0) -> None:
     """Wait until ``GET /healthz`` answers (or fail with the child's output)."""
 

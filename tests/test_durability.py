@@ -30,6 +30,7 @@ from tests.procs import (
     plainfeed_env,
     post_link,
     rss_document,
+    wait_output,
     wait_ready,
     wait_until,
 )
@@ -172,6 +173,8 @@ def test_one_api_and_three_workers_explain_two_hundred_posts_once(
             for k in range(3)
         ]
         wait_ready(api, base)
+        for w in workers:
+            wait_output(w, "plainfeed worker:")
         # The webhooks arrive while the workers already run.
         delivery_ids = [post_feed(base, rss_document(b, per_batch)) for b in range(batches)]
         wait_until(lambda: all_done(engine, total), 240, f"{total} published items")
