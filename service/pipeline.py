@@ -542,6 +542,21 @@ class Pipeline:
 
     def process_item(self, claim: queue.Claim, owner: str) -> str:
         """Explain one claimed item; returns the state it ended in."""
+        if claim.expired and claim.attempts > self.settings.max_attempts:
+            # Every attempt ended with its worker (killed, out of memory): an item that
+            # takes workers down with it must not be retried for ever.
+            with transaction(self.sessions) as s:
+                queue.finish(
+                    s,
+                    queue.ITEMS,
+                    claim.id,
+                    owner,
+                    state=ItemState.FAILED.value,
+                    last_error=f"gave up after {claim.attempts - 1} attempts; the last "
+                    "one's worker died (its lease expired)",
+                )
+            metrics.ITEM_OUTCOMES.labels("failed").inc()
+            return ItemState.FAILED.value
         with self.sessions() as s:
             rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
             if not rows:

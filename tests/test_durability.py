@@ -10,6 +10,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -367,3 +368,30 @@ def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
     rows = items(engine)
     assert states(engine) == {"pending": 4}
     assert all(i.lease_owner is None and i.attempts == 0 for i in rows)
+
+
+def test_an_item_whose_workers_keep_dying_fails_after_the_configured_attempts(
+    db: Engine,
+) -> None:
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05, max_attempts=3)
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        worker = Worker(pipeline, stop=threading.Event())
+        store_delivery(db, rss_document(0, 2))
+        worker.run_once()  # the delivery: two pending items
+        first, second = items(db)
+        # Both were claimed by workers that died; the first one three times already.
+        past = datetime.now(UTC) - timedelta(seconds=1)
+        with transaction(make_sessionmaker(db)) as s:
+            for item_id, attempts in ((first.id, 3), (second.id, 1)):
+                row = s.get(t.Item, item_id)
+                assert row is not None
+                row.state, row.attempts = "processing", attempts
+                row.lease_owner, row.lease_until = "dead-worker", past
+        while worker.run_once():
+            pass
+        first, second = items(db)
+        assert (first.state, first.attempts) == ("failed", 4)
+        assert "worker died" in (first.last_error or "")
+        assert (second.state, second.attempts) == ("published", 2)
+        assert len(stub.calls) == 1  # only the second one was explained
