@@ -2,20 +2,27 @@
 whose explaining is instant, on PostgreSQL and SQLite.
 
     PYTHONPATH=. python -m bench.queue [--items 2000] [--workers 1 2 4]
-        [--backends postgres sqlite] [--engine extractive|stub]
+        [--backends postgres sqlite] [--mode threads|processes|both]
+        [--engine extractive|stub] [--repeat 3]
 
 Each run gets a fresh database (PostgreSQL: a new database on ``PLAINFEED_TEST_PG``, default
 ``postgresql://postgres@127.0.0.1:5432/test``; SQLite: a file in a temporary folder) with
-``--items`` pending items of two short digit-free sentences, then a
-:class:`~service.worker.WorkerPool` of N worker threads in this process drains it through
-the whole item path: claim (lease), read the item, look for a stored explainer, explain,
-check, store the explainer and finish (fenced by the lease). ``--engine extractive`` (the
-default) explains without a model, so the figure is the queue plus the pipeline's own
-work; ``--engine stub`` sends every item to the stub LLM (a process, delay 0) instead.
-The clock runs from the pool's start to the last item leaving ``pending``/``processing``.
+``--items`` pending items of two short digit-free sentences, drained through the whole
+item path: claim (lease), read the item, look for a stored explainer, explain, check,
+store the explainer and finish (fenced by the lease).
 
-A second figure, ``queue only``, is the bare queue: N threads that claim and finish items
-(``queue.claim`` + ``queue.finish``, one transaction each) with no pipeline at all.
+- ``threads``: a :class:`~service.worker.WorkerPool` of N worker threads in this process;
+  the clock runs from the pool's start to the last item leaving ``pending``/``processing``.
+- ``processes``: N ``plainfeed worker --concurrency 1`` processes; the clock starts when
+  the items are committed, after every worker is up.
+- ``queue only``: N threads that claim and finish items (``queue.claim`` +
+  ``queue.finish``, one transaction each) with no pipeline at all: the bare queue.
+
+``--engine extractive`` (the default) explains without a model, so the figure is the
+queue plus the pipeline's own work; ``--engine stub`` sends every item to the stub LLM (a
+process, delay 0) instead. ``cpu ms/item`` is the CPU of the worker process(es) per item
+(the database server's is not in it). Each row is the best of ``--repeat`` runs: on a
+shared machine other jobs only ever slow a run down.
 
 Bar: at least 200 items/s with 4 workers on PostgreSQL. Writes bench/results/queue.json.
 """
@@ -265,6 +272,7 @@ def main() -> int:
         help="N worker threads in this process, or N `plainfeed worker` processes",
     )
     ap.add_argument("--no-queue-only", action="store_true", help="skip the bare-queue rows")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per row; the best is shown")
     args = ap.parse_args()
 
     stub: subprocess.Popen[str] | None = None
@@ -283,18 +291,24 @@ def main() -> int:
             kinds += [] if args.no_queue_only else ["queue only"]
             for kind in kinds:
                 for n in args.workers:
-                    with database(backend) as url:
-                        if kind == "threads":
-                            r = run_pipeline(url, n, args.items, stub_url)
-                        elif kind == "processes":
-                            r = run_processes(url, n, args.items, stub_url)
-                        else:
-                            r = run_queue_only(url, n, args.items)
-                    row = {"backend": backend, "what": kind, "workers": n, **r}
+                    runs = []
+                    for _ in range(args.repeat):
+                        with database(backend) as url:
+                            if kind == "threads":
+                                runs.append(run_pipeline(url, n, args.items, stub_url))
+                            elif kind == "processes":
+                                runs.append(run_processes(url, n, args.items, stub_url))
+                            else:
+                                runs.append(run_queue_only(url, n, args.items))
+                    # The best run: other jobs on a shared machine only ever slow a run down.
+                    r = max(runs, key=lambda x: x["items_per_s"])
+                    rates = sorted(x["items_per_s"] for x in runs)
+                    row = {"backend": backend, "what": kind, "workers": n, **r, "runs": runs}
                     rows.append(row)
                     print(
                         f"{backend:<9} {kind:<11} {n:>7} {r['seconds']:>8.2f} "
-                        f"{r['items_per_s']:>8.1f} {r['cpu_ms_per_item']:>11.2f}  {r['states']}",
+                        f"{r['items_per_s']:>8.1f} {r['cpu_ms_per_item']:>11.2f}  "
+                        f"{r['states']}  (all runs: {', '.join(f'{x:.0f}' for x in rates)})",
                         flush=True,
                     )
     finally:
@@ -311,6 +325,7 @@ def main() -> int:
             {
                 "items": args.items,
                 "engine": args.engine,
+                "repeat": args.repeat,
                 "python": platform.python_version(),
                 "cpus": os.cpu_count(),
                 "load_avg": os.getloadavg(),
