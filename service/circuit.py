@@ -3,7 +3,10 @@
 After ``threshold`` consecutive upstream failures the circuit opens: workers stop
 claiming items for ``cooldown`` seconds instead of burning attempts against a dead
 endpoint. After the cool-down one trial is let through (half-open); its success closes
-the circuit, its failure opens it again.
+the circuit, its failure opens it again. A trial that made no call (no item was ready)
+is given back with :meth:`Circuit.abandon`; one that never reports (its job crashed or
+reused a stored result) expires after another cool-down, so the circuit cannot stay
+shut for good.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ class Circuit:
         self._lock = threading.Lock()
         self._failures = 0
         self._opened_at: float | None = None
-        self._trial = False
+        self._trial_at: float | None = None  # when the half-open trial was let through
+        self._trial_thread: int | None = None
 
     @property
     def state(self) -> str:
@@ -46,21 +50,34 @@ class Circuit:
             st = self._state()
             if st == "closed":
                 return True
-            if st == "half-open" and not self._trial:
-                self._trial = True
+            now = self._clock()
+            if st == "half-open" and (
+                self._trial_at is None or now - self._trial_at >= self.cooldown
+            ):
+                self._trial_at = now
+                self._trial_thread = threading.get_ident()
                 return True
             return False
+
+    def abandon(self) -> None:
+        """Give back the caller's half-open trial if it neither succeeded nor failed."""
+        with self._lock:
+            if self._trial_thread == threading.get_ident():
+                self._trial_at = None
+                self._trial_thread = None
 
     def success(self) -> None:
         with self._lock:
             self._failures = 0
             self._opened_at = None
-            self._trial = False
+            self._trial_at = None
+            self._trial_thread = None
 
     def failure(self) -> None:
         with self._lock:
             self._failures += 1
-            self._trial = False
+            self._trial_at = None
+            self._trial_thread = None
             if self._failures >= self.threshold or self._opened_at is not None:
                 self._opened_at = self._clock()
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -76,7 +76,29 @@ def _insert_ignore(session: Session, table: Any, rows: list[dict[str, Any]]) -> 
     if not rows:
         return
     ins = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    session.execute(ins(table).values(rows).on_conflict_do_nothing())
+    # Rows as parameters, not in the statement: its compiled form is cached and reused.
+    session.execute(ins(table).on_conflict_do_nothing(), rows)
+
+
+# The item path's read, built once: it runs for every item, and building a statement
+# costs more CPU than running it. One round trip brings the item, its feed and the
+# explainers of its current content (usually none; one row per explainer).
+_ITEM_FEED_EXPLAINERS = (
+    select(
+        t.Item,
+        t.Feed,
+        t.Explainer.prompt_version,
+        t.Explainer.model,
+        t.Explainer.check_ok,
+        t.Explainer.approved_at,
+    )
+    .outerjoin(t.Feed, t.Feed.id == t.Item.feed_id)
+    .outerjoin(
+        t.Explainer,
+        (t.Explainer.item_id == t.Item.id) & (t.Explainer.content_hash == t.Item.content_hash),
+    )
+    .where(t.Item.id == bindparam("item_id"))
+)
 
 
 class Pipeline:
@@ -520,11 +542,26 @@ class Pipeline:
 
     def process_item(self, claim: queue.Claim, owner: str) -> str:
         """Explain one claimed item; returns the state it ended in."""
+        if claim.expired and claim.attempts > self.settings.max_attempts:
+            # Every attempt ended with its worker (killed, out of memory): an item that
+            # takes workers down with it must not be retried for ever.
+            with transaction(self.sessions) as s:
+                queue.finish(
+                    s,
+                    queue.ITEMS,
+                    claim.id,
+                    owner,
+                    state=ItemState.FAILED.value,
+                    last_error=f"gave up after {claim.attempts - 1} attempts; the last "
+                    "one's worker died (its lease expired)",
+                )
+            metrics.ITEM_OUTCOMES.labels("failed").inc()
+            return ItemState.FAILED.value
         with self.sessions() as s:
-            item = s.get(t.Item, claim.id)
-            if item is None:
+            rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
+            if not rows:
                 return "missing"
-            feed = s.get(t.Feed, item.feed_id) if item.feed_id else None
+            item, feed = rows[0][0], rows[0][1]
             options = feed_options(feed)
             article = Article(
                 title=item.title,
@@ -536,14 +573,11 @@ class Pipeline:
                 hash=item.content_hash,
             )
             model, prompt_version = self.engine.identity(options)
-            done = s.scalars(
-                select(t.Explainer).where(
-                    t.Explainer.item_id == item.id,
-                    t.Explainer.content_hash == item.content_hash,
-                    t.Explainer.prompt_version == prompt_version,
-                    t.Explainer.model == model,
-                )
-            ).first()
+            feed_id = item.feed_id
+            done = next(
+                (r for r in rows if (r.prompt_version, r.model) == (prompt_version, model)),
+                None,
+            )
         if done is not None:
             # The effect happened already (a redelivery, or a worker died after storing):
             # never explain the same (content, prompt, model) twice.
@@ -570,7 +604,7 @@ class Pipeline:
             log.exception("item %s crashed while explaining", claim.id)
             return self._retry_item(claim, owner, exc, None)
         self.circuit.success()
-        return self._store_outcome(claim, owner, outcome, model, prompt_version, article)
+        return self._store_outcome(claim, owner, outcome, model, prompt_version, article, feed_id)
 
     def _store_outcome(
         self,
@@ -580,13 +614,12 @@ class Pipeline:
         model: str,
         prompt_version: str,
         article: Article,
+        feed_id: int | None,
     ) -> str:
         r = outcome.result
         now = datetime.now(UTC)
         state = outcome.state
         with transaction(self.sessions) as s:
-            item = s.get(t.Item, claim.id)
-            assert item is not None
             _insert_ignore(
                 s,
                 t.Explainer.__table__,
@@ -610,23 +643,27 @@ class Pipeline:
                 ],
             )
             if r.usage.calls:
-                s.add(
-                    t.LLMCall(
-                        item_id=claim.id,
-                        feed_id=item.feed_id,
-                        model=r.model,
-                        purpose="explain+repair" if outcome.repairs else "explain",
-                        prompt_tokens=r.usage.prompt_tokens,
-                        completion_tokens=r.usage.completion_tokens,
-                        cost_usd=r.cost_usd,
-                        created_at=now,
-                    )
+                # A Core insert: the ORM's unit of work costs more CPU than the write.
+                s.execute(
+                    insert(t.Base.metadata.tables[t.LLMCall.__tablename__]),
+                    {
+                        "item_id": claim.id,
+                        "feed_id": feed_id,
+                        "model": r.model,
+                        "purpose": "explain+repair" if outcome.repairs else "explain",
+                        "prompt_tokens": r.usage.prompt_tokens,
+                        "completion_tokens": r.usage.completion_tokens,
+                        "cost_usd": r.cost_usd,
+                        "created_at": now,
+                    },
                 )
             values: dict[str, Any] = {"state": state.value, "last_error": None, "updated_at": now}
             if state == ItemState.PUBLISHED:
                 values["published_at"] = now
             queue.finish(s, queue.ITEMS, claim.id, owner, **values)
             if self.on_event is not None:
+                item = s.get(t.Item, claim.id)  # loaded after finish: its new state
+                assert item is not None
                 ex = s.scalars(
                     select(t.Explainer).where(
                         t.Explainer.item_id == claim.id,

@@ -10,7 +10,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from service import metrics, queue
 from service.pipeline import Pipeline, renew_lease
@@ -20,29 +21,45 @@ log = logging.getLogger(__name__)
 
 
 class Heartbeat:
-    """Renews a job's lease every third of its length while the job runs."""
+    """Renews the lease of the job its worker is running, every third of the lease.
 
-    def __init__(self, renew: Callable[[], bool], every: float) -> None:
+    One thread per worker for the worker's whole life: a thread per job would cost a
+    thread start and a join, two waits on the scheduler, on every item.
+    """
+
+    def __init__(self, renew: Callable[[queue.QueueSpec, int], bool], every: float) -> None:
         self._renew = renew
         self._every = every
+        self._job: tuple[queue.QueueSpec, int] | None = None
         self._stop = threading.Event()
-        self.lost = False
-        self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
 
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
+    @contextmanager
+    def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[None]:
+        """Keep the lease of ``job_id`` alive while the block runs."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
+                self._thread.start()
+        self._job = (spec, job_id)
+        try:
+            yield
+        finally:
+            self._job = None
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
 
     def _run(self) -> None:
+        # The first renewal of a job comes within `every` of its start, whatever the phase.
         while not self._stop.wait(self._every):
+            job = self._job
+            if job is None:
+                continue
             try:
-                if not self._renew():
-                    self.lost = True
-                    return
+                if not self._renew(*job) and self._job == job:
+                    log.warning("%s %s: lease lost", job[0].table.__tablename__, job[1])
             except Exception:  # a blip in the database: try again next beat
                 log.warning("lease renewal failed", exc_info=True)
 
@@ -66,6 +83,12 @@ class Worker:
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.extra_jobs = extra_jobs or []
         self.current: tuple[queue.QueueSpec, int] | None = None
+        self._deliveries_due = 0.0  # monotonic time of the next look at the deliveries
+        lease = self.settings.lease_seconds
+        self.heartbeat = Heartbeat(
+            lambda spec, job_id: renew_lease(pipeline.sessions, spec, job_id, self.name, lease),
+            every=max(0.5, lease / 3),
+        )
 
     def run(self) -> None:
         log.info("worker %s started", self.name)
@@ -78,15 +101,27 @@ class Worker:
             if not worked:
                 self.wake.wait(self.settings.poll_interval)
                 self.wake.clear()
+                self._deliveries_due = 0.0
+        self.heartbeat.stop()
         log.info("worker %s stopped", self.name)
 
     def run_once(self) -> bool:
         """Do at most one job; False when there was nothing to do."""
-        if self._one(queue.DELIVERIES):
-            return True
+        now = time.monotonic()
+        if now >= self._deliveries_due:
+            if self._one(queue.DELIVERIES):
+                return True
+            # While items flow, look for deliveries once per poll interval, not before
+            # every item: an empty claim costs as many round trips as a full one.
+            self._deliveries_due = now + self.settings.poll_interval
         circuit = self.pipeline.circuit
-        if circuit.allow() and self._one(queue.ITEMS):
-            return True
+        if circuit.allow():
+            worked = self._one(queue.ITEMS)
+            # A half-open trial that reported nothing (no item was ready, a stored result
+            # was reused, the job crashed) proves nothing: let the next one through.
+            circuit.abandon()
+            if worked:
+                return True
         return any(job(self.name) for job in self.extra_jobs)
 
     def _one(self, spec: queue.QueueSpec) -> bool:
@@ -98,13 +133,10 @@ class Worker:
         claim = claims[0]
         if claim.expired:
             metrics.LEASE_EXPIRIES.labels(spec.table.__tablename__).inc()
-        beat = Heartbeat(
-            lambda: renew_lease(self.pipeline.sessions, spec, claim.id, self.name, lease),
-            every=max(0.5, lease / 3),
-        )
+            log.info("%s %s: took over an expired lease", spec.table.__tablename__, claim.id)
         self.current = (spec, claim.id)
         try:
-            with beat:
+            with self.heartbeat.beating(spec, claim.id):
                 if spec is queue.DELIVERIES:
                     self.pipeline.process_delivery(claim, self.name)
                 else:
@@ -123,6 +155,7 @@ class Worker:
         spec, job_id = current
         with transaction(self.pipeline.sessions) as s:
             queue.release(s, spec, job_id, self.name)
+        log.warning("%s %s: released at shutdown", spec.table.__tablename__, job_id)
 
 
 class WorkerPool:
