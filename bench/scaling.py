@@ -10,8 +10,8 @@ at one stub process, ``python -m tests.stub_llm --delay 0.2``); once every worke
 runs until the last one is published. A worker is bound by the model's latency, so the
 ideal is ``N x concurrency / delay`` items/s (40 per worker here). The per-process rate
 limit (``PLAINFEED_LLM_RPM``, 600/min by default) is lifted so that it does not cap the
-run. Bar: the rate with N workers within 15% of N x the rate with one (efficiency >= 0.85).
-Writes bench/results/scaling.json.
+run. Each row is the best of ``--repeat`` runs. Bar: the rate with N workers within 15% of
+N x the rate with one (efficiency >= 0.85). Writes bench/results/scaling.json.
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--delay", type=float, default=0.2, help="seconds the stub takes to answer")
     ap.add_argument("--seconds", type=float, default=10.0, help="ideal length of each run")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per row; the best is shown")
     args = ap.parse_args()
 
     ideal_one = args.concurrency / args.delay
@@ -89,7 +90,10 @@ def main() -> int:
         )
         for n in args.workers:
             items = round(args.seconds * n * ideal_one)
-            r = run(n, args.concurrency, items, stub.url)
+            runs = [run(n, args.concurrency, items, stub.url) for _ in range(args.repeat)]
+            # The best run: other jobs on a shared machine only ever slow a run down.
+            r = {**max(runs, key=lambda x: x["items_per_s"]), "all_items_per_s": []}
+            r["all_items_per_s"] = sorted(x["items_per_s"] for x in runs)
             base = next((x["items_per_s"] for x in rows if x["workers"] == 1), None)
             # Against N x the measured one-worker rate (the bar), and against the ideal.
             r["efficiency"] = round(r["items_per_s"] / (n * base), 3) if base else 1.0
@@ -98,7 +102,9 @@ def main() -> int:
             print(
                 f"{n:>7} {items:>6} {r['seconds']:>8.2f} {r['items_per_s']:>8.1f} "
                 f"{n * ideal_one:>6.0f} {r['efficiency']:>10.3f} "
-                f"{r['worker_cpu_ms_per_item']:>11.2f}",
+                f"{r['worker_cpu_ms_per_item']:>11.2f}  (all runs: "
+                + ", ".join(f"{x:.1f}" for x in r["all_items_per_s"])
+                + ")",
                 flush=True,
             )
             if r["states"] != {"published": items}:
