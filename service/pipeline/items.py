@@ -1,0 +1,235 @@
+"""Publishing: a claimed item explained, checked, stored and published (worker).
+
+worker  -> process_item()      explain -> check (-> repair) -> store -> publish
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select
+
+from service import metrics, queue
+from service.errors import (
+    LLMRetryable,
+    PlainfeedError,
+)
+from service.gate import Outcome, explain_and_check
+from service.models import (
+    Article,
+    ItemState,
+)
+from service.pipeline.base import PipelineBase, feed_options, insert_ignore
+from service.store import tables as t
+from service.store.db import transaction
+
+log = logging.getLogger(__name__)
+
+# The item path's read, built once: it runs for every item, and building a statement
+# costs more CPU than running it. One round trip brings the item, its feed and the
+# explainers of its current content (usually none; one row per explainer).
+_ITEM_FEED_EXPLAINERS = (
+    select(
+        t.Item,
+        t.Feed,
+        t.Explainer.prompt_version,
+        t.Explainer.model,
+        t.Explainer.check_ok,
+        t.Explainer.approved_at,
+    )
+    .outerjoin(t.Feed, t.Feed.id == t.Item.feed_id)
+    .outerjoin(
+        t.Explainer,
+        (t.Explainer.item_id == t.Item.id) & (t.Explainer.content_hash == t.Item.content_hash),
+    )
+    .where(t.Item.id == bindparam("item_id"))
+)
+
+
+class Publishing(PipelineBase):
+    def process_item(self, claim: queue.Claim, owner: str) -> str:
+        """Explain one claimed item; returns the state it ended in."""
+        if claim.expired and claim.attempts > self.settings.max_attempts:
+            # Every attempt ended with its worker (killed, out of memory): an item that
+            # takes workers down with it must not be retried for ever.
+            with transaction(self.sessions) as s:
+                queue.finish(
+                    s,
+                    queue.ITEMS,
+                    claim.id,
+                    owner,
+                    state=ItemState.FAILED.value,
+                    last_error=f"gave up after {claim.attempts - 1} attempts; the last "
+                    "one's worker died (its lease expired)",
+                )
+            metrics.ITEM_OUTCOMES.labels("failed").inc()
+            return ItemState.FAILED.value
+        with self.sessions() as s:
+            rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
+            if not rows:
+                return "missing"
+            item, feed = rows[0][0], rows[0][1]
+            options = feed_options(feed)
+            article = Article(
+                title=item.title,
+                text=item.text,
+                url=item.link,
+                author=item.author,
+                published=item.published,
+                content_source=item.content_source,  # type: ignore[arg-type]
+                hash=item.content_hash,
+            )
+            model, prompt_version = self.engine.identity(options)
+            feed_id = item.feed_id
+            done = next(
+                (r for r in rows if (r.prompt_version, r.model) == (prompt_version, model)),
+                None,
+            )
+        if done is not None:
+            # The effect happened already (a redelivery, or a worker died after storing):
+            # never explain the same (content, prompt, model) twice.
+            state = (
+                ItemState.PUBLISHED
+                if done.check_ok or done.approved_at
+                else (ItemState.NEEDS_REVIEW)
+            )
+            with transaction(self.sessions) as s:
+                queue.finish(s, queue.ITEMS, claim.id, owner, state=state.value, last_error=None)
+            return state.value
+        try:
+            outcome = explain_and_check(
+                self.engine, article, options, repair_rounds=self.settings.repair_rounds
+            )
+        except LLMRetryable as exc:
+            self.circuit.failure()
+            return self._retry_item(claim, owner, exc, getattr(exc, "retry_after", None))
+        except PlainfeedError as exc:
+            # Not transient (rejected request, invalid answer, no text): fail with reason.
+            self.circuit.success()
+            return self._fail_item(claim, owner, exc)
+        except Exception as exc:
+            log.exception("item %s crashed while explaining", claim.id)
+            return self._retry_item(claim, owner, exc, None)
+        self.circuit.success()
+        return self._store_outcome(claim, owner, outcome, model, prompt_version, article, feed_id)
+
+    def _store_outcome(
+        self,
+        claim: queue.Claim,
+        owner: str,
+        outcome: Outcome,
+        model: str,
+        prompt_version: str,
+        article: Article,
+        feed_id: int | None,
+    ) -> str:
+        r = outcome.result
+        now = datetime.now(UTC)
+        state = outcome.state
+        with transaction(self.sessions) as s:
+            insert_ignore(
+                s,
+                t.Explainer.__table__,
+                [
+                    {
+                        "item_id": claim.id,
+                        "content_hash": article.hash,
+                        "prompt_version": prompt_version,
+                        "model": model,
+                        "engine": r.engine,
+                        "body": r.explainer.model_dump(mode="json"),
+                        "check": outcome.report.model_dump(mode="json"),
+                        "check_ok": outcome.report.ok,
+                        "prompt_tokens": r.usage.prompt_tokens,
+                        "completion_tokens": r.usage.completion_tokens,
+                        "llm_calls": r.usage.calls,
+                        "cost_usd": r.cost_usd,
+                        "repairs": outcome.repairs,
+                        "created_at": now,
+                    }
+                ],
+            )
+            if r.usage.calls:
+                # A Core insert: the ORM's unit of work costs more CPU than the write.
+                s.execute(
+                    insert(t.Base.metadata.tables[t.LLMCall.__tablename__]),
+                    {
+                        "item_id": claim.id,
+                        "feed_id": feed_id,
+                        "model": r.model,
+                        "purpose": "explain+repair" if outcome.repairs else "explain",
+                        "prompt_tokens": r.usage.prompt_tokens,
+                        "completion_tokens": r.usage.completion_tokens,
+                        "cost_usd": r.cost_usd,
+                        "created_at": now,
+                    },
+                )
+            values: dict[str, Any] = {"state": state.value, "last_error": None, "updated_at": now}
+            if state == ItemState.PUBLISHED:
+                values["published_at"] = now
+            queue.finish(s, queue.ITEMS, claim.id, owner, **values)
+            if self.on_event is not None:
+                item = s.get(t.Item, claim.id)  # loaded after finish: its new state
+                assert item is not None
+                ex = s.scalars(
+                    select(t.Explainer).where(
+                        t.Explainer.item_id == claim.id,
+                        t.Explainer.content_hash == article.hash,
+                        t.Explainer.prompt_version == prompt_version,
+                        t.Explainer.model == model,
+                    )
+                ).one()
+                event = (
+                    "explainer.published"
+                    if state == ItemState.PUBLISHED
+                    else "explainer.needs_review"
+                )
+                self.on_event(s, event, item, ex)
+        if r.usage.calls:
+            metrics.LLM_CALLS.labels(r.model).inc(r.usage.calls)
+            metrics.LLM_TOKENS.labels(r.model, "prompt").inc(r.usage.prompt_tokens)
+            metrics.LLM_TOKENS.labels(r.model, "completion").inc(r.usage.completion_tokens)
+            metrics.LLM_COST.labels(r.model).inc(r.cost_usd)
+        metrics.ITEM_OUTCOMES.labels(state.value).inc()
+        return state.value
+
+    def _retry_item(
+        self, claim: queue.Claim, owner: str, exc: BaseException, retry_after: float | None
+    ) -> str:
+        error = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"
+        delay = queue.backoff_seconds(
+            claim.attempts, self.settings.backoff_base, self.settings.backoff_max
+        )
+        if retry_after:
+            delay = max(delay, min(retry_after, self.settings.backoff_max))
+        with transaction(self.sessions) as s:
+            again = queue.retry_later(
+                s,
+                queue.ITEMS,
+                claim.id,
+                owner,
+                attempts=claim.attempts,
+                max_attempts=self.settings.max_attempts,
+                error=str(error),
+                delay=delay,
+            )
+        state = ItemState.PENDING if again else ItemState.FAILED
+        metrics.ITEM_OUTCOMES.labels("retry" if again else "failed").inc()
+        return state.value
+
+    def _fail_item(self, claim: queue.Claim, owner: str, exc: PlainfeedError) -> str:
+        chain = [exc.detail]
+        cause = exc.__cause__
+        while cause is not None and len(chain) < 4:
+            chain.append(f"{cause.__class__.__name__}: {cause}")
+            cause = cause.__cause__
+        with transaction(self.sessions) as s:
+            queue.finish(
+                s, queue.ITEMS, claim.id, owner, state="failed", last_error=" <- ".join(chain)
+            )
+        metrics.ITEM_OUTCOMES.labels("failed").inc()
+        return ItemState.FAILED.value
+
+    # --- people -----------

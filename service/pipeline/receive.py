@@ -1,0 +1,171 @@
+"""Receiving: a webhook's delivery authorised and stored durably (the request path).
+
+webhook -> accept()   verify, de-duplicate, store the delivery, answer 202
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from service import metrics, signatures, websub
+from service.errors import (
+    Gone,
+    NotFound,
+    SignatureError,
+)
+from service.ingest import Incoming
+from service.pipeline.base import PipelineBase
+from service.store import tables as t
+from service.store.db import transaction
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    delivery_id: int
+    duplicate: bool
+
+
+def _url_variants(url: str) -> list[str]:
+    """A feed URL as given and with/without its trailing slash (monitors differ)."""
+    return [url, url[:-1]] if url.endswith("/") else [url, url + "/"]
+
+
+class Receive(PipelineBase):
+    # --- the request path -----------
+
+    def accept(self, incoming: Incoming, *, token_ok: bool = True) -> Accepted:
+        """Authorise and store a delivery durably (committed before the caller answers 202).
+
+        Raises before anything is stored: NotFound (no such registered feed), Gone (WebSub
+        content for a feed that is not subscribed), AuthError / SignatureError (a feed with
+        a secret and no valid signature; no API token and no signature).
+        """
+        if not incoming.coalesce:
+            # Replays are the common case (monitors re-post): answer them from a read-only
+            # session, which on SQLite does not wait behind writers.
+            with self.read_sessions() as s:
+                self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                existing = s.scalars(
+                    select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
+                ).first()
+            if existing is not None:
+                metrics.DELIVERIES.labels("duplicate").inc()
+                return Accepted(existing, duplicate=True)
+        try:
+            with transaction(self.sessions) as s:
+                feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                external_id = incoming.external_id
+                if incoming.coalesce and feed is not None:
+                    waiting = s.scalars(
+                        select(t.Delivery.id)
+                        .where(
+                            t.Delivery.feed_id == feed.id,
+                            t.Delivery.body.is_(None),
+                            t.Delivery.state == "received",
+                        )
+                        .limit(1)
+                    ).first()
+                    if waiting is not None:
+                        metrics.DELIVERIES.labels("duplicate").inc()
+                        return Accepted(waiting, duplicate=True)
+                    external_id = f"{external_id}@{time.time_ns()}"
+                existing = s.scalars(
+                    select(t.Delivery.id).where(t.Delivery.external_id == external_id)
+                ).first()
+                if existing is not None:
+                    metrics.DELIVERIES.labels("duplicate").inc()
+                    return Accepted(existing, duplicate=True)
+                record: dict[str, Any] = {"request": incoming.kept_headers(), "signature": scheme}
+                if incoming.meta:
+                    record["meta"] = incoming.meta
+                d = t.Delivery(
+                    external_id=external_id,
+                    feed_id=feed.id if feed is not None else None,
+                    sender=incoming.sender,
+                    content_type=incoming.content_type,
+                    headers=record,
+                    body=incoming.body,
+                    fetch_url=feed.url if incoming.body is None and feed is not None else None,
+                    state="received",
+                )
+                s.add(d)
+                s.flush()
+                metrics.DELIVERIES.labels("accepted").inc()
+                return Accepted(d.id, duplicate=False)
+        except IntegrityError:
+            # Two identical deliveries raced; the other one stored it.
+            with self.sessions() as s:
+                existing = s.scalars(
+                    select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
+                ).one()
+            metrics.DELIVERIES.labels("duplicate").inc()
+            return Accepted(existing, duplicate=True)
+
+    def _feed_of(self, s: Session, incoming: Incoming) -> t.Feed | None:
+        """The registered feed a delivery names (by id, monitor name or URL), or None when
+        it names none (a raw feed document: the worker finds its feed from the document)."""
+        if incoming.feed_id is not None:
+            feed = s.get(t.Feed, incoming.feed_id)
+            if feed is None:
+                if incoming.sender == "websub":
+                    raise Gone(f"no feed with id {incoming.feed_id}")
+                raise NotFound(f"no feed with id {incoming.feed_id}")
+            return feed
+        if incoming.source:
+            feed = s.scalars(select(t.Feed).where(t.Feed.name == incoming.source).limit(1)).first()
+            if feed is not None:
+                return feed
+        if incoming.feed_urls:
+            wanted = [v for u in incoming.feed_urls for v in _url_variants(u)]
+            found = {f.url: f for f in s.scalars(select(t.Feed).where(t.Feed.url.in_(wanted)))}
+            for url in wanted:
+                if url in found:
+                    return found[url]
+        if incoming.source:
+            raise NotFound(
+                f"no registered feed named {incoming.source!r}: register it with "
+                'POST /feeds {"url", "name"} (the name is the change record\'s source)'
+            )
+        if incoming.feed_urls:
+            raise NotFound(
+                f"no registered feed with url {incoming.feed_urls[0]}; register it with POST /feeds"
+            )
+        return None
+
+    def _authorize(
+        self, s: Session, feed: t.Feed | None, incoming: Incoming, token_ok: bool
+    ) -> tuple[t.Feed | None, str | None]:
+        """(the delivery's feed, the signature scheme that verified it, if any); raises
+        Gone, AuthError or SignatureError."""
+        if incoming.sender == "websub" and feed is not None:
+            if feed.websub_state not in websub.RECEIVING:
+                raise Gone(f"feed {feed.id} has no active WebSub subscription")
+            secret = feed.websub_secret or feed.secret
+        else:
+            secret = feed.secret if feed is not None else None
+        if feed is None and signatures.is_signed(incoming.headers):
+            return self._feed_by_signature(s, incoming)
+        return feed, signatures.authorize(secret, incoming.raw, incoming.headers, token_ok=token_ok)
+
+    def _feed_by_signature(self, s: Session, incoming: Incoming) -> tuple[t.Feed, str]:
+        """A signed document that names no feed: the feed whose secret verifies it."""
+        for feed in s.scalars(
+            select(t.Feed).where(t.Feed.secret.is_not(None)).order_by(t.Feed.id).limit(1000)
+        ):
+            try:
+                assert feed.secret is not None
+                return feed, signatures.verify(feed.secret, incoming.raw, incoming.headers)
+            except SignatureError:
+                continue
+        raise SignatureError(
+            "the delivery is signed but names no feed and no registered feed's secret "
+            "verifies it (add ?feed_id=)"
+        )
+
+    # --- deliveries -----------

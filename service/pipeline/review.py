@@ -1,0 +1,65 @@
+"""What people do to items: retry one, approve a reviewed explainer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import delete
+
+from service.errors import (
+    Conflict,
+    NotFound,
+)
+from service.models import (
+    ItemState,
+)
+from service.pipeline.base import PipelineBase, latest_explainer
+from service.store import tables as t
+from service.store.db import transaction
+
+
+class Review(PipelineBase):
+    def retry(self, item_id: int) -> None:
+        """Re-queue an item (failed or needs_review) now, with fresh attempts."""
+        with transaction(self.sessions) as s:
+            item = s.get(t.Item, item_id)
+            if item is None:
+                raise NotFound(f"no item with id {item_id}")
+            if item.state == ItemState.PROCESSING.value:
+                raise Conflict(f"item {item_id} is being processed")
+            # A reviewer asking for a retry wants a new explainer: drop the one that
+            # failed the check (an approved or clean one is never dropped).
+            s.execute(
+                delete(t.Explainer).where(
+                    t.Explainer.item_id == item_id,
+                    t.Explainer.check_ok.is_(False),
+                    t.Explainer.approved_at.is_(None),
+                )
+            )
+            item.state = ItemState.PENDING.value
+            item.last_error = None
+            item.attempts = 0
+            item.next_attempt_at = datetime.now(UTC)
+            item.lease_owner = None
+            item.lease_until = None
+
+    def approve(self, item_id: int, who: str) -> t.Explainer:
+        """A person publishes a reviewed explainer; who and when are recorded."""
+        with transaction(self.sessions) as s:
+            item = s.get(t.Item, item_id)
+            if item is None:
+                raise NotFound(f"no item with id {item_id}")
+            if item.state != ItemState.NEEDS_REVIEW.value:
+                raise Conflict(f"item {item_id} is {item.state}, not needs_review")
+            ex = latest_explainer(s, item)
+            if ex is None:
+                raise Conflict(f"item {item_id} has no explainer to approve")
+            now = datetime.now(UTC)
+            ex.approved_by = who
+            ex.approved_at = now
+            item.state = ItemState.PUBLISHED.value
+            item.published_at = now
+            item.updated_at = now
+            if self.on_event is not None:
+                self.on_event(s, "explainer.published", item, ex)
+            return ex
