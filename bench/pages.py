@@ -1,122 +1,225 @@
-"""Article-page benchmark: which main-content extractor to put in front of Plainfeed's
-cleaner when an excerpt-only feed sends us to the post's page.
+"""Reader-side latency: the item page and the Atom feed with 1,000 published explainers.
 
-Each corpus post (the 3 Markdown posts rendered to HTML) is placed in the page around
-``tests/data/webhooks/article-page.html`` (site header and navigation, entry meta, share
-widget, sidebar, footer). Each extractor's main-content HTML goes through
-``service.clean.clean_html``; measured: numbers of the post's visible text kept (the oracle
-of ``tests/visible.py``), page chrome that leaks in, sentences broken by inline code turned
-into code blocks, and time.
+Inserts N published items straight into a fresh database (each the FlyDSL post, about
+3,800 words, with the 003 explainer and its check report of 59 numbers), serves the app
+with uvicorn on loopback (no in-process workers), and times a bounded, sequential loop
+of requests per endpoint with one HTTP client:
 
-    PYTHONPATH=. /work/venv/bin/python -m bench.pages
+- ``item page``: ``GET /ui/items/{id}`` of random items (explainer traced against its
+  source: every number linked to its sentence);
+- ``atom (cold)``: ``GET /feed.atom`` with the feed and entry caches emptied before each
+  request, so every request queries, renders and sanitises the 50-entry feed;
+- ``atom (rebuilt)``: the feed cache alone emptied, as after a new publication: the
+  feed is queried and assembled, its entries' HTML comes from the entry cache;
+- ``atom (cached)``: ``GET /feed.atom`` as readers see it once one has asked;
+- ``atom 304``: a conditional GET with the current ETag;
+- ``feed atom``: ``GET /feeds/{id}/feed.atom`` of one feed, cold each time.
 
-Prints a table and writes ``bench/results/pages.json``.
+    PYTHONPATH=. /work/venv/bin/python -m bench.pages [--items 1000] [--requests 300]
+        [--db postgresql+psycopg://...]
+
+Prints p50/p90/p99/max wall time per endpoint, and the CPU time per request of the
+process (server and client share it; a busy machine stretches wall time, not CPU
+time), and writes ``bench/results/pages.json``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import platform
+import random
+import statistics
+import tempfile
 import time
-from collections.abc import Callable
-from importlib.metadata import version
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
-import trafilatura
-from readability import Document
+import httpx
+from sqlalchemy import insert
 
-from service.clean import clean_html
-from service.fetch import main_content
-from tests.visible import numeric_tokens, render_markdown, visible_text
+from service import clean
+from service.api import atom
+from service.api.app import create_app
+from service.check import check_explainer
+from service.models import content_hash
+from service.store import tables as t
+from service.store.db import make_engine, make_sessionmaker, migrate, transaction
+from tests.conftest import LiveServer, make_settings
+from tests.seed_db import FLYDSL_POST, FLYDSL_URL, flydsl_explainer
 
 ROOT = Path(__file__).resolve().parent.parent
-POSTS = ROOT / "tests" / "data" / "corpus" / "posts"
-PAGE = ROOT / "tests" / "data" / "webhooks" / "article-page.html"
-FP8 = POSTS / "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
 RESULTS = ROOT / "bench" / "results" / "pages.json"
-CHROME = ("Get Started", "Share this post", "Latest posts", "Letterman", "newsletter", "By AMD")
+FEEDS = 10
 
 
-def _trafilatura(html: bytes) -> str:
-    out = trafilatura.extract(
-        html,
-        output_format="html",
-        include_tables=True,
-        include_comments=False,
-        include_images=False,
-        include_formatting=True,
-        include_links=False,
-        deduplicate=False,
-    )
-    return clean_html(out or "")
+def seed(url: str, n: int) -> list[int]:
+    """N published items over FEEDS feeds, inserted in bulk; returns their ids."""
+    engine = make_engine(url)
+    migrate(engine)
+    sm = make_sessionmaker(engine)
+    ex = flydsl_explainer()
+    base_text = clean.article_from_document(
+        FLYDSL_POST.read_bytes(), filename=FLYDSL_POST.name, url=FLYDSL_URL
+    ).text
+    report = check_explainer(ex, base_text).model_dump(mode="json")
+    body = ex.model_dump(mode="json")
+    now = datetime.now(UTC)
+    with transaction(sm) as s:
+        feed_ids = []
+        for f in range(FEEDS):
+            feed = t.Feed(url=f"https://feeds.example/{f}.xml", name=f"Feed {f}")
+            s.add(feed)
+            s.flush()
+            feed_ids.append(feed.id)
+        items = []
+        for i in range(n):
+            text = base_text + f"\n\nCopy {i}."
+            items.append(
+                {
+                    "feed_id": feed_ids[i % FEEDS],
+                    "key": f"post-{i}",
+                    "link": f"{FLYDSL_URL}?copy={i}",
+                    "title": f"Accelerating PyTorch on AMD GPUs with FlyDSL (copy {i})",
+                    "author": "AMD and PyTorch",
+                    "content_hash": content_hash(text),
+                    "text": text,
+                    "state": "published",
+                    "published_at": now - timedelta(minutes=n - i),
+                    "created_at": now,
+                    "updated_at": now,
+                    "next_attempt_at": now,
+                }
+            )
+        s.execute(insert(t.Item), items)
+        rows = s.execute(
+            t.Item.__table__.select().with_only_columns(t.Item.id, t.Item.content_hash)
+        )
+        explainers = [
+            {
+                "item_id": item_id,
+                "content_hash": digest,
+                "prompt_version": "explain@1",
+                "model": "bench-model",
+                "engine": "llm",
+                "body": body,
+                "check": report,
+                "check_ok": True,
+                "prompt_tokens": 9000,
+                "completion_tokens": 1500,
+                "llm_calls": 1,
+                "cost_usd": 0.00225,
+                "repairs": 0,
+                "created_at": now,
+            }
+            for item_id, digest in rows
+        ]
+        s.execute(insert(t.Explainer), explainers)
+        ids = [r[0] for r in s.execute(t.Item.__table__.select().with_only_columns(t.Item.id))]
+    engine.dispose()
+    return ids
 
 
-def _readability(html: bytes) -> str:
-    return clean_html(Document(html).summary(html_partial=True))
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ms = sorted(x * 1000 for x in samples)
+    q = statistics.quantiles(ms, n=100, method="inclusive")
+    return {
+        "n": len(ms),
+        "p50_ms": round(q[49], 2),
+        "p90_ms": round(q[89], 2),
+        "p99_ms": round(q[98], 2),
+        "max_ms": round(ms[-1], 2),
+        "mean_ms": round(statistics.fmean(ms), 2),
+    }
 
 
-def _whole_page(html: bytes) -> str:
-    return clean_html(html.decode("utf-8"))
-
-
-TOOLS: dict[str, Callable[[bytes], str]] = {
-    "plainfeed (readability-lxml + clean)": main_content,
-    "trafilatura html + clean": _trafilatura,
-    "readability-lxml + clean": _readability,
-    "whole page, clean only": _whole_page,
-}
-
-
-def pages() -> list[tuple[str, str, bytes]]:
-    """(name, post html, page bytes) for every corpus post."""
-    template = PAGE.read_text(encoding="utf-8")
-    fp8 = FP8.read_text(encoding="utf-8")
-    assert fp8 in template
+def timed(
+    client: httpx.Client, requests: int, make: Any, expect: int = 200
+) -> tuple[list[float], float]:
+    """Wall-clock seconds per request, and the CPU seconds per request of this process
+    (server and client both), which a busy machine disturbs much less than wall time."""
     out = []
-    for path in sorted(POSTS.iterdir()):
-        text = path.read_text(encoding="utf-8")
-        post = render_markdown(text) if path.suffix == ".md" else text
-        out.append((path.name, post, template.replace(fp8, post).encode("utf-8")))
-    return out
+    cpu = time.process_time()
+    for _ in range(requests):
+        url, headers, before = make()
+        if before:
+            before()
+        started = time.perf_counter()
+        r = client.get(url, headers=headers)
+        elapsed = time.perf_counter() - started
+        if r.status_code != expect:
+            raise SystemExit(f"{url}: {r.status_code} (expected {expect})")
+        out.append(elapsed)
+    return out, (time.process_time() - cpu) / requests
 
 
 def main() -> None:
-    corpus = pages()
-    rows = []
-    for name, tool in TOOLS.items():
-        want_all = kept_all = leaks = broken = 0
-        seconds = 0.0
-        for _, post, page in corpus:
-            want = numeric_tokens(visible_text(post))
-            t0 = time.perf_counter()
-            text = tool(page)
-            seconds += time.perf_counter() - t0
-            want_all += len(want)
-            kept_all += len(want & numeric_tokens(text))
-            leaks += sum(1 for c in CHROME if c in text)
-            # A code block that holds a single short token is inline code torn out of
-            # its sentence.
-            blocks = text.split("```")[1::2]
-            broken += sum(1 for b in blocks if len(b.split()) <= 2)
-        row = {
-            "tool": name,
-            "numbers_kept": kept_all / want_all,
-            "numbers": f"{kept_all}/{want_all}",
-            "chrome_leaks": leaks,
-            "inline_code_torn_out": broken,
-            "ms_per_page": seconds / len(corpus) * 1000,
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--items", type=int, default=1000)
+    ap.add_argument("--requests", type=int, default=300, help="timed requests per endpoint")
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--db", help="database URL of an empty database (default: SQLite)")
+    args = ap.parse_args()
+
+    tmp = tempfile.TemporaryDirectory(prefix="pf-bench-")
+    url = args.db or f"sqlite:///{tmp.name}/pages.db"
+    started = time.perf_counter()
+    ids = seed(url, args.items)
+    print(f"seeded {len(ids)} published explainers in {time.perf_counter() - started:.1f} s")
+    rng = random.Random(7)
+    results: dict[str, Any] = {}
+    app = create_app(make_settings(url), workers=0)
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        etag = client.get("/feed.atom").headers["etag"]
+        page_bytes = len(client.get(f"/ui/items/{ids[0]}").content)
+        feed_bytes = len(client.get("/feed.atom").content)
+
+        def cold() -> None:
+            atom.CACHE.clear()
+            atom.ENTRIES.clear()
+
+        cases = {
+            "item page": lambda: (f"/ui/items/{rng.choice(ids)}", None, None),
+            "atom (cold)": lambda: ("/feed.atom", None, cold),
+            "atom (rebuilt)": lambda: ("/feed.atom", None, atom.CACHE.clear),
+            "atom (cached)": lambda: ("/feed.atom", None, None),
+            "atom 304": lambda: ("/feed.atom", {"If-None-Match": etag}, None),
+            "feed atom": lambda: ("/feeds/1/feed.atom", None, cold),
         }
-        rows.append(row)
-    print(f"{len(corpus)} posts in a page with site chrome")
-    print(f"{'tool':38} {'numbers kept':>16} {'chrome':>7} {'torn code':>10} {'ms/page':>8}")
-    for r in rows:
+        for name, make in cases.items():
+            expect = 304 if name == "atom 304" else 200
+            timed(client, args.warmup, make, expect)
+            wall, cpu = timed(client, args.requests, make, expect)
+            results[name] = {**percentiles(wall), "cpu_ms": round(cpu * 1000, 2)}
+    tmp.cleanup()
+
+    print(f"{'endpoint':<16}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}{'cpu ms':>9}")
+    for name, r in results.items():
         print(
-            f"{r['tool']:38} {r['numbers']:>8} {r['numbers_kept']:7.2%} {r['chrome_leaks']:7d}"
-            f" {r['inline_code_torn_out']:10d} {r['ms_per_page']:8.1f}"
+            f"{name:<16}{r['p50_ms']:>9}{r['p90_ms']:>9}{r['p99_ms']:>9}{r['max_ms']:>9}"
+            f"{r['cpu_ms']:>9}"
         )
+    print(f"item page {page_bytes / 1024:.0f} KB, feed {feed_bytes / 1024:.0f} KB (50 entries)")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} CPUs")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    versions = {p: version(p) for p in ("trafilatura", "readability-lxml", "lxml")}
     RESULTS.write_text(
-        json.dumps({"pages": len(corpus), "versions": versions, "rows": rows}, indent=2) + "\n"
+        json.dumps(
+            {
+                "items": len(ids),
+                "requests": args.requests,
+                "database": url.split(":", 1)[0],
+                "page_bytes": page_bytes,
+                "feed_bytes": feed_bytes,
+                "python": platform.python_version(),
+                "load_average": list(os.getloadavg()),
+                "cpus": os.cpu_count(),
+                "results": results,
+            },
+            indent=2,
+        )
     )
     print(f"wrote {RESULTS.relative_to(ROOT)}")
 

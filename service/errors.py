@@ -241,3 +241,13 @@ class LeaseLost(StoreError):
 
     slug = "lease-lost"
     title = "Lease lost"
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+
+class EvalCaseError(InputError):
+    """An evaluation case (``case.yaml``, its source or its reference) is missing or invalid."""
+
+    slug = "eval-case-error"
+    title = "Invalid evaluation case"

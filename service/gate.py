@@ -56,7 +56,7 @@ def explain_and_check(
 
 def _check(result: ExplainResult, article: Article) -> CheckReport:
     started = time.perf_counter()
-    report = check_explainer(result.explainer, article.text)
+    report = check_explainer(result.explainer, article.text, title=article.title)
     metrics.CHECK_SECONDS.observe(time.perf_counter() - started)
     for n in report.numbers:
         metrics.CHECK_NUMBERS.labels(n.status.value).inc()

@@ -26,3 +26,8 @@ LLM_COST = Counter("plainfeed_llm_cost_usd_total", "LLM cost in USD", ["model"])
 LEASE_EXPIRIES = Counter(
     "plainfeed_lease_expiries_total", "Jobs taken over after their lease expired", ["queue"]
 )
+OUTBOUND = Counter(
+    "plainfeed_outbound_deliveries_total",
+    "Outbound webhook attempts by outcome (delivered, retry, failed, gone, cancelled)",
+    ["outcome"],
+)

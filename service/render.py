@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
 from service.errors import Unprocessable
-from service.models import Explainer, Section
+from service.models import Article, CheckReport, Explainer, ExplainResult, Section
 
 # --- writing ---------------------------------------------------------------------------------
 
@@ -130,6 +131,26 @@ _CODE_LINE = [
     re.compile(r"^\s*//.*$|^\s*/\*.*$|^\s*\*/\s*$"),
     re.compile(r"^.*[{;]\s*$"),
 ]
+
+
+def document(result: ExplainResult, report: CheckReport | None, source: Article) -> dict[str, Any]:
+    """The explainer's JSON document: its content plus where it came from and how it was
+    made (DESIGN.md's JSON shape). One definition for the API and the CLI."""
+    return {
+        **result.explainer.model_dump(mode="json"),
+        "source": {
+            "title": source.title,
+            "url": source.url,
+            "author": source.author,
+            "published": source.published.isoformat() if source.published else None,
+        },
+        "engine": result.engine,
+        "model": result.model,
+        "prompt_version": result.prompt_version,
+        "usage": result.usage.model_dump(),
+        "cost_usd": result.cost_usd,
+        "check": report.model_dump(mode="json") if report else None,
+    }
 
 
 def looks_like_code(line: str) -> bool:

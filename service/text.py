@@ -123,7 +123,12 @@ def split_blocks(text: str) -> list[Block]:
 
 # A sentence ends at . ! ? followed by space and an upper-case letter, digit or quote,
 # but not after common abbreviations or inside numbers like 1.10x or 0.14.2b.
-_ABBREV = {"e.g", "i.e", "etc", "vs", "approx", "fig", "eq", "no", "dr", "mr", "ms", "inc", "al"}
+_ABBREV = {
+    "e.g", "i.e", "etc", "vs", "approx", "fig", "eq", "no", "dr", "mr", "ms", "inc", "al", "incl",
+}  # fmt: skip
+# After a number "ms" is milliseconds, not a title: "from ~19 ms to ~7 ms. The ..." ends there.
+_UNIT_ABBREV = {"ms"}
+_NUMBER_END = re.compile(r"\d\s*$")
 _SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -136,8 +141,10 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for m in _SENT_END.finditer(text):
         candidate = text[start : m.start()].strip()
-        last = candidate.rsplit(" ", 1)[-1].rstrip(".!?\"')]").lower()
-        if last in _ABBREV or (len(last) == 1 and last.isalpha()):
+        head, _, last_word = candidate.rpartition(" ")
+        last = last_word.rstrip(".!?\"')]").lower()
+        unit = last in _UNIT_ABBREV and _NUMBER_END.search(head) is not None
+        if (last in _ABBREV and not unit) or (len(last) == 1 and last.isalpha()):
             continue
         if candidate:
             out.append(candidate)

@@ -116,6 +116,7 @@ class Recording:
     slug: str
     match: tuple[str, ...]
     answer: dict[str, Any]
+    repair: dict[str, Any] | None = None  # the answer to a repair request (<explainer> ...)
 
     @classmethod
     def load(cls, path: Path) -> Recording:
@@ -125,6 +126,7 @@ class Recording:
             slug=str(data.get("slug", path.stem)),
             match=tuple([match] if isinstance(match, str) else match),
             answer=dict(data["answer"]),
+            repair=dict(data["repair"]) if data.get("repair") else None,
         )
 
 
@@ -260,6 +262,8 @@ class StubLLM:
         lowered = user_text.lower()
         for rec in self.recordings:
             if any(m.lower() in lowered for m in rec.match):
+                if rec.repair is not None and "<explainer>" in user_text:
+                    return Reply.explainer(rec.repair), f"recording-repair:{rec.slug}"
                 return Reply.explainer(rec.answer), f"recording:{rec.slug}"
         return Reply("default"), "default"
 

@@ -220,6 +220,69 @@ def test_a_number_without_names_inherits_the_previous_sentence() -> None:
     assert status(moved, source, "1.58 times") == M
 
 
+def test_a_figure_without_names_near_it_takes_its_own_sentence_first() -> None:
+    source = (
+        "HiF8 reaches parity with FP16 and a 1.5x GEMM speedup.\n\n"
+        "The talk covers Helion. Early results say that the experimental Helion backend "
+        "can reduce latency by up to 50%.\n\n"
+        "MXFP8 speedups range from 1.31x to 2.23x, with the largest gain at 32 × 4096 × 4096. "
+        "Gains are strongest at 64 × 4096 × 4096 for BF16."
+    )
+    after = "HiF8 reaches parity with FP16 and a 1.5x GEMM speedup. "
+    helion = (
+        "Early results say that the experimental Helion backend can reduce latency by up to 50%."
+    )
+    assert status(after + helion, source, "50%") == S  # its clause names Helion, not HiF8
+    aside = helion.replace("backend", "backend (the part that does the work)")
+    assert status(after + aside, source, "50%") == S  # an aside does not end the clause
+    triton = helion.replace("Helion", "Triton")
+    assert status(after + triton, source, "50%") == M
+    mxfp8 = "MXFP8 speedups range from 1.31x to 2.23x, with the largest gain at 32 × 4096 × 4096."
+    report = check_explainer(after + mxfp8, source)
+    assert [n.status for n in report.numbers if n.text == "4096"] == [S, S]
+
+
+def test_the_post_title_is_source_too() -> None:
+    text = "It is the fastest model of the series yet, and cheaper to run."
+    title = "Gemini 3.5 Flash: frontier intelligence"
+    explainer = "Gemini 3.5 Flash: Frontier intelligence"
+    assert status(explainer, text, "3.5") == U
+    (v,) = check_explainer(explainer, text, title=title).numbers
+    assert (v.status, v.source, v.source_block) == (S, title, None)
+    assert check_explainer("Gemini 3.6 Flash is out.", text, title=title).numbers[0].status == U
+
+
+VERSIONS = (
+    "## Versions\n\n| Component | 2.13 | 2.14 |\n| --- | --- | --- |\n"
+    "| CUDA | 12.6, 13.0 | 12.6, 13.2 |\n| ROCm | 7.1, 7.2 | 7.2, 7.14 |\n\n"
+    "Continuing the migration begun in 2.13, more operators moved to Metal.\n\n"
+    "| Workload | Optimization | Result |\n| --- | --- | --- |\n"
+    "| Llama3-8B (dense) | Rowwise FP8 | +13.4% throughput |\n"
+    "| DeepSeek-V3 671B | Forward pass fusion | +17% end-to-end |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14.", {}),
+        ("ROCm: 7.1, 7.2 in 2.13; 7.2, 7.14 in 2.14.", {}),
+        ("Llama3-8B (dense): optimization Rowwise FP8; result +13.4% throughput.", {}),
+        ("DeepSeek-V3 671B: result +17% end-to-end.", {}),
+        # Under the wrong column, or said of another row.
+        ("ROCm: 7.14 in 2.13; 7.1 in 2.14.", {"7.14": M, "7.1": M}),
+        ("CUDA: 12.6, 13.2 in 2.13.", {"13.2": M}),
+        ("Llama3-8B (dense): result +17% end-to-end.", {"+17%": M}),
+    ],
+)
+def test_a_sentence_restating_a_table_row_binds_cell_by_column(
+    explainer: str, expected: dict[str, CheckStatus]
+) -> None:
+    report = check_explainer(explainer, VERSIONS)
+    assert report.numbers
+    assert {n.text: n.status for n in report.numbers if n.status != S} == expected
+
+
 def test_table_cells_count_with_their_headers() -> None:
     source = (
         "# Results\n\nThe speedups:\n\n| Model | Speedup |\n| --- | --- |\n"

@@ -98,6 +98,14 @@ def test_a_list_shares_the_unit_of_its_last_member() -> None:
     assert [n.unit for n in (c, d, e)] == ["%", "%", "%"]
 
 
+def test_two_numbers_split_by_a_comma_alone_are_no_list() -> None:
+    year, speedup = extract_numbers("at PyTorch Conference 2026, 7.5x faster loading")
+    assert (year.value, year.unit) == (Decimal(2026), "")
+    assert speedup.unit == "x"
+    a, b, c = extract_numbers("sizes of 12.6, 13.0, 13.2 GB")
+    assert [n.unit for n in (a, b, c)] == ["GB", "GB", "GB"]
+
+
 def test_link_targets_urls_and_markup_are_not_numbers() -> None:
     text = "see [FlyDSL](https://github.com/ROCm/FlyDSL/pull/194981) and **1.10x** `TP=1`"
     assert [n.text for n in extract_numbers(text)] == ["1.10x", "TP=1"]

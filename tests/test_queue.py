@@ -71,8 +71,14 @@ def test_retry_backs_off_then_fails_after_max_attempts(db: Engine) -> None:
             (c,) = queue.claim(s, queue.ITEMS, "w", 30, now=future)
             assert c.attempts == attempt
             again = queue.retry_later(
-                s, queue.ITEMS, c.id, "w", attempts=c.attempts, max_attempts=3,
-                error=f"boom {attempt}", delay=60,
+                s,
+                queue.ITEMS,
+                c.id,
+                "w",
+                attempts=c.attempts,
+                max_attempts=3,
+                error=f"boom {attempt}",
+                delay=60,
             )
         assert again is (attempt < 3)
         with sm() as s:

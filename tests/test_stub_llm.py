@@ -93,3 +93,22 @@ def test_process_with_script_recordings_and_log(tmp_path: Path) -> None:
         "seq", "at", "model", "messages", "response_format", "temperature", "max_tokens",
         "reply", "status",
     }  # fmt: skip
+
+
+def test_a_repair_request_gets_the_recorded_repair() -> None:
+    flydsl = "https://pytorch.org/blog/accelerating-pytorch-on-amd-gpus-with-flydsl/"
+    data = json.loads(
+        (
+            ROOT / "eval/recordings/pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.json"
+        ).read_text(encoding="utf-8")
+    )
+    with StubLLM(recordings=ROOT / "eval/recordings") as stub:
+        first = _chat(stub.url, f"Post title: FlyDSL\nLink: {flydsl}\n\nThe post ...")
+        fixed = _chat(stub.url, f"Link: {flydsl}\n<explainer>\n{{}}\n</explainer>\nFlagged: ...")
+    for answer, expected in ((first, data["answer"]), (fixed, data["repair"])):
+        content = answer.choices[0].message.content  # type: ignore[attr-defined]
+        assert json.loads(content) == expected
+    assert [c["reply"] for c in stub.calls] == [
+        "recording:pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl",
+        "recording-repair:pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl",
+    ]

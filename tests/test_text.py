@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.text import split_blocks
+from service.text import split_blocks, split_sentences
 
 
 def test_escaped_pipe_stays_inside_its_cell() -> None:
@@ -43,3 +43,19 @@ def test_list_item_stops_at_a_table_or_fence() -> None:
     text = "- item\n| a | b |\n| --- | --- |\n| 1 | 2 |\n- other\n```\ncode\n```\n"
     kinds = [b.kind for b in split_blocks(text)]
     assert kinds == ["list_item", "table", "list_item", "code"]
+
+
+def test_a_sentence_ends_after_milliseconds_but_not_after_a_title() -> None:
+    text = "Forward goes from ~19 ms to ~7 ms. The FP8 path adds 127 ms. Ms. Smith agrees."
+    assert split_sentences(text) == [
+        "Forward goes from ~19 ms to ~7 ms.",
+        "The FP8 path adds 127 ms.",
+        "Ms. Smith agrees.",
+    ]
+
+
+def test_incl_does_not_end_a_sentence() -> None:
+    assert split_sentences("Python 3.10 to 3.15, incl. 3.14t, 3.15t. Next.") == [
+        "Python 3.10 to 3.15, incl. 3.14t, 3.15t.",
+        "Next.",
+    ]

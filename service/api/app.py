@@ -7,10 +7,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
 
-from service import __version__
-from service.api import ops, problems, resources, webhooks, websub
+from service import __version__, outbound
+from service.api import (
+    atom,
+    metrics,
+    ops,
+    pages,
+    problems,
+    resources,
+    subscribers,
+    webhooks,
+    websub,
+)
 from service.api.deps import AppContext
 from service.config import Settings, get_settings
 from service.engines import get_engine
@@ -26,8 +36,11 @@ def build_context(settings: Settings, *, workers: int) -> AppContext:
     db = make_engine(settings.database_url, pool_size=max(5, workers + 5))
     migrate(db)
     sessions = make_sessionmaker(db)
-    pipeline = Pipeline(settings, sessions, get_engine(settings))
-    pool = WorkerPool(pipeline, workers) if workers > 0 else None
+    pipeline = Pipeline(
+        settings, sessions, get_engine(settings), on_event=outbound.EventHook(settings)
+    )
+    sender = outbound.Sender(settings, sessions)
+    pool = WorkerPool(pipeline, workers, extra_jobs=[sender]) if workers > 0 else None
     return AppContext(settings, db, sessions, pipeline, pool)
 
 
@@ -54,6 +67,11 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
         finally:
             if ctx.pool and not ctx.pool.shutdown(settings.shutdown_grace):
                 log.warning("some jobs were still running at shutdown; their leases were released")
+            if ctx.pool:
+                # The outbound sender's HTTP connections (one sender, shared by workers).
+                for job in {id(j): j for w in ctx.pool.workers for j in w.extra_jobs}.values():
+                    if isinstance(job, outbound.Sender):
+                        job.close()
             ctx.db.dispose()
 
     app = FastAPI(
@@ -67,7 +85,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
             {"name": "deliveries", "description": "Every webhook call and its outcome."},
             {"name": "items", "description": "Posts, their explainers and number checks."},
             {"name": "explain", "description": "Synchronous explaining of one article."},
-            {"name": "ops", "description": "Health, readiness, statistics."},
+            {"name": "subscribers", "description": "Outbound webhooks (Standard Webhooks)."},
+            {"name": "ops", "description": "Health, readiness, statistics, metrics."},
         ],
     )
     problems.install(app)
@@ -75,9 +94,11 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app.include_router(websub.router)
     app.include_router(resources.router)
     app.include_router(ops.router)
-
-    @app.get("/", include_in_schema=False)
-    def root() -> RedirectResponse:
-        return RedirectResponse("/docs")
+    app.include_router(subscribers.router)
+    app.include_router(atom.router)
+    app.include_router(metrics.router)
+    # The root is the index page; the API's own documentation stays at /docs.
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     return app

@@ -17,6 +17,7 @@ from service.models import CheckReport, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.records import article_of, report_of, result_of
 
 router = APIRouter()
 
@@ -184,28 +185,8 @@ def get_explainer(
         return HTMLResponse(render.to_html(explainer))
     if fmt == "text":
         return PlainTextResponse(render.to_text(explainer))
-    return JSONResponse(
-        {
-            **explainer.model_dump(mode="json"),
-            "item_id": item.id,
-            "source": {
-                "title": item.title,
-                "url": item.link,
-                "author": item.author,
-                "published": item.published.isoformat() if item.published else None,
-            },
-            "engine": ex.engine,
-            "model": ex.model,
-            "prompt_version": ex.prompt_version,
-            "usage": {
-                "prompt_tokens": ex.prompt_tokens,
-                "completion_tokens": ex.completion_tokens,
-                "calls": ex.llm_calls,
-            },
-            "cost_usd": ex.cost_usd,
-            "check": ex.check,
-        }
-    )
+    doc = render.document(result_of(ex), report_of(ex), article_of(item))
+    return JSONResponse({**doc, "item_id": item.id})
 
 
 def _negotiate(accept: str) -> str:

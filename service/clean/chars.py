@@ -24,6 +24,8 @@ _CHAR_MAP = str.maketrans(
         "\u2060": None,
         "\ufeff": None,
         "\u00ad": None,
+        # NUL is invisible and PostgreSQL refuses it in text columns.
+        "\x00": None,
     }
 )
 

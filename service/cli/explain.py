@@ -60,25 +60,8 @@ def render_outcome(outcome: Outcome, fmt: Format, article: Article) -> str:
 
     r = outcome.result
     if fmt is Format.json:
-        return json.dumps(
-            {
-                **r.explainer.model_dump(mode="json"),
-                "source": {
-                    "title": article.title,
-                    "url": article.url,
-                    "author": article.author,
-                    "published": article.published.isoformat() if article.published else None,
-                },
-                "engine": r.engine,
-                "model": r.model,
-                "prompt_version": r.prompt_version,
-                "usage": r.usage.model_dump(),
-                "cost_usd": r.cost_usd,
-                "check": outcome.report.model_dump(mode="json"),
-            },
-            ensure_ascii=False,
-            indent=2,
-        )
+        doc = render.document(r, outcome.report, article)
+        return json.dumps(doc, ensure_ascii=False, indent=2)
     if fmt is Format.md:
         return render.to_markdown(r.explainer)
     if fmt is Format.html:
@@ -105,7 +88,10 @@ def explain(
     err = Console(stderr=True)
     outputs: list[str] = []
     unchecked = 0
-    with Progress(console=err, transient=True, disable=len(articles) < 2) as progress:
+    # Progress only on a terminal: in a pipe or a log it would be noise (and rich ends a
+    # disabled-by-pipe display with a stray blank line).
+    show = len(articles) > 1 and err.is_terminal
+    with Progress(console=err, transient=True, disable=not show) as progress:
         task = progress.add_task("explaining", total=len(articles))
         for article in articles:
             progress.update(task, description=article.title[:60] or "(untitled)")

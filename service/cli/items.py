@@ -1,12 +1,17 @@
-"""``plainfeed items list|show|retry``: items in the configured database."""
+"""``plainfeed items list|show|retry``: items in the configured database.
+
+Output is for pipes: plain text on stdout (tab-separated rows, or JSON), no colour,
+no progress; messages go to stderr.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any
 
 import typer
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from service import render
 from service.cli.feeds import sessions
@@ -15,38 +20,69 @@ from service.models import Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.records import article_of, report_of, result_of
 
 items_app = typer.Typer(help="Items and their explainers.", no_args_is_help=True)
+
+
+class ShowFormat(StrEnum):
+    md = "md"
+    text = "text"
+    html = "html"
+    json = "json"
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(items_app, name="items")
 
 
+def one_line(value: str | None) -> str:
+    """A field of a tab-separated row: no tabs, newlines or other control characters."""
+    return " ".join("".join(c if c.isprintable() else " " for c in (value or "")).split())
+
+
+def _row(i: t.Item) -> dict[str, Any]:
+    return {
+        "id": i.id,
+        "state": i.state,
+        "feed_id": i.feed_id,
+        "published": i.published.isoformat() if i.published else None,
+        "title": i.title,
+        "link": i.link,
+        "last_error": i.last_error,
+    }
+
+
 @items_app.command("list")
 def list_(
-    state: Annotated[ItemState | None, typer.Option()] = None,
+    state: Annotated[ItemState | None, typer.Option(help="Only items in this state")] = None,
     feed: Annotated[int | None, typer.Option(help="Feed id")] = None,
+    search: Annotated[str | None, typer.Option("--search", "-q", help="Title contains")] = None,
     limit: Annotated[int, typer.Option(min=1)] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
-    """Items, newest first: id, state, title (tab-separated, pipes cleanly)."""
+    """Items, newest first: id, state, title (tab-separated), or JSON lines."""
     q = select(t.Item).order_by(t.Item.id.desc()).limit(limit)
     if state:
         q = q.where(t.Item.state == state.value)
     if feed is not None:
         q = q.where(t.Item.feed_id == feed)
+    if search:
+        q = q.where(func.lower(t.Item.title).contains(search.lower(), autoescape=True))
     with sessions()() as s:
         for i in s.scalars(q):
-            typer.echo(f"{i.id}\t{i.state}\t{i.title}")
+            if as_json:
+                typer.echo(json.dumps(_row(i), ensure_ascii=False))
+            else:
+                typer.echo(f"{i.id}\t{i.state}\t{one_line(i.title)}")
 
 
 @items_app.command("show")
 def show(
     item_id: int,
-    format: Annotated[str, typer.Option("--format", "-f", help="md, text, html or json")] = "md",
+    format: Annotated[ShowFormat, typer.Option("--format", "-f")] = ShowFormat.md,
 ) -> None:
-    """An item's explainer (or its state and error when it has none)."""
-
+    """An item's explainer; exit status 1 (and the state on stderr) when it has none."""
     with sessions()() as s:
         item = s.get(t.Item, item_id)
         if item is None:
@@ -55,29 +91,29 @@ def show(
         if ex is None:
             typer.echo(
                 f"item {item.id} is {item.state}"
-                + (f": {item.last_error}" if item.last_error else "")
+                + (f": {one_line(item.last_error)}" if item.last_error else "")
+                + " (no explainer yet)",
+                err=True,
             )
             raise typer.Exit(1)
         explainer = Explainer.model_validate(ex.body)
-        if format == "json":
-            typer.echo(
-                json.dumps(
-                    {"state": item.state, **explainer.model_dump(mode="json"), "check": ex.check},
-                    indent=2,
-                    ensure_ascii=False,
-                )
-            )
-        elif format == "html":
-            typer.echo(render.to_html(explainer))
-        elif format == "text":
-            typer.echo(render.to_text(explainer))
+        if format is ShowFormat.json:
+            doc = render.document(result_of(ex), report_of(ex), article_of(item))
+            body = {**_row(item), **doc}
+            typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
         else:
-            typer.echo(render.to_markdown(explainer))
+            write = {
+                ShowFormat.html: render.to_html,
+                ShowFormat.text: render.to_text,
+                ShowFormat.md: render.to_markdown,
+            }[format]
+            out = write(explainer)
+            typer.echo(out, nl=not out.endswith("\n"))
 
 
 @items_app.command("retry")
 def retry(item_id: int) -> None:
-    """Re-queue a failed or needs-review item."""
+    """Re-queue a failed or needs-review item (a running worker picks it up)."""
     from service.config import get_settings
     from service.engines import get_engine
     from service.pipeline import Pipeline
@@ -87,4 +123,4 @@ def retry(item_id: int) -> None:
         if s.get(t.Item, item_id) is None:
             raise NotFound(f"no item with id {item_id}")
     Pipeline(get_settings(), sm, get_engine(get_settings())).retry(item_id)
-    typer.echo(f"item {item_id} re-queued")
+    typer.echo(f"item {item_id} re-queued", err=True)

@@ -129,6 +129,8 @@ class Item(Base):
     __table_args__ = (
         UniqueConstraint("feed_id", "key", name="uq_items_feed_key"),
         Index("ix_items_claim", "state", "next_attempt_at"),
+        Index("ix_items_published", "state", "published_at", "updated_at"),
+        Index("ix_items_feed_published", "feed_id", "state", "published_at", "updated_at"),
     )
 
 
@@ -212,3 +214,8 @@ class OutboundDelivery(Base):
     lease_until: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     delivered_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        Index("ix_outbound_claim", "state", "next_attempt_at"),
+        Index("ix_outbound_subscriber", "subscriber_id", "id"),
+    )

@@ -1,0 +1,281 @@
+"""Server-rendered HTML pages: the index (feeds, recent items, search) and the item page
+(an explainer beside its source, every number linked to the sentence supporting it),
+with a review form for items that wait for a person.
+
+Everything from a feed is text to Jinja2's autoescaping; the one place that makes HTML
+from feed text (inline links and emphasis of the source) escapes first and passes an nh3
+allow-list (``service.web.trace.inline_html``). Pages carry a strict Content-Security-
+Policy: no inline script or style, nothing loaded from elsewhere.
+"""
+
+from __future__ import annotations
+
+import hmac
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy import func, select
+from starlette.concurrency import run_in_threadpool
+
+from service.api.deps import DB, Ctx
+from service.errors import PlainfeedError
+from service.models import CheckReport, CheckStatus, Explainer, ItemState
+from service.pipeline import latest_explainer
+from service.store import tables as t
+from service.web.trace import SourceBlock, inline_html, plain_text, trace
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+TEMPLATES = WEB / "templates"
+STATIC = WEB / "static"
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+PAGE_SIZE = 50
+MAX_FORM_BYTES = 16 * 1024
+
+router = APIRouter(include_in_schema=False)
+
+
+def _date(value: datetime | None, time: bool = False) -> str:
+    if value is None:
+        return ""
+    return value.strftime("%Y-%m-%d %H:%M UTC" if time else "%Y-%m-%d")
+
+
+def _usd(value: float | None) -> str:
+    return f"${value or 0:.4f}"
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+    env.filters["date"] = _date
+    env.filters["usd"] = _usd
+    env.filters["inline"] = inline_html
+    env.filters["plain"] = plain_text
+    return env
+
+
+ENV = _env()
+
+
+def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A page with the security headers."""
+    html = ENV.get_template(name).render(**context)
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+
+def error_page(status: int, heading: str, detail: str) -> HTMLResponse:
+    return render("error.html", status, heading=heading, detail=detail)
+
+
+def safe_url(url: str | None) -> str | None:
+    """A feed's link, only when it is an http(s) URL (never ``javascript:`` and kin)."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+        return url.strip()
+    return None
+
+
+def feed_label(f: t.Feed) -> str:
+    return f.name or f.title or f.url
+
+
+def _feed_view(f: t.Feed) -> dict[str, Any]:
+    return {"id": f.id, "label": feed_label(f), "url": f.url}
+
+
+# --- index -----------
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(
+    request: Request,
+    s: DB,
+    q: Annotated[str | None, Query(max_length=200)] = None,
+    state: Annotated[str | None, Query(max_length=32)] = None,
+    feed: Annotated[str | None, Query(max_length=20)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> HTMLResponse:
+    """Feeds, recent items with their state, search by title."""
+    states = [st.value for st in ItemState]
+    state = state if state in states else None
+    feed_id = int(feed) if feed and feed.isdigit() else None
+    conds = []
+    if state:
+        conds.append(t.Item.state == state)
+    if feed_id is not None:
+        conds.append(t.Item.feed_id == feed_id)
+    if q:
+        conds.append(func.lower(t.Item.title).contains(q.lower(), autoescape=True))
+    sel = select(t.Item).where(*conds).order_by(t.Item.id.desc()).limit(PAGE_SIZE).offset(offset)
+    total = s.scalar(select(func.count(t.Item.id)).where(*conds)) or 0
+    items = list(s.scalars(sel))
+    feeds = [_feed_view(f) for f in s.scalars(select(t.Feed).order_by(t.Feed.id))]
+    by_id = {f["id"]: f for f in feeds}
+
+    def page_url(at: int) -> str:
+        params = {"q": q or "", "state": state or "", "feed": feed_id if feed_id else ""}
+        kept = {k: v for k, v in params.items() if v != ""}
+        return "/?" + urlencode({**kept, "offset": at})
+
+    return render(
+        "index.html",
+        q=q,
+        state=state,
+        states=states,
+        feed_id=feed_id,
+        current_feed=by_id.get(feed_id) if feed_id is not None else None,
+        items=items,
+        total=total,
+        feeds=feeds,
+        feeds_by_id=by_id,
+        prev_url=page_url(max(0, offset - PAGE_SIZE)) if offset > 0 else None,
+        next_url=page_url(offset + PAGE_SIZE) if offset + PAGE_SIZE < total else None,
+    )
+
+
+# --- item -----------
+
+
+def _heading_levels(blocks: list[SourceBlock]) -> dict[str, int]:
+    """Source headings nest under the page's h2 and never skip a level."""
+    levels = [b.level for b in blocks if b.kind == "heading"]
+    top = min(levels, default=1)
+    out: dict[str, int] = {}
+    prev = 2
+    for b in blocks:
+        if b.kind == "heading":
+            prev = min(prev + 1, 3 + b.level - top, 6)
+            out[b.id] = max(prev, 3)
+            prev = out[b.id]
+    return out
+
+
+def _item_id(raw: str) -> int | None:
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
+def _not_found(raw: str) -> HTMLResponse:
+    return error_page(404, "Not found", f"There is no item {raw[:40]!r}. It may have been removed.")
+
+
+def item_page(
+    s: DB,
+    item: t.Item,
+    ctx: Ctx,
+    *,
+    status: int = 200,
+    notice: str | None = None,
+    error: str | None = None,
+) -> HTMLResponse:
+    ex = latest_explainer(s, item)
+    feed = s.get(t.Feed, item.feed_id) if item.feed_id else None
+    explainer = Explainer.model_validate(ex.body) if ex else None
+    report = CheckReport.model_validate(ex.check) if ex and ex.check else None
+    if explainer is not None:
+        traced = trace(explainer, report, item.text)
+    else:
+        traced = trace(Explainer.model_construct(title="", sections=[]), None, item.text)
+    return render(
+        "item.html",
+        status,
+        item=item,
+        feed=_feed_view(feed) if feed else None,
+        explainer=explainer,
+        t=traced,
+        meta=ex,
+        dropped=report.dropped if report else [],
+        statuses=[st.value for st in CheckStatus],
+        hlevels=_heading_levels(traced.blocks),
+        source_url=safe_url(item.link),
+        words=len(item.text.split()),
+        can_review=item.state in (ItemState.NEEDS_REVIEW.value, ItemState.FAILED.value),
+        token_required=bool(ctx.settings.api_token),
+        notice=notice,
+        error=error,
+    )
+
+
+@router.get("/ui/items/{item_id}", response_class=HTMLResponse)
+def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse:
+    """An explainer beside its source; each number links to its supporting sentence."""
+    iid = _item_id(item_id)
+    found = s.get(t.Item, iid) if iid is not None else None
+    if found is None:
+        return _not_found(item_id)
+    notice = {
+        "approved": "Approved and published.",
+        "retry": "Queued to be explained again.",
+    }.get(done or "")
+    return item_page(s, found, ctx, notice=notice)
+
+
+@router.post("/ui/items/{item_id}/review", response_class=HTMLResponse)
+async def review(item_id: str, request: Request, ctx: Ctx) -> Response:
+    """Approve or retry from the page's form; the API token travels as a form field
+    (a browser form cannot set an Authorization header)."""
+    iid = _item_id(item_id)
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return error_page(413, "Form too large", "The review form is limited to 16 KB.")
+    form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items() if v}
+    action = form.get("action", "")
+    return await run_in_threadpool(_review_sync, ctx, iid, item_id, form, action)
+
+
+def _review_sync(
+    ctx: Ctx, iid: int | None, raw_id: str, form: dict[str, str], action: str
+) -> Response:
+    with ctx.pipeline.read_sessions() as s:
+        found = s.get(t.Item, iid) if iid is not None else None
+        if found is None:
+            return _not_found(raw_id)
+        token = ctx.settings.api_token
+        if token and not hmac.compare_digest(form.get("token", "").encode(), token.encode()):
+            return item_page(s, found, ctx, status=401, error="Wrong or missing API token.")
+        if action not in ("approve", "retry"):
+            return item_page(s, found, ctx, status=400, error="Choose approve or retry.")
+    reviewer = " ".join(form.get("reviewer", "").split())[:200] or "web-form"
+    try:
+        if action == "approve":
+            ctx.pipeline.approve(found.id, reviewer)
+            done = "approved"
+        else:
+            ctx.pipeline.retry(found.id)
+            ctx.notify()
+            done = "retry"
+    except PlainfeedError as exc:
+        with ctx.pipeline.read_sessions() as s:
+            again = s.get(t.Item, found.id)
+            if again is None:
+                return _not_found(raw_id)
+            return item_page(s, again, ctx, status=exc.status, error=exc.detail)
+    # Post/redirect/get: a reload does not send the form again.
+    return RedirectResponse(f"/ui/items/{found.id}?done={done}", status_code=303)
+
+
+@router.get("/ui/{rest:path}", response_class=HTMLResponse)
+def unknown_page(rest: str) -> HTMLResponse:
+    """Any other page address: an HTML 404, not the API's JSON problem."""
+    return error_page(404, "Not found", "There is no page at this address.")

@@ -1,0 +1,259 @@
+"""Outbound webhook subscribers and their deliveries (every endpoint needs the token:
+subscriber URLs and delivery payloads are not public)."""
+
+from __future__ import annotations
+
+import ipaddress
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl
+from sqlalchemy import func, select
+
+from service import outbound
+from service.api.deps import DB, Ctx, Writer
+from service.api.schemas import Page
+from service.errors import Conflict, InputError, NotFound
+from service.store import tables as t
+from service.store.db import transaction
+
+router = APIRouter(tags=["subscribers"])
+
+EventName = Literal["explainer.published", "explainer.needs_review"]
+Limit = Annotated[int, Query(ge=1, le=200)]
+Offset = Annotated[int, Query(ge=0)]
+
+
+def _all_events() -> list[EventName]:
+    return ["explainer.published", "explainer.needs_review"]
+
+
+class SubscriberIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"url": "https://example.org/hooks/plainfeed", "events": ["explainer.published"]}
+            ]
+        },
+    )
+
+    url: HttpUrl
+    secret: str | None = Field(
+        default=None,
+        description="whsec_<base64 of 24-64 bytes>; generated (and answered once) when absent",
+    )
+    events: list[EventName] = Field(default_factory=lambda: _all_events(), min_length=1)
+    feed_id: int | None = Field(
+        default=None, description="Only on POST /subscribers: a feed, or none for every feed"
+    )
+
+
+class SubscriberOut(BaseModel):
+    id: int
+    feed_id: int | None
+    url: str
+    events: list[str]
+    active: bool
+    created_at: datetime
+    secret: str | None = Field(default=None, description="Only in the answer that creates it")
+
+    @classmethod
+    def of(cls, sub: t.Subscriber, *, with_secret: bool = False) -> SubscriberOut:
+        return cls(
+            id=sub.id,
+            feed_id=sub.feed_id,
+            url=sub.url,
+            events=list(sub.events or []),
+            active=sub.active,
+            created_at=sub.created_at,
+            secret=sub.secret if with_secret else None,
+        )
+
+
+class OutboundOut(BaseModel):
+    id: int
+    subscriber_id: int
+    event_id: str
+    event_type: str
+    state: str
+    attempts: int
+    last_status: int | None
+    last_error: str | None
+    next_attempt_at: datetime | None
+    created_at: datetime
+    delivered_at: datetime | None
+    payload: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, d: t.OutboundDelivery, *, full: bool = False) -> OutboundOut:
+        return cls(
+            id=d.id,
+            subscriber_id=d.subscriber_id,
+            event_id=d.event_id,
+            event_type=d.event_type,
+            state=d.state,
+            attempts=d.attempts,
+            last_status=d.last_status,
+            last_error=d.last_error,
+            next_attempt_at=d.next_attempt_at if d.state == "pending" else None,
+            created_at=d.created_at,
+            delivered_at=d.delivered_at,
+            payload=d.payload if full else None,
+        )
+
+
+def _check_url(url: str, allow_private: bool) -> None:
+    """Refuse endpoints on this machine or the private network unless allowed (a
+    subscriber URL must not turn the server into a proxy for internal services)."""
+    host = (HttpUrl(url).host or "").strip("[]").lower()
+    if allow_private:
+        return
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        raise InputError(f"subscriber host {host!r} is private (PLAINFEED_ALLOW_PRIVATE_URLS)")
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return
+    if not ip.is_global:
+        raise InputError(f"subscriber address {host} is private (PLAINFEED_ALLOW_PRIVATE_URLS)")
+
+
+def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
+    _check_url(str(body.url), ctx.settings.allow_private_urls)
+    secret = body.secret or outbound.new_secret()
+    outbound.secret_key(secret)  # refuses a malformed secret with a clear message
+    with transaction(ctx.sessions) as s:
+        if feed_id is not None and s.get(t.Feed, feed_id) is None:
+            raise NotFound(f"no feed with id {feed_id}")
+        sub = t.Subscriber(
+            feed_id=feed_id,
+            url=str(body.url),
+            secret=secret,
+            events=sorted(set(body.events)),
+            active=True,
+        )
+        s.add(sub)
+        s.flush()
+        out = SubscriberOut.of(sub, with_secret=True)
+    return JSONResponse(
+        out.model_dump(mode="json"), status_code=201, headers={"Location": f"/subscribers/{out.id}"}
+    )
+
+
+@router.post("/feeds/{feed_id}/subscribers", status_code=201, response_model=SubscriberOut)
+def subscribe_feed(feed_id: int, body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
+    """Send this feed's explainer events to `url`, signed as Standard Webhooks. The
+    answer carries the signing secret; later reads do not."""
+    if body.feed_id is not None and body.feed_id != feed_id:
+        raise InputError("feed_id in the body differs from the path")
+    return _create(ctx, body, feed_id)
+
+
+@router.post("/subscribers", status_code=201, response_model=SubscriberOut)
+def subscribe(body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
+    """Subscribe to one feed (`feed_id`) or, without it, to every feed."""
+    return _create(ctx, body, body.feed_id)
+
+
+def _page(request: Request, total: int, limit: int, offset: int, items: list[object]) -> Page:
+    nxt = None
+    if offset + limit < total:
+        nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
+    return Page(total=total, limit=limit, offset=offset, next=nxt, items=items)
+
+
+@router.get("/subscribers", response_model=Page)
+def list_subscribers(
+    request: Request,
+    s: DB,
+    _who: Writer,
+    feed_id: int | None = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> Page:
+    sel = select(t.Subscriber)
+    cnt = select(func.count(t.Subscriber.id))
+    if feed_id is not None:
+        sel, cnt = (
+            sel.where(t.Subscriber.feed_id == feed_id),
+            cnt.where(t.Subscriber.feed_id == feed_id),
+        )
+    total = s.scalar(cnt) or 0
+    rows = s.scalars(sel.order_by(t.Subscriber.id).limit(limit).offset(offset))
+    return _page(request, total, limit, offset, [SubscriberOut.of(r) for r in rows])
+
+
+def _subscriber(s: DB, sub_id: int) -> t.Subscriber:
+    sub = s.get(t.Subscriber, sub_id)
+    if sub is None:
+        raise NotFound(f"no subscriber with id {sub_id}")
+    return sub
+
+
+@router.get("/subscribers/{sub_id}", response_model=SubscriberOut)
+def get_subscriber(sub_id: int, s: DB, _who: Writer) -> SubscriberOut:
+    return SubscriberOut.of(_subscriber(s, sub_id))
+
+
+@router.delete("/subscribers/{sub_id}", status_code=204)
+def unsubscribe(sub_id: int, ctx: Ctx, _who: Writer) -> Response:
+    """Stop sending: the subscriber is deactivated (its delivery log stays)."""
+    with transaction(ctx.sessions) as s:
+        _subscriber(s, sub_id).active = False
+    return Response(status_code=204)
+
+
+@router.get("/subscribers/{sub_id}/deliveries", response_model=Page)
+def list_outbound(
+    sub_id: int,
+    request: Request,
+    s: DB,
+    _who: Writer,
+    state: Annotated[str | None, Query(max_length=32)] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> Page:
+    """Every event sent (or to be sent) to the subscriber, newest first: state, attempts,
+    last HTTP status and error."""
+    _subscriber(s, sub_id)
+    cond = [t.OutboundDelivery.subscriber_id == sub_id]
+    if state:
+        cond.append(t.OutboundDelivery.state == state)
+    total = s.scalar(select(func.count(t.OutboundDelivery.id)).where(*cond)) or 0
+    rows = s.scalars(
+        select(t.OutboundDelivery)
+        .where(*cond)
+        .order_by(t.OutboundDelivery.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return _page(request, total, limit, offset, [OutboundOut.of(r) for r in rows])
+
+
+@router.get("/outbound/{delivery_id}", response_model=OutboundOut)
+def get_outbound(delivery_id: int, s: DB, _who: Writer) -> OutboundOut:
+    """One outbound delivery with its payload."""
+    d = s.get(t.OutboundDelivery, delivery_id)
+    if d is None:
+        raise NotFound(f"no outbound delivery with id {delivery_id}")
+    return OutboundOut.of(d, full=True)
+
+
+@router.post("/outbound/{delivery_id}/retry", status_code=202, response_model=OutboundOut)
+def retry_outbound(delivery_id: int, ctx: Ctx, _who: Writer) -> OutboundOut:
+    """Send a failed or cancelled delivery again now, with fresh attempts."""
+    with transaction(ctx.sessions) as s:
+        d = s.get(t.OutboundDelivery, delivery_id)
+        if d is None:
+            raise NotFound(f"no outbound delivery with id {delivery_id}")
+        if d.state not in ("failed", "cancelled"):
+            raise Conflict(f"outbound delivery {delivery_id} is {d.state}")
+        d.state = "pending"
+        d.attempts = 0
+        d.next_attempt_at = datetime.now(d.created_at.tzinfo)
+        out = OutboundOut.of(d)
+    ctx.notify()
+    return out

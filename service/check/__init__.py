@@ -1,0 +1,68 @@
+"""The number check: every number of an explainer against the source it explains.
+
+Each number of the explainer gets a verdict:
+
+- ``supported``: the source writes the same number (after normalisation) with the same
+  unit, no more precision, a compatible hedge, and near the same things.
+- ``misattached``: the source has the number, but not near the things the explainer
+  ties it to (another model, operator, baseline).
+- ``derived``: not written in the source but computable from one source sentence or
+  table row: a rounding, the end of a range, the span of several values, a ratio,
+  difference, sum or percentage. Shown for review; it does not fail the check.
+- ``unsupported``: nothing in the source backs it.
+
+Rules, in short (the module's tests spell them out):
+
+- Quantities match after normalisation (``x``/``×``/``times``, ``%``/``percent``,
+  thousands separators, dash styles, scale words). A bare number in the explainer
+  matches any unit; a number with a unit needs the same unit in the source.
+- Precision: the explainer may not write more digits than the source (``1.100`` for
+  ``1.10`` is unsupported: false precision). Fewer digits is a rounding, ``derived``
+  (``1.1`` for ``1.10`` or ``1.13``), and only in the same unit (``1.7`` shapes is no
+  rounding of ``1.68x``). An explainer digit matches a source word ("1" for "one").
+- Ranges match with both ends. A single value inside a source range is unsupported; a
+  range end is ``derived``, or ``supported`` when a hedge says which end it is ("up to
+  3.66x" for "1.17x–3.66x").
+- Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
+  bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
+  hedge go with anything.
+- Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant); a
+  version right after a product name must stand with that name in the source ("ROCm
+  2.14" where the source has "PyTorch 2.14" is ``misattached``).
+- Code lines of the explainer must be source lines, or their literals verbatim in it.
+- Binding: the names within six words of a number in the explainer (model, operator,
+  format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
+  across a comma or a relative clause) must all occur in the source clause where that
+  number stands, its paragraph label or its headings; else ``misattached``. A bare count
+  without names must share a noun with the source number, near it ("256 tokens" vs
+  "256-token input"); a number with neither carries the names of its own clause (an
+  aside in parentheses does not end it), else those of the figures before it in its
+  sentence, else those of the previous sentence of its paragraph (checked against the
+  source sentence and the one before it). Two like figures of one sentence said of two
+  names the other way round from the source ("1.95x over Triton and 1.20x over ATen")
+  are both ``misattached``.
+- Tables: a sentence that restates a source table row (its label written in it) is
+  backed cell by cell when each figure stands in a ``;``-separated part naming its
+  column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); one written as the row
+  ("<label>: ...") that puts a figure under another column or takes it from another row
+  is ``misattached``.
+- The post's title (``title=``) is source too: a feed entry's text does not repeat it.
+- Number words ("two baselines") are reported only when the source has the value as
+  a word or a digit, so ordinary words never raise an alarm.
+- Known limits: a source sentence that lists many figures and names binds loosely (any
+  of its names goes with any of its figures); a figure stated with plain words only
+  ("dropped 19%") is matched by value and hedge, not by what it is about.
+
+Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
+:mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of;
+swaps), :mod:`.table` (sentences restating a table row), :mod:`.derive` (values
+computable from one source unit), :mod:`.match` (the verdict on one number),
+:mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
+"""
+
+from service.check.coverage import fact_carried
+from service.check.index import SourceIndex, index_source
+from service.check.report import check_explainer
+from service.models import Fact
+
+__all__ = ["Fact", "SourceIndex", "check_explainer", "fact_carried", "index_source"]

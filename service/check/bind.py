@@ -1,0 +1,284 @@
+"""Binding: the names and nouns each number of an explainer sentence is said of, and
+whether a source unit says the number of the same things (or of two names the other
+way round)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.check.index import SourceIndex
+from service.check.names import Name, content_words, is_name, name_key, name_pattern, noun_pattern
+from service.check.unit import Unit
+from service.numbers import Kind, Number
+from service.numbers.context import list_runs
+
+_NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
+_DIGIT = re.compile(r"\d")
+_CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
+_COORDINATOR = re.compile(
+    r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
+)
+_NEAR = 6  # words
+_NONSPACE = re.compile(r"\S+")
+
+
+def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]:
+    """The names of the clause that ends at ``before`` (from the last comma, colon,
+    semicolon, parenthesis or dash before it, asides skipped), once each: what a figure
+    with no name near it is said of first ("the experimental Helion backend can reduce
+    latency by up to 50%")."""
+    asides = [m.span() for m in _ASIDE.finditer(s, 0, before)]
+    marks = [
+        m.end()
+        for m in _CLAUSE_MARK.finditer(s, 0, before)
+        if not any(a <= m.start() < b for a, b in asides)
+    ]
+    start = marks[-1] if marks else 0
+    return tuple(
+        {
+            x.key: x
+            for x in names
+            if start <= x.start and x.end <= before and not any(a <= x.start < b for a, b in asides)
+        }.values()
+    )
+
+
+# A parenthesis without a digit is an aside ("the Helion backend (the component that
+# does the work) can reduce latency by up to 50%"): the clause goes on around it.
+_ASIDE = re.compile(r"\([^()\d]*\)")
+
+
+def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
+    """The names of an explainer sentence that the source knows, in order."""
+    out: list[Name] = []
+    idents = [n for n in nums if n.kind == Kind.IDENTIFIER]
+    for n in idents:
+        pattern = name_pattern(n.key)
+        if idx.has(pattern, n.key):
+            out.append(Name(n.start, n.end, n.key, pattern))
+    starts = [n.start for n in nums]
+    for m in _NAME_TOKEN.finditer(s):
+        token = m.group(0)
+        if token.islower() or _DIGIT.search(token):
+            continue  # ordinary words; numbers and identifiers are handled above
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < nums[i].end:
+            continue
+        before = s[: m.start()].rstrip()
+        initial = not before or before[-1] in ":.!?" or not before.strip("\"'([*_`")
+        offset = 0
+        for word in token.split("-"):
+            start, offset = m.start() + offset, offset + len(word) + 1
+            if not is_name(word, initial and start == m.start()):
+                continue
+            key = name_key(word)
+            pattern = name_pattern(key)
+            if idx.has(pattern, key):
+                out.append(Name(start, start + len(word), key, pattern))
+    out.sort(key=lambda x: x.start)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What a number of the explainer is said of: its names, else its nouns, else the
+    names carried from the sentence before."""
+
+    names: tuple[Name, ...] = ()
+    nouns: tuple[str, ...] = ()
+    inherited: tuple[Name, ...] = ()
+    nearest: Name | None = None  # the name this number is said of, for swap detection
+
+    def holds(self, unit: Unit, number: Number | None = None) -> bool:
+        if self.names:
+            return all(unit.mentions(n) for n in self.names)
+        if self.nouns:
+            # The noun must stand near the number in the source too, when we know where.
+            text = unit.context
+            if number is not None:
+                start = _window_start(unit.text, unit.start, number.start)
+                end = _window_end(unit.text, number.end, unit.end, stop=False)
+                text = unit.text[start:end]
+            return any(noun_pattern(s).search(text) for s in self.nouns)
+        if self.inherited:  # the topic of the sentence before: so may the source's be
+            return all(unit.mentions(n, near=True) for n in self.inherited)
+        return True
+
+    def missing(self, context: str) -> list[str]:
+        names = self.names or self.inherited
+        if self.names or not self.nouns:
+            return [n.key.replace("\x00", "-") for n in names if not n.pattern.search(context)]
+        return list(self.nouns)
+
+
+def _window_start(s: str, left: int, pos: int) -> int:
+    # Six words fit in a few hundred characters: never scan further back than that.
+    starts = [m.start() for m in _NONSPACE.finditer(s, max(left, pos - 300), pos)]
+    return starts[-_NEAR] if len(starts) > _NEAR else left
+
+
+# The words after a number stop describing it at a relative clause or a verb in -ing
+# ("a 30-billion-parameter model running on NVIDIA GPUs").
+_CLAUSE_START = re.compile(
+    r"(?:which|that|who|whom|whose|when|where|while|whereas|because|although|if|unless)"
+    r"|[a-z]{3,}ing",
+    re.I,
+)
+_ING_NOUNS = frozenset(
+    "training serving thing decoding scaling string setting settings padding embedding "  # noqa: SIM905
+    "batching checkpointing encoding sampling pooling caching routing tuning autotuning "
+    "learning reasoning computing processing spending funding pricing ranking building "
+    "morning evening timing ceiling".split()
+)
+
+
+def _window_end(s: str, pos: int, right: int, *, stop: bool) -> int:
+    for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
+        if stop and count > 1:
+            word = m.group(0).strip(".,;:()\"'").lower()
+            if _CLAUSE_START.fullmatch(word) and word not in _ING_NOUNS:
+                return m.start()
+        if count == _NEAR:
+            return m.end()
+    return right
+
+
+def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
+    """Where the words after one number stop belonging to it (first) and where the words
+    before the next number start belonging to that one (second)."""
+    marks = list(_CLAUSE_MARK.finditer(s, start, end))
+    if marks:
+        return marks[0].start(), marks[-1].end()
+    m = _COORDINATOR.search(s, start, end)
+    if m:
+        return m.start(), m.end()
+    return end, start
+
+
+def bind_numbers(
+    s: str,
+    nums: Sequence[Number],
+    names: Sequence[Name],
+    start: int = 0,
+    end: int | None = None,
+) -> dict[int, Binding]:
+    """Names and nouns of each quantity, range and number word of a sentence (of
+    ``s[start:end]``), by start."""
+    end = len(s) if end is None else end
+    marks = [m.start() for m in _CLAUSE_MARK.finditer(s, start, end)]
+    name_starts = [x.start for x in names]  # names come sorted by position
+    said_respectively = s.find("respectively", start, end) >= 0
+    seq = [n for n in nums if n.kind in (Kind.QUANTITY, Kind.RANGE, Kind.WORD)]
+    groups = list_runs(s, seq)
+    out: dict[int, Binding] = {}
+    chained: tuple[Name, ...] = ()
+    for g, group in enumerate(groups):
+        first, last = group[0], group[-1]
+        noun_left = -1
+        inherit: tuple[Name, ...] = ()
+        if g > 0:
+            prev = groups[g - 1][-1]
+            left = _split_gap(s, prev.end, first.start)[1]
+            if left == prev.end:  # "8 bits instead of 16": the unit word describes both
+                noun_left = prev.start
+                if len(s[prev.end : first.start].split()) <= _NEAR:
+                    # "4.82x over ATen across 10 cases": one phrase, one measurement
+                    inherit = chained
+        else:
+            k = bisect.bisect_left(marks, first.start)
+            left = marks[k - 1] + 1 if k else start
+        if g + 1 < len(groups):
+            right = _split_gap(s, last.end, groups[g + 1][0].start)[0]
+        else:
+            k = bisect.bisect_left(marks, last.end)
+            right = marks[k] if k < len(marks) else end
+        # Names count when near: within a few words on either side.
+        left = max(left, _window_start(s, left, first.start))
+        names_right = _window_end(s, last.end, right, stop=True)
+        right = _window_end(s, last.end, right, stop=False)
+        own = [
+            *names[
+                bisect.bisect_left(name_starts, left) : bisect.bisect_left(name_starts, first.start)
+            ],
+            *names[
+                bisect.bisect_left(name_starts, last.end) : bisect.bisect_left(
+                    name_starts, names_right
+                )
+            ],
+        ]
+        bound = tuple(dict.fromkeys([*inherit, *own]))
+        chained = bound
+        nouns: list[str] = []
+        if not bound:  # nouns bind only a number without names
+            # A few words either side, across commas ("a very low value, around 0.2").
+            next_start = groups[g + 1][0].start if g + 1 < len(groups) else end
+            prev_end = groups[g - 1][-1].end if g > 0 else 0
+            noun_left = noun_left if noun_left >= 0 else prev_end
+            noun_left = max(noun_left, _window_start(s, noun_left, first.start))
+            noun_right = _window_end(s, last.end, next_start, stop=False)
+            nouns = [n.noun for n in group if n.noun] + content_words(s[last.end : noun_right])
+            nouns += content_words(s[noun_left : first.start], last=True)
+        following = [x for x in own if x.start >= last.end]
+        preceding = [x for x in own if x.start < first.start]
+        respectively = said_respectively and len(group) > 1 and len(following) >= len(group)
+        for i, n in enumerate(group):
+            if respectively:
+                nearest: Name | None = following[i]
+            else:
+                nearest = following[0] if following else (preceding[-1] if preceding else None)
+            out[n.start] = Binding(names=bound, nouns=tuple(nouns), nearest=nearest)
+    return out
+
+
+def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
+    """Which of ``names`` a source number is said of, read as the explainer's are (from
+    the few numbers around it: a long list sentence costs no more than a short one)."""
+    nums = unit.numbers
+    i = bisect.bisect_left(nums, n.start, key=lambda m: m.start)
+    lo, hi = max(0, i - 3), min(len(nums), i + 4)
+    start = nums[lo - 1].end if lo > 0 else unit.start
+    end = nums[hi].start if hi < len(nums) else unit.end
+    found = [
+        Name(m.start(), m.end(), name.key, name.pattern)
+        for name in names
+        for m in name.pattern.finditer(unit.text, start, end)
+    ]
+    found.sort(key=lambda x: x.start)
+    nearest = (
+        bind_numbers(unit.text, nums[lo:hi], found, start, end).get(n.start, Binding()).nearest
+    )
+    return nearest.key if nearest else None
+
+
+def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
+    """Source units holding the value (or range) of ``n``, with the number found there."""
+    if n.kind == Kind.RANGE:
+        assert n.value is not None and n.high is not None
+        hits = idx.ranges.get((n.value, n.high), [])
+    else:
+        assert n.value is not None
+        hits = idx.singles.get(n.value, [])
+    out: dict[int, Number] = {}
+    for u, m in hits:
+        out.setdefault(u, m)
+    return out
+
+
+def swapped(idx: SourceIndex, a: Number, b: Number, ea: Name, eb: Name) -> bool:
+    """Two numbers of one sentence said of two names the other way round from the source
+    ("1.95x over Triton and 1.20x over ATen" for "1.20x over Triton and 1.95x over ATen")."""
+    ua, ub = _units_with(idx, a), _units_with(idx, b)
+    crossed = straight = False
+    for u in ua.keys() & ub.keys():
+        unit = idx.units[u]
+        if not (unit.mentions(ea) and unit.mentions(eb)):
+            continue  # the source says nothing here about which is which
+        sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
+        if sa == ea.key or sb == eb.key:
+            straight = True
+        elif sa == eb.key and sb == ea.key:
+            crossed = True
+    return crossed and not straight

@@ -1,0 +1,47 @@
+"""Coverage: the key facts of the source that an explainer does not carry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.models import DroppedFact, Explainer, Fact
+from service.numbers import Kind, Number, extract_numbers
+
+
+def fact_carried(fact: Fact, numbers: Sequence[Number], text: str = "") -> bool:
+    """Whether a fact's value is among the numbers (normalised; ranges need both ends)."""
+    wanted = extract_numbers(fact.value)
+    if not wanted:
+        return fact.value.strip().lower() in text.lower()
+    w = wanted[0]
+    for n in numbers:
+        if w.kind in (Kind.IDENTIFIER, Kind.VERSION):
+            if n.key and n.key == w.key:
+                return True
+        elif w.kind == Kind.RANGE:
+            if n.kind == Kind.RANGE and (n.value, n.high) == (w.value, w.high):
+                return True
+        elif (
+            n.kind in (Kind.QUANTITY, Kind.WORD)
+            and n.value == w.value
+            and (not w.unit or not n.unit or w.unit == n.unit)
+        ):
+            return True
+    return False
+
+
+def dropped_facts(explainer: Explainer | str, facts: Sequence[Fact]) -> list[DroppedFact]:
+    """The key facts whose value the explainer (its text and code) does not carry."""
+    text = explainer if isinstance(explainer, str) else _full_text(explainer)
+    numbers = extract_numbers(text)
+    return [
+        DroppedFact(value=f.value, about=f.about)
+        for f in facts
+        if f.key and not fact_carried(f, numbers, text)
+    ]
+
+
+def _full_text(explainer: Explainer) -> str:
+    parts = [explainer.all_text()]
+    parts.extend(s.code for s in explainer.sections if s.code)
+    return "\n\n".join(parts)

@@ -1,0 +1,74 @@
+"""Derived values: what a writer could compute from the numbers of one source unit (a
+rounding, a ratio, a percentage, a difference or a sum)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from service.check.unit import Unit
+from service.numbers import Kind
+
+
+def quantize(value: Decimal, exp: int) -> Decimal | None:
+    """``value`` rounded half up to the digit ``10**exp`` (None when it cannot be)."""
+    try:
+        return value.quantize(Decimal(1).scaleb(exp), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return None
+
+
+_RATIO_UNITS = frozenset({"x", "%", "pp"})
+_CITATION = re.compile(r"\[[\d,\s\-–]+\]")
+
+
+def _operands(unit: Unit) -> list[tuple[Decimal, str, str]]:
+    """(value, unit, text) of the numbers of a source unit that arithmetic may combine:
+    quantities and both ends of a change; no multipliers, no citation marks ("[5,6]")."""
+    cited = [m.span() for m in _CITATION.finditer(unit.text, unit.start, unit.end)]
+    out: list[tuple[Decimal, str, str]] = []
+    for n in unit.numbers:
+        if n.value is None or n.unit == "x" or any(a <= n.start < b for a, b in cited):
+            continue
+        if n.kind == Kind.QUANTITY:
+            out.append((n.value, n.unit, n.text))
+        elif n.kind == Kind.RANGE and n.change and n.high is not None:
+            out.extend([(n.value, n.unit, n.text), (n.high, n.unit, n.text)])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A value computable in source unit ``unit``: the ``how`` of ``a`` and ``b``."""
+
+    value: Decimal
+    unit: int
+    how: str
+    a: Decimal
+    b: Decimal
+    a_text: str
+    b_text: str
+
+
+def combinations(u: int, unit: Unit, target: str) -> Iterator[Derived]:
+    """Values computable from two numbers of one unit, for a number with unit ``target``."""
+    operands = _operands(unit)
+    for i, (a, a_unit, a_text) in enumerate(operands):
+        for j, (b, b_unit, b_text) in enumerate(operands):
+            if i == j or a_unit != b_unit or not b:
+                continue
+            for value, how in _combine(target, a, b, a_unit):
+                yield Derived(value, u, how, a, b, a_text, b_text)
+
+
+def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decimal, str]]:
+    """What a writer could compute from a and b for a number with unit ``target``."""
+    if target == "x":
+        return [(a / b, "ratio")] if unit and unit not in _RATIO_UNITS else []
+    if target == "%" and unit != "%":
+        return [(a / b * 100, "percentage"), (abs(a - b) / b * 100, "percent change")]
+    if target == unit:
+        return [(abs(a - b), "difference"), (a + b, "sum")]
+    return []

@@ -1,0 +1,268 @@
+"""The source, indexed once per text: split into units (clauses of sentences, table rows,
+code lines), each with its numbers and the context its names are looked up in."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from functools import lru_cache
+
+from service.check.derive import Derived, combinations, quantize
+from service.check.table import Row, make_row
+from service.check.unit import WORD_TOKEN, Hit, Unit
+from service.numbers import Kind, Number, extract_numbers, prepare
+from service.text import split_blocks, split_sentences
+
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass(slots=True)
+class SourceIndex:
+    """A source text, split into units, with its numbers indexed by normalised value and
+    its words by block, so that every look-up of a check is a dictionary access."""
+
+    units: list[Unit] = field(default_factory=list)
+    singles: dict[Decimal, list[Hit]] = field(default_factory=dict)
+    ranges: dict[tuple[Decimal, Decimal], list[Hit]] = field(default_factory=dict)
+    range_lows: dict[Decimal, list[Hit]] = field(default_factory=dict)
+    range_highs: dict[Decimal, list[Hit]] = field(default_factory=dict)
+    words: frozenset[str] = frozenset()  # number words written in the source
+    source_words: frozenset[str] = frozenset()  # every word of the source
+    block_text: list[str] = field(default_factory=list)  # lower-case text of each block
+    joined: str = ""  # the block texts joined by \x01, for finding a word's blocks
+    block_starts: list[int] = field(default_factory=list)  # offsets of the blocks in it
+    block_units: dict[int, list[int]] = field(default_factory=dict)
+    unit_starts: dict[int, list[int]] = field(default_factory=dict)  # per block, sorted
+    code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
+    text_blocks: int = 0  # blocks of the text; a block past them is the title
+    rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
+    _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
+    _derived: dict[str, list[Derived]] = field(default_factory=dict)
+
+    def occurrences(
+        self, key: str, pattern: re.Pattern[str], *, version: bool = False
+    ) -> Iterator[int]:
+        """Units where a folded name occurs, in order: each place its first word is
+        found is confirmed by the name's pattern right there (no block is searched)."""
+        first = key.split("\x00", 1)[0]
+        words = self.source_words
+        if first not in words and first + "s" not in words and "v" + first not in words:
+            return
+        pos, last = self.joined.find(first), -1
+        while pos >= 0:
+            at = pos - 1 if version and pos > 0 and self.joined[pos - 1] == "v" else pos
+            if pattern.match(self.joined, at):
+                block = bisect.bisect_right(self.block_starts, pos) - 1
+                units = self.block_units.get(block, [])
+                if units:
+                    offset = pos - self.block_starts[block]
+                    k = bisect.bisect_right(self.unit_starts[block], offset) - 1
+                    unit = units[max(k, 0)]
+                    if unit != last:
+                        yield unit
+                        last = unit
+            pos = self.joined.find(first, pos + len(first))
+
+    def has(self, pattern: re.Pattern[str], key: str) -> bool:
+        """Whether a name occurs anywhere in the source."""
+        if "\x00" not in key:
+            return key in self.source_words or key + "s" in self.source_words
+        return next(self.occurrences(key, pattern), None) is not None
+
+    def rounded(self, exp: int) -> dict[Decimal, list[Hit]]:
+        """Quantities written with more digits than ``exp``, by their value rounded to it
+        (built on first use, once per source and precision)."""
+        table = self._rounded.get(exp)
+        if table is None:
+            table = {}
+            for value, hits in self.singles.items():
+                finer = [h for h in hits if h[1].kind == Kind.QUANTITY and h[1].exp < exp]
+                rounded = quantize(value, exp) if finer else None
+                if rounded is not None:
+                    table.setdefault(rounded, []).extend(finer)
+            self._rounded[exp] = table
+        return table
+
+    def derived(self, unit: str) -> list[Derived]:
+        """What a writer could compute within one unit for a number with ``unit``, sorted
+        by value (built on first use, once per source and unit)."""
+        table = self._derived.get(unit)
+        if table is None:
+            table = sorted(
+                (
+                    d
+                    for u, source_unit in enumerate(self.units)
+                    for d in combinations(u, source_unit, unit)
+                ),
+                key=lambda d: d.value,
+            )
+            self._derived[unit] = table
+        return table
+
+
+_LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
+_CLAUSE_SPLIT = re.compile(r";\s+")
+_SQUEEZE = re.compile(r"\s+")
+
+
+def _label(text: str, sentences: list[str]) -> str:
+    """A paragraph's lead-in ("**MXFP8 A8W8.** With ..."): context for all its sentences."""
+    m = _LABEL.match(text)
+    if m:
+        return m.group(1)
+    if len(sentences) > 1 and len(sentences[0].split()) <= 4:
+        return sentences[0]
+    return ""
+
+
+def squeeze(line: str) -> str:
+    """A line with its runs of white space as one space (code lines compare so)."""
+    return _SQUEEZE.sub(" ", line).strip()
+
+
+def render_row(header: Sequence[str], row: Sequence[str]) -> str:
+    """A table row as a reader sees it: each cell after its column's name."""
+    cells = []
+    for i, cell in enumerate(row):
+        name = header[i] if i < len(header) else ""
+        cells.append(f"{name}: {cell}" if name else cell)
+    return " | ".join(cells)
+
+
+def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
+    for n in nums:
+        if n.kind == Kind.RANGE:
+            assert n.value is not None and n.high is not None
+            idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
+            if n.change:  # "from 5,996 to 7,027": two measured values
+                low = replace(n, kind=Kind.QUANTITY, high=None)
+                high = replace(n, kind=Kind.QUANTITY, value=n.high, exp=n.high_exp, high=None)
+                idx.singles.setdefault(n.value, []).append((unit_no, low))
+                idx.singles.setdefault(n.high, []).append((unit_no, high))
+                continue
+            idx.range_lows.setdefault(n.value, []).append((unit_no, n))
+            idx.range_highs.setdefault(n.high, []).append((unit_no, n))
+        elif n.kind in (Kind.QUANTITY, Kind.WORD):
+            assert n.value is not None
+            idx.singles.setdefault(n.value, []).append((unit_no, n))
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+
+
+@lru_cache(maxsize=16)
+def index_source(source_text: str, title: str = "") -> SourceIndex:
+    """Split the source into units and index its numbers (memoised per text and title).
+
+    Each block is prepared, folded and searched for numbers once; its sentences and
+    clauses are slices of it. The post's ``title`` is its own words too: it becomes one
+    more unit, after the text's blocks, and context for nothing else.
+    """
+    idx = SourceIndex()
+    headings: list[tuple[int, str]] = []
+    heading_context = ""
+    blocks = split_blocks(source_text)
+
+    def add(
+        block: int,
+        display: str,
+        context: str,
+        nums: tuple[Number, ...],
+        near: str,
+        text: str,
+        span: tuple[int, int],
+    ) -> None:
+        unit_no = len(idx.units)
+        idx.units.append(Unit(block, display, context, nums, near or context, text, *span))
+        idx.block_units.setdefault(block, []).append(unit_no)
+        idx.unit_starts.setdefault(block, []).append(span[0])
+        _index_numbers(idx, unit_no, nums)
+
+    def lines(block: int, items: list[tuple[str, str, str]]) -> None:
+        """Units that are whole lines (a heading, code lines, table rows), given as
+        (display, own text, extra context): their numbers are found in one pass."""
+        joined = " |\n".join(own for _, own, _ in items)
+        prepared = prepare(joined)
+        lower = prepared.lower()
+        nums = extract_numbers(joined, prepared=prepared)
+        starts = [n.start for n in nums]
+        pos = 0
+        for display, own, extra in items:
+            end = pos + len(own)
+            mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
+            context = "\x00".join(x for x in (lower[pos:end], extra, heading_context) if x)
+            add(block, display, context, mine, "", lower, (pos, end))
+            pos = end + 3
+
+    for b, block in enumerate(blocks):
+        text = (
+            " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
+        )
+        prepared = prepare(text)
+        lower = prepared.lower()
+        idx.block_text.append(lower)
+        if block.kind == "heading":
+            headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
+            heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
+            lines(b, [(block.text, block.text, "")])
+        elif block.kind in ("paragraph", "list_item"):
+            sentences = split_sentences(text)
+            label = _label(block.text, sentences)
+            label_context = prepare(label).lower() if label else ""
+            nums = extract_numbers(text, prepared=prepared)
+            starts = [n.start for n in nums]
+            pos, before = 0, ""
+            for sentence in sentences:
+                start = text.find(sentence, pos)
+                start = pos if start < 0 else start
+                end = pos = start + len(sentence)
+                this = lower[start:end]
+                for c_start, c_end in _clauses(text, start, end):
+                    first = bisect.bisect_left(starts, c_start)
+                    own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
+                    parts = (lower[c_start:c_end], label_context, heading_context)
+                    context = "\x00".join(x for x in parts if x)
+                    near = f"{context}\x00{before}\x00{this}"
+                    add(b, sentence, context, own, near, lower, (c_start, c_end))
+                before = this
+        elif block.kind == "code":
+            code = [line for line in block.text.splitlines() if _DIGIT.search(line)]
+            for i, line in enumerate(code):
+                idx.code_lines.setdefault(squeeze(line), len(idx.units) + i)
+            if code:
+                lines(b, [(line.strip(), line, "") for line in code])
+        elif block.kind == "table":
+            caption = ""
+            if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
+                caption = split_sentences(blocks[b - 1].text)[-1]
+            header = " | ".join(block.header)
+            extra = prepare(f"{header} \n {caption}").lower()
+            rows = [(header, header, prepare(caption).lower())]
+            rows += [(render_row(block.header, row), " | ".join(row), extra) for row in block.rows]
+            first = len(idx.units)
+            lines(b, rows)
+            idx.rows.extend(
+                make_row(first + 1 + k, first, block.header, row)
+                for k, row in enumerate(block.rows)
+            )
+    idx.text_blocks = len(blocks)
+    if title.strip():
+        title = " ".join(title.split())
+        idx.block_text.append(prepare(title).lower())
+        heading_context = ""
+        lines(len(blocks), [(title, title, "")])
+    idx.words = frozenset(
+        n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
+    )
+    idx.joined = "\x01".join(idx.block_text)
+    idx.block_starts = list(
+        itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)
+    )
+    idx.source_words = frozenset(WORD_TOKEN.findall(idx.joined))
+    return idx

@@ -1,0 +1,230 @@
+"""Matching: the verdict on one number of the explainer against the indexed source (as
+written; else a range end, a rounding, a computation or a span: derived; else written
+for other things: misattached; else unsupported)."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+
+from service.check.bind import Binding
+from service.check.derive import quantize
+from service.check.index import SourceIndex
+from service.check.names import Name, verbatim_pattern
+from service.check.unit import Hit, Unit
+from service.models import CheckStatus
+from service.numbers import Hedge, Kind, Number
+
+
+def _unit_ok(mine: Number, theirs: Number) -> bool:
+    return not mine.unit or mine.unit == theirs.unit
+
+
+def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
+    if mine in (Hedge.NONE, Hedge.APPROX):
+        return True
+    return mine == theirs
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A verdict and the source unit that backs it."""
+
+    status: CheckStatus
+    unit: int | None = None
+    reason: str | None = None
+
+
+def _first_bound(
+    idx: SourceIndex, hits: Iterable[Hit], binding: Binding
+) -> tuple[int | None, int | None]:
+    """(a hit whose context holds the binding, any hit at all) as unit indices."""
+    any_hit: int | None = None
+    for unit, number in hits:
+        if any_hit is None:
+            any_hit = unit
+        if binding.holds(idx.units[unit], number):
+            return unit, any_hit
+    return None, any_hit
+
+
+def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
+    """Per unit of measure, the (min, max) of the values and range ends of a source unit
+    that a range like ``like`` could span (its own unit; any unit when it is bare)."""
+    by_unit: dict[str, list[tuple[Decimal, int]]] = {}
+    for n in unit.numbers:
+        if n.value is None or n.kind == Kind.WORD or not _unit_ok(like, n):
+            continue
+        values = by_unit.setdefault(n.unit, [])
+        values.append((n.value, n.exp))
+        if n.high is not None:
+            values.append((n.high, n.high_exp))
+    return [
+        (min(v, key=lambda x: x[0]), max(v, key=lambda x: x[0]))
+        for v in by_unit.values()
+        if len(v) >= 2
+    ]
+
+
+def _arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str] | None:
+    """A ratio, percentage, difference or sum of two numbers of one source unit."""
+    if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
+        return None
+    if q.hedge in (Hedge.UPPER, Hedge.LOWER):
+        return None  # a bound is no computation
+    table = idx.derived(q.unit)
+    half = Decimal(5).scaleb(q.exp - 1)
+    lo = bisect.bisect_left(table, q.value - half, key=lambda d: d.value)
+    for d in table[lo:]:
+        if d.value > q.value + half:
+            break
+        if q.value in (d.a, d.b):
+            continue  # 38% - 19% = 19% is a coincidence, not a derivation
+        if quantize(d.value, q.exp) == q.value and binding.holds(idx.units[d.unit]):
+            return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
+    return None
+
+
+def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
+    """A single value, with its unit, precision and hedge."""
+    assert q.value is not None
+    hits = idx.singles.get(q.value, [])
+    exact = [
+        h
+        for h in hits
+        if _unit_ok(q, h[1])
+        and (
+            (h[1].kind == Kind.QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
+            or (h[1].kind == Kind.WORD and q.exp == 0)
+        )
+    ]
+    bound, anywhere = _first_bound(idx, exact, binding)
+    if bound is not None:
+        return Outcome(CheckStatus.SUPPORTED, bound)
+    # A range end: supported when a hedge names that end, else derived.
+    for ends, which, hedge in (
+        (idx.range_highs, "high", Hedge.UPPER),
+        (idx.range_lows, "low", Hedge.LOWER),
+    ):
+        cands = [
+            h
+            for h in ends.get(q.value, [])
+            if _unit_ok(q, h[1]) and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
+        ]
+        end_unit, _ = _first_bound(idx, cands, binding)
+        if end_unit is not None and q.hedge in (hedge, Hedge.NONE, Hedge.APPROX):
+            if q.hedge == hedge:
+                return Outcome(CheckStatus.SUPPORTED, end_unit)
+            return Outcome(CheckStatus.DERIVED, end_unit, f"the {which} end of a source range")
+    # A rounding of a more precise source number.
+    cands = [
+        h
+        for h in idx.rounded(q.exp).get(q.value, [])
+        if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
+        and _hedge_ok(q.hedge, h[1].hedge)
+    ]
+    unit, _ = _first_bound(idx, cands, binding)
+    if unit is not None:
+        hit = next(h for h in cands if h[0] == unit)
+        return Outcome(CheckStatus.DERIVED, unit, f"rounded from {hit[1].text}")
+    found = _arithmetic(idx, q, binding)
+    if found is not None:
+        return Outcome(CheckStatus.DERIVED, found[0], found[1])
+    if anywhere is not None:
+        return _misattached(idx, anywhere, binding)
+    return Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits))
+
+
+def _misattached(idx: SourceIndex, unit: int, binding: Binding) -> Outcome:
+    """The source has the number in ``unit``, but not with what the explainer binds it to."""
+    missing = ", ".join(binding.missing(idx.units[unit].context))
+    return Outcome(
+        CheckStatus.MISATTACHED, unit, f"the source gives it for other things ({missing} not there)"
+    )
+
+
+def _why_not(idx: SourceIndex, q: Number, hits: list[Hit]) -> str:
+    for _, h in hits:
+        if h.kind != Kind.QUANTITY:
+            continue
+        if q.unit and h.unit != q.unit:
+            return f"the source writes {h.text}, with another unit"
+        if h.exp > q.exp:
+            return f"more precise than the source ({h.text})"
+        if not _hedge_ok(q.hedge, h.hedge):
+            return f"the hedge turns around the source's ({h.hedge.value} bound {h.text})"
+    if q.value is not None and (q.value in idx.range_lows or q.value in idx.range_highs):
+        return "the source has it only as a range end, with another hedge or unit"
+    return "not in the source"
+
+
+def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
+    """A range: both ends as a source range, or the span of several source values."""
+    assert r.value is not None and r.high is not None
+    hits = idx.ranges.get((r.value, r.high), [])
+    exact = [
+        h
+        for h in hits
+        if _unit_ok(r, h[1])
+        and _hedge_ok(r.hedge, h[1].hedge)
+        and h[1].exp == r.exp
+        and h[1].high_exp == r.high_exp
+    ]
+    bound, anywhere = _first_bound(idx, exact, binding)
+    if bound is not None:
+        return Outcome(CheckStatus.SUPPORTED, bound)
+    # The span of several values or ranges of one sentence (min to max).
+    lows = {u for u, _ in idx.singles.get(r.value, [])} | {
+        u for u, _ in idx.range_lows.get(r.value, [])
+    }
+    highs = {u for u, _ in idx.singles.get(r.high, [])} | {
+        u for u, _ in idx.range_highs.get(r.high, [])
+    }
+    for u in sorted(lows & highs):
+        unit = idx.units[u]
+        if not binding.holds(unit):
+            continue
+        for lo, hi in _spans(unit, r):
+            if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):
+                return Outcome(CheckStatus.DERIVED, u, "the span of several values in one sentence")
+    if anywhere is not None:
+        return _misattached(idx, anywhere, binding)
+    if hits:
+        return Outcome(CheckStatus.UNSUPPORTED, None, f"the source writes {hits[0][1].text}")
+    return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source as a range")
+
+
+def locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
+    """Units of the source where a verbatim name occurs, in order (lazily: most callers
+    want the first)."""
+    return idx.occurrences(key, verbatim_pattern(key, version), version=version)
+
+
+def match_verbatim(idx: SourceIndex, n: Number, product: Name | None) -> Outcome:
+    """An identifier or version, verbatim; a version with the product it follows."""
+    units = locate(idx, n.key, version=n.kind == Kind.VERSION)
+    first = next(units, None)
+    if first is None:
+        return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
+    if product is not None:
+        for u in (first, *units):
+            if product.pattern.search(idx.units[u].context):
+                return Outcome(CheckStatus.SUPPORTED, u)
+        return Outcome(
+            CheckStatus.MISATTACHED, first, f"the source does not give it for {product.key}"
+        )
+    return Outcome(CheckStatus.SUPPORTED, first)
+
+
+def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
+    """A number word, when the source has its value (else it is no claim: None)."""
+    assert w.value is not None
+    if w.text.lower() in idx.words:
+        hits = [h for h in idx.singles.get(w.value, []) if h[1].text.lower() == w.text.lower()]
+        return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
+    hits = idx.singles.get(w.value, [])
+    if hits:
+        return Outcome(CheckStatus.SUPPORTED, hits[0][0])
+    return None

@@ -1,0 +1,104 @@
+"""Names and nouns: what an explainer says a number is about, and the patterns that
+find them in the source."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from service.numbers import fold
+
+_NOT_NAMES = frozenset({"I", "A", "An", "The"})
+_SEP = r"[\x00\s_\-]+"  # folded text has NULs, raw text spaces, hyphens, underscores
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A name of an explainer sentence the source knows: where it stands, its folded key
+    and the pattern that finds it."""
+
+    start: int
+    end: int
+    key: str
+    pattern: re.Pattern[str]
+
+
+@lru_cache(maxsize=4096)
+def name_pattern(key: str) -> re.Pattern[str]:
+    """A pattern for a folded name: plural-tolerant; a long model name also matches its
+    shorter form ("Llama-3.1-8B-Instruct" matches "Llama-3.1-8B")."""
+    segments = key.split("\x00")
+    keep = len(segments)
+    for i in range(2, len(segments)):
+        head = segments[:i]
+        if any(c.isdigit() for c in "".join(head)):
+            keep = i
+            break
+    body = _SEP.join(re.escape(s) for s in segments[:keep])
+    for s in segments[keep:]:
+        body += "(?:" + _SEP + re.escape(s)
+    body += ")?" * (len(segments) - keep)
+    return re.compile(r"(?<![a-z0-9])" + body + r"s?(?![a-z0-9])")
+
+
+@lru_cache(maxsize=4096)
+def verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
+    """A folded identifier, verbatim up to case and separators, in folded or plain text."""
+    body = _SEP.join(re.escape(part) for part in key.split("\x00"))
+    prefix = "v?" if version else ""
+    return re.compile(r"(?<![a-z0-9.])" + prefix + body + r"s?(?![a-z0-9]|\.[a-z0-9])")
+
+
+def name_key(word: str) -> str:
+    """The folded key of a name word (plural-free: "GPUs" is "gpu")."""
+    key = fold(word)
+    if len(word) > 2 and word.endswith("s") and any(c.isupper() or c.isdigit() for c in word[1:-1]):
+        key = key[:-1]  # GPUs -> gpu, LLMs -> llm
+    return key
+
+
+def is_name(word: str, initial: bool) -> bool:
+    """Whether a word names a thing (``initial``: it starts the sentence)."""
+    if len(word) < 2 or not word[0].isalpha() or word in _NOT_NAMES:
+        return False
+    if any(c.isupper() for c in word[1:]):
+        return True  # ATen, RMSNorm, TopK, MXFP, vLLM, NT
+    return word[0].isupper() and not initial  # Triton, Llama, Qwen in mid-sentence
+
+
+_STOP = frozenset(
+    "the a an of and or to in on at for with by from per over across into than as is are "  # noqa: SIM905
+    "was were be been each all more less most its their that which this these those some any "
+    "other also only both up about under new same such then when while where who whose it "
+    "they them there here not no nor but so very much many few several times percent between "
+    "within without after before during against among around out off above below use uses "
+    "used using make makes made get gets got run runs ran have has had show shows shown "
+    "can could will would may might must should does did done "
+    # An explainer's attributions ("the authors report", "the post lists") say who says
+    # it, not what a figure counts.
+    "post posts author authors report reports reported according list lists listed".split()
+)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def content_words(text: str, limit: int = 3, *, last: bool = False) -> list[str]:
+    """The first (or last) ``limit`` content words of a text."""
+    parts = [
+        part
+        for word in _WORDS.findall(text)
+        for part in word.lower().split("-")
+        if len(part) >= 3 and part not in _STOP and part.isalpha()
+    ]
+    return parts[-limit:] if last else parts[:limit]
+
+
+@lru_cache(maxsize=4096)
+def noun_pattern(word: str) -> re.Pattern[str]:
+    """A noun's five-letter stem anywhere, or a whole-word abbreviation of it ("seq",
+    "len", "tok" for "sequence", "length", "tokens")."""
+    prefixes = [word[:k] for k in range(len(word) - 1, 2, -1) if word[:k] not in _STOP]
+    alternatives = [re.escape(word[:5])]
+    if prefixes:
+        alternatives.append("(?:" + "|".join(map(re.escape, prefixes)) + ")(?![a-z])")
+    return re.compile(r"(?<![a-z])(?:" + "|".join(alternatives) + ")")

@@ -1,0 +1,215 @@
+"""The check of a whole explainer, sentence by sentence, as a report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.check.bind import Binding, bind_numbers, clause_names, known_names, swapped
+from service.check.coverage import dropped_facts
+from service.check.index import SourceIndex, index_source, render_row, squeeze
+from service.check.match import (
+    Outcome,
+    locate,
+    match_quantity,
+    match_range,
+    match_verbatim,
+    match_word,
+)
+from service.check.names import Name
+from service.check.table import row_support
+from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
+from service.numbers import Kind, Number, extract_numbers, identifier_key, prepare
+from service.text import split_blocks, split_sentences
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    """A sentence, table row or code line of the explainer."""
+
+    text: str
+    group: int  # paragraph: names carry over between sentences of one group
+    code: bool = False
+
+
+def _code_lines(code: str, group: int) -> list[_Sentence]:
+    return [_Sentence(line, group, True) for line in code.splitlines() if line.strip()]
+
+
+def _sentences_of(text: str, group: int) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    for b, block in enumerate(split_blocks(text)):
+        g = group * 1000 + b
+        if block.kind == "code":
+            out.extend(_code_lines(block.text, g))
+        elif block.kind == "table":
+            for row in block.rows:
+                out.append(_Sentence(render_row(block.header, row), g))
+        elif block.kind == "heading":
+            out.append(_Sentence(block.text, g))
+        else:
+            out.extend(_Sentence(s, g) for s in split_sentences(block.text))
+    return out
+
+
+def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
+    if isinstance(explainer, str):
+        return _sentences_of(explainer, 0)
+    out = _sentences_of(explainer.title, 0)
+    g = 1
+    for section in explainer.sections:
+        out.extend(_sentences_of(section.heading, g))
+        g += 1
+        for paragraph in section.paragraphs:
+            out.extend(_sentences_of(paragraph, g))
+            g += 1
+        if section.code:
+            out.extend(_code_lines(section.code, g))
+            g += 1
+    if explainer.takeaway:
+        out.extend(_sentences_of(explainer.takeaway, g))
+    return out
+
+
+def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> NumberVerdict:
+    unit = idx.units[outcome.unit] if outcome.unit is not None else None
+    return NumberVerdict.model_construct(  # the fields are ours and valid: skip validation
+        text=n.text,
+        kind=n.kind.value,
+        status=outcome.status,
+        sentence=sentence,
+        source=unit.display if unit else None,
+        source_block=unit.block if unit and unit.block < idx.text_blocks else None,
+        reason=outcome.reason,
+    )
+
+
+def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
+    """A code line of the explainer: the same line in the source, or each literal verbatim."""
+    nums = extract_numbers(sentence.text, words=False)
+    if not nums:
+        return []
+    unit = idx.code_lines.get(squeeze(sentence.text))
+    out = []
+    for n in nums:
+        if unit is not None:
+            outcome = Outcome(CheckStatus.SUPPORTED, unit)
+        else:
+            first = next(locate(idx, identifier_key(n.text)), None)
+            outcome = (
+                Outcome(CheckStatus.SUPPORTED, first)
+                if first is not None
+                else Outcome(CheckStatus.UNSUPPORTED, None, "not in the source verbatim")
+            )
+        out.append(_verdict(idx, n, sentence.text, outcome))
+    return out
+
+
+def _product_before(s: str, n: Number, names: Sequence[Name]) -> Name | None:
+    """The name written right before a version ("PyTorch 2.14", "AOTriton 0.14.2b")."""
+    for name in names:
+        if name.end <= n.start and not s[name.end : n.start].strip():
+            return name
+    return None
+
+
+def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
+    verdicts: list[NumberVerdict] = []
+    carried: tuple[Name, ...] = ()
+    group = -1
+    for sentence in sentences:
+        if sentence.group != group:
+            group, carried = sentence.group, ()
+        if sentence.code:
+            verdicts.extend(_check_code(idx, sentence))
+            continue
+        text = sentence.text
+        s = prepare(text)
+        nums = extract_numbers(text, prepared=s)
+        if not nums:
+            continue
+        row = row_support(idx.rows, text, nums)
+        names = known_names(s, nums, idx)
+        bindings = bind_numbers(s, nums, names)
+        own: list[Name] = []
+        said: list[tuple[int, Number, Name]] = []
+        for n in nums:
+            if n.start in row.backed:  # a cell of the source table row the sentence restates
+                outcome = Outcome(CheckStatus.SUPPORTED, row.backed[n.start])
+                verdicts.append(_verdict(idx, n, text, outcome))
+                continue
+            if n.start in row.crossed:  # under another column of that row in the source
+                unit, where = row.crossed[n.start]
+                reason = f"the source's table gives it {where}"
+                verdicts.append(
+                    _verdict(idx, n, text, Outcome(CheckStatus.MISATTACHED, unit, reason))
+                )
+                continue
+            binding = bindings.get(n.start, Binding())
+            if n.kind in (Kind.QUANTITY, Kind.RANGE):
+                if binding.names:
+                    own.extend(binding.names)
+                elif not (binding.nouns and not n.unit):
+                    # Said of its clause's names, else of the names of the sentence's
+                    # figures so far, else of the sentence before.
+                    topic = clause_names(s, names, n.start) or tuple(dict.fromkeys(own))
+                    binding = Binding(inherited=topic or carried)
+                else:
+                    binding = Binding(nouns=binding.nouns)
+                if n.kind == Kind.RANGE:
+                    outcome = match_range(idx, n, binding)
+                else:
+                    outcome = match_quantity(idx, n, binding)
+            elif n.kind == Kind.WORD:
+                found = match_word(idx, n)
+                if found is None:
+                    continue  # an ordinary word, not a claim the source could back
+                outcome = found
+            else:
+                product = _product_before(s, n, names) if n.kind == Kind.VERSION else None
+                outcome = match_verbatim(idx, n, product)
+            if outcome.status == CheckStatus.SUPPORTED and binding.nearest is not None:
+                said.append((len(verdicts), n, binding.nearest))
+            verdicts.append(_verdict(idx, n, text, outcome))
+        _mark_swaps(idx, verdicts, said)
+        if own:
+            carried = tuple(dict.fromkeys(own))
+    return verdicts
+
+
+def _mark_swaps(
+    idx: SourceIndex, verdicts: list[NumberVerdict], said: Sequence[tuple[int, Number, Name]]
+) -> None:
+    """Misattach both of two supported figures of a sentence, given as (verdict index,
+    number, name it is said of), that the source says of their names the other way round."""
+    for i, (va, a, ea) in enumerate(said):
+        for vb, b, eb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
+            like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
+            if like and ea.key != eb.key and a.value != b.value and swapped(idx, a, b, ea, eb):
+                for v, other in ((va, eb), (vb, ea)):
+                    verdicts[v] = verdicts[v].model_copy(
+                        update={
+                            "status": CheckStatus.MISATTACHED,
+                            "reason": f"the source gives it for {other.key.replace(chr(0), '-')}",
+                        }
+                    )
+
+
+def check_explainer(
+    explainer: Explainer | str,
+    source_text: str,
+    facts: Sequence[Fact] | None = None,
+    *,
+    title: str = "",
+) -> CheckReport:
+    """Check every number of an explainer against the cleaned source text.
+
+    ``explainer`` is an :class:`Explainer` or its text (Markdown or plain); ``source_text``
+    is the source as cleaned text (light Markdown); ``title`` the post's title, which is
+    the post's own words too (a feed entry's text does not repeat it). With ``facts``, key
+    facts whose value the explainer does not carry are reported as dropped.
+    """
+    idx = index_source(source_text, title)
+    numbers = _check_sentences(idx, _explainer_sentences(explainer))
+    dropped = dropped_facts(explainer, facts) if facts else []
+    return CheckReport(numbers=numbers, dropped=dropped)

@@ -1,0 +1,144 @@
+"""Table rows restated: an explainer sentence that gives the cells of one source table row,
+each with its column's name ("CUDA: 12.6, 13.0, 13.2 in 2.13; 12.6, 13.0, 13.2 in 2.14",
+"Llama3-8B (dense): result +13.4% throughput").
+
+A row's figures are said of its label (first cell) and of their column's header, which a
+sentence written this way keeps apart with semicolons: no window of words sees that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key, prepare
+
+_WORDS = re.compile(r"[^a-z0-9.+%×]+")
+_SEGMENT = re.compile(r";\s")
+
+
+def _norm(text: str) -> str:
+    """Lower-case words of a text, one space apart, markup and punctuation gone."""
+    return " " + _WORDS.sub(" ", prepare(text).lower().replace(". ", " ")).strip(" .") + " "
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A source table row: its unit, the header's unit, and per column the header's words
+    and the numbers of the header cell and of the row's cell."""
+
+    unit: int
+    header_unit: int
+    label: str  # the first cell, normalised
+    label_text: str  # the first cell as written
+    headers: tuple[str, ...]  # per column, normalised ("" for a blank header)
+    header_numbers: tuple[tuple[Number, ...], ...]
+    cell_numbers: tuple[tuple[Number, ...], ...]
+
+
+def make_row(unit: int, header_unit: int, header: Sequence[str], cells: Sequence[str]) -> Row:
+    """The row ``cells`` under ``header`` (cells as the source writes them)."""
+    headers = [header[i] if i < len(header) else "" for i in range(len(cells))]
+    return Row(
+        unit=unit,
+        header_unit=header_unit,
+        label=_norm(cells[0]) if cells else "",
+        label_text=" ".join(prepare(cells[0]).split()) if cells else "",
+        headers=tuple(_norm(h) if h.strip() else "" for h in headers),
+        header_numbers=tuple(tuple(extract_numbers(h, words=False)) for h in headers),
+        cell_numbers=tuple(tuple(extract_numbers(c, words=False)) for c in cells),
+    )
+
+
+def _same(mine: Number, theirs: Number) -> bool:
+    """The figure as the cell writes it: value, precision, unit and hedge (or verbatim)."""
+    if mine.kind in (Kind.QUANTITY, Kind.RANGE) and theirs.kind in (Kind.QUANTITY, Kind.RANGE):
+        return (
+            mine.kind == theirs.kind
+            and (mine.value, mine.high, mine.exp, mine.high_exp)
+            == (theirs.value, theirs.high, theirs.exp, theirs.high_exp)
+            and (not mine.unit or mine.unit == theirs.unit)
+            and mine.hedge in (Hedge.NONE, Hedge.APPROX, theirs.hedge)
+        )
+    return identifier_key(mine.text) == identifier_key(theirs.text)
+
+
+@dataclass(frozen=True, slots=True)
+class RowReading:
+    """What a sentence restating a table row says: the unit backing each figure that
+    stands under its column (by start), and the figures it puts under a column or row
+    the table does not give them for (by start: the unit that has them, and where)."""
+
+    backed: dict[int, int]
+    crossed: dict[int, tuple[int, str]]
+
+
+def row_support(rows: Sequence[Row], text: str, nums: Sequence[Number]) -> RowReading:
+    """How ``text`` restates one of ``rows`` (its label written in it): every figure but
+    identifiers a cell of that row (or a header) in a ``;``-separated part of the sentence
+    that names its column. When not all are, nothing is backed this way; and when the
+    sentence is written as the row ("<label>: ..."), figures put under the wrong column of
+    the row, or taken from a row it does not name, are reported."""
+    figures = [n for n in nums if n.kind != Kind.IDENTIFIER]
+    if not figures or not rows:
+        return RowReading({}, {})
+    norm = _norm(text)
+    cuts = [0, *(m.end() for m in _SEGMENT.finditer(text)), len(text) + 1]
+    parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
+    crossed: dict[int, tuple[int, str]] = {}
+    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
+    lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
+    for row in named:
+        backed: dict[int, int] = {}
+        for n in figures:
+            part = parts[next(i for i in range(len(parts)) if cuts[i] <= n.start < cuts[i + 1])]
+            unit = _backing(row, part, n)
+            if unit is not None:
+                backed[n.start] = unit
+                continue
+            if lead != row.label:
+                continue  # prose that mentions the row: its binding is the general one
+            other = _other_column(row, part, n)
+            if other is not None:
+                crossed.setdefault(n.start, (row.unit, f"under {other}"))
+                continue
+            elsewhere = _other_row(rows, named, row, n)
+            if elsewhere is not None:
+                crossed.setdefault(n.start, (elsewhere.unit, f"for {elsewhere.label_text}"))
+        if len(backed) == len(figures):
+            return RowReading(backed, {})
+    return RowReading({}, crossed)
+
+
+def _other_row(rows: Sequence[Row], named: Sequence[Row], row: Row, n: Number) -> Row | None:
+    """Another row of ``row``'s table, one the sentence does not name, that holds ``n``."""
+    table = [r for r in rows if r.header_unit == row.header_unit and r not in named]
+    return next(
+        (r for r in table if any(_same(n, m) for cell in r.cell_numbers for m in cell)), None
+    )
+
+
+def _other_column(row: Row, part: str, n: Number) -> str | None:
+    """The header of another column holding ``n`` when ``part`` names a column of the row
+    whose cell does not ("ROCm: 7.14 in 2.13" where 7.14 is under 2.14)."""
+    named = [j for j in range(1, len(row.headers)) if row.headers[j] and row.headers[j] in part]
+    if not named:
+        return None
+    for j, numbers in enumerate(row.cell_numbers):
+        if j > 0 and j not in named and any(_same(n, m) for m in numbers):
+            return row.headers[j].strip()
+    return None
+
+
+def _backing(row: Row, part: str, n: Number) -> int | None:
+    """The unit backing ``n`` in a part of the sentence: its row's cell under a column the
+    part names (or the row's label), or that column's header itself."""
+    for j, numbers in enumerate(row.cell_numbers):
+        named = j == 0 or not row.headers[j] or row.headers[j] in part
+        if named and any(_same(n, m) for m in numbers):
+            return row.unit
+    for j, numbers in enumerate(row.header_numbers):
+        if row.headers[j] in part and any(_same(n, m) for m in numbers):
+            return row.header_unit
+    return None

@@ -1,0 +1,192 @@
+"""The offline explainer engine: the explainer shape built from the post's own sentences.
+
+No model at all. The post is read as blocks (``service.text``), its sections become the
+explainer's sections, and in each the most informative whole sentences are kept: those
+with figures and their conditions, early ones, ones that share words with the title.
+Table rows become sentences of their label and cells, each cell after its column's name.
+Jargon gets a plain definition at first use from ``prompts/glossary.yaml``; result
+sentences are attributed to the post.
+
+Every sentence is a source sentence used whole (only Markdown syntax stripped, first
+person turned into "the authors", an attribution or a definition added), and nothing
+the engine adds contains a digit, so every number of the explainer is the source's own,
+character for character. Verbatim is not enough for the number check, which also asks
+what a figure is said of, so the engine keeps each figure with its context: a sentence
+whose figures name nothing follows its own predecessor or opens a paragraph, a
+pronoun-led one comes with the sentence it leans on, no definition stands right before
+a figure, and the title's claim (a phrase cut from a sentence) is kept only when the
+check backs it.
+
+One module a step: ``sections`` (the post's sections and their roles), ``sentences``
+(candidates and their scores), ``plan`` (which sections, how many words, which sentences),
+``style`` and ``glossary`` (wording and definitions), ``title`` (title and takeaway);
+``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from service.config import DEFAULT_PROMPTS_DIR
+from service.engines.base import ExplainOptions
+from service.engines.extractive.blocks import MAX_CODE_LINES
+from service.engines.extractive.figures import number_tokens
+from service.engines.extractive.glossary import (
+    GLOSSARY_FILE,
+    MAX_DEFINITIONS,
+    GlossaryEntry,
+    define,
+    load_glossary,
+)
+from service.engines.extractive.inline import clean_inline, strip_refs
+from service.engines.extractive.plan import (
+    MAX_PARAGRAPHS,
+    MAX_SECTIONS,
+    MIN_SECTIONS,
+    Plan,
+    budgets,
+    paragraphs,
+    plan,
+    select,
+)
+from service.engines.extractive.sections import Role, plain_heading, source_sections
+from service.engines.extractive.sentences import Cand, Draft, collect, is_result
+from service.engines.extractive.style import dehype, third_person, write_sentence
+from service.engines.extractive.title import explainer_title, takeaway
+from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, content_words
+from service.errors import EngineError
+from service.models import Article, CheckReport, Explainer, ExplainResult, Section, Usage
+from service.text import split_blocks
+
+# Everything public of the engine when it was one module stays importable from here.
+__all__ = [
+    "ENGINE_VERSION",
+    "GLOSSARY_FILE",
+    "MAX_CODE_LINES",
+    "MAX_DEFINITIONS",
+    "MAX_PARAGRAPHS",
+    "MAX_SECTIONS",
+    "MIN_SECTIONS",
+    "STOPWORDS",
+    "ExtractiveEngine",
+    "GlossaryEntry",
+    "Role",
+    "build_explainer",
+    "clean_inline",
+    "dehype",
+    "load_glossary",
+    "number_tokens",
+    "plain_heading",
+    "strip_refs",
+    "third_person",
+]
+
+# Bump when the output for the same input changes: it is part of the idempotency key.
+ENGINE_VERSION = "extractive-2"
+
+
+class ExtractiveEngine:
+    """Builds explainers from the post's own sentences; deterministic, offline, fast."""
+
+    name = "extractive"
+
+    def __init__(self, prompts_dir: Path = DEFAULT_PROMPTS_DIR) -> None:
+        self.prompts_dir = prompts_dir
+
+    def _glossary_paths(self, options: ExplainOptions) -> list[Path]:
+        paths = [self.prompts_dir / GLOSSARY_FILE]
+        if options.template_dir is not None:
+            paths.append(options.template_dir / GLOSSARY_FILE)
+        return paths
+
+    def identity(self, options: ExplainOptions) -> tuple[str, str]:
+        raw, _ = load_glossary(*self._glossary_paths(options))
+        digest = hashlib.sha256(f"{ENGINE_VERSION}\n{raw}".encode()).hexdigest()[:16]
+        return "extractive", f"{ENGINE_VERSION}+{digest}"
+
+    def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
+        _, glossary = load_glossary(*self._glossary_paths(options))
+        explainer = build_explainer(article, glossary)
+        _, version = self.identity(options)
+        return ExplainResult(
+            explainer=explainer,
+            engine=self.name,
+            model="extractive",
+            prompt_version=version,
+            usage=Usage(),
+        )
+
+    def repair(
+        self,
+        article: Article,
+        result: ExplainResult,
+        report: CheckReport,
+        options: ExplainOptions,
+    ) -> ExplainResult | None:
+        # Its sentences are the source's own: a flagged number is a checker question,
+        # not something rewriting could fix.
+        return None
+
+
+def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) -> Explainer:
+    """The explainer of ``article`` (pure). Raises ``EngineError`` when there is no text."""
+    if not article.text.strip():
+        raise EngineError("the article has no text to explain (empty content)")
+    blocks = split_blocks(article.text)
+    prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
+    case = case_table("\n".join(prose))
+    draft = collect(source_sections(blocks), content_words(article.title))
+    if not any(c.base > -50 for c in draft.cands):
+        raise EngineError("the article has no prose sentences to explain")
+    plans = plan(draft, case)
+    total_budget = budgets(draft, plans)
+    chosen = select(draft, plans, total_budget)
+    if not any(chosen):
+        # Nothing scored well (one long sentence, say): the best there is, alone.
+        pool = [c for c in draft.cands if c.base > -50]
+        best = max(pool, key=lambda c: (c.base, -c.section, -c.index))
+        k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
+        chosen[k].append(best)
+    defined: set[str] = set()  # glossary terms defined so far: each only once
+    sections = _write(draft, plans, chosen, glossary, case, defined)
+    if not sections:
+        raise EngineError("the article has no prose sentences to explain")
+    return Explainer(
+        title=explainer_title(article, draft, case),
+        sections=sections,
+        takeaway=takeaway(draft, glossary, defined),
+    )
+
+
+def _write(
+    draft: Draft,
+    plans: list[Plan],
+    chosen: list[list[Cand]],
+    glossary: Sequence[GlossaryEntry],
+    case: CaseTable,
+    defined: set[str],
+) -> list[Section]:
+    """The explainer's sections: paragraphs of the chosen sentences, the first result of
+    each attributed to the post, glossary terms defined at first use."""
+    attributions = 0
+    sections: list[Section] = []
+    for p, picked in zip(plans, chosen, strict=True):
+        if not picked:
+            continue
+        paras = []
+        for para in paragraphs(picked):
+            sentences = []
+            attributed = False
+            for c in para:
+                attribute = None
+                if not attributed and is_result(c):
+                    attribute = attributions
+                    attributions += 1
+                    attributed = True
+                sentences.append(write_sentence(c.text, attribute, case))
+            paras.append(define(" ".join(sentences), glossary, defined))
+        code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)
+        sections.append(Section(heading=p.heading, paragraphs=paras, code=code))
+    return sections

@@ -1,0 +1,71 @@
+"""Figures: the number-bearing tokens of a text and how much each one says."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_NUM_TOKEN = re.compile(r"[^\s—]*\d[^\s—]*")
+_EDGE = "\"'()[]{}.,;:!?*"
+_QUANTITY = re.compile(
+    r"[~≈+\-−$€£]?\d[\d,]*(?:\.\d+)?(?:[x×%]|[kKMBT])?"
+    r"(?:[–—\-]|→)?(?:[$€£]?\d[\d,]*(?:\.\d+)?(?:[x×%]|[kKMBT])?)?"
+)
+_UNIT_AFTER = re.compile(r"\s*(?:times|percent|×|ms\b|seconds?\b|tok/s|tokens/s|GB|GiB|TB)")
+_MONTH = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.IGNORECASE
+)
+
+
+def _tokens(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each token of ``text`` that holds a digit, without surrounding punctuation."""
+    for m in _NUM_TOKEN.finditer(text):
+        tok = m.group(0).strip(_EDGE)
+        if any(c.isdigit() for c in tok):
+            yield m, tok
+
+
+def number_tokens(text: str) -> list[str]:
+    """Every token of ``text`` that holds a digit, without surrounding punctuation."""
+    return [tok for _, tok in _tokens(text)]
+
+
+def _figure_weight(tok: str, after: str) -> float:
+    """How much a number says: quantities with units most, identifiers least."""
+    if _QUANTITY.fullmatch(tok):
+        if re.search(r"[x×%$€£]|\d[kKMBT]$", tok) or _UNIT_AFTER.match(after):
+            return 2.0
+        if re.fullmatch(r"(?:19|20)\d\d", tok):
+            return 0.3  # a year
+        return 1.0
+    if (
+        re.match(r"[~≈+\-−$€£]?\d", tok)
+        and re.search(r"\d(?:x|×|%)", tok)
+        and not re.search(r"\d\s?[x×]\s?[A-Za-z]", tok)  # "8xMI325X" is a machine, not a ratio
+    ):
+        return 2.0
+    return 0.4  # identifiers and versions: MI355X, FP8, 0.14.2b
+
+
+def figures(text: str) -> dict[str, float]:
+    """Each figure of ``text`` and its weight (see ``_figure_weight``), lowered for dates,
+    labels and runs of plain counts or identifiers."""
+    out: dict[str, float] = {}
+    for m, tok in _tokens(text):
+        weight = _figure_weight(tok, text[m.end() :])
+        if _MONTH.search(text[max(0, m.start() - 12) : m.start()]) or re.fullmatch(
+            r"\d{1,2}:\d\d(?:[ap]m)?", tok
+        ):
+            weight = 0.3  # dates and times say when, not how much
+        if weight == 1.0 and re.fullmatch(r"\d", tok):
+            weight = 0.3  # "stage 0", "step 2": labels more than amounts
+        out[tok] = max(out.get(tok, 0.0), weight)
+    # Lists of plain counts ("256, 512, or 1024 threads") are detail, not results.
+    plain = [t for t, w in out.items() if w == 1.0]
+    for t in plain[2:]:
+        out[t] = 0.3
+    # So are runs of identifiers ("A0 feeds C00/C01, A1 feeds C10/C11").
+    names = [t for t, w in out.items() if w == 0.4]
+    for t in names[2:]:
+        out[t] = 0.1
+    return out

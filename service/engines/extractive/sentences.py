@@ -1,0 +1,313 @@
+"""Candidate sentences: every whole sentence, list item and table-row sentence of the post's
+sections, scored for how informative and readable it is alone, with the filters that
+rule out hype, first person, code, credits and calls to action."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from service.engines.extractive.blocks import short_code, table_sentences
+from service.engines.extractive.figures import figures
+from service.engines.extractive.inline import clean_inline
+from service.engines.extractive.sections import SourceSection
+from service.engines.extractive.style import dehype
+from service.engines.extractive.words import content_words
+from service.text import split_sentences
+
+try:  # textstat counts syllables offline (pyphen); see service.readability
+    from textstat import textstat as _textstat
+
+    def _syllables(text: str) -> int:
+        return int(_textstat.syllable_count(text))
+except ImportError:  # pragma: no cover - textstat is a declared dependency
+
+    def _syllables(text: str) -> int:
+        return sum(max(1, len(re.findall(r"[aeiouy]+", w))) for w in text.lower().split())
+
+
+@dataclass(slots=True)
+class Cand:
+    """A whole sentence (or list item, or table-row sentence) that may be kept."""
+
+    text: str
+    section: int
+    block: int
+    index: int  # position within its source section
+    kind: Literal["prose", "item", "table"]
+    bold: bool = False
+    first_in_block: bool = False
+    figures: dict[str, float] = field(default_factory=dict)
+    words: int = 0
+    base: float = 0.0  # score without the figure-coverage part
+    long: bool = False  # too long for a paragraph, still fine to take a title phrase from
+    caption: bool = False
+    sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
+    sub_index: int = 0  # position within that sub-section
+    # Its figures take their subject from the sentence before: they name nothing ("this
+    # added ~90 ms/step"), or a pronoun stands for what the sentence before named ("They
+    # report 5–40% ..."). Such a sentence follows that sentence or opens a paragraph.
+    bare: bool = False
+    leans: bool = False
+
+    def follows(self, other: Cand) -> bool:
+        """Whether ``other`` is the sentence right before this one in the post."""
+        return (other.section, other.block, other.index) == (
+            self.section,
+            self.block,
+            self.index - 1,
+        )
+
+
+@dataclass(slots=True)
+class Draft:
+    """The post's sections and candidates, and what selection has covered so far."""
+
+    sections: list[SourceSection]
+    cands: list[Cand]
+    codes: dict[int, str]  # a usage section's code block, by section
+    headline: set[str]  # figures of the intro and of bold spans
+    subs_seen: dict[int, set[int]] = field(default_factory=dict)  # sub-sections taken from
+
+    def gain(self, c: Cand, covered: dict[str, float]) -> float:
+        """What taking ``c`` adds, given how much of each figure is ``covered``."""
+        g = c.base
+        for f, w in c.figures.items():
+            left = 1.0 - covered.get(f, 0.0)
+            if left <= 0:
+                continue
+            g += w * left
+            if f in self.headline and w >= 1.0:
+                g += 1.5 * left
+        if c.sub not in self.subs_seen.get(c.section, set()):
+            g += 0.5  # a sub-section not yet represented
+        return g
+
+    def mass(self, si: int) -> float:
+        """How much section ``si`` has to say: its best gains."""
+        scores = sorted((self.gain(c, {}) for c in self.cands if c.section == si), reverse=True)
+        return 1.0 + sum(max(0.0, x) for x in scores[:8])
+
+
+# Captions often carry the measured figures: their label goes, their text stays.
+_CAPTION = re.compile(r"^(?:figure|fig\.|table|image|chart)\s*\d*[a-z]?\s*[:.]\s+", re.IGNORECASE)
+_HYPE = re.compile(
+    r"\b(revolutionary|revolutioniz\w*|game[- ]chang\w*|groundbreaking|unprecedented|"
+    r"blazing(ly)?|mind-blowing|incredibl[ey]|amazing|awesome|best-in-class|world-class|"
+    r"cutting-edge|state-of-the-art|speed of light|supercharg\w*|unleash\w*|magic(al)?|"
+    r"seamless(ly)?|effortless(ly)?|stunning|excited|thrilled|delighted|proud to|"
+    r"breakthrough|lightning[- ]fast|insanely)\b",
+    re.IGNORECASE,
+)
+_POINTER = re.compile(
+    r"\b(figure|fig\.|table|chart|graph|diagram)\s*\d|\b(shown|see|illustrated) (below|above|"
+    r"in figure|in the figure|in table)|\bclick\b|\bhere:|\blearn more\b|\bcheck out\b|"
+    r"https?://|\bthe following\b|\bbelow\b|\babove\b",
+    re.IGNORECASE,
+)
+_DANGLING = re.compile(
+    r"^(this|these|that|those|it|its|they|their|such|both|however|instead|here|then|also|"
+    r"but|and|so|thus|hence|therefore|meanwhile|in addition|additionally|moreover|likewise|"
+    r"similarly|as a result|in contrast|on the other hand|again|still|yet|otherwise)\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(
+    r"\b(over|across|versus|vs\.?|compared|baseline|relative|on|under|with|per|at|for|when|"
+    r"using|from|to)\b",
+    re.IGNORECASE,
+)
+_RESULT = re.compile(
+    r"\b(speed-?ups?|faster|slower|improv\w*|gains?|reduc\w*|increas\w*|decreas\w*|cut|cuts|"
+    r"deliver\w*|achiev\w*|reach\w*|outperform\w*|throughput|latency|recover\w*|lower|higher|"
+    r"drop\w*|rais\w*|saves?|saving|within|accuracy|score\w*|pass\w*)\b",
+    re.IGNORECASE,
+)
+_CODE_TOKEN = re.compile(
+    r"\w_\w|\w\([^()]*\)|\w\.\w+\(|==|!=|->|::|\{[^{}]*\}|[{}]|\w=\S|^\$|--\w|\b[a-z]+\.[a-z_]+\.[a-z_]"
+)
+# Credit lines of release notes: "API Unstable (PR #189284 by ...)", "See #180247, #184407",
+# "Report correct MI300X peak FLOPS ...: TorchTitan #920".
+_CREDITS = re.compile(
+    r"^(api (un)?stable\b|see #\d)|\(prs? #|#\d+(?:,| and) #?\d+|\bby @\w|:\s+\w+ #\d+\.?$",
+    re.IGNORECASE,
+)
+_PANEL = re.compile(r"^\([A-Za-z0-9]\)\s+")
+_CALL_TO_ACTION = re.compile(
+    r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_SINGULAR = re.compile(r"\b(I|I'm|I’m|I've|I’ve|I'd|I’d|my|me|mine)\b")
+_LETS = re.compile(r"\blet[’']s\b", re.IGNORECASE)
+
+
+def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
+    """Every candidate of ``sections``, scored (``title_words`` count for relevance); when
+    none is usable, every plain sentence is."""
+    cands: list[Cand] = []
+    codes: dict[int, str] = {}
+    for si, sec in enumerate(sections):
+        index = 0
+        sub = 0
+        sub_index = 0
+        for bi, b in enumerate(sec.blocks):
+            first = len(cands)
+            if b.kind == "heading":
+                sub += 1
+                sub_index = 0
+            elif b.kind == "paragraph":
+                text, bold = clean_inline(b.text)
+                caption = bool(_CAPTION.match(text))
+                text = _CAPTION.sub("", text)
+                if sec.role == "intro":
+                    text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
+                for k, s in enumerate(split_sentences(text)):
+                    s = _PANEL.sub("", s)  # "(A) Tokens are routed ...": a figure's panel
+                    c = Cand(s, si, bi, index, "prose", first_in_block=k == 0)
+                    c.caption = caption
+                    c.bold = any(sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold)
+                    cands.append(c)
+                    index += 1
+            elif b.kind == "list_item":
+                text, bold = clean_inline(b.text)
+                c = Cand(text, si, bi, index, "item", first_in_block=True)
+                c.bold = any(any(ch.isdigit() for ch in sp) for sp in bold)
+                cands.append(c)
+                index += 1
+            elif b.kind == "table":
+                for row_text in table_sentences(b):
+                    cands.append(Cand(row_text, si, bi, index, "table"))
+                    index += 1
+            elif b.kind == "code" and si not in codes and sec.role == "usage":
+                code = short_code(b.text)
+                if code:
+                    codes[si] = code
+            for c in cands[first:]:
+                c.sub = sub
+                c.sub_index = sub_index
+                sub_index += 1
+    for c in cands:
+        _score(c, title_words)
+    headline: set[str] = set()
+    intro = [c for c in cands if sections[c.section].role == "intro"]
+    for c in intro + [c for c in cands if c.bold]:
+        headline.update(f for f, w in c.figures.items() if w >= 1.0)
+    if not any(c.base > -50 for c in cands):
+        # An excerpt whose only sentences are promotional or in the first person still
+        # gets an explainer: its own words beat no explainer at all.
+        for c in cands:
+            if c.words >= 3 and c.kind != "table" and not re.search(r"https?://", c.text):
+                c.base = 0.0
+    return Draft(sections, cands, codes, headline)
+
+
+def _score(c: Cand, title_words: set[str]) -> None:
+    """Set ``c``'s words, figures and base score (-100: never to be kept)."""
+    plain = dehype(c.text)
+    dehyped = plain != c.text
+    c.text = text = plain
+    c.words = len(text.split())
+    c.figures = figures(text)
+    # A sentence that leans on the one before ("This", "However") reads badly alone;
+    # less so at a paragraph start, where it leans on the previous paragraph.
+    dangling = bool(_DANGLING.match(text)) or bool(
+        re.match(r"(and|but|or|so|firstly|secondly|finally|lastly)\b", text, re.I)
+    )
+    s = 0.0
+    if c.index == 0:
+        s += 0.8
+    elif c.sub_index == 0:
+        s += 0.4  # opens a sub-section
+    if c.first_in_block:
+        s += 0.3
+    s -= 0.25 * math.log1p(c.sub_index)
+    overlap = len(content_words(text) & title_words)
+    s += 0.35 * min(overlap, 3)
+    if any(w >= 2.0 for w in c.figures.values()) and _CONDITION.search(text):
+        s += 0.5
+    if c.bold:
+        s += 1.0
+    n = c.words
+    if n < 6:
+        s -= 1.5
+    if n > 28:
+        s -= 0.15 * (n - 28)
+    code_tokens = len(_CODE_TOKEN.findall(text))
+    s -= 0.6 * code_tokens
+    if dangling:
+        s -= 0.4 if c.first_in_block else 0.8
+    if re.search(r"\byou(r|’re|'re)?\b", text, re.I):
+        s -= 0.4
+    if text.endswith("?"):
+        s -= 2.0
+    if text.endswith("!"):
+        s -= 1.0
+    if _CALL_TO_ACTION.search(text):
+        s -= 1.5
+    if text.endswith(":"):
+        s -= 0.8
+    if _POINTER.search(text):
+        s -= 1.2
+    if n >= 6:
+        grade = 0.39 * n + 11.8 * _syllables(text) / n - 15.59
+        if grade > 11:
+            s -= 0.15 * (grade - 11)
+    # Long parentheticals (settings, code, formulas) make a sentence hard to read.
+    s -= 0.5 * sum(1 for p in re.findall(r"\(([^()]*)\)", text) if len(p.split()) > 6)
+    if dehyped:
+        s -= 0.5  # promotional to begin with
+    if len(c.figures) > 4 and not any(w >= 2.0 for w in c.figures.values()):
+        s -= 1.0  # many numbers, no result: configuration detail
+    if c.caption:
+        s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
+    if c.kind == "item" and not c.figures:
+        s -= 0.3  # list items are often fragments
+    if c.kind == "table":
+        s -= 0.3
+        if not any(w >= 1.0 for w in c.figures.values()):
+            s = -100.0
+    excluded = (
+        _HYPE.search(text)
+        or _LETS.search(text)
+        or _FIRST_PERSON_SINGULAR.search(text)
+        or code_tokens > max(2, n // 4)
+        or re.search(r"https?://|www\.|\s\|\s", text)
+        or _CREDITS.search(text)
+        or text.count("(") > 3  # a formula or a call chain, not prose
+        or n < 3
+    )
+    c.long = n > 80
+    c.base = -100.0 if excluded or c.long else s
+    if c.kind != "table" and any(w >= 1.0 for w in c.figures.values()):
+        c.bare = not _names_anything(text)
+        c.leans = bool(_PRONOUN_SUBJECT.match(text))
+
+
+# A pronoun for a subject named in the sentence before.
+_PRONOUN_SUBJECT = re.compile(
+    r"(?:they|it|its|their|this|these|that|those|such|both|he|she|his|her)\b", re.IGNORECASE
+)
+_NAME_TOKEN = re.compile(r"[A-Za-z][\w.+]*")
+
+
+def _names_anything(text: str) -> bool:
+    """Whether a sentence names a thing (a product, model, format, chip: ATen, MI355X,
+    Llama): a word with a capital past its first letter or a digit, or a capitalised word
+    that does not open the sentence."""
+    for m in _NAME_TOKEN.finditer(text):
+        word = m.group(0).rstrip(".")
+        if any(ch.isupper() or ch.isdigit() for ch in word[1:]):
+            return True
+        if word[:1].isupper() and m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?:":
+            return True
+    return False
+
+
+def is_result(c: Cand) -> bool:
+    """A measured result (a strong figure and a result word): the post's claim, attributed."""
+    return (
+        c.kind != "table"
+        and any(w >= 2.0 for w in c.figures.values())
+        and bool(_RESULT.search(c.text))
+    )

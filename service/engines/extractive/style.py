@@ -1,0 +1,88 @@
+"""How a kept sentence is worded: hype words out, the authors' "we" in the third person,
+closing punctuation, and results attributed to the post."""
+
+from __future__ import annotations
+
+import re
+
+from service.engines.extractive.inline import strip_refs
+from service.engines.extractive.words import CaseTable, lower_first
+
+# Hype adjectives and adverbs that can go without breaking the sentence.
+_HYPE_WORD = re.compile(
+    r"\b(unprecedented|incredibl[ey]|amazing|awesome|best-in-class|world-class|cutting-edge|"
+    r"state-of-the-art|groundbreaking|revolutionary|breakthrough|stunning|mind-blowing|"
+    r"blazing(?:ly)?[- ]fast|lightning[- ]fast|seamless(?:ly)?|effortless(?:ly)?|"
+    r"game[- ]changing|insanely|truly)\s+(?=[\w(])",
+    re.IGNORECASE,
+)
+
+
+def dehype(sentence: str) -> str:
+    """The sentence without removable hype words ("our breakthrough model" -> "our model")."""
+    out = _HYPE_WORD.sub("", sentence)
+    if out == sentence:
+        return sentence
+    # The article that preceded a removed word now precedes another one.
+    out = re.sub(r"\b([Aa])n (?=[b-df-hj-np-tv-z])", r"\1 ", out)
+    out = re.sub(r"\b([Aa]) (?=[aeiou])", r"\1n ", out)
+    return out[:1].upper() + out[1:] if sentence[:1].isupper() else out
+
+
+_FIRST_PERSON = [
+    (re.compile(r"\bwe[’']re\b"), "the authors are"),
+    (re.compile(r"\bWe[’']re\b"), "The authors are"),
+    (re.compile(r"\bwe[’']ve\b"), "the authors have"),
+    (re.compile(r"\bWe[’']ve\b"), "The authors have"),
+    (re.compile(r"\bwe[’']ll\b"), "the authors will"),
+    (re.compile(r"\bWe[’']ll\b"), "The authors will"),
+    (re.compile(r"\bwe[’']d\b"), "the authors would"),
+    (re.compile(r"\bWe[’']d\b"), "The authors would"),
+    (re.compile(r"\bwe\b"), "the authors"),
+    (re.compile(r"\bWe\b"), "The authors"),
+    (re.compile(r"\bour\b"), "their"),
+    (re.compile(r"\bOur\b"), "Their"),
+    (re.compile(r"\bours\b"), "theirs"),
+    (re.compile(r"\bourselves\b"), "themselves"),
+    (re.compile(r"\bus\b"), "them"),
+]
+
+
+def third_person(sentence: str) -> str:
+    """The authors' "we" as "the authors" (numbers are never touched)."""
+    for pat, repl in _FIRST_PERSON:
+        sentence = pat.sub(repl, sentence)
+    return sentence
+
+
+def finish(sentence: str) -> str:
+    """The sentence closed with a full stop and opened with a capital."""
+    s = sentence.strip()
+    if s.endswith(":"):
+        s = s[:-1].rstrip() + "."
+    if s and s[-1] not in ".!?" and not (len(s) > 1 and s[-1] in "\"'”’)" and s[-2] in ".!?"):
+        s += "."
+    if s and re.fullmatch(r"[a-z][a-z’'\-]*[,;:]?", s.split(" ", 1)[0]):
+        s = s[0].upper() + s[1:]  # but not torch.compile, vLLM or fp8
+    return s
+
+
+_ATTRIBUTED = re.compile(
+    r"\b(the authors|the post|according to|report(s|ed)?|the team|the companies|"
+    r"the study|the paper)\b",
+    re.IGNORECASE,
+)
+_ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The post reports that ")
+
+
+def write_sentence(text: str, attribute: int | None, case: CaseTable) -> str:
+    """A kept sentence as the explainer says it; ``attribute`` picks the wording that
+    credits the post with the result (``None``: no attribution)."""
+    s = finish(third_person(strip_refs(text)))
+    if attribute is not None and not _ATTRIBUTED.search(s):
+        lowered = lower_first(s, case)
+        if lowered is not None:
+            s = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)] + lowered
+        else:  # a name opens the sentence: keep its capital
+            s = _ATTRIBUTIONS[1] + s
+    return s

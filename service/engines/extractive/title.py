@@ -1,0 +1,288 @@
+"""The explainer's title (the post's subject and its headline claim, words as written) and
+its takeaway (the best sentence of the post's conclusion)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+
+from service.check import check_explainer
+from service.engines.extractive.glossary import GlossaryEntry, define
+from service.engines.extractive.inline import strip_refs
+from service.engines.extractive.sentences import Draft
+from service.engines.extractive.style import finish, third_person
+from service.engines.extractive.words import (
+    STOPWORDS,
+    CaseTable,
+    capitalise,
+    lower_first,
+    restore_slug,
+    sentence_case,
+    wordset,
+)
+from service.models import Article, CheckStatus
+from service.numbers import Kind, extract_numbers, prepare
+from service.numbers.context import list_runs
+
+# Names too generic to be an explainer's subject.
+_JUNK_TITLE = re.compile(
+    r"^(tl;?dr|summary|introduction|overview|untitled( post)?|home|blog|post|news|none)?\W*$",
+    re.IGNORECASE,
+)
+
+_GENERIC_NAMES = wordset(
+    "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This"
+)
+
+
+def _subject(title: str, draft: Draft, token_counts: Counter[str]) -> str:
+    """The post's subject: a short title prefix before ':', else the name the post
+    uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names."""
+    left = title.split(":", 1)[0].strip() if ":" in title else ""
+    if left and _names_something(left):
+        return left
+    m = re.match(r"(?:how|why|when|where)\s+([A-Z][\w\-]+)\s+[a-z]", title, re.I)
+    if m and m.group(1)[:1].isupper() and m.group(1).lower() not in STOPWORDS:
+        return m.group(1)  # "How Shopify built ...": the one who did it
+
+    def candidates(source: str, anywhere: bool) -> list[str]:
+        found = []
+        for m in re.finditer(r"(?<![\w\-])[A-Za-z][\w\-.+]*[\w+]", source):
+            w = m.group(0)
+            mixed = any(c.isupper() for c in w[1:]) or (
+                w[0].islower() and any(c.isupper() for c in w)
+            )
+            starts = m.start() == 0 or source[: m.start()].rstrip()[-1:] in ".!?:"
+            if mixed or (w[0].isupper() and (anywhere or not starts)):
+                found.append(w)
+        return found
+
+    def score(w: str) -> float:
+        if w.lower() in STOPWORDS or w in _GENERIC_NAMES:
+            return 0.0
+        count = token_counts.get(w, 0)
+        mixed = any(c.isupper() for c in w[1:])
+        return count * (1.5 if mixed else 1.0) * (0.6 if w.isupper() else 1.0)
+
+    intro = " ".join(c.text for c in draft.cands if draft.sections[c.section].role == "intro")
+    pool = candidates(title, anywhere=True) + candidates(intro[:1500], anywhere=False)
+    best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
+    if not best or score(best) < 1:
+        return ""
+    m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])", title)
+    return f"{best} {m.group(1)}" if m else best
+
+
+def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
+    """The title: the subject, then what the post's own title adds and its claim. A claim
+    is kept only when the number check finds each of its figures where the post says
+    them (a phrase cut out of its sentence can lose what a figure is said of)."""
+    raw = restore_slug(" ".join(article.title.split()), case)
+    if _JUNK_TITLE.match(raw):
+        raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
+    subject = _subject(raw, draft, Counter(re.findall(r"[\w\-]*\w", article.text)))
+    new = raw
+    if ":" in raw:
+        left, right = (x.strip() for x in raw.split(":", 1))
+        new = right if left == subject else left
+    if subject:
+        pat = re.compile(
+            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at)\s+"
+            rf"{re.escape(subject)}\s*$"
+        )
+        if pat.search(new):
+            new = pat.sub("", new)
+        elif new.startswith(subject + " "):
+            new = new[len(subject) + 1 :]
+        else:
+            new = re.sub(
+                rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=[a-z])",
+                r"\1 it ",
+                new,
+                flags=re.I,
+            )
+    new = new.rstrip("?!. ")
+    if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
+        new = ""  # "Why ExecuTorch?" says no more than the subject
+    new = sentence_case(new, case) if new else ""
+    for claim in [*_claims(draft, new), ""]:
+        if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
+            claim = claim.split(" ", 1)[1]
+        if claim and new:
+            claim = lower_first(claim, case) or claim
+        parts = [p for p in (new, claim) if p]
+        rest = capitalise(", ".join(parts)) if parts else "What the post says"
+        if not subject:
+            title = rest if claim or ":" in rest else f"{rest}: what the post says"
+        else:
+            title = f"{subject}: {rest}"
+        if not claim or _checks(title, article):
+            return title
+    raise AssertionError("unreachable: the title without a claim is always returned")
+
+
+def _checks(title: str, article: Article) -> bool:
+    """Whether every number of a title is one the post writes for those things."""
+    report = check_explainer(title, article.text, title=article.title)
+    return all(n.status == CheckStatus.SUPPORTED for n in report.numbers)
+
+
+def _claims(draft: Draft, new: str) -> Iterator[str]:
+    """Short phrases around the post's headline figures, words as written, best first:
+    from the intro, else from the best figure-bearing sentences of the post."""
+    usable = [c for c in draft.cands if (c.base > -50 or c.long) and c.kind != "table"]
+    intro = [c for c in usable if draft.sections[c.section].role == "intro"]
+    ranked = sorted(
+        (c for c in usable if any(w >= 1.0 for f, w in c.figures.items())),
+        key=lambda c: (-draft.gain(c, {}), c.section, c.index),
+    )
+    said = {n.text for n in extract_numbers(new)}
+    seen: set[str] = set()
+    for pool, least in ((intro, 2.0), (ranked[:5], 2.0), (ranked[:3], 1.0)):
+        for c in pool:
+            text = third_person(strip_refs(c.text))
+            for fig, w in c.figures.items():
+                if w < least:
+                    continue
+                phrase = _phrase_around(text, _whole_figure(text, fig, said))
+                if phrase and phrase not in seen and _reads_alone(phrase, new, text):
+                    seen.add(phrase)
+                    yield phrase
+
+
+def _whole_figure(sentence: str, fig: str, said: set[str]) -> str:
+    """The figure as the sentence writes it whole: a range for one of its ends ("4.8x to
+    7.5x" for "7.5x"), a list for one of its members; "" for a version or a name ("Opus
+    5.5" is no claim) and for a figure the title says already."""
+    at = sentence.find(fig)
+    prepared = prepare(sentence)
+    for run in list_runs(prepared, extract_numbers(sentence, words=False, prepared=prepared)):
+        if any(n.start <= at < n.end for n in run):
+            if any(n.kind in (Kind.VERSION, Kind.IDENTIFIER) or n.text in said for n in run):
+                return ""
+            return sentence[run[0].start : run[-1].end]  # the whole list: "11B and 90B"
+    return fig
+
+
+_OPENS_BADLY = re.compile(
+    r"(?:will|would|can|could|may|might|should|must|is|are|was|were|has|have|had|be|been|"
+    r"do|does|did|and|or|but)\b",
+    re.IGNORECASE,
+)
+
+
+def _reads_alone(phrase: str, new: str, sentence: str) -> bool:
+    """A claim that stands as a phrase: words besides its figures, balanced parentheses,
+    not opening on a verb whose subject was cut off or on a figure cut from the name
+    before it ("5.1 and Mythos 5" out of "Claude Fable 5.1 and Mythos 5"), not a repeat
+    of the title."""
+    words = [w for w in re.findall(r"(?<!\w)[A-Za-z][\w'-]*", phrase) if w.lower() not in STOPWORDS]
+    if len(words) < 2 or phrase.count("(") != phrase.count(")") or _OPENS_BADLY.match(phrase):
+        return False
+    first = phrase.split(" ", 1)[0]
+    if first.islower() and first.endswith("ed"):
+        return False  # "boosted Mixtral 8x22B throughput by +27%": whose boost?
+    before = sentence[: max(0, sentence.find(phrase))].split()
+    if first[:1].isdigit() and before and before[-1][:1].isupper():
+        return False
+    title_words = {w.lower() for w in re.findall(r"[\w.-]+", new)}
+    return not all(w.lower() in title_words for w in re.findall(r"[\w.-]+", phrase))
+
+
+def takeaway(draft: Draft, glossary: Sequence[GlossaryEntry], defined: set[str]) -> str | None:
+    """The conclusion's best plain sentence, if the post has a conclusion."""
+    concl = [i for i, s in enumerate(draft.sections) if s.role == "conclusion"]
+    pool = [
+        c
+        for c in draft.cands
+        if c.section in concl
+        and c.base > -50
+        and c.kind == "prose"
+        and not re.search(r"\byou", c.text, re.I)
+    ]
+    if not pool:
+        return None
+    best = max(pool, key=lambda c: (c.base + 0.3 * len(c.figures), -c.index))
+    return define(finish(third_person(best.text)), glossary, defined)
+
+
+def _names_something(phrase: str) -> bool:
+    """ "PyTorch 2.14" or "Gemma" names a subject; "The problem" does not."""
+    words = phrase.split()
+    if not 0 < len(words) <= 3 or words[0].lower() in STOPWORDS:
+        return False
+    return any(
+        any(ch.isdigit() for ch in w) or any(ch.isupper() for ch in w[1:]) or w[:1].isupper()
+        for w in words
+    )
+
+
+_CLAUSE_CUT = re.compile(r",\s|;\s|:\s|\s\(|\s—\s|\s–\s|\.\s")
+_PREP_CUT = re.compile(
+    r"\s(?:for|over|across|on|with|in|when|at|by|while|because|as|than|compared|relative|"
+    r"using|through|after|before|from)\s"
+)
+_LEAD_IN = (
+    "up to",
+    "within",
+    "about",
+    "roughly",
+    "around",
+    "nearly",
+    "almost",
+    "approximately",
+    "over",
+    "under",
+    "by",
+    "only",
+    "just",
+    "at least",
+    "at most",
+    "more than",
+    "less than",
+    "than",
+)
+
+
+def _phrase_around(sentence: str, fig: str) -> str:
+    """The clause holding ``fig``, trimmed at commas and at a trailing prepositional
+    phrase; the cut never falls inside the figure or a range."""
+    at = sentence.find(fig) if fig else -1
+    if at < 0:
+        return ""
+    start = 0
+    for m in _CLAUSE_CUT.finditer(sentence):
+        if m.end() <= at:
+            start = m.end()
+    end = len(sentence)
+    for m in _CLAUSE_CUT.finditer(sentence, at + len(fig)):
+        end = m.start()
+        break
+    clause = sentence[start:end].strip().rstrip(".")
+    rel = clause.find(fig)
+    after = clause[rel:]
+    for m in _PREP_CUT.finditer(after, len(fig)):
+        rest = after[m.end() :]
+        if re.match(r"[\d$]", rest):
+            continue  # "from 8 to 256": part of a range
+        if len(clause[: rel + m.start()].split()) >= 4 and len(clause.split()) > 10:
+            after = after[: m.start()]
+            break
+    before = clause[:rel].split()
+    if len(after.split()) >= 3:
+        # The figure leads its noun phrase ("1.10x geometric-mean speedup"); keep only
+        # a lead-in that belongs to it ("up to", "within").
+        keep: list[str] = []
+        for lead in _LEAD_IN:
+            n = len(lead.split())
+            if [w.lower() for w in before[-n:]] == lead.split():
+                keep = before[-n:]
+                break
+        phrase = " ".join([*keep, after])
+    else:
+        phrase = " ".join([*before[-5:], after])
+    phrase = re.sub(r"^(and|or|but|while|with|which|that|so)\s+", "", phrase.strip(), flags=re.I)
+    if not 2 <= len(phrase.split()) <= 14:
+        return ""
+    return phrase

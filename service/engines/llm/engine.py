@@ -1,0 +1,277 @@
+"""The ``llm`` engine: one call per post, or one per part and a combining call for a post
+too long for the context; one re-ask for an invalid answer, a larger ``max_tokens`` for a
+cut one; repair of flagged sentences; tokens and cost of every call."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from service.config import Settings
+from service.engines.base import ExplainOptions
+from service.engines.llm.client import ModeRefused, create, openai_client, with_retries
+from service.engines.llm.formats import (
+    SHARED_MODES,
+    ModeMemory,
+    ResponseMode,
+    parse_explainer,
+    reask,
+    response_format,
+)
+from service.engines.llm.parts import blocks, split_for_context
+from service.errors import AnswerTruncated, EngineError, InvalidAnswer, LLMRejected
+from service.models import Article, CheckReport, CheckStatus, Explainer, ExplainResult, Usage
+from service.prompts import EXPLAIN_SET, RenderedPrompt, load_set, set_version
+from service.ratelimit import RateLimiter, limiter_for
+
+
+def cost_usd(model: str, usage: Usage, prices: Mapping[str, tuple[float, float]]) -> float:
+    """USD for ``usage`` at ``prices`` (per million prompt/completion tokens); 0 if unknown."""
+    prompt_price, completion_price = prices.get(model, (0.0, 0.0))
+    return (usage.prompt_tokens * prompt_price + usage.completion_tokens * completion_price) / 1e6
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The tokens one explain or repair has spent so far."""
+
+    usage: Usage = field(default_factory=Usage)
+
+
+class LLMEngine:
+    """Explains articles through an OpenAI-compatible chat-completions endpoint."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        client: openai.OpenAI | None = None,
+        limiter: RateLimiter | None = None,
+        modes: ModeMemory | None = None,
+    ) -> None:
+        self.settings = settings
+        self.model = settings.model
+        self.client = client or openai_client(settings)
+        self.endpoint = str(self.client.base_url)
+        # A proxy (LiteLLM) may route models to different servers: remember per both.
+        self.mode_key = f"{self.endpoint} {self.model}"
+        self.limiter = limiter or limiter_for(
+            self.endpoint, settings.llm_max_concurrency, settings.llm_rpm
+        )
+        self.modes = modes or SHARED_MODES
+
+    # -- Engine protocol ------------------------------------------------------------------
+
+    def identity(self, options: ExplainOptions) -> tuple[str, str]:
+        return self.model, self._templates_version(options)
+
+    def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
+        """Write an explainer; any ``EngineError`` carries ``extra["usage"]``, the tokens
+        spent before it."""
+        templates = self._templates(options)
+        tally = _Tally()
+        try:
+            explainer = self._explain(article, options, templates, tally)
+        except EngineError as exc:
+            exc.extra["usage"] = tally.usage
+            raise
+        return self._result(explainer, tally.usage, set_version(templates))
+
+    def _explain(
+        self,
+        article: Article,
+        options: ExplainOptions,
+        templates: Mapping[str, Any],
+        tally: _Tally,
+    ) -> Explainer:
+        common = self._article_vars(article, options)
+        parts = split_for_context(article.text, self.settings.llm_context_chars)
+        if len(parts) > 1:
+            return self._explain_parts(parts, common, templates, tally)
+        prompt = templates["explain"].render({**common, "text": article.text})
+        try:
+            return self._ask(prompt, tally)
+        except AnswerTruncated:
+            # The post fits one call but the answer did not: the part-wise path asks for
+            # shorter answers, one per half of the post.
+            if len(blocks(article.text)) < 2:
+                raise
+            parts = split_for_context(article.text, len(article.text) // 2 + 1)
+            return self._explain_parts(parts, common, templates, tally)
+
+    def repair(
+        self,
+        article: Article,
+        result: ExplainResult,
+        report: CheckReport,
+        options: ExplainOptions,
+    ) -> ExplainResult | None:
+        """Rewrite the sentences holding flagged numbers. The result's ``usage`` and
+        ``cost_usd`` are the repair's alone; ``None`` when nothing is flagged."""
+        flagged = [
+            n
+            for n in report.numbers
+            if n.status in (CheckStatus.UNSUPPORTED, CheckStatus.MISATTACHED)
+        ]
+        if not flagged:
+            return None  # nothing this engine can fix
+        templates = self._templates(options)
+        text = article.text
+        if len(text) > self.settings.llm_context_chars:
+            text = text[: self.settings.llm_context_chars] + "\n\n(the post goes on; cut here)"
+        prompt = templates["repair"].render(
+            {
+                "title": article.title,
+                "url": article.url,
+                "language": options.language,
+                "explainer_json": result.explainer.model_dump_json(indent=1, exclude_none=True),
+                "flagged": flagged,
+                "text": text,
+            }
+        )
+        tally = _Tally()
+        try:
+            explainer = self._ask(prompt, tally)
+        except EngineError as exc:
+            exc.extra["usage"] = tally.usage
+            raise
+        # Usage and cost of the repair call(s) alone: the gate adds them to the result's.
+        return result.model_copy(
+            update={
+                "explainer": explainer,
+                "usage": tally.usage,
+                "cost_usd": cost_usd(self.model, tally.usage, self.settings.prices),
+                "prompt_version": set_version(templates),
+            }
+        )
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def _templates(self, options: ExplainOptions) -> dict[str, Any]:
+        return load_set(EXPLAIN_SET, self.settings.prompts_dir, options.template_dir)
+
+    def _templates_version(self, options: ExplainOptions) -> str:
+        return set_version(self._templates(options))
+
+    @staticmethod
+    def _article_vars(article: Article, options: ExplainOptions) -> dict[str, Any]:
+        return {
+            "title": article.title,
+            "author": article.author,
+            "published": article.published.date().isoformat() if article.published else None,
+            "url": article.url,
+            "audience": options.audience,
+            "language": options.language,
+        }
+
+    def _explain_parts(
+        self,
+        parts: Sequence[str],
+        common: Mapping[str, Any],
+        templates: Mapping[str, Any],
+        tally: _Tally,
+    ) -> Explainer:
+        notes: list[str] = []
+        for number, part in enumerate(parts, start=1):
+            prompt = templates["explain-part"].render(
+                {**common, "text": part, "part_number": number, "part_count": len(parts)}
+            )
+            notes.append(self._ask(prompt, tally).model_dump_json(indent=1, exclude_none=True))
+        return self._ask(templates["combine"].render({**common, "parts": notes}), tally)
+
+    def _result(self, explainer: Explainer, usage: Usage, version: str) -> ExplainResult:
+        return ExplainResult(
+            explainer=explainer,
+            engine=self.name,
+            model=self.model,
+            prompt_version=version,
+            usage=usage,
+            cost_usd=cost_usd(self.model, usage, self.settings.prices),
+        )
+
+    def _ask(self, prompt: RenderedPrompt, tally: _Tally) -> Explainer:
+        """One template's answer, validated: one re-ask when invalid, one larger
+        ``max_tokens`` when cut by length."""
+        messages = prompt.messages
+        limit = self.settings.llm_max_output_tokens
+        max_tokens = min(prompt.max_tokens or limit, limit)
+        reasked = grown = False
+        while True:
+            content, finish = self._complete(messages, prompt.temperature, max_tokens, tally)
+            if finish == "length":
+                if not grown:
+                    grown = True
+                    max_tokens *= 2
+                    continue
+                raise AnswerTruncated(
+                    f"the {prompt.name!r} answer was cut at max_tokens={max_tokens}"
+                )
+            try:
+                return parse_explainer(content)
+            except ValueError as exc:
+                if reasked:
+                    raise InvalidAnswer(
+                        f"the {prompt.name!r} answer is still not a valid explainer after one "
+                        f"re-ask: {exc}"
+                    ) from exc
+                reasked = True
+                messages = [
+                    *prompt.messages,
+                    {"role": "assistant", "content": content},
+                    {"role": "user", "content": reask(str(exc))},
+                ]
+
+    def _complete(
+        self,
+        messages: list[dict[str, str]],
+        temperature: float,
+        max_tokens: int,
+        tally: _Tally,
+    ) -> tuple[str, str | None]:
+        """One chat completion (retried, stepping down response formats as refused):
+        the answer text and finish reason."""
+        while True:
+            mode = self.modes.get(self.mode_key)
+            try:
+                response = with_retries(
+                    functools.partial(self._request, messages, temperature, max_tokens, mode),
+                    self.settings,
+                )
+            except ModeRefused as exc:
+                if self.modes.step_down(self.mode_key, mode) is None:
+                    raise LLMRejected(f"the endpoint refused every answer format: {exc}") from exc
+                continue
+            usage = response.usage
+            tally.usage = tally.usage + Usage(
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                calls=1,
+            )
+            if not response.choices:
+                return "", "stop"
+            choice = response.choices[0]
+            return choice.message.content or "", choice.finish_reason
+
+    def _request(
+        self,
+        messages: list[dict[str, str]],
+        temperature: float,
+        max_tokens: int,
+        mode: ResponseMode,
+    ) -> Any:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+        }
+        fmt = response_format(mode)
+        if fmt is not None:
+            request["response_format"] = fmt
+        return create(self.client, self.limiter, request, mode, self.settings.llm_timeout)

@@ -1,0 +1,70 @@
+"""A long post cut into parts that fit the model's context: at headings first, then at
+blank lines, never inside a fenced code block."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+_HEADING_LINE = re.compile(r"^#{1,6}\s")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def _chunks(text: str, starts_chunk: Callable[[str], bool]) -> list[str]:
+    """Split ``text`` into chunks before lines where ``starts_chunk`` is true, never inside
+    a fenced code block."""
+    chunks: list[list[str]] = [[]]
+    fence: str | None = None
+    for line in text.splitlines():
+        m = _FENCE_LINE.match(line)
+        if fence is None and starts_chunk(line) and any(s.strip() for s in chunks[-1]):
+            chunks.append([])
+        chunks[-1].append(line)
+        if m:
+            fence = m.group(1) if fence is None else (None if m.group(1) == fence else fence)
+    return [c for c in ("\n".join(lines).strip() for lines in chunks) if c]
+
+
+def _starts_block(line: str) -> bool:
+    return not line.strip() or bool(_HEADING_LINE.match(line))
+
+
+def blocks(text: str) -> list[str]:
+    """The blocks of ``text``: the chunks between blank lines and before headings."""
+    return _chunks(text, _starts_block)
+
+
+def _pack(pieces: Sequence[str], budget: int) -> list[str]:
+    parts: list[str] = []
+    current = ""
+    for piece in pieces:
+        if current and len(current) + 2 + len(piece) > budget:
+            parts.append(current)
+            current = piece
+        else:
+            current = f"{current}\n\n{piece}" if current else piece
+    if current:
+        parts.append(current)
+    return parts
+
+
+def split_for_context(text: str, budget: int) -> list[str]:
+    """Cut cleaned text into parts of at most ``budget`` characters, at headings first,
+    then at blank lines; a single block larger than the budget is cut hard."""
+    text = text.strip()
+    if len(text) <= budget:
+        return [text]
+    pieces: list[str] = []
+    for section in _chunks(text, lambda line: bool(_HEADING_LINE.match(line))):
+        if len(section) <= budget:
+            pieces.append(section)
+            continue
+        for block in blocks(section):
+            while len(block) > budget:
+                cut = block.rfind(" ", 0, budget)
+                cut = cut if cut > budget // 2 else budget
+                pieces.append(block[:cut].strip())
+                block = block[cut:].strip()
+            if block:
+                pieces.append(block)
+    return _pack(pieces, budget)

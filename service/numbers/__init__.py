@@ -1,0 +1,36 @@
+"""Numbers in text: find every one, with its position, kind and normalised value.
+
+A number is any token with a digit, plus the number words one to twenty (and a few
+more). Kinds:
+
+- ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
+  ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge.
+- ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``.
+- ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
+- ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``.
+- ``word``: ``two``, ``dozen``, ``half``, ``twice``, ``double``.
+
+The text is read through a one-to-one character map (dash styles, Unicode minus,
+U+2011, U+2236, no-break spaces) and with link targets, URLs and emphasis markers
+blanked out, so positions always point into the text as given.
+
+Modules, in the order the extractor applies them: :mod:`.normalise` (the text as read,
+folded keys), :mod:`.tokens` (tokens holding a digit and their kinds), :mod:`.units`
+(units on the digits, after a space, rates), :mod:`.context` (hedges, signs, ranges,
+lists, versions after a product), :mod:`.words` (number words), :mod:`.extract` (the
+passes in order).
+"""
+
+from service.numbers.extract import extract_numbers
+from service.numbers.normalise import fold, identifier_key, prepare
+from service.numbers.number import Hedge, Kind, Number
+
+__all__ = [
+    "Hedge",
+    "Kind",
+    "Number",
+    "extract_numbers",
+    "fold",
+    "identifier_key",
+    "prepare",
+]

@@ -1,0 +1,197 @@
+"""The words around a number: hedges ("up to", "over", "~"), signs, ranges written with
+words ("from 8 to 256", "between 8 and 256"), lists sharing a unit ("1.58 and 1.68
+times") and versions named by what comes before them ("PyTorch 2.14")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from service.numbers.number import Hedge, Kind, Number, updated
+from service.numbers.tokens import identifier, merge_range
+from service.numbers.units import CURRENCY
+
+_HEDGES: dict[str, Hedge] = {}
+for _phrases, _kind in (
+    (
+        "about|around|roughly|approximately|approx.|approx|circa|ca.|some|close to|"
+        "on the order of|an estimated|estimated|~|≈",
+        Hedge.APPROX,
+    ),
+    (
+        "up to|as much as|as many as|as high as|at most|no more than|less than|fewer than|"
+        "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|"
+        "maximum of|a maximum of|max.|max|<=|≤|<",
+        Hedge.UPPER,
+    ),
+    (
+        "over|more than|at least|above|exceeding|exceeds|greater than|upwards of|upward of|"
+        "beyond|no less than|just over|as low as|as little as|as few as|minimum of|"
+        "a minimum of|>=|≥|>",
+        Hedge.LOWER,
+    ),
+):
+    for _w in _phrases.split("|"):
+        _HEDGES[_w] = _kind
+
+# The text before a number, reversed, so that one anchored match finds a hedge.
+_HEDGE_REVERSED = re.compile(
+    r"\s*(?:na?\s+)?(?:(?P<w>"
+    + "|".join(
+        r"\s+".join(re.escape(part[::-1]) for part in reversed(w.split()))
+        for w in sorted(_HEDGES, key=len, reverse=True)
+        if w[0].isalpha()
+    )
+    + r")(?!\w)|(?P<s>"
+    + "|".join(
+        re.escape(w[::-1]) for w in sorted(_HEDGES, key=len, reverse=True) if not w[0].isalpha()
+    )
+    + r"))",
+    re.I,
+)
+_HEDGE_AFTER = re.compile(
+    r"\s+or\s+(?P<w>more|above|higher|greater|over|less|fewer|below|lower|under)\b", re.I
+)
+_LOWER_AFTER = {"more", "above", "higher", "greater", "over"}
+
+_RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru|→|->)\s*", re.I)
+_CHANGE_GAP = re.compile(r"\s*(?:→|->)\s*")
+# "fell from 40 to 30", "cut its time from 7,290 μs to 1,170 μs": a change, whose two ends
+# are measured values; "ranges from 8 to 256" is a span.
+_CHANGE_BEFORE = re.compile(
+    r"\b(?:fell|falls?|falling|dropped|drops?|dropping|rose|rises?|rising|grew|grows?|growing|"
+    r"(?:in|de)creas(?:ed|es|e|ing)|reduc(?:ed|es|e|ing)|cuts?|cutting|improv(?:ed|es|e|ing)|"
+    r"went|goes|going|jumped|jumps?|climbed|climbs?|shr[au]nk|shrinks?|compress(?:ed|es)?|"
+    r"shortened|lengthened|raised|lowered|boosted|slashed|moved|changed|halved|doubled)"
+    r"(?:\s+\S+){0,3}?\s+from\s+(?:an?\s+)?(?:about\s+|roughly\s+|~)?$",
+    re.I,
+)
+_BETWEEN_GAP = re.compile(r"\s*and\s*", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
+# Numbers in a list ("1.58 and 1.68 times"); the check binds such a list as one figure.
+LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
+_COMMA_GAP = re.compile(r"\s*,\s*")
+_VERSION_WORD_BEFORE = re.compile(r"\b(?:version|versions|release|releases|ver\.?)\s+$", re.I)
+_PRODUCT_BEFORE = re.compile(
+    r"(?<![\w.])(?P<w>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z]\w*)"
+    r"\s+$"
+)
+_NOT_PRODUCTS = frozenset(
+    "The This That These Those Then Than Thus Its It In On At Of For From To By With And "  # noqa: SIM905
+    "Or But If When While As An Are Is Was Were Be About Around Over Under Up Only Also "
+    "Each Every All Both Some Most Many Few Figure Table Section Step Stage Chapter Part "
+    "Version Release Average Total Roughly Nearly Almost Approximately".split()
+)
+
+
+def read_hedge(s: str, n: Number) -> Number:
+    """``n`` with the hedge written before it ("up to", "~") or after it ("+", "or more")."""
+    hedge = Hedge.NONE
+    m = _HEDGE_REVERSED.match(s[max(0, n.start - 32) : n.start][::-1])
+    if m is not None:
+        word = " ".join((m.group("w") or m.group("s"))[::-1].lower().split())
+        hedge = _HEDGES.get(word, Hedge.NONE)
+    elif s[n.end : n.end + 1] == "+":
+        hedge = Hedge.LOWER
+    else:
+        after = _HEDGE_AFTER.match(s, n.end)
+        if after is not None:
+            hedge = Hedge.LOWER if after.group("w").lower() in _LOWER_AFTER else Hedge.UPPER
+    if hedge is Hedge.NONE:
+        return n
+    return updated(n, hedge=hedge)
+
+
+def read_sign(text: str, s: str, n: Number) -> Number:
+    """A minus sign standing before a number (not a hyphen inside a word or range)."""
+    if n.kind != Kind.QUANTITY or n.start == 0 or s[n.start - 1] not in "-+":
+        return n
+    if n.start >= 2 and not (s[n.start - 2].isspace() or s[n.start - 2] in "([{=:"):
+        return n
+    assert n.value is not None
+    value = -n.value if s[n.start - 1] == "-" else n.value
+    return updated(n, start=n.start - 1, text=text[n.start - 1 : n.end], value=value)
+
+
+def version_by_context(text: str, s: str, n: Number) -> Number:
+    """``2.14`` after "version" or a product name ("PyTorch 2.14") is a version."""
+    if n.kind != Kind.QUANTITY or n.unit or n.exp >= 0 or n.hedge is not Hedge.NONE:
+        return n
+    before = s[max(0, n.start - 40) : n.start]
+    m = _PRODUCT_BEFORE.search(before)
+    if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in _NOT_PRODUCTS):
+        return identifier(text, n.start, s[n.start : n.end], Kind.VERSION)
+    return n
+
+
+def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
+    """``8 to 256``, ``from 8 to 256``, ``between 8 and 256``, ``1.17 - 3.66`` -> ranges."""
+    out: list[Number] = []
+    i = 0
+    while i < len(nums):
+        a = nums[i]
+        if i + 1 < len(nums) and a.kind == Kind.QUANTITY:
+            b = nums[i + 1]
+            gap = s[a.end : b.start]
+            joined = None
+            if (
+                b.kind == Kind.QUANTITY
+                and b.hedge is Hedge.NONE
+                and (
+                    _RANGE_GAP.fullmatch(gap)
+                    or (
+                        _BETWEEN_GAP.fullmatch(gap)
+                        and _BETWEEN_BEFORE.search(s, max(0, a.start - 12), a.start)
+                    )
+                )
+            ):
+                joined = merge_range(text, a, b)
+                if joined is not None and (
+                    _CHANGE_GAP.fullmatch(gap)
+                    or (a.value is not None and b.value is not None and a.value > b.value)
+                    or _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start)
+                ):
+                    joined = updated(joined, change=True)
+            if joined is not None:
+                out.append(joined)
+                i += 2
+                continue
+        out.append(a)
+        i += 1
+    return out
+
+
+def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
+    """The numbers of ``s`` grouped into lists ("1.58 and 1.68", "12.6, 13.0, 13.2"); two
+    numbers split by a comma alone are no list ("North America 2026, 7.5x faster")."""
+    runs: list[list[Number]] = []
+    for n in nums:
+        if runs and LIST_GAP.fullmatch(s, runs[-1][-1].end, n.start):
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    out: list[list[Number]] = []
+    for run in runs:
+        if len(run) == 2 and _COMMA_GAP.fullmatch(s, run[0].end, run[1].start):
+            out.extend([[run[0]], [run[1]]])
+        else:
+            out.append(run)
+    return out
+
+
+def distribute_units(s: str, nums: list[Number]) -> list[Number]:
+    """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one."""
+    out: list[Number] = []
+    for run in list_runs(s, nums):
+        for i in range(len(run) - 2, -1, -1):
+            a, b = run[i], run[i + 1]
+            if (
+                a.kind in (Kind.QUANTITY, Kind.RANGE)
+                and not a.unit
+                and b.kind in (Kind.QUANTITY, Kind.RANGE)
+                and b.unit
+                and b.unit not in CURRENCY.values()
+            ):
+                run[i] = updated(a, unit=b.unit)
+        out.extend(run)
+    return out

@@ -1,0 +1,76 @@
+"""The extractor: tokens classified, then refined by what stands around them."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from service.numbers.context import (
+    distribute_units,
+    join_ranges,
+    read_hedge,
+    read_sign,
+    version_by_context,
+)
+from service.numbers.normalise import prepare
+from service.numbers.number import Number
+from service.numbers.tokens import classify, identifier, tokens
+from service.numbers.units import spaced_unit
+from service.numbers.words import number_words
+
+# Model names written with spaces: "Llama 3.1 8B Instruct", "Qwen3 32B", "DeepSeek-V3 671B".
+_MODEL_PART = r"(?:\d+(?:\.\d+)+|\d+(?:\.\d+)?[BMKT])"
+_MODEL = re.compile(
+    r"(?<![\w.-])(?P<head>[A-Z][A-Za-z]+|[A-Za-z][\w.-]*\d[\w.]*)(?P<parts>(?: "
+    + _MODEL_PART
+    + r")+)(?P<tail> (?:Instruct|Chat|Base|Coder|Vision|Preview|Turbo|Mini|Pro|Max|Plus|Lite))?"
+    r"(?![\w-])"
+)
+_MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
+
+
+def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
+    """A model name written with spaces becomes one identifier, in place of its parts."""
+    spans: list[tuple[int, int]] = []
+    for hint in _MODEL_HINT.finditer(s):
+        if spans and hint.start() < spans[-1][1]:
+            continue
+        window = _MODEL.finditer(s, max(0, hint.start() - 60), min(len(s), hint.end() + 60))
+        m = next((m for m in window if m.start() <= hint.start() < m.end()), None)
+        if m is None or (spans and m.start() < spans[-1][1]):
+            continue
+        parts = m.group("parts").split()
+        if len(parts) < 2 and not any(c.isdigit() for c in m.group("head")):
+            continue  # "PyTorch 2.14" stays a version after its product
+        spans.append((m.start(), m.end()))
+    if not spans:
+        return nums
+    starts = [a for a, _ in spans]
+
+    def inside(n: Number) -> bool:
+        i = bisect.bisect_right(starts, n.start) - 1
+        return i >= 0 and n.start < spans[i][1]
+
+    kept = [n for n in nums if not inside(n)]
+    kept += [identifier(text, a, s[a:b]) for a, b in spans]
+    return sorted(kept, key=lambda n: n.start)
+
+
+def extract_numbers(text: str, *, words: bool = True, prepared: str | None = None) -> list[Number]:
+    """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
+    the caller has it already)."""
+    s = prepare(text) if prepared is None else prepared
+    nums: list[Number] = []
+    for start, token in tokens(s):
+        nums.extend(classify(text, s, start, token.rstrip("+")))
+    nums = _join_models(text, s, nums)
+    nums = [read_sign(text, s, n) for n in nums]
+    nums = [read_hedge(s, n) for n in nums]
+    nums = [spaced_unit(text, s, n) for n in nums]
+    nums = join_ranges(text, s, nums)
+    nums = [version_by_context(text, s, n) for n in nums]
+    nums = distribute_units(s, nums)
+    if words:
+        nums.extend(number_words(text, s))
+        nums.sort(key=lambda n: n.start)
+    return nums

@@ -1,0 +1,84 @@
+"""The text as the extractor reads it, and the folded forms names are compared in."""
+
+from __future__ import annotations
+
+import re
+
+# One character for one character, so that positions survive.
+_CHAR_MAP = str.maketrans(
+    {
+        "\u2010": "-",
+        "\u2011": "-",  # non-breaking hyphen
+        "\u2012": "-",
+        "\u2013": "-",  # en dash
+        "\u2014": "-",  # em dash
+        "\u2015": "-",
+        "\u2212": "-",  # minus sign
+        "\ufe63": "-",
+        "\uff0d": "-",
+        "\u2236": ":",  # ratio sign used as a colon
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2007": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\uff05": "%",
+        "\u2715": "×",
+        "\u2a09": "×",
+        "\u2019": "'",
+        "\u03bc": "µ",  # Greek mu written for the micro sign
+        "\u2192": "→",
+    }
+)
+
+# Link targets, bare URLs, inline-code ticks and emphasis markers: blanked, not removed.
+_SCRUB = re.compile(r"(?=[\]<h`*])(?:\]\([^()\s\[\]]*\)|<?https?://[^\s)>\]]+>?|[`*]+)")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+# "8xMI300X", "8x MI325X": eight of a named thing, not a multiplier.
+_COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
+_COUNT_HINT = re.compile(r"\d[x×](?=\s?[A-Z][A-Za-z]*\d)")
+
+
+def _count_of(m: re.Match[str]) -> str:
+    return m.group(1) + " "
+
+
+_SPECIAL = re.compile("[" + "".join(chr(c) for c in _CHAR_MAP) + "]")
+
+
+def _special(m: re.Match[str]) -> str:
+    return str(_CHAR_MAP[ord(m.group(0))])
+
+
+def prepare(text: str) -> str:
+    """The text as the extractor reads it: same length, same positions."""
+    # A regex finds the few special characters faster than str.translate walks them all.
+    text = _SCRUB.sub(_blank, _SPECIAL.sub(_special, text))
+    return _COUNT_OF.sub(_count_of, text) if _COUNT_HINT.search(text) else text
+
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def fold(text: str) -> str:
+    """Lower case with runs of spaces, hyphens and underscores folded to one NUL, so that
+    ``Llama 3.1 8B``, ``llama-3.1-8b`` and ``Llama_3.1_8B`` compare equal."""
+    return _SEPARATORS.sub("\x00", text.lower())
+
+
+def identifier_key(text: str) -> str:
+    """The verbatim-compare form of an identifier or version."""
+    return key_of(prepare(text).strip())
+
+
+def key_of(prepared: str) -> str:
+    """The verbatim-compare form of an identifier already read by :func:`prepare`."""
+    key = fold(prepared)
+    if len(key) > 2 and key[-1] == "s" and key[-2].isdigit():
+        key = key[:-1]  # H100s -> h100
+    return key

@@ -1,0 +1,159 @@
+"""Tokens holding a digit, and what each one is: a quantity, a range written as one token
+("1.17-3.66x"), a version, an identifier, or the sides of dimensions ("4096x4096")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from service.numbers.normalise import key_of
+from service.numbers.number import Kind, Number, updated
+from service.numbers.units import CURRENCY, QUANTITY, SPACED_UNITS, quantity
+
+_VERSION = re.compile(
+    r"v\d+(?:\.\d+)*(?:\.[x*])?(?:[a-z]+\d*)?"
+    r"|\d+(?:\.\d+){2,}(?:\.[x*])?(?:[a-z]+\d*)?"
+    r"|\d+(?:\.\d+)*\.[x*]"
+    r"|\d+(?:\.\d+)+[a-z]+\d*"
+)
+_DIMS = re.compile(r"\d+(?:[x×]\d+)+")
+_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
+_LOWER_WORD = re.compile(r"[a-z]+")
+
+# A candidate token: a run of word characters with inner punctuation, holding a digit.
+_TOKEN = re.compile(r"[$€£]?\w(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?")
+_DIGITS = re.compile(r"\d+")
+_INNER = frozenset(".=+:/×-,")
+_NO_START_AFTER = frozenset("._$€£")
+
+
+def tokens(s: str) -> Iterator[tuple[int, str]]:
+    """Tokens holding a digit: found from their digits (a regex run only at a digit, not
+    at every position), each grown back to its start and matched once from there. The
+    way back never passes the previous token, so the work stays linear."""
+    end = 0
+    for m in _DIGITS.finditer(s):
+        pos = m.start()
+        if pos < end:
+            continue
+        word = pos  # the start of the word holding the digit
+        while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
+            word -= 1
+        compound = word  # the start of a compound it may continue ("Llama-3.1")
+        while (
+            compound > end + 1
+            and s[compound - 1] in _INNER
+            and (s[compound - 2].isalnum() or s[compound - 2] == "_")
+        ):
+            compound -= 1
+            while compound > end and (s[compound - 1].isalnum() or s[compound - 1] == "_"):
+                compound -= 1
+        for start in (compound, word) if compound != word else (word,):
+            if start > 0 and s[start - 1] in CURRENCY:
+                start -= 1
+            token = _TOKEN.match(s, start)
+            if token is not None and token.end() > pos:
+                break
+        else:
+            continue
+        end = token.end()
+        if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
+            continue
+        yield start, token.group(0)
+
+
+def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -> Number:
+    """``core`` is the prepared text of the identifier at ``start``."""
+    end = start + len(core)
+    key = key_of(core)
+    if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
+        key = key[1:]
+    return Number(text=text[start:end], start=start, end=end, kind=kind, key=key)
+
+
+def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
+    q = quantity(text, start, core, noun=noun)
+    if q is not None:
+        return [q]
+    if _SCIENTIFIC.fullmatch(core) or _ORDINAL.fullmatch(core):
+        return [identifier(text, start, core)]
+    if _VERSION.fullmatch(core):
+        return [identifier(text, start, core, Kind.VERSION)]
+    if _DIMS.fullmatch(core):  # 4096x4096: each side is a number, the x is no multiplier
+        out: list[Number] = []
+        for m in _DIGITS.finditer(core):
+            q = quantity(text, start + m.start(), m.group(0))
+            if q is not None:
+                out.append(q)
+        return out
+    if any(c.isalpha() for c in core) or _RATIO.fullmatch(core):
+        return [identifier(text, start, core)]
+    return []
+
+
+def classify(text: str, s: str, start: int, token: str) -> list[Number]:
+    """The numbers of one token of the prepared text ``s`` (none, one, or several)."""
+    if "/" in token and not QUANTITY.fullmatch(token):
+        out: list[Number] = []
+        offset = 0
+        for part in token.split("/"):
+            if any(c.isdigit() for c in part):
+                out.extend(classify(text, s, start + offset, part))
+            offset += len(part) + 1
+        return out
+    if _SCIENTIFIC.fullmatch(token) or (start > 0 and s[start - 1] == "#"):
+        return [identifier(text, start, token)]  # 1e-5; #2736 (an issue or PR number)
+    segments = token.split("-")
+    # Nouns hyphenated after the number ("15-shape", "gfx950-based", "MI350-series").
+    noun, scale = "", 0
+    while len(segments) > 1 and _LOWER_WORD.fullmatch(segments[-1]):
+        word = segments.pop()
+        if SPACED_UNITS.get(word, ("x", 0))[0] == "":  # 30-billion-parameter
+            scale = SPACED_UNITS[word][1]
+        else:
+            noun = word
+    # A lower-case prefix before digits ("top-5") is context, not part of the number.
+    lead = 0
+    while len(segments) > 1 and _LOWER_WORD.fullmatch(segments[0]) and segments[1][:1].isdigit():
+        lead += len(segments.pop(0)) + 1
+    core = "-".join(segments)
+    cstart = start + lead
+    if len(segments) == 1:
+        found = _single(text, cstart, core, noun)
+        if scale and len(found) == 1 and found[0].kind == Kind.QUANTITY and found[0].value:
+            q = found[0]
+            assert q.value is not None
+            return [updated(q, value=q.value.scaleb(scale), exp=q.exp + scale)]
+        return found
+    if len(segments) == 2:
+        lo = quantity(text, cstart, segments[0])
+        hi = quantity(text, cstart + len(segments[0]) + 1, segments[1])
+        if lo is not None and hi is not None:
+            merged = merge_range(text, lo, hi)
+            if merged is not None:
+                return [merged]
+    return [identifier(text, cstart, core)]
+
+
+def merge_range(text: str, lo: Number, hi: Number) -> Number | None:
+    """One range of two quantities, when their units allow it."""
+    if lo.kind != Kind.QUANTITY or hi.kind != Kind.QUANTITY:
+        return None
+    if lo.unit and hi.unit and lo.unit != hi.unit and not hi.unit.startswith(lo.unit + "/"):
+        return None  # "5 ms to 2 s"; but "7,290μs → 1,170μs per layer" is one range
+    assert lo.value is not None and hi.value is not None
+    return Number(
+        text=text[lo.start : hi.end],
+        start=lo.start,
+        end=hi.end,
+        kind=Kind.RANGE,
+        value=lo.value,
+        high=hi.value,
+        exp=lo.exp,
+        high_exp=hi.exp,
+        unit=hi.unit or lo.unit,
+        hedge=lo.hedge,
+        noun=hi.noun,
+    )

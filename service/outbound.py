@@ -1,0 +1,347 @@
+"""Outbound webhooks: explainer events sent to subscribers as Standard Webhooks.
+
+An event is stored as one ``OutboundDelivery`` row per subscriber in the same
+transaction that publishes the explainer (:func:`enqueue_event`, the pipeline's
+``on_event``), so an event is never lost and never sent for an explainer that was rolled
+back. Workers send the rows through the database queue (:class:`Sender`); a failed
+attempt is retried with exponential backoff; every attempt is logged and the row keeps
+its state, attempt count, last status and error (``GET /subscribers/{id}/deliveries``).
+
+Signing (https://www.standardwebhooks.com): headers ``webhook-id`` (the event id, the
+same on every retry, for de-duplication), ``webhook-timestamp`` (unix seconds of the
+attempt) and ``webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`` keyed
+with the base64-decoded part of the subscriber's ``whsec_...`` secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from service import __version__, metrics, queue
+from service.config import Settings
+from service.errors import InputError, LeaseLost, SignatureError
+from service.models import CheckReport, CheckStatus
+from service.store import tables as t
+from service.store.db import readonly, transaction
+
+log = logging.getLogger(__name__)
+
+EVENTS = ("explainer.published", "explainer.needs_review")
+SECRET_PREFIX = "whsec_"
+TOLERANCE_SECONDS = 5 * 60
+ERROR_CHARS = 500
+
+
+# --- signing (pure) -----------
+
+
+def new_secret() -> str:
+    """A fresh ``whsec_`` secret: 32 random bytes, base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key of a ``whsec_<base64>`` secret."""
+    if not secret.startswith(SECRET_PREFIX):
+        raise InputError("a webhook secret looks like whsec_<base64 of 24 to 64 bytes>")
+    try:
+        key = base64.b64decode(secret[len(SECRET_PREFIX) :], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InputError("the webhook secret after whsec_ is not valid base64") from exc
+    if not 24 <= len(key) <= 64:
+        raise InputError("a webhook secret must hold 24 to 64 bytes")
+    return key
+
+
+def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` header value for one attempt."""
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret_key(secret), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def headers_for(
+    secret: str, msg_id: str, body: bytes, *, now: float | None = None
+) -> dict[str, str]:
+    ts = int(now if now is not None else time.time())
+    return {
+        "content-type": "application/json",
+        "user-agent": f"Plainfeed-Webhooks/{__version__}",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(ts),
+        "webhook-signature": sign(secret, msg_id, ts, body),
+    }
+
+
+def verify(
+    secret: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    tolerance: float = TOLERANCE_SECONDS,
+    now: float | None = None,
+) -> None:
+    """Check a received webhook as a subscriber would; raise SignatureError if it fails.
+
+    ``headers`` must be case-insensitive or lower-case keyed.
+    """
+    msg_id = headers.get("webhook-id")
+    stamp = headers.get("webhook-timestamp", "")
+    sig_header = headers.get("webhook-signature", "")
+    if not msg_id or not stamp.isdigit() or not sig_header:
+        raise SignatureError("webhook-id, webhook-timestamp and webhook-signature are required")
+    ts = int(stamp)
+    if abs((now if now is not None else time.time()) - ts) > tolerance:
+        raise SignatureError("webhook-timestamp is outside the tolerance")
+    expected = sign(secret, msg_id, ts, body).encode()
+    # The header may list several space-separated signatures (secret rotation).
+    if not any(hmac.compare_digest(expected, s.encode()) for s in sig_header.split()):
+        raise SignatureError("no webhook-signature matches")
+
+
+def encode(payload: Mapping[str, Any]) -> bytes:
+    """The exact bytes that are signed and sent."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+# --- events -----------
+
+
+def event_payload(
+    event_type: str, item: t.Item, ex: t.Explainer, *, public_url: str, now: datetime
+) -> dict[str, Any]:
+    """The Standard Webhooks body: ``{type, timestamp, data}``."""
+    report = CheckReport.model_validate(ex.check) if ex.check else CheckReport()
+    base = public_url.rstrip("/")
+    return {
+        "type": event_type,
+        "timestamp": now.isoformat(),
+        "data": {
+            "item_id": item.id,
+            "feed_id": item.feed_id,
+            "state": item.state,
+            "title": item.title,
+            "link": item.link,
+            "author": item.author,
+            "published": item.published.isoformat() if item.published else None,
+            "page_url": f"{base}/ui/items/{item.id}",
+            "api_url": f"{base}/items/{item.id}",
+            "explainer": ex.body,
+            "engine": ex.engine,
+            "model": ex.model,
+            "prompt_version": ex.prompt_version,
+            "check": {
+                "ok": report.ok,
+                "numbers": len(report.numbers),
+                **{st.value: report.count(st) for st in CheckStatus},
+            },
+            "approved_by": ex.approved_by,
+        },
+    }
+
+
+def subscribers_for(s: Session, feed_id: int | None, event_type: str) -> list[t.Subscriber]:
+    """Active subscribers of the feed (or of every feed) that want ``event_type``."""
+    scope: ColumnElement[bool] = t.Subscriber.feed_id.is_(None)
+    if feed_id is not None:
+        scope = or_(scope, t.Subscriber.feed_id == feed_id)
+    rows = s.scalars(select(t.Subscriber).where(t.Subscriber.active.is_(True), scope))
+    return [r for r in rows if not r.events or event_type in r.events]
+
+
+def enqueue_event(
+    settings: Settings, s: Session, event_type: str, item: t.Item, ex: t.Explainer
+) -> int:
+    """Store one delivery per interested subscriber, inside the caller's transaction.
+
+    Returns how many were stored. This is the pipeline's ``on_event``.
+    """
+    subs = subscribers_for(s, item.feed_id, event_type)
+    if not subs:
+        return 0
+    now = datetime.now(UTC)
+    payload = event_payload(event_type, item, ex, public_url=settings.public_url, now=now)
+    for sub in subs:
+        s.add(
+            t.OutboundDelivery(
+                subscriber_id=sub.id,
+                event_id="msg_" + uuid.uuid4().hex,
+                event_type=event_type,
+                payload=payload,
+                state="pending",
+                attempts=0,
+                next_attempt_at=now,
+                created_at=now,
+            )
+        )
+    s.flush()
+    return len(subs)
+
+
+class EventHook:
+    """``Pipeline(on_event=EventHook(settings))``: binds the settings for the hook."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def __call__(self, s: Session, event_type: str, item: t.Item, ex: t.Explainer) -> None:
+        n = enqueue_event(self.settings, s, event_type, item, ex)
+        if n:
+            log.info("item %s: %s queued for %d subscriber(s)", item.id, event_type, n)
+
+
+# --- sending -----------
+
+
+def _retry_after(resp: httpx.Response) -> float | None:
+    value = resp.headers.get("retry-after", "").strip()
+    return float(value) if value.isdigit() else None
+
+
+class Sender:
+    """A worker's extra job: send at most one pending delivery per call.
+
+    ``Worker(extra_jobs=[Sender(settings, sessions)])``; returns False when there was
+    nothing to send. Thread-safe: state lives in the database.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: sessionmaker[Session],
+        *,
+        max_attempts: int | None = None,
+        timeout: float = 10.0,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.settings = settings
+        self.sessions = sessions
+        self.read_sessions = readonly(sessions)
+        self.max_attempts = max_attempts or settings.max_attempts
+        self.timeout = timeout
+        # Redirects are not followed: a subscriber answers at the URL it registered.
+        self.client = client or httpx.Client(timeout=timeout, follow_redirects=False)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __call__(self, owner: str) -> bool:
+        lease = max(self.settings.lease_seconds, self.timeout * 2)
+        with transaction(self.sessions) as s:
+            claims = queue.claim(s, queue.OUTBOUND, owner, lease)
+        if not claims:
+            return False
+        claim = claims[0]
+        if claim.expired:
+            metrics.LEASE_EXPIRIES.labels(t.OutboundDelivery.__tablename__).inc()
+        try:
+            self._send(claim, owner)
+        except LeaseLost:
+            log.warning("outbound delivery %s: lease lost, outcome discarded", claim.id)
+        return True
+
+    def _send(self, claim: queue.Claim, owner: str) -> None:
+        # Read, then let the session go before any write: on SQLite a writing session
+        # holds the write lock (BEGIN IMMEDIATE) and a second writer would wait for it.
+        with self.read_sessions() as s:
+            d = s.get(t.OutboundDelivery, claim.id)
+            if d is None:
+                return
+            sub = s.get(t.Subscriber, d.subscriber_id)
+            target = (sub.url, sub.secret, sub.id) if sub is not None and sub.active else None
+            event_id, event_type, payload = d.event_id, d.event_type, d.payload
+        if target is None:
+            with transaction(self.sessions) as w:
+                queue.finish(
+                    w,
+                    queue.OUTBOUND,
+                    claim.id,
+                    owner,
+                    state="cancelled",
+                    last_error="subscriber removed or inactive",
+                )
+            metrics.OUTBOUND.labels("cancelled").inc()
+            return
+        url, secret, sub_id = target
+        body = encode(payload)
+        status: int | None = None
+        retry_after: float | None = None
+        try:
+            resp = self.client.post(url, content=body, headers=headers_for(secret, event_id, body))
+            status = resp.status_code
+            error = None if 200 <= status < 300 else f"HTTP {status}: {resp.text[:200]}"
+            retry_after = _retry_after(resp)
+        except httpx.HTTPError as exc:
+            error = f"{exc.__class__.__name__}: {exc}"
+        now = datetime.now(UTC)
+        log.info(
+            "outbound %s %s to subscriber %s (%s) attempt %d: %s",
+            event_id,
+            event_type,
+            sub_id,
+            url,
+            claim.attempts,
+            status if error is None else error,
+        )
+        with transaction(self.sessions) as s:
+            if error is None:
+                queue.finish(
+                    s,
+                    queue.OUTBOUND,
+                    claim.id,
+                    owner,
+                    state="delivered",
+                    last_status=status,
+                    last_error=None,
+                    delivered_at=now,
+                )
+                outcome = "delivered"
+            elif status == 410:
+                # Standard Webhooks: 410 Gone means "stop sending to this endpoint".
+                queue.finish(
+                    s,
+                    queue.OUTBOUND,
+                    claim.id,
+                    owner,
+                    state="failed",
+                    last_status=status,
+                    last_error=error[:ERROR_CHARS],
+                )
+                gone = s.get(t.Subscriber, sub_id)
+                if gone is not None:
+                    gone.active = False
+                outcome = "gone"
+            else:
+                delay = queue.backoff_seconds(
+                    claim.attempts, self.settings.backoff_base, self.settings.backoff_max
+                )
+                if retry_after:
+                    delay = max(delay, min(retry_after, self.settings.backoff_max))
+                again = claim.attempts < self.max_attempts
+                queue.finish(
+                    s,
+                    queue.OUTBOUND,
+                    claim.id,
+                    owner,
+                    state="pending" if again else "failed",
+                    next_attempt_at=now + timedelta(seconds=delay) if again else now,
+                    last_status=status,
+                    last_error=error[:ERROR_CHARS],
+                )
+                outcome = "retry" if again else "failed"
+        metrics.OUTBOUND.labels(outcome).inc()

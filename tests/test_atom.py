@@ -1,0 +1,252 @@
+"""The Atom feeds of published explainers, read back with feedparser."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import feedparser
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from lxml import etree
+
+from service.api.app import create_app
+from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
+from tests.conftest import make_settings
+from tests.seed_db import add_feed, add_item
+
+PUBLIC = "https://plainfeed.example"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def explainer(title: str, para: str = "It is 1.5x faster.") -> Explainer:
+    return Explainer(
+        title=title,
+        sections=[Section(heading="What changed", paragraphs=[para])],
+        takeaway="A plain takeaway.",
+    )
+
+
+REPORT = CheckReport(
+    numbers=[
+        NumberVerdict(
+            text="1.5x",
+            kind="quantity",
+            status=CheckStatus.SUPPORTED,
+            sentence="It is 1.5x faster.",
+            source="It runs 1.5x faster.",
+            source_block=0,
+        )
+    ]
+)
+
+
+FLAGGED = CheckReport(
+    numbers=[
+        NumberVerdict(
+            text="9.9x",
+            kind="quantity",
+            status=CheckStatus.UNSUPPORTED,
+            sentence="It is 9.9x faster.",
+        )
+    ]
+)
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    app = create_app(make_settings(db_url, public_url=PUBLIC + "/"), workers=0)
+    with TestClient(app) as c:
+        yield c
+
+
+def sessions(client: TestClient):  # type: ignore[no-untyped-def]
+    return client.app.state.ctx.sessions  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def ids(client: TestClient) -> dict[str, int]:
+    sm = sessions(client)
+    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
+    b = add_feed(sm, url="https://b.example/feed", name="Blog B")
+    return {
+        "a": a,
+        "b": b,
+        "a1": add_item(
+            sm,
+            a,
+            title="Post A1",
+            text="It runs 1.5x faster.",
+            explainer=explainer("A1: faster kernels"),
+            report=REPORT,
+            link="https://a.example/a1",
+            key="a1-guid",
+            author="Alice",
+            published=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
+        ),
+        "b1": add_item(
+            sm,
+            b,
+            title="Post B1",
+            text="It runs 1.5x faster.",
+            explainer=explainer("B1: a new compiler"),
+            report=REPORT,
+            link="https://b.example/b1",
+        ),
+        "review": add_item(
+            sm,
+            a,
+            title="Post A2",
+            text="It runs 1.5x faster.",
+            explainer=explainer("A2: waits for review", para="It is 9.9x faster."),
+            report=FLAGGED,
+            state=ItemState.NEEDS_REVIEW,
+        ),
+    }
+
+
+def test_feed_of_all_published_explainers_parses_back(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    r = client.get("/feed.atom")
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/atom+xml; charset=utf-8"
+    parsed = feedparser.parse(r.content)
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    assert parsed.version == "atom10"
+    assert {e.title for e in parsed.entries} == {"A1: faster kernels", "B1: a new compiler"}
+    self_link = next(link for link in parsed.feed.links if link.rel == "self")
+    assert self_link.href == PUBLIC + "/feed.atom"
+
+    a1 = next(e for e in parsed.entries if e.title.startswith("A1"))
+    links = {link.rel: link.href for link in a1.links}
+    assert links["alternate"] == f"{PUBLIC}/ui/items/{ids['a1']}"
+    assert links["via"] == "https://a.example/a1"
+    assert a1.author == "Alice"
+    assert a1.published_parsed[:3] == (2026, 9, 1)
+    assert a1.updated_parsed is not None
+    assert a1.id.startswith("urn:uuid:")
+    assert a1.summary == "A plain takeaway."
+    html = a1.content[0].value
+    assert a1.content[0].type == "text/html"
+    assert "What changed" in html and "It is 1.5x faster." in html
+    assert 'href="https://a.example/a1"' in html
+    assert "Number check: every number is supported by the post." in html
+    # an entry without a source author falls back to the feed's name
+    b1 = next(e for e in parsed.entries if e.title.startswith("B1"))
+    assert b1.author == "Blog B"
+
+
+def test_entry_ids_are_stable(client: TestClient, ids: dict[str, int]) -> None:
+    first = {e.title: e.id for e in feedparser.parse(client.get("/feed.atom").content).entries}
+    sm = sessions(client)
+    add_item(sm, ids["b"], title="New", text="x", explainer=explainer("B2: newer"), report=REPORT)
+    second = {e.title: e.id for e in feedparser.parse(client.get("/feed.atom").content).entries}
+    assert second["A1: faster kernels"] == first["A1: faster kernels"]
+    assert second["B1: a new compiler"] == first["B1: a new compiler"]
+    assert len(set(second.values())) == 3
+
+
+def test_feed_of_one_feed(client: TestClient, ids: dict[str, int]) -> None:
+    r = client.get(f"/feeds/{ids['a']}/feed.atom")
+    parsed = feedparser.parse(r.content)
+    assert not parsed.bozo
+    assert [e.title for e in parsed.entries] == ["A1: faster kernels"]
+    assert parsed.feed.title == "Plainfeed: Blog A"
+    missing = client.get("/feeds/9999/feed.atom")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+
+
+def test_conditional_get(client: TestClient, ids: dict[str, int]) -> None:
+    r = client.get("/feed.atom")
+    etag, modified = r.headers["etag"], r.headers["last-modified"]
+    assert etag.startswith('"') and modified.endswith("GMT")
+
+    for headers in (
+        {"If-None-Match": etag},
+        {"If-None-Match": f'"other", W/{etag}'},
+        {"If-None-Match": "*"},
+        {"If-Modified-Since": modified},
+    ):
+        again = client.get("/feed.atom", headers=headers)
+        assert again.status_code == 304, headers
+        assert again.content == b""
+        assert again.headers["etag"] == etag
+
+    assert client.get("/feed.atom", headers={"If-None-Match": '"stale"'}).status_code == 200
+    old = "Mon, 01 Jan 2001 00:00:00 GMT"
+    assert client.get("/feed.atom", headers={"If-Modified-Since": old}).status_code == 200
+    assert client.get("/feed.atom", headers={"If-Modified-Since": "garbage"}).status_code == 200
+    # another feed's feed has its own validator
+    assert (
+        client.get(f"/feeds/{ids['a']}/feed.atom", headers={"If-None-Match": etag}).status_code
+        == 200
+    )
+
+    time.sleep(0.01)  # a later publication time, not a timing assertion
+    add_item(
+        sessions(client),
+        ids["a"],
+        title="N",
+        text="y",
+        explainer=explainer("A3: new"),
+        report=REPORT,
+    )
+    changed = client.get("/feed.atom", headers={"If-None-Match": etag})
+    assert changed.status_code == 200
+    assert changed.headers["etag"] != etag
+    assert "A3: new" in changed.text
+
+
+def test_approving_an_item_changes_the_feed(client: TestClient, ids: dict[str, int]) -> None:
+    etag = client.get("/feed.atom").headers["etag"]
+    client.app.state.ctx.pipeline.approve(ids["review"], "tester")  # type: ignore[attr-defined]
+    r = client.get("/feed.atom", headers={"If-None-Match": etag})
+    assert r.status_code == 200
+    entries = {e.title: e for e in feedparser.parse(r.content).entries}
+    assert "published after review by tester" in entries["A2: waits for review"].content[0].value
+
+
+def test_empty_feed_is_valid(client: TestClient) -> None:
+    r = client.get("/feed.atom")
+    parsed = feedparser.parse(r.content)
+    assert not parsed.bozo and parsed.entries == []
+    root = etree.fromstring(r.content)
+    assert root.find(f"{ATOM}updated") is not None
+
+
+def test_hostile_entries_are_escaped_and_sanitised(client: TestClient) -> None:
+    sm = sessions(client)
+    fid = add_feed(sm, url="https://hostile.example/feed", name="Hostile \x0b<blog>")
+    add_item(
+        sm,
+        fid,
+        title="Bad \x1b title",
+        text="t",
+        explainer=explainer(
+            "<script>alert(1)</script> Title \x07 with control chars",
+            para='<img src=x onerror="alert(1)"> <a href="javascript:alert(1)">x</a>',
+        ),
+        report=CheckReport(),
+        link="javascript:alert(1)",
+        author="<b onmouseover=alert(1)>Mallory</b>",
+    )
+    r = client.get("/feed.atom")
+    root = etree.fromstring(r.content)  # well-formed despite control characters
+    entry = root.find(f"{ATOM}entry")
+    assert entry is not None
+    assert entry.findtext(f"{ATOM}title") == "<script>alert(1)</script> Title  with control chars"
+    content = BeautifulSoup(entry.findtext(f"{ATOM}content") or "", "html.parser")
+    assert not content.find_all(["script", "img", "style"])
+    for tag in content.find_all(True):
+        assert not any(attr.startswith("on") for attr in tag.attrs), tag
+        assert not tag.get("href", "").startswith("javascript:"), tag
+    # the explainer's text is still there to read, as text
+    assert '<img src=x onerror="alert(1)">' in content.get_text()
+    rels = {link.get("rel") for link in entry.findall(f"{ATOM}link")}
+    assert rels == {"alternate"}  # no "via" link to a javascript: URL
+    parsed = feedparser.parse(client.get(f"/feeds/{fid}/feed.atom").content)
+    assert not parsed.bozo

@@ -1,0 +1,107 @@
+"""``plainfeed explain FEED``: progress on stderr when it is a terminal, clean stdout."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+import threading
+from pathlib import Path
+
+from tests.conftest import CORPUS
+
+ROOT = Path(__file__).resolve().parent.parent
+FEED = CORPUS / "feeds" / "ollama-blog-2026-09-02-a2a70b9.xml"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+SUMMARY = re.compile(r"^(\d+) explainers, (\d+) with numbers that need review\n$")
+
+
+def env(tmp_path: Path) -> dict[str, str]:
+    out = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PLAINFEED_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        "TERM": "xterm-256color",
+        "COLUMNS": "100",
+    }
+    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        out.pop(name, None)
+    return out
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "service", "explain", str(FEED), "--engine", "extractive", *args]
+
+
+def test_progress_on_a_terminal_and_plain_stdout(tmp_path: Path) -> None:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    proc = subprocess.Popen(
+        command(), stdout=subprocess.PIPE, stderr=slave, env=env(tmp_path), cwd=ROOT
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    stdout, _ = proc.communicate(timeout=300)
+    reader.join(timeout=30)
+    os.close(master)
+    terminal = b"".join(chunks).decode("utf-8", "replace")
+
+    assert proc.returncode == 0, terminal
+    # rich drew a live progress display (cursor control, a bar) on the terminal ...
+    assert ANSI.search(terminal)
+    assert "━" in terminal
+    assert re.search(r"\d+%", terminal)
+    assert re.search(r"\d+ explainers, \d+ with numbers that need review", ANSI.sub("", terminal))
+    # ... and none of it reached stdout, which holds only the explainers
+    text = stdout.decode()
+    assert not ANSI.search(text)
+    assert text.startswith("# ")
+    assert "━" not in text and "explainers, " not in text
+    (tmp_path / "tty-stdout.md").write_text(text)
+
+
+def test_piped_output_has_no_progress_and_no_colour(tmp_path: Path) -> None:
+    r = subprocess.run(
+        command(), capture_output=True, text=True, env=env(tmp_path), cwd=ROOT, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    assert not ANSI.search(r.stdout + r.stderr)
+    m = SUMMARY.match(r.stderr)
+    assert m, r.stderr
+    explainers = int(m.group(1))
+    assert explainers > 2
+    separators = r.stdout.count("\n" + "-" * 72 + "\n")
+    assert separators == explainers - 1
+    first = r.stdout.split("\n" + "-" * 72 + "\n")[0]
+    assert first.startswith("# ") and "## 1. " in first
+
+    as_json = subprocess.run(
+        command("--format", "json"),
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        cwd=ROOT,
+        timeout=300,
+    )
+    docs = json.loads(as_json.stdout)  # one JSON array: pipes into jq
+    assert len(docs) == explainers
+    assert {"title", "sections", "check", "source"} <= set(docs[0])

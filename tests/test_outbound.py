@@ -1,0 +1,387 @@
+"""Outbound webhooks: Standard Webhooks signing, the subscriber API, and delivery with
+retries to a real HTTP receiver on loopback."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from service import outbound
+from service.api.app import create_app
+from service.errors import InputError, SignatureError
+from service.models import CheckReport, Explainer, ItemState, Section
+from service.store import tables as t
+from service.store.db import transaction
+from tests.conftest import free_port, make_settings, wait_for
+from tests.seed_db import add_feed, add_item
+
+TOKEN = "outbound-test-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+# The example of the Standard Webhooks specification (and its reference libraries).
+SPEC_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+SPEC_ID = "msg_p5jXN8AQM9LWM0D4loKWxJek"
+SPEC_TS = 1614265330
+SPEC_BODY = b'{"test": 2432232314}'
+SPEC_SIG = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+
+
+# --- signing -----------
+
+
+def test_signature_matches_the_specification_example() -> None:
+    assert outbound.sign(SPEC_SECRET, SPEC_ID, SPEC_TS, SPEC_BODY) == SPEC_SIG
+    headers = outbound.headers_for(SPEC_SECRET, SPEC_ID, SPEC_BODY, now=SPEC_TS)
+    assert headers["webhook-id"] == SPEC_ID
+    assert headers["webhook-timestamp"] == str(SPEC_TS)
+    assert headers["webhook-signature"] == SPEC_SIG
+
+
+def test_verify_accepts_good_and_rejects_bad_signatures() -> None:
+    good = {"webhook-id": SPEC_ID, "webhook-timestamp": str(SPEC_TS), "webhook-signature": SPEC_SIG}
+    outbound.verify(SPEC_SECRET, good, SPEC_BODY, now=SPEC_TS + 10)
+    rotated = {**good, "webhook-signature": "v1,bm90IGl0 " + SPEC_SIG}
+    outbound.verify(SPEC_SECRET, rotated, SPEC_BODY, now=SPEC_TS)
+    with pytest.raises(SignatureError, match="no webhook-signature matches"):
+        outbound.verify(SPEC_SECRET, good, SPEC_BODY + b" ", now=SPEC_TS)
+    with pytest.raises(SignatureError, match="tolerance"):
+        outbound.verify(SPEC_SECRET, good, SPEC_BODY, now=SPEC_TS + 301)
+    with pytest.raises(SignatureError, match="required"):
+        outbound.verify(SPEC_SECRET, {"webhook-id": SPEC_ID}, SPEC_BODY, now=SPEC_TS)
+    with pytest.raises(SignatureError):
+        outbound.verify(outbound.new_secret(), good, SPEC_BODY, now=SPEC_TS)
+
+
+def test_secrets() -> None:
+    secret = outbound.new_secret()
+    assert secret.startswith("whsec_")
+    assert len(outbound.secret_key(secret)) == 32
+    for bad in (
+        "plain-password",
+        "whsec_not*base64",
+        "whsec_" + base64.b64encode(b"short").decode(),
+    ):
+        with pytest.raises(InputError):
+            outbound.secret_key(bad)
+
+
+# --- a real receiver -----------
+
+
+@dataclass
+class Received:
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Receiver:
+    """An HTTP endpoint on loopback that answers scripted statuses (then 204)."""
+
+    statuses: list[int] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
+    port: int = field(default_factory=free_port)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hook"
+
+    def __enter__(self) -> Receiver:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                receiver.received.append(
+                    Received({k.lower(): v for k, v in self.headers.items()}, body)
+                )
+                status = receiver.statuses.pop(0) if receiver.statuses else 204
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def independent_check(secret: str, r: Received) -> None:
+    """Verify as the specification says, without Plainfeed's code."""
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    signed = f"{r.headers['webhook-id']}.{r.headers['webhook-timestamp']}.".encode() + r.body
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    assert r.headers["webhook-signature"] == f"v1,{expected}"
+    assert abs(time.time() - int(r.headers["webhook-timestamp"])) < 300
+
+
+# --- the API and the sender -----------
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with Receiver() as r:
+        yield r
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    app = create_app(make_settings(db_url, api_token=TOKEN, max_attempts=3), workers=0)
+    with TestClient(app) as c:
+        yield c
+
+
+def ctx(client: TestClient):  # type: ignore[no-untyped-def]
+    return client.app.state.ctx  # type: ignore[attr-defined]
+
+
+def review_item(client: TestClient, feed_id: int) -> int:
+    return add_item(
+        ctx(client).sessions,
+        feed_id,
+        title="Faster kernels",
+        text="It runs 1.5x faster.",
+        explainer=Explainer(title="Kernels", sections=[Section(heading="H", paragraphs=["P."])]),
+        report=CheckReport(),
+        state=ItemState.NEEDS_REVIEW,
+        link="https://example.org/k",
+    )
+
+
+def send_all(sender: outbound.Sender, until: int, client: TestClient) -> None:
+    """Run the sender (as a worker would) until ``until`` attempts were made overall."""
+
+    def attempts() -> int:
+        with ctx(client).sessions() as s:
+            return sum(d.attempts for d in s.scalars(select(t.OutboundDelivery)))
+
+    def step() -> bool:
+        sender("test-worker")
+        return attempts() >= until
+
+    wait_for(step, timeout=30, interval=0.02)
+
+
+def test_subscriber_api(client: TestClient, receiver: Receiver) -> None:
+    fid = add_feed(ctx(client).sessions)
+    body = {"url": receiver.url}
+    assert client.post(f"/feeds/{fid}/subscribers", json=body).status_code == 401
+    r = client.post(f"/feeds/{fid}/subscribers", json=body, headers=AUTH)
+    assert r.status_code == 201
+    sub = r.json()
+    assert r.headers["location"] == f"/subscribers/{sub['id']}"
+    assert sub["secret"].startswith("whsec_") and sub["feed_id"] == fid
+    assert sub["events"] == ["explainer.needs_review", "explainer.published"]
+    # the secret is answered once
+    got = client.get(f"/subscribers/{sub['id']}", headers=AUTH).json()
+    assert got["secret"] is None and got["url"] == receiver.url
+    listed = client.get("/subscribers", headers=AUTH).json()
+    assert [s["id"] for s in listed["items"]] == [sub["id"]]
+    assert client.get("/subscribers").status_code == 401
+
+    own = client.post(
+        "/subscribers",
+        json={"url": receiver.url, "secret": SPEC_SECRET, "events": ["explainer.published"]},
+        headers=AUTH,
+    ).json()
+    assert own["feed_id"] is None and own["secret"] == SPEC_SECRET
+
+    bad = [
+        ({"url": receiver.url, "secret": "hunter2"}, 400),
+        ({"url": receiver.url, "events": ["item.deleted"]}, 422),
+        ({"url": "ftp://example.org/x"}, 422),
+    ]
+    for payload, status in bad:
+        assert (
+            client.post(f"/feeds/{fid}/subscribers", json=payload, headers=AUTH).status_code
+            == status
+        )
+    assert client.post("/feeds/999/subscribers", json=body, headers=AUTH).status_code == 404
+
+    assert client.delete(f"/subscribers/{sub['id']}", headers=AUTH).status_code == 204
+    assert client.get(f"/subscribers/{sub['id']}", headers=AUTH).json()["active"] is False
+    assert client.get("/subscribers/999/deliveries", headers=AUTH).status_code == 404
+
+
+def test_private_subscriber_urls_are_refused_unless_allowed(db_url: str) -> None:
+    settings = make_settings(db_url, api_token=TOKEN, allow_private_urls=False)
+    with TestClient(create_app(settings, workers=0)) as c:
+        for url in (
+            "http://127.0.0.1:9/x",
+            "http://localhost/x",
+            "http://10.1.2.3/x",
+            "http://[::1]/x",
+        ):
+            r = c.post("/subscribers", json={"url": url}, headers=AUTH)
+            assert r.status_code == 400, url
+            assert "private" in r.json()["detail"]
+        assert (
+            c.post(
+                "/subscribers", json={"url": "https://hooks.example.org/x"}, headers=AUTH
+            ).status_code
+            == 201
+        )
+
+
+def test_published_event_is_signed_and_delivered(client: TestClient, receiver: Receiver) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    other = add_feed(c.sessions, url="https://other.example/feed")
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    client.post(f"/feeds/{other}/subscribers", json={"url": receiver.url + "?other"}, headers=AUTH)
+    iid = review_item(client, fid)
+
+    r = client.post(f"/items/{iid}/approve", headers={**AUTH, "X-Reviewer": "Ada"})
+    assert r.status_code == 200
+    # stored in the publishing transaction, for this feed's subscriber only
+    with c.sessions() as s:
+        rows = list(s.scalars(select(t.OutboundDelivery)))
+    assert [(d.subscriber_id, d.event_type, d.state) for d in rows] == [
+        (sub["id"], "explainer.published", "pending")
+    ]
+
+    sender = outbound.Sender(c.settings, c.sessions)
+    send_all(sender, 1, client)
+    assert len(receiver.received) == 1
+    got = receiver.received[0]
+    independent_check(sub["secret"], got)
+    outbound.verify(sub["secret"], got.headers, got.body)
+    assert got.headers["webhook-id"] == rows[0].event_id
+    assert got.headers["content-type"] == "application/json"
+    event = json.loads(got.body)
+    assert event["type"] == "explainer.published"
+    data = event["data"]
+    assert data["item_id"] == iid and data["feed_id"] == fid and data["state"] == "published"
+    assert data["explainer"]["title"] == "Kernels"
+    assert data["approved_by"] == "Ada"
+    assert data["page_url"].endswith(f"/ui/items/{iid}")
+    assert data["check"]["ok"] is True
+
+    log = client.get(f"/subscribers/{sub['id']}/deliveries", headers=AUTH).json()
+    assert log["total"] == 1
+    entry = log["items"][0]
+    assert (entry["state"], entry["attempts"], entry["last_status"]) == ("delivered", 1, 204)
+    assert entry["delivered_at"] is not None
+    full = client.get(f"/outbound/{entry['id']}", headers=AUTH).json()
+    assert full["payload"]["type"] == "explainer.published"
+    assert sender("test-worker") is False  # nothing left
+
+
+def test_failed_attempts_are_retried_with_backoff_and_logged(
+    client: TestClient, receiver: Receiver
+) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    iid = review_item(client, fid)
+    receiver.statuses[:] = [500, 503]
+    c.pipeline.approve(iid, "tester")
+
+    sender = outbound.Sender(c.settings, c.sessions)
+    send_all(sender, 3, client)
+    assert len(receiver.received) == 3
+    # one event: the same id on every attempt, each attempt signed afresh
+    assert len({r.headers["webhook-id"] for r in receiver.received}) == 1
+    for r in receiver.received:
+        independent_check(sub["secret"], r)
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+        assert (d.state, d.attempts, d.last_status, d.last_error) == ("delivered", 3, 204, None)
+
+
+def test_out_of_attempts_fails_and_can_be_retried(client: TestClient, receiver: Receiver) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    receiver.statuses[:] = [500, 500, 500]
+    c.pipeline.approve(review_item(client, fid), "tester")
+    sender = outbound.Sender(c.settings, c.sessions)
+    send_all(sender, 3, client)  # max_attempts=3 in these settings
+    entry = client.get(f"/subscribers/{sub['id']}/deliveries", headers=AUTH).json()["items"][0]
+    assert (entry["state"], entry["attempts"], entry["last_status"]) == ("failed", 3, 500)
+    assert entry["last_error"].startswith("HTTP 500")
+    assert sender("test-worker") is False
+
+    again = client.post(f"/outbound/{entry['id']}/retry", headers=AUTH)
+    assert again.status_code == 202 and again.json()["state"] == "pending"
+    assert client.post(f"/outbound/{entry['id']}/retry", headers=AUTH).status_code == 409
+    wait_for(lambda: sender("test-worker"))
+    assert client.get(f"/outbound/{entry['id']}", headers=AUTH).json()["state"] == "delivered"
+
+
+def test_gone_deactivates_and_unreachable_is_retried(
+    client: TestClient, receiver: Receiver
+) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    gone = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    dead_url = f"http://127.0.0.1:{free_port()}/nobody-listens"
+    dead = client.post(f"/feeds/{fid}/subscribers", json={"url": dead_url}, headers=AUTH).json()
+    receiver.statuses[:] = [410]
+    c.pipeline.approve(review_item(client, fid), "tester")
+    sender = outbound.Sender(c.settings, c.sessions, timeout=2)
+    send_all(sender, 2, client)
+
+    assert client.get(f"/subscribers/{gone['id']}", headers=AUTH).json()["active"] is False
+    g = client.get(f"/subscribers/{gone['id']}/deliveries", headers=AUTH).json()["items"][0]
+    assert (g["state"], g["last_status"]) == ("failed", 410)
+    d = client.get(f"/subscribers/{dead['id']}/deliveries", headers=AUTH).json()["items"][0]
+    assert d["state"] in ("pending", "sending", "failed")
+    assert d["last_status"] is None and "ConnectError" in d["last_error"]
+
+
+def test_needs_review_event_goes_to_those_who_want_it(
+    client: TestClient, receiver: Receiver
+) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    wants = client.post(
+        "/subscribers",
+        json={"url": receiver.url, "events": ["explainer.needs_review"]},
+        headers=AUTH,
+    ).json()
+    client.post(
+        "/subscribers", json={"url": receiver.url, "events": ["explainer.published"]}, headers=AUTH
+    )
+    iid = review_item(client, fid)
+    hook = c.pipeline.on_event
+    with transaction(c.sessions) as s:
+        item = s.get(t.Item, iid)
+        ex = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid)).one()
+        hook(s, "explainer.needs_review", item, ex)
+    with c.sessions() as s:
+        rows = list(s.scalars(select(t.OutboundDelivery)))
+    assert [(d.subscriber_id, d.event_type) for d in rows] == [
+        (wants["id"], "explainer.needs_review")
+    ]
+
+
+def test_events_are_sent_by_the_workers_of_the_app(db_url: str, receiver: Receiver) -> None:
+    """The wiring: the app's pipeline stores events and its workers send them."""
+    settings = make_settings(db_url, api_token=TOKEN)
+    with TestClient(create_app(settings, workers=1)) as client:
+        fid = add_feed(ctx(client).sessions)
+        sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+        iid = review_item(client, fid)
+        assert client.post(f"/items/{iid}/approve", headers=AUTH).status_code == 200
+        wait_for(lambda: receiver.received, timeout=30)
+        independent_check(sub.json()["secret"], receiver.received[0])
