@@ -11,7 +11,7 @@ Each run gets a fresh database (PostgreSQL: a new database on ``PLAINFEED_TEST_P
 item path: claim (lease), read the item, look for a stored explainer, explain, check,
 store the explainer and finish (fenced by the lease).
 
-- ``threads``: a :class:`~service.worker.WorkerPool` of N worker threads in this process;
+- ``threads``: N worker threads in this process, wired as ``plainfeed worker`` wires them;
   the clock runs from the pool's start to the last item leaving ``pending``/``processing``.
 - ``processes``: N ``plainfeed worker --concurrency 1`` processes; the clock starts when
   the items are committed, after every worker is up.
@@ -49,12 +49,10 @@ import psycopg
 from sqlalchemy import Engine, func, insert, select
 
 from service import queue
+from service.api.app import build_context
 from service.config import Settings
-from service.engines import get_engine
-from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
-from service.worker import WorkerPool
 from tests.procs import plainfeed, plainfeed_env, wait_output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,22 +149,21 @@ def run_pipeline(url: str, workers: int, items: int, stub_url: str | None) -> di
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None, database_url=url, poll_interval=0.05, lease_seconds=60, **extra
     )
-    engine = make_engine(url, pool_size=workers + 5)
-    migrate(engine)
-    seed(engine, items)
-    pipeline = Pipeline(settings, make_sessionmaker(engine), get_engine(settings))
-    pool = WorkerPool(pipeline, workers)
+    # Wired as `plainfeed serve` and `plainfeed worker` wire it (outbound events included).
+    ctx = build_context(settings, workers=workers)
+    assert ctx.pool is not None
+    seed(ctx.db, items)
     cpu = time.process_time()
     started = time.perf_counter()
-    pool.start()
+    ctx.pool.start()
     try:
-        wait_drained(engine, timeout=600)
+        wait_drained(ctx.db, timeout=600)
         seconds = time.perf_counter() - started
         cpu = time.process_time() - cpu
     finally:
-        pool.shutdown(10)
-    states = outcome(engine)
-    engine.dispose()
+        ctx.pool.shutdown(10)
+    states = outcome(ctx.db)
+    ctx.db.dispose()
     return figures(items, seconds, cpu, states)
 
 
