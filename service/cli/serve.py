@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from service.config import get_settings
-from service.logging import setup_logging
+from service.logsetup import setup_logging
 
 
 def register(app: typer.Typer) -> None:
