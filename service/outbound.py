@@ -27,14 +27,15 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import __version__, metrics, queue
+from service import __version__, fetch, metrics, queue
 from service.config import Settings
-from service.errors import InputError, LeaseLost, SignatureError
+from service.errors import FetchError, InputError, LeaseLost, SignatureError
 from service.models import CheckReport, CheckStatus
 from service.store import tables as t
 from service.store.db import readonly, transaction
@@ -240,6 +241,15 @@ class Sender:
     def close(self) -> None:
         self.client.close()
 
+    def _guard(self, url: str) -> None:
+        """The SSRF guard of fetching, at send time: a subscriber's name may have come to
+        resolve to a private address since it registered."""
+        if self.settings.allow_private_urls:
+            return
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        fetch.resolve_checked(parts.hostname or "", port)
+
     def __call__(self, owner: str) -> bool:
         lease = max(self.settings.lease_seconds, self.timeout * 2)
         with transaction(self.sessions) as s:
@@ -282,12 +292,15 @@ class Sender:
         status: int | None = None
         retry_after: float | None = None
         try:
+            self._guard(url)
             resp = self.client.post(url, content=body, headers=headers_for(secret, event_id, body))
             status = resp.status_code
             error = None if 200 <= status < 300 else f"HTTP {status}: {resp.text[:200]}"
             retry_after = _retry_after(resp)
         except httpx.HTTPError as exc:
             error = f"{exc.__class__.__name__}: {exc}"
+        except FetchError as exc:
+            error = exc.detail
         now = datetime.now(UTC)
         log.info(
             "outbound %s %s to subscriber %s (%s) attempt %d: %s",

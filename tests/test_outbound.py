@@ -385,3 +385,22 @@ def test_events_are_sent_by_the_workers_of_the_app(db_url: str, receiver: Receiv
         assert client.post(f"/items/{iid}/approve", headers=AUTH).status_code == 200
         wait_for(lambda: receiver.received, timeout=30)
         independent_check(sub.json()["secret"], receiver.received[0])
+
+
+def test_sending_refuses_a_subscriber_that_now_resolves_inside(
+    client: TestClient, receiver: Receiver
+) -> None:
+    # Registered while private URLs were allowed; the sender of a deployment that does not
+    # allow them re-checks the address at send time and never connects.
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+    c.pipeline.approve(review_item(client, fid), "tester")
+    strict = c.settings.model_copy(update={"allow_private_urls": False})
+    sender = outbound.Sender(strict, c.sessions)
+    send_all(sender, 1, client)
+    assert receiver.received == []
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+        assert d.state == "pending" and d.last_status is None
+        assert d.last_error and "refused" in d.last_error
