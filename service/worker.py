@@ -84,6 +84,7 @@ class Worker:
         self.extra_jobs = extra_jobs or []
         self.current: tuple[queue.QueueSpec, int] | None = None
         self._deliveries_due = 0.0  # monotonic time of the next look at the deliveries
+        self._extras_due = 0.0  # and at the extra jobs, while items keep the worker busy
         lease = self.settings.lease_seconds
         self.heartbeat = Heartbeat(
             lambda spec, job_id: renew_lease(pipeline.sessions, spec, job_id, self.name, lease),
@@ -114,6 +115,12 @@ class Worker:
             # While items flow, look for deliveries once per poll interval, not before
             # every item: an empty claim costs as many round trips as a full one.
             self._deliveries_due = now + self.settings.poll_interval
+        if self.extra_jobs and now >= self._extras_due:
+            # While items flow, the extra jobs (outbound events) get a turn once per poll
+            # interval, so they never wait for a backlog of items to drain.
+            self._extras_due = now + self.settings.poll_interval
+            if any(job(self.name) for job in self.extra_jobs):
+                return True
         circuit = self.pipeline.circuit
         if circuit.allow():
             worked = self._one(queue.ITEMS)
