@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key, prepare
 
@@ -39,15 +40,28 @@ class Row:
 
 def make_row(unit: int, header_unit: int, header: Sequence[str], cells: Sequence[str]) -> Row:
     """The row ``cells`` under ``header`` (cells as the source writes them)."""
-    headers = [header[i] if i < len(header) else "" for i in range(len(cells))]
+    headers, header_numbers = _header(tuple(header), len(cells))
     return Row(
         unit=unit,
         header_unit=header_unit,
         label=_norm(cells[0]) if cells else "",
         label_text=" ".join(prepare(cells[0]).split()) if cells else "",
-        headers=tuple(_norm(h) if h.strip() else "" for h in headers),
-        header_numbers=tuple(tuple(extract_numbers(h, words=False)) for h in headers),
+        headers=headers,
+        header_numbers=header_numbers,
         cell_numbers=tuple(tuple(extract_numbers(c, words=False)) for c in cells),
+    )
+
+
+@lru_cache(maxsize=64)
+def _header(
+    header: tuple[str, ...], width: int
+) -> tuple[tuple[str, ...], tuple[tuple[Number, ...], ...]]:
+    """A table's normalised headers and their numbers, for rows ``width`` cells wide: read
+    once per table, not once per row."""
+    headers = [header[i] if i < len(header) else "" for i in range(width)]
+    return (
+        tuple(_norm(h) if h.strip() else "" for h in headers),
+        tuple(tuple(extract_numbers(h, words=False)) for h in headers),
     )
 
 

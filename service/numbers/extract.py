@@ -26,6 +26,7 @@ _MODEL = re.compile(
     + r")+)(?P<tail> (?:Instruct|Chat|Base|Coder|Vision|Preview|Turbo|Mini|Pro|Max|Plus|Lite))?"
     r"(?![\w-])"
 )
+_DIGIT = re.compile(r"\d")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
@@ -60,6 +61,8 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
     the caller has it already)."""
     s = prepare(text) if prepared is None else prepared
+    if _DIGIT.search(s) is None:  # most prose blocks: no token, so every pass is a no-op
+        return number_words(text, s) if words else []
     nums: list[Number] = []
     for start, token in tokens(s):
         nums.extend(classify(text, s, start, token.rstrip("+")))
