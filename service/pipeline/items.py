@@ -24,6 +24,7 @@ from service.models import (
 from service.pipeline.base import PipelineBase, feed_options, insert_ignore
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.records import article_of
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +73,7 @@ class Publishing(PipelineBase):
                 return "missing"
             item, feed = rows[0][0], rows[0][1]
             options = feed_options(feed)
-            article = Article(
-                title=item.title,
-                text=item.text,
-                url=item.link,
-                author=item.author,
-                published=item.published,
-                content_source=item.content_source,  # type: ignore[arg-type]
-                hash=item.content_hash,
-            )
+            article = article_of(item)
             model, prompt_version = self.engine.identity(options)
             feed_id = item.feed_id
             done = next(
