@@ -100,6 +100,18 @@ _ITEM_FEED_EXPLAINERS = (
     .where(t.Item.id == bindparam("item_id"))
 )
 
+# What the event hook gets after an item is stored: the item and its new explainer.
+_ITEM_AND_EXPLAINER = (
+    select(t.Item, t.Explainer)
+    .join(t.Explainer, t.Explainer.item_id == t.Item.id)
+    .where(
+        t.Item.id == bindparam("item_id"),
+        t.Explainer.content_hash == bindparam("content_hash"),
+        t.Explainer.prompt_version == bindparam("prompt_version"),
+        t.Explainer.model == bindparam("model"),
+    )
+)
+
 
 class Pipeline:
     """Chains the steps and does their I/O. Thread-safe: state lives in the database."""
@@ -662,15 +674,15 @@ class Pipeline:
                 values["published_at"] = now
             queue.finish(s, queue.ITEMS, claim.id, owner, **values)
             if self.on_event is not None:
-                item = s.get(t.Item, claim.id)  # loaded after finish: its new state
-                assert item is not None
-                ex = s.scalars(
-                    select(t.Explainer).where(
-                        t.Explainer.item_id == claim.id,
-                        t.Explainer.content_hash == article.hash,
-                        t.Explainer.prompt_version == prompt_version,
-                        t.Explainer.model == model,
-                    )
+                # Loaded after finish (the item's new state), both in one round trip.
+                item, ex = s.execute(
+                    _ITEM_AND_EXPLAINER,
+                    {
+                        "item_id": claim.id,
+                        "content_hash": article.hash,
+                        "prompt_version": prompt_version,
+                        "model": model,
+                    },
                 ).one()
                 event = (
                     "explainer.published"
