@@ -569,7 +569,8 @@ class Pipeline:
                 )
             metrics.ITEM_OUTCOMES.labels("failed").inc()
             return ItemState.FAILED.value
-        with self.sessions() as s:
+        # Read-only: on SQLite it does not wait for the write lock.
+        with self.read_sessions() as s:
             rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
             if not rows:
                 return "missing"
