@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from service import render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import DeliveryOut, FeedIn, FeedOut, ItemOut, Page
+from service.api.schemas import DeliveryOut, FeedIn, FeedOut, ItemOut, Limit, Offset, Page
 from service.errors import Conflict, NotFound
 from service.models import CheckReport, Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -20,16 +20,6 @@ from service.store.db import transaction
 from service.store.records import article_of, report_of, result_of
 
 router = APIRouter()
-
-Limit = Annotated[int, Query(ge=1, le=200)]
-Offset = Annotated[int, Query(ge=0)]
-
-
-def _page(request: Request, total: int, limit: int, offset: int, items: list[object]) -> Page:
-    nxt = None
-    if offset + limit < total:
-        nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
-    return Page(total=total, limit=limit, offset=offset, next=nxt, items=items)
 
 
 # --- feeds -----------
@@ -61,7 +51,7 @@ def create_feed(body: FeedIn, ctx: Ctx, _who: Writer) -> JSONResponse:
 def list_feeds(request: Request, s: DB, limit: Limit = 50, offset: Offset = 0) -> Page:
     total = s.scalar(select(func.count(t.Feed.id))) or 0
     rows = s.scalars(select(t.Feed).order_by(t.Feed.id).limit(limit).offset(offset))
-    return _page(request, total, limit, offset, [FeedOut.of(f) for f in rows])
+    return Page.of(request, total, limit, offset, [FeedOut.of(f) for f in rows])
 
 
 @router.get("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
@@ -93,7 +83,7 @@ def list_deliveries(
         q, c = q.where(t.Delivery.state == state), c.where(t.Delivery.state == state)
     total = s.scalar(c) or 0
     rows = s.scalars(q.order_by(t.Delivery.id.desc()).limit(limit).offset(offset))
-    return _page(request, total, limit, offset, [DeliveryOut.of(d) for d in rows])
+    return Page.of(request, total, limit, offset, [DeliveryOut.of(d) for d in rows])
 
 
 @router.get("/deliveries/{delivery_id}", response_model=DeliveryOut, tags=["deliveries"])
@@ -133,7 +123,7 @@ def list_items(
         sel, cnt = sel.where(cond), cnt.where(cond)
     total = s.scalar(cnt) or 0
     rows = s.scalars(sel.order_by(t.Item.id.desc()).limit(limit).offset(offset))
-    return _page(request, total, limit, offset, [ItemOut.of(i) for i in rows])
+    return Page.of(request, total, limit, offset, [ItemOut.of(i) for i in rows])
 
 
 def _item(s: DB, item_id: int) -> t.Item:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
+from fastapi import Query, Request
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
 from service.models import CheckReport, Explainer
@@ -199,6 +200,18 @@ class Page(BaseModel):
     offset: int
     next: str | None
     items: list[Any]
+
+    @classmethod
+    def of(cls, request: Request, total: int, limit: int, offset: int, items: list[Any]) -> Page:
+        """One page of a listing, with the URL of the next one when there is more."""
+        nxt = None
+        if offset + limit < total:
+            nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
+        return cls(total=total, limit=limit, offset=offset, next=nxt, items=items)
+
+
+Limit = Annotated[int, Query(ge=1, le=200)]
+Offset = Annotated[int, Query(ge=0)]
 
 
 class ExplainIn(BaseModel):

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from service import outbound
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import Page
+from service.api.schemas import Limit, Offset, Page
 from service.errors import Conflict, InputError, NotFound
 from service.store import tables as t
 from service.store.db import transaction
@@ -22,8 +22,6 @@ from service.store.db import transaction
 router = APIRouter(tags=["subscribers"])
 
 EventName = Literal["explainer.published", "explainer.needs_review"]
-Limit = Annotated[int, Query(ge=1, le=200)]
-Offset = Annotated[int, Query(ge=0)]
 
 
 def _all_events() -> list[EventName]:
@@ -158,13 +156,6 @@ def subscribe(body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     return _create(ctx, body, body.feed_id)
 
 
-def _page(request: Request, total: int, limit: int, offset: int, items: list[object]) -> Page:
-    nxt = None
-    if offset + limit < total:
-        nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
-    return Page(total=total, limit=limit, offset=offset, next=nxt, items=items)
-
-
 @router.get("/subscribers", response_model=Page)
 def list_subscribers(
     request: Request,
@@ -183,7 +174,7 @@ def list_subscribers(
         )
     total = s.scalar(cnt) or 0
     rows = s.scalars(sel.order_by(t.Subscriber.id).limit(limit).offset(offset))
-    return _page(request, total, limit, offset, [SubscriberOut.of(r) for r in rows])
+    return Page.of(request, total, limit, offset, [SubscriberOut.of(r) for r in rows])
 
 
 def _subscriber(s: DB, sub_id: int) -> t.Subscriber:
@@ -230,7 +221,7 @@ def list_outbound(
         .limit(limit)
         .offset(offset)
     )
-    return _page(request, total, limit, offset, [OutboundOut.of(r) for r in rows])
+    return Page.of(request, total, limit, offset, [OutboundOut.of(r) for r in rows])
 
 
 @router.get("/outbound/{delivery_id}", response_model=OutboundOut)
