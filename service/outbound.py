@@ -24,7 +24,7 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -165,16 +165,27 @@ def subscribers_for(s: Session, feed_id: int | None, event_type: str) -> list[t.
     return [r for r in rows if not r.events or event_type in r.events]
 
 
+ItemLoader = Callable[[], tuple[t.Item, t.Explainer]]
+
+
 def enqueue_event(
-    settings: Settings, s: Session, event_type: str, item: t.Item, ex: t.Explainer
+    settings: Settings,
+    s: Session,
+    event_type: str,
+    feed_id: int | None,
+    load: ItemLoader,
 ) -> int:
     """Store one delivery per interested subscriber, inside the caller's transaction.
 
-    Returns how many were stored. This is the pipeline's ``on_event``.
+    ``load`` gives the item and its explainer; it is called only when someone subscribed,
+    because loading them (the explainer's body and check report) costs more than the
+    subscriber look-up, and most deployments have few subscribers or none. Returns how
+    many deliveries were stored.
     """
-    subs = subscribers_for(s, item.feed_id, event_type)
+    subs = subscribers_for(s, feed_id, event_type)
     if not subs:
         return 0
+    item, ex = load()
     now = datetime.now(UTC)
     payload = event_payload(event_type, item, ex, public_url=settings.public_url, now=now)
     for sub in subs:
@@ -191,19 +202,19 @@ def enqueue_event(
             )
         )
     s.flush()
+    log.info("item %s: %s queued for %d subscriber(s)", item.id, event_type, len(subs))
     return len(subs)
 
 
 class EventHook:
-    """``Pipeline(on_event=EventHook(settings))``: binds the settings for the hook."""
+    """``Pipeline(on_event=EventHook(settings))``: the pipeline's ``on_event``, with the
+    settings bound (see :func:`enqueue_event`)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def __call__(self, s: Session, event_type: str, item: t.Item, ex: t.Explainer) -> None:
-        n = enqueue_event(self.settings, s, event_type, item, ex)
-        if n:
-            log.info("item %s: %s queued for %d subscriber(s)", item.id, event_type, n)
+    def __call__(self, s: Session, event_type: str, feed_id: int | None, load: ItemLoader) -> None:
+        enqueue_event(self.settings, s, event_type, feed_id, load)
 
 
 # --- sending -----------

@@ -347,6 +347,32 @@ def test_a_requeued_item_reuses_its_stored_explainer_instead_of_calling_the_mode
         assert explainers_per_item(db) == {item.id: 1}
 
 
+@pytest.mark.parametrize("poll_interval", [0.0, 3600.0])
+def test_extra_jobs_get_a_turn_while_items_are_still_waiting(
+    db: Engine, poll_interval: float
+) -> None:
+    """Outbound events must not wait for a backlog of items to drain: while items flow,
+    the extra jobs are tried once per poll interval (and the first time at once)."""
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=poll_interval)
+        turns: list[int] = []
+
+        def extra(owner: str) -> bool:
+            turns.append(len(stub.calls))  # how many items were explained by then
+            return False  # nothing to send: the worker goes on to an item
+
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        worker = Worker(pipeline, stop=threading.Event(), extra_jobs=[extra])
+        store_delivery(db, rss_document(0, 3))
+        assert worker.run_once()  # the delivery: three pending items
+        for _ in range(3):
+            assert worker.run_once()
+        assert states(db) == {"published": 3}
+        # Tried before the first item was explained, not only once the items ran out;
+        # with a long interval, once in all; with none, before every item.
+        assert turns == ([0] if poll_interval else [0, 1, 2])
+
+
 def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
     tmp_path: Path, engine_for: Any
 ) -> None:

@@ -367,12 +367,45 @@ def test_needs_review_event_goes_to_those_who_want_it(
     with transaction(c.sessions) as s:
         item = s.get(t.Item, iid)
         ex = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid)).one()
-        hook(s, "explainer.needs_review", item, ex)
+        hook(s, "explainer.needs_review", item.feed_id, lambda: (item, ex))
     with c.sessions() as s:
         rows = list(s.scalars(select(t.OutboundDelivery)))
     assert [(d.subscriber_id, d.event_type) for d in rows] == [
         (wants["id"], "explainer.needs_review")
     ]
+
+
+def test_an_event_nobody_wants_loads_nothing(client: TestClient, receiver: Receiver) -> None:
+    """Publishing pays for loading the item and its explainer only when someone subscribed:
+    not without subscribers, nor for a subscriber of another feed or another event."""
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    other = add_feed(c.sessions, url="https://other.example/feed.xml")
+    client.post(f"/feeds/{other}/subscribers", json={"url": receiver.url}, headers=AUTH)
+    client.post(
+        "/subscribers",
+        json={"url": receiver.url, "events": ["explainer.needs_review"]},
+        headers=AUTH,
+    )
+    iid = review_item(client, fid)
+    loads: list[int] = []
+    hook = c.pipeline.on_event
+    with transaction(c.sessions) as s:
+        item = s.get(t.Item, iid)
+        ex = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid)).one()
+
+        def load() -> tuple[t.Item, t.Explainer]:
+            loads.append(1)
+            return item, ex
+
+        hook(s, "explainer.published", fid, load)
+        assert loads == []
+        hook(s, "explainer.needs_review", fid, load)
+        assert loads == [1]
+    with c.sessions() as s:
+        assert [d.event_type for d in s.scalars(select(t.OutboundDelivery))] == [
+            "explainer.needs_review"
+        ]
 
 
 def test_events_are_sent_by_the_workers_of_the_app(db_url: str, receiver: Receiver) -> None:

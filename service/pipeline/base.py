@@ -19,6 +19,11 @@ from service.errors import LeaseLost
 from service.store import tables as t
 from service.store.db import readonly, transaction
 
+# What the pipeline tells when an explainer is published or needs review: (session,
+# event type, feed id, a loader of the item and its explainer). The sink (the outbound
+# hook) runs inside the publishing transaction and loads the item only if it needs it.
+EventSink = Callable[[Session, str, int | None, Callable[[], tuple[t.Item, t.Explainer]]], None]
+
 
 class PipelineBase:
     """State of the orchestrator; the parts (intake, publishing, review) are mixed into
@@ -31,7 +36,7 @@ class PipelineBase:
         engine: Engine,
         *,
         circuit: Circuit | None = None,
-        on_event: Callable[[Session, str, t.Item, t.Explainer], None] | None = None,
+        on_event: EventSink | None = None,
     ) -> None:
         self.settings = settings
         self.sessions = sessions

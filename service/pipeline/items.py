@@ -178,22 +178,27 @@ class Publishing(PipelineBase):
                 values["published_at"] = now
             queue.finish(s, queue.ITEMS, claim.id, owner, **values)
             if self.on_event is not None:
-                # Loaded after finish (the item's new state), both in one round trip.
-                item, ex = s.execute(
-                    _ITEM_AND_EXPLAINER,
-                    {
-                        "item_id": claim.id,
-                        "content_hash": article.hash,
-                        "prompt_version": prompt_version,
-                        "model": model,
-                    },
-                ).one()
                 event = (
                     "explainer.published"
                     if state == ItemState.PUBLISHED
                     else "explainer.needs_review"
                 )
-                self.on_event(s, event, item, ex)
+
+                def load() -> tuple[t.Item, t.Explainer]:
+                    # After finish (the item's new state), both in one round trip; only
+                    # when someone subscribed (the hook asks first).
+                    item, ex = s.execute(
+                        _ITEM_AND_EXPLAINER,
+                        {
+                            "item_id": claim.id,
+                            "content_hash": article.hash,
+                            "prompt_version": prompt_version,
+                            "model": model,
+                        },
+                    ).one()
+                    return item, ex
+
+                self.on_event(s, event, feed_id, load)
         if r.usage.calls:
             metrics.LLM_CALLS.labels(r.model).inc(r.usage.calls)
             metrics.LLM_TOKENS.labels(r.model, "prompt").inc(r.usage.prompt_tokens)

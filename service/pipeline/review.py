@@ -61,5 +61,5 @@ class Review(PipelineBase):
             item.published_at = now
             item.updated_at = now
             if self.on_event is not None:
-                self.on_event(s, "explainer.published", item, ex)
+                self.on_event(s, "explainer.published", item.feed_id, lambda: (item, ex))
             return ex
