@@ -152,6 +152,8 @@ def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> No
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    if text.find(";", start, end) < 0:  # most sentences: no semicolon, one clause
+        return [(start, end)]
     cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
     return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
 
@@ -182,7 +184,8 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
         idx.units.append(Unit(block, display, context, nums, near or context, text, *span))
         idx.block_units.setdefault(block, []).append(unit_no)
         idx.unit_starts.setdefault(block, []).append(span[0])
-        _index_numbers(idx, unit_no, nums)
+        if nums:
+            _index_numbers(idx, unit_no, nums)
 
     def lines(block: int, items: list[tuple[str, str, str]]) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
@@ -212,9 +215,11 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
             lines(b, [(block.text, block.text, "")])
         elif block.kind in ("paragraph", "list_item"):
-            sentences = split_sentences(text)
+            sentences = split_sentences(text, normalised=True)
             label = _label(block.text, sentences)
             label_context = prepare(label).lower() if label else ""
+            # What each clause's context goes on with (the parts that are not empty).
+            extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
             nums = extract_numbers(text, prepared=prepared)
             starts = [n.start for n in nums]
             pos, before = 0, ""
@@ -226,8 +231,8 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
                 for c_start, c_end in _clauses(text, start, end):
                     first = bisect.bisect_left(starts, c_start)
                     own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
-                    parts = (lower[c_start:c_end], label_context, heading_context)
-                    context = "\x00".join(x for x in parts if x)
+                    clause = lower[c_start:c_end]
+                    context = clause + extra if clause else extra[1:]
                     near = f"{context}\x00{before}\x00{this}"
                     add(b, sentence, context, own, near, lower, (c_start, c_end))
                 before = this
