@@ -42,6 +42,7 @@ class SourceIndex:
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
+    _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -67,11 +68,21 @@ class SourceIndex:
                         last = unit
             pos = self.joined.find(first, pos + len(first))
 
+    def first(self, key: str, pattern: re.Pattern[str], *, version: bool = False) -> int | None:
+        """The first unit of :meth:`occurrences` (memoised: an explainer names the same
+        things in many sentences, and every explainer of the source does)."""
+        memo = (key, pattern, version)
+        if memo in self._first:
+            return self._first[memo]
+        found = next(self.occurrences(key, pattern, version=version), None)
+        self._first[memo] = found
+        return found
+
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
             return key in self.source_words or key + "s" in self.source_words
-        return next(self.occurrences(key, pattern), None) is not None
+        return self.first(key, pattern) is not None
 
     def rounded(self, exp: int) -> dict[Decimal, list[Hit]]:
         """Quantities written with more digits than ``exp``, by their value rounded to it

@@ -98,10 +98,12 @@ def row_support(rows: Sequence[Row], text: str, nums: Sequence[Number]) -> RowRe
     if not figures or not rows:
         return RowReading({}, {})
     norm = _norm(text)
+    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
+    if not named:  # most sentences: no row to read them against
+        return RowReading({}, {})
     cuts = [0, *(m.end() for m in _SEGMENT.finditer(text)), len(text) + 1]
     parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
     crossed: dict[int, tuple[int, str]] = {}
-    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
     lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
     for row in named:
         backed: dict[int, int] = {}
