@@ -167,7 +167,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
-        row = row_support(idx.rows, text, nums)
+        row = row_support(idx.rows, text, nums, s)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
         own: list[Name] = []
