@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, combinations, quantize
+from service.check.names import name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Kind, Number, extract_numbers, prepare
@@ -43,6 +44,7 @@ class SourceIndex:
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
+    _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -83,6 +85,17 @@ class SourceIndex:
         if "\x00" not in key:
             return key in self.source_words or key + "s" in self.source_words
         return self.first(key, pattern) is not None
+
+    def name(self, word: str) -> tuple[str, re.Pattern[str]] | None:
+        """A name word's folded key and pattern when the source has the name, else None
+        (memoised: an explainer writes the same names in sentence after sentence)."""
+        if word in self._names:
+            return self._names[word]
+        key = name_key(word)
+        pattern = name_pattern(key)
+        found = (key, pattern) if self.has(pattern, key) else None
+        self._names[word] = found
+        return found
 
     def rounded(self, exp: int) -> dict[Decimal, list[Hit]]:
         """Quantities written with more digits than ``exp``, by their value rounded to it
