@@ -58,6 +58,11 @@ def _starts_block(lines: list[str], i: int) -> bool:
     )
 
 
+# What a line that starts a block can begin with, after its indent: a fence, a heading, a
+# table row or a list marker (or a digit: "1." items).
+_MARKERS = frozenset("`~#|-*+")
+
+
 def split_blocks(text: str) -> list[Block]:
     """Split cleaned text into blocks, in order."""
     lines = text.splitlines()
@@ -72,6 +77,14 @@ def split_blocks(text: str) -> list[Block]:
     i = 0
     while i < len(lines):
         line = lines[i]
+        # Most lines are a paragraph's: their first non-space character starts no block
+        # (``str.lstrip`` strips exactly what ``\s`` matches; a heading has no indent;
+        # ``str.isdigit`` holds for every ``\d``).
+        head = line.lstrip()[:1]
+        if head and head not in _MARKERS and not head.isdigit():
+            para.append(line)
+            i += 1
+            continue
         if _FENCE.match(line):
             flush()
             fence = _FENCE.match(line).group(1)  # type: ignore[union-attr]
@@ -129,18 +142,25 @@ _ABBREV = {
 # After a number "ms" is milliseconds, not a title: "from ~19 ms to ~7 ms. The ..." ends there.
 _UNIT_ABBREV = {"ms"}
 _NUMBER_END = re.compile(r"\d\s*$")
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# The match starts at the stop itself (a leading character class lets the search skip
+# ahead, where a look-behind is tried at every position): the sentence ends one after.
+_SENT_END = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split a paragraph into sentences without breaking numbers or abbreviations."""
-    text = " ".join(text.split())
+def split_sentences(text: str, *, normalised: bool = False) -> list[str]:
+    """Split a paragraph into sentences without breaking numbers or abbreviations.
+
+    ``normalised``: the caller has already collapsed the text's white space (it is
+    ``" ".join(text.split())``), which is then not done twice.
+    """
+    if not normalised:
+        text = " ".join(text.split())
     if not text:
         return []
     out: list[str] = []
     start = 0
     for m in _SENT_END.finditer(text):
-        candidate = text[start : m.start()].strip()
+        candidate = text[start : m.start() + 1].strip()
         head, _, last_word = candidate.rpartition(" ")
         last = last_word.rstrip(".!?\"')]").lower()
         unit = last in _UNIT_ABBREV and _NUMBER_END.search(head) is not None

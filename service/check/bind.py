@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.check.index import SourceIndex
-from service.check.names import Name, content_words, is_name, name_key, name_pattern, noun_pattern
+from service.check.names import Name, content_words, is_name, name_pattern, noun_pattern
 from service.check.unit import Unit
 from service.numbers import Kind, Number
 from service.numbers.context import list_runs
@@ -74,10 +74,9 @@ def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
             start, offset = m.start() + offset, offset + len(word) + 1
             if not is_name(word, initial and start == m.start()):
                 continue
-            key = name_key(word)
-            pattern = name_pattern(key)
-            if idx.has(pattern, key):
-                out.append(Name(start, start + len(word), key, pattern))
+            known = idx.name(word)
+            if known is not None:
+                out.append(Name(start, start + len(word), *known))
     out.sort(key=lambda x: x.start)
     return out
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, combinations, quantize
+from service.check.names import name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Kind, Number, extract_numbers, prepare
@@ -42,6 +43,8 @@ class SourceIndex:
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
+    _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
+    _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -67,11 +70,32 @@ class SourceIndex:
                         last = unit
             pos = self.joined.find(first, pos + len(first))
 
+    def first(self, key: str, pattern: re.Pattern[str], *, version: bool = False) -> int | None:
+        """The first unit of :meth:`occurrences` (memoised: an explainer names the same
+        things in many sentences, and every explainer of the source does)."""
+        memo = (key, pattern, version)
+        if memo in self._first:
+            return self._first[memo]
+        found = next(self.occurrences(key, pattern, version=version), None)
+        self._first[memo] = found
+        return found
+
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
             return key in self.source_words or key + "s" in self.source_words
-        return next(self.occurrences(key, pattern), None) is not None
+        return self.first(key, pattern) is not None
+
+    def name(self, word: str) -> tuple[str, re.Pattern[str]] | None:
+        """A name word's folded key and pattern when the source has the name, else None
+        (memoised: an explainer writes the same names in sentence after sentence)."""
+        if word in self._names:
+            return self._names[word]
+        key = name_key(word)
+        pattern = name_pattern(key)
+        found = (key, pattern) if self.has(pattern, key) else None
+        self._names[word] = found
+        return found
 
     def rounded(self, exp: int) -> dict[Decimal, list[Hit]]:
         """Quantities written with more digits than ``exp``, by their value rounded to it
@@ -152,6 +176,8 @@ def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> No
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    if text.find(";", start, end) < 0:  # most sentences: no semicolon, one clause
+        return [(start, end)]
     cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
     return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
 
@@ -182,7 +208,8 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
         idx.units.append(Unit(block, display, context, nums, near or context, text, *span))
         idx.block_units.setdefault(block, []).append(unit_no)
         idx.unit_starts.setdefault(block, []).append(span[0])
-        _index_numbers(idx, unit_no, nums)
+        if nums:
+            _index_numbers(idx, unit_no, nums)
 
     def lines(block: int, items: list[tuple[str, str, str]]) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
@@ -212,9 +239,11 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
             lines(b, [(block.text, block.text, "")])
         elif block.kind in ("paragraph", "list_item"):
-            sentences = split_sentences(text)
+            sentences = split_sentences(text, normalised=True)
             label = _label(block.text, sentences)
             label_context = prepare(label).lower() if label else ""
+            # What each clause's context goes on with (the parts that are not empty).
+            extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
             nums = extract_numbers(text, prepared=prepared)
             starts = [n.start for n in nums]
             pos, before = 0, ""
@@ -226,8 +255,8 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
                 for c_start, c_end in _clauses(text, start, end):
                     first = bisect.bisect_left(starts, c_start)
                     own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
-                    parts = (lower[c_start:c_end], label_context, heading_context)
-                    context = "\x00".join(x for x in parts if x)
+                    clause = lower[c_start:c_end]
+                    context = clause + extra if clause else extra[1:]
                     near = f"{context}\x00{before}\x00{this}"
                     add(b, sentence, context, own, near, lower, (c_start, c_end))
                 before = this

@@ -202,14 +202,19 @@ def locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int
     return idx.occurrences(key, verbatim_pattern(key, version), version=version)
 
 
+def first_located(idx: SourceIndex, key: str, *, version: bool = False) -> int | None:
+    """The first unit of :func:`locate` (memoised per source)."""
+    return idx.first(key, verbatim_pattern(key, version), version=version)
+
+
 def match_verbatim(idx: SourceIndex, n: Number, product: Name | None) -> Outcome:
     """An identifier or version, verbatim; a version with the product it follows."""
-    units = locate(idx, n.key, version=n.kind == Kind.VERSION)
-    first = next(units, None)
+    version = n.kind == Kind.VERSION
+    first = first_located(idx, n.key, version=version)
     if first is None:
         return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
     if product is not None:
-        for u in (first, *units):
+        for u in locate(idx, n.key, version=version):  # from ``first`` on
             if product.pattern.search(idx.units[u].context):
                 return Outcome(CheckStatus.SUPPORTED, u)
         return Outcome(

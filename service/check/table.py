@@ -19,9 +19,11 @@ _WORDS = re.compile(r"[^a-z0-9.+%×]+")
 _SEGMENT = re.compile(r";\s")
 
 
-def _norm(text: str) -> str:
-    """Lower-case words of a text, one space apart, markup and punctuation gone."""
-    return " " + _WORDS.sub(" ", prepare(text).lower().replace(". ", " ")).strip(" .") + " "
+def _norm(text: str, prepared: str | None = None) -> str:
+    """Lower-case words of a text, one space apart, markup and punctuation gone
+    (``prepared``: the text already read by ``prepare``)."""
+    prepared = prepare(text) if prepared is None else prepared
+    return " " + _WORDS.sub(" ", prepared.lower().replace(". ", " ")).strip(" .") + " "
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,20 +90,25 @@ class RowReading:
     crossed: dict[int, tuple[int, str]]
 
 
-def row_support(rows: Sequence[Row], text: str, nums: Sequence[Number]) -> RowReading:
+def row_support(
+    rows: Sequence[Row], text: str, nums: Sequence[Number], prepared: str | None = None
+) -> RowReading:
     """How ``text`` restates one of ``rows`` (its label written in it): every figure but
     identifiers a cell of that row (or a header) in a ``;``-separated part of the sentence
     that names its column. When not all are, nothing is backed this way; and when the
     sentence is written as the row ("<label>: ..."), figures put under the wrong column of
-    the row, or taken from a row it does not name, are reported."""
+    the row, or taken from a row it does not name, are reported. (``prepared``: ``text``
+    already read by ``prepare``.)"""
     figures = [n for n in nums if n.kind != Kind.IDENTIFIER]
     if not figures or not rows:
         return RowReading({}, {})
-    norm = _norm(text)
+    norm = _norm(text, prepared)
+    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
+    if not named:  # most sentences: no row to read them against
+        return RowReading({}, {})
     cuts = [0, *(m.end() for m in _SEGMENT.finditer(text)), len(text) + 1]
     parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
     crossed: dict[int, tuple[int, str]] = {}
-    named = [row for row in rows if len(row.label) > 2 and row.label in norm]
     lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
     for row in named:
         backed: dict[int, int] = {}

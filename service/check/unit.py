@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from service.check.names import Name
 from service.numbers import Number
 
-WORD_TOKEN = re.compile(r"[a-z0-9]+(?:[.=+:][a-z0-9]+)*")
+# Possessive: nothing after a token can fail, so giving back characters never helps.
+WORD_TOKEN = re.compile(r"[a-z0-9]++(?:[.=+:][a-z0-9]++)*+")
 
 
 @dataclass(slots=True)
