@@ -41,7 +41,12 @@ def _blank(m: re.Match[str]) -> str:
 
 # "8xMI300X", "8x MI325X": eight of a named thing, not a multiplier.
 _COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
-_COUNT_HINT = re.compile(r"\d[x×](?=\s?[A-Z][A-Za-z]*\d)")
+# Whether _COUNT_OF can match, one pattern per sign: a pattern that starts with a literal
+# is searched for with a fast scan, one that starts with a class ("\d", "[x×]") is not.
+_COUNT_HINTS = (
+    ("x", re.compile(r"x(?<=\dx)(?=\s?[A-Z][A-Za-z]*\d)")),
+    ("×", re.compile(r"×(?<=\d×)(?=\s?[A-Z][A-Za-z]*\d)")),
+)
 
 
 def _count_of(m: re.Match[str]) -> str:
@@ -57,9 +62,17 @@ def _special(m: re.Match[str]) -> str:
 
 def prepare(text: str) -> str:
     """The text as the extractor reads it: same length, same positions."""
-    # A regex finds the few special characters faster than str.translate walks them all.
-    text = _SCRUB.sub(_blank, _SPECIAL.sub(_special, text))
-    return _COUNT_OF.sub(_count_of, text) if _COUNT_HINT.search(text) else text
+    # Each pattern runs only where it can match (a test in C on the whole string is far
+    # cheaper than a regex scan): every special character is outside ASCII (isascii()
+    # reads a flag); _SCRUB needs "](", "http", a tick or a star; _COUNT_OF an x or ×.
+    if not text.isascii():
+        # A regex finds the few special characters faster than str.translate walks them.
+        text = _SPECIAL.sub(_special, text)
+    if "](" in text or "http" in text or "`" in text or "*" in text:
+        text = _SCRUB.sub(_blank, text)
+    if any(sign in text and hint.search(text) for sign, hint in _COUNT_HINTS):
+        return _COUNT_OF.sub(_count_of, text)
+    return text
 
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
