@@ -19,6 +19,7 @@ _VERSION = re.compile(
 _DIMS = re.compile(r"\d+(?:[x×]\d+)+")
 _SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_ORDINAL_ENDS = frozenset({"st", "nd", "rd", "th"})
 _RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
 _LOWER_WORD = re.compile(r"[a-z]+")
 
@@ -77,11 +78,16 @@ def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
     q = quantity(text, start, core, noun=noun)
     if q is not None:
         return [q]
-    if _SCIENTIFIC.fullmatch(core) or _ORDINAL.fullmatch(core):
+    # Each pattern is tried only when the core holds what it needs (an e; an ordinal
+    # suffix; a dot or a leading v; an x): most cores are names like "BF16" or "MI355X".
+    if (("e" in core or "E" in core) and _SCIENTIFIC.fullmatch(core)) or (
+        core[-2:] in _ORDINAL_ENDS and _ORDINAL.fullmatch(core)
+    ):
         return [identifier(text, start, core)]
-    if _VERSION.fullmatch(core):
+    if ("." in core or core[0] == "v") and _VERSION.fullmatch(core):
         return [identifier(text, start, core, Kind.VERSION)]
-    if _DIMS.fullmatch(core):  # 4096x4096: each side is a number, the x is no multiplier
+    if ("x" in core or "×" in core) and _DIMS.fullmatch(core):
+        # 4096x4096: each side is a number, the x is no multiplier.
         out: list[Number] = []
         for m in _DIGITS.finditer(core):
             q = quantity(text, start + m.start(), m.group(0))
@@ -103,8 +109,12 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
                 out.extend(classify(text, s, start + offset, part))
             offset += len(part) + 1
         return out
-    if _SCIENTIFIC.fullmatch(token) or (start > 0 and s[start - 1] == "#"):
-        return [identifier(text, start, token)]  # 1e-5; #2736 (an issue or PR number)
+    if (start > 0 and s[start - 1] == "#") or (
+        ("e" in token or "E" in token) and _SCIENTIFIC.fullmatch(token)
+    ):
+        return [identifier(text, start, token)]  # #2736 (an issue or PR number); 1e-5
+    if "-" not in token:  # one segment: no noun, no prefix, no range (most tokens)
+        return _single(text, start, token, "")
     segments = token.split("-")
     # Nouns hyphenated after the number ("15-shape", "gfx950-based", "MI350-series").
     noun, scale = "", 0
