@@ -35,7 +35,6 @@ for _phrases, _kind in (
         _HEDGES[_w] = _kind
 
 
-
 def _reversed_trie(phrases: list[str]) -> str:
     """An alternation of the phrases reversed (words split by any run of spaces), grouped
     by first character: the regex engine tries one group instead of every phrase. The

@@ -26,15 +26,21 @@ _MODEL = re.compile(
     + r")+)(?P<tail> (?:Instruct|Chat|Base|Coder|Vision|Preview|Turbo|Mini|Pro|Max|Plus|Lite))?"
     r"(?![\w-])"
 )
-_DIGIT = re.compile(r"\d")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
-def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
-    """A model name written with spaces becomes one identifier, in place of its parts."""
+def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> list[Number]:
+    """A model name written with spaces becomes one identifier, in place of its parts.
+
+    ``starts``: where the tokens of ``s`` start. A hint (a space, then a model part) is
+    looked for only before a token: the digit after a hint's space always starts a token
+    (tokens hold no space), so these are all the hints a scan of ``s`` would find."""
     spans: list[tuple[int, int]] = []
-    for hint in _MODEL_HINT.finditer(s):
-        if spans and hint.start() < spans[-1][1]:
+    for start in starts:
+        if start == 0 or s[start - 1] != " ":
+            continue
+        hint = _MODEL_HINT.match(s, start - 1)
+        if hint is None or (spans and hint.start() < spans[-1][1]):
             continue
         window = _MODEL.finditer(s, max(0, hint.start() - 60), min(len(s), hint.end() + 60))
         m = next((m for m in window if m.start() <= hint.start() < m.end()), None)
@@ -61,16 +67,18 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
     the caller has it already)."""
     s = prepare(text) if prepared is None else prepared
-    if _DIGIT.search(s) is None:  # most prose blocks: no token, so every pass is a no-op
+    found = list(tokens(s))
+    if not found:  # most prose blocks: no token, so every pass is a no-op
         return number_words(text, s) if words else []
     nums: list[Number] = []
-    for start, token in tokens(s):
+    for start, token in found:
         nums.extend(classify(text, s, start, token.rstrip("+")))
-    nums = _join_models(text, s, nums)
-    nums = [read_sign(text, s, n) for n in nums]
-    nums = [read_hedge(s, n) for n in nums]
-    nums = [spaced_unit(text, s, n) for n in nums]
-    nums = join_ranges(text, s, nums)
+    nums = _join_models(text, s, [start for start, _ in found], nums)
+    # Sign, hedge and unit are read number by number: one loop, not a list per pass.
+    refined = []
+    for n in nums:
+        refined.append(spaced_unit(text, s, read_hedge(s, read_sign(text, s, n))))
+    nums = join_ranges(text, s, refined)
     nums = [version_by_context(text, s, n) for n in nums]
     nums = distribute_units(s, nums)
     if words:

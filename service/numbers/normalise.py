@@ -43,10 +43,8 @@ def _blank(m: re.Match[str]) -> str:
 _COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
 # Whether _COUNT_OF can match, one pattern per sign: a pattern that starts with a literal
 # is searched for with a fast scan, one that starts with a class ("\d", "[x×]") is not.
-_COUNT_HINTS = (
-    ("x", re.compile(r"x(?<=\dx)(?=\s?[A-Z][A-Za-z]*\d)")),
-    ("×", re.compile(r"×(?<=\d×)(?=\s?[A-Z][A-Za-z]*\d)")),
-)
+_COUNT_HINT_X = re.compile(r"x(?<=\dx)(?=\s?[A-Z][A-Za-z]*\d)")
+_COUNT_HINT_TIMES = re.compile(r"×(?<=\d×)(?=\s?[A-Z][A-Za-z]*\d)")
 
 
 def _count_of(m: re.Match[str]) -> str:
@@ -70,7 +68,9 @@ def prepare(text: str) -> str:
         text = _SPECIAL.sub(_special, text)
     if "](" in text or "http" in text or "`" in text or "*" in text:
         text = _SCRUB.sub(_blank, text)
-    if any(sign in text and hint.search(text) for sign, hint in _COUNT_HINTS):
+    if ("x" in text and _COUNT_HINT_X.search(text)) or (
+        "×" in text and _COUNT_HINT_TIMES.search(text)
+    ):
         return _COUNT_OF.sub(_count_of, text)
     return text
 
