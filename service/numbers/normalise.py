@@ -81,7 +81,9 @@ _SEPARATORS = re.compile(r"[\s_\-]+")
 def fold(text: str) -> str:
     """Lower case with runs of spaces, hyphens and underscores folded to one NUL, so that
     ``Llama 3.1 8B``, ``llama-3.1-8b`` and ``Llama_3.1_8B`` compare equal."""
-    return _SEPARATORS.sub("\x00", text.lower())
+    lower = text.lower()
+    # A name of letters and digits only ("BF16", most of them) has no separator to fold.
+    return lower if lower.isalnum() else _SEPARATORS.sub("\x00", lower)
 
 
 def identifier_key(text: str) -> str:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from service.numbers.normalise import key_of
-from service.numbers.number import Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, updated
 from service.numbers.units import CURRENCY, QUANTITY, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
@@ -71,10 +71,15 @@ def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -
     key = key_of(core)
     if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
-    return Number(text=text[start:end], start=start, end=end, kind=kind, key=key)
+    return Number(text[start:end], start, end, kind, None, None, 0, 0, "", Hedge.NONE, key)
 
 
 def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
+    first = core[0]
+    if first.isalpha() and first != "v":
+        # "BF16", "MI355X": a quantity, a scientific number, an ordinal, dimensions and a
+        # ratio all start with a digit or a currency sign, a version with one or "v".
+        return [identifier(text, start, core)]
     q = quantity(text, start, core, noun=noun)
     if q is not None:
         return [q]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, updated
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
@@ -214,10 +214,11 @@ def _per(word: str) -> str | None:
 
 
 def _decimal(num: str) -> tuple[Decimal, int]:
-    digits = num.replace(",", "")
-    value = Decimal(digits)
-    exp = value.as_tuple().exponent
-    return value, exp if isinstance(exp, int) else 0
+    """The value of a numeral and the exponent of its last digit: the number of digits
+    after the point (what Decimal(...).as_tuple() says, without building the tuple)."""
+    digits = num.replace(",", "") if "," in num else num
+    point = digits.find(".")
+    return Decimal(digits), (point + 1 - len(digits) if point >= 0 else 0)
 
 
 def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | None:
@@ -225,10 +226,11 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
     m = QUANTITY.fullmatch(core)
     if m is None:
         return None
-    value, exp = _decimal(m.group("num"))
-    unit, scale = _ATTACHED_UNITS.get(m.group("unit") or "", ("", 0))
-    if m.group("cur"):
-        unit = CURRENCY[m.group("cur")]
+    cur, num, attached = m.groups()
+    value, exp = _decimal(num)
+    unit, scale = _ATTACHED_UNITS[attached] if attached else ("", 0)
+    if cur:
+        unit = CURRENCY[cur]
     if noun in _HYPHEN_UNITS and not unit:
         unit = _HYPHEN_UNITS[noun]
     if scale:
@@ -236,9 +238,8 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         exp += scale
     end = start + len(core)
     return Number(
-        text=text[start:end], start=start, end=end, kind=Kind.QUANTITY, value=value,
-        exp=exp, unit=unit, noun=noun,
-    )  # fmt: skip
+        text[start:end], start, end, Kind.QUANTITY, value, None, exp, 0, unit, Hedge.NONE, "", noun
+    )
 
 
 def _rate(text: str, s: str, n: Number) -> Number:
