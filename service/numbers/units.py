@@ -144,6 +144,18 @@ def _phrase(words: str) -> str:
     return r"\s+".join(re.escape(w) for w in words.split())
 
 
+def _grouped(phrases: list[str]) -> str:
+    """An alternation of the phrases grouped by first character, in their order within a
+    group. The regex engine tries one group instead of every phrase (with IGNORECASE it
+    cannot skip a phrase by its first character); no character matches two groups' first
+    characters, so the phrase that matches is the one the flat alternation would pick."""
+    groups: dict[str, list[str]] = {}
+    for p in phrases:
+        assert not p[1:2].isspace()
+        groups.setdefault(p[0], []).append(_phrase(p[1:]))
+    return "|".join(f"{re.escape(k)}(?:{'|'.join(v)})" for k, v in groups.items())
+
+
 QUANTITY = re.compile(
     r"(?P<cur>[$€£])?(?P<num>"
     + _NUM
@@ -153,9 +165,7 @@ QUANTITY = re.compile(
 )
 _SPACED_UNIT = re.compile(
     r"[ \t]?(?P<u>"
-    + "|".join(
-        _phrase(u) for u in sorted(SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")
-    )
+    + _grouped([u for u in sorted(SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")])
     + r")(?!\w)|[ \t]?(?P<m>[x×])(?![\w/])(?!\s*\d)"
 )
 # Rates: "21.6 tok/s", "2,000 requests per minute", "90 ms/step".
@@ -202,7 +212,7 @@ _RATE_TIMES = {
 _PER_TAIL = r"(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)(?P<d>[A-Za-z]+)(?!\w)"
 _PER = re.compile(_PER_TAIL)
 _RATE = re.compile(
-    r"[ \t]?(?P<n>" + "|".join(sorted(_RATE_NOUNS, key=len, reverse=True)) + r")" + _PER_TAIL,
+    r"[ \t]?(?P<n>" + _grouped(sorted(_RATE_NOUNS, key=len, reverse=True)) + r")" + _PER_TAIL,
     re.I,
 )
 _NOT_BASE_UNITS = frozenset({"", "x", "%", "pp", "$", "€", "£"})
