@@ -26,6 +26,7 @@ _MODEL = re.compile(
     + r")+)(?P<tail> (?:Instruct|Chat|Base|Coder|Vision|Preview|Turbo|Mini|Pro|Max|Plus|Lite))?"
     r"(?![\w-])"
 )
+_DIGIT = re.compile(r"\d")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
@@ -67,8 +68,10 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
     the caller has it already)."""
     s = prepare(text) if prepared is None else prepared
-    found = list(tokens(s))
-    if not found:  # most prose blocks: no token, so every pass is a no-op
+    # Most prose blocks hold no digit, so no token, and every pass is a no-op (a digit with
+    # no token, "_5", leaves them no-ops too). The search is cheaper than the token scan.
+    found = list(tokens(s)) if _DIGIT.search(s) else []
+    if not found:
         return number_words(text, s) if words else []
     nums: list[Number] = []
     for start, token in found:

@@ -24,21 +24,28 @@ _RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
 _LOWER_WORD = re.compile(r"[a-z]+")
 
 # A candidate token: a run of word characters with inner punctuation, holding a digit.
-_TOKEN = re.compile(r"[$€£]?\w(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?")
+_BODY = r"(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?"
+_TOKEN = re.compile(r"[$€£]?\w" + _BODY)
+# A token from its first digit on. Each step of _BODY looks at the characters around it,
+# not at where the match began, so a token that reaches its first digit ends where the
+# token from that digit ends: one scan finds every token's digit and end.
+_TAIL = re.compile(r"\d" + _BODY)
 _DIGITS = re.compile(r"\d+")
 _INNER = frozenset(".=+:/×-,")
 _NO_START_AFTER = frozenset("._$€£")
 
 
+def _currency_before(s: str, start: int) -> int:
+    return start - 1 if start > 0 and s[start - 1] in CURRENCY else start
+
+
 def tokens(s: str) -> Iterator[tuple[int, str]]:
     """Tokens holding a digit: found from their digits (a regex run only at a digit, not
-    at every position), each grown back to its start and matched once from there. The
-    way back never passes the previous token, so the work stays linear."""
+    at every position), each grown back to its start. The way back never passes the
+    previous token, so the work stays linear."""
     end = 0
-    for m in _DIGITS.finditer(s):
-        pos = m.start()
-        if pos < end:
-            continue
+    for tail in _TAIL.finditer(s):
+        pos = tail.start()
         word = pos  # the start of the word holding the digit
         while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
             word -= 1
@@ -51,18 +58,17 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
             compound -= 1
             while compound > end and (s[compound - 1].isalnum() or s[compound - 1] == "_"):
                 compound -= 1
-        for start in (compound, word) if compound != word else (word,):
-            if start > 0 and s[start - 1] in CURRENCY:
-                start -= 1
-            token = _TOKEN.match(s, start)
+        # From the word, the token always reaches the digit (word characters all the way);
+        # from a compound only when its punctuation is the token's ("a,5" is no token).
+        start = _currency_before(s, word)
+        if compound != word:
+            token = _TOKEN.match(s, _currency_before(s, compound))
             if token is not None and token.end() > pos:
-                break
-        else:
-            continue
-        end = token.end()
+                start = token.start()
+        end = tail.end()
         if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
             continue
-        yield start, token.group(0)
+        yield start, s[start:end]
 
 
 def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -> Number:
