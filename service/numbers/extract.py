@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from operator import attrgetter
 
 from service.numbers.context import (
     distribute_units,
@@ -13,7 +14,7 @@ from service.numbers.context import (
     version_by_context,
 )
 from service.numbers.normalise import prepare
-from service.numbers.number import Number
+from service.numbers.number import Kind, Number
 from service.numbers.tokens import classify, identifier, tokens
 from service.numbers.units import spaced_unit
 from service.numbers.words import number_words
@@ -27,6 +28,7 @@ _MODEL = re.compile(
     r"(?![\w-])"
 )
 _DIGIT = re.compile(r"\d")
+_START = attrgetter("start")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
@@ -77,14 +79,25 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     for start, token in found:
         nums.extend(classify(text, s, start, token.rstrip("+")))
     nums = _join_models(text, s, [start for start, _ in found], nums)
-    # Sign, hedge and unit are read number by number: one loop, not a list per pass.
+    # Sign, hedge and unit are read number by number: one loop, not a list per pass. A
+    # sign or unit is read only where one can be (the functions return any other number
+    # as it is): a quantity, or a range for units, half of the numbers being names.
     refined = []
     for n in nums:
-        refined.append(spaced_unit(text, s, read_hedge(s, read_sign(text, s, n))))
-    nums = join_ranges(text, s, refined)
-    nums = [version_by_context(text, s, n) for n in nums]
-    nums = distribute_units(s, nums)
+        if n.kind == Kind.QUANTITY:
+            n = spaced_unit(text, s, read_hedge(s, read_sign(text, s, n)))
+        elif n.kind == Kind.RANGE:
+            n = spaced_unit(text, s, read_hedge(s, n))
+        else:
+            n = read_hedge(s, n)
+        refined.append(n)
+    if len(refined) > 1:  # a range or a list takes two numbers
+        nums = join_ranges(text, s, refined)
+        nums = [version_by_context(text, s, n) for n in nums]
+        nums = distribute_units(s, nums)
+    else:
+        nums = [version_by_context(text, s, n) for n in refined]
     if words:
         nums.extend(number_words(text, s))
-        nums.sort(key=lambda n: n.start)
+        nums.sort(key=_START)
     return nums
