@@ -191,8 +191,11 @@ def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
 
 def distribute_units(s: str, nums: list[Number]) -> list[Number]:
     """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one."""
+    runs = list_runs(s, nums)
+    if len(runs) == len(nums):  # no list: every number stands alone, as it is
+        return list(nums)
     out: list[Number] = []
-    for run in list_runs(s, nums):
+    for run in runs:
         for i in range(len(run) - 2, -1, -1):
             a, b = run[i], run[i + 1]
             if (
