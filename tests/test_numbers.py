@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import pickle
 from decimal import Decimal
 
 import pytest
 
 from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key
+from service.numbers.number import updated
 
 
 def one(text: str) -> Number:
@@ -305,3 +309,27 @@ def test_ordinary_words_are_not_numbers(text: str) -> None:
 
 def test_words_can_be_left_out() -> None:
     assert extract_numbers("two runs of 5 ms", words=False)[0].text == "5 ms"
+
+
+# --- the Number value --------------------------------------------------------------------
+
+
+def test_number_init_takes_the_fields_in_order_with_their_defaults() -> None:
+    # Number writes its own __init__ (faster than the one dataclass writes): it must take
+    # the same parameters, so that Number(...), dataclasses.replace and pickling agree.
+    params = list(inspect.signature(Number.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == [f.name for f in dataclasses.fields(Number)]
+    for p, f in zip(params, dataclasses.fields(Number), strict=True):
+        assert p.default == (f.default if f.default is not dataclasses.MISSING else p.empty)
+
+
+def test_number_is_a_frozen_value() -> None:
+    n = Number("1.5x", 3, 7, Kind.QUANTITY, value=Decimal("1.5"), exp=-1, unit="x")
+    assert n == Number("1.5x", 3, 7, Kind.QUANTITY, Decimal("1.5"), None, -1, 0, "x")
+    assert hash(n) == hash(dataclasses.replace(n))
+    assert updated(n, hedge=Hedge.UPPER) == dataclasses.replace(n, hedge=Hedge.UPPER)
+    assert pickle.loads(pickle.dumps(n)) == n
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        n.start = 4  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        updated(n, colour="red")

@@ -34,18 +34,28 @@ for _phrases, _kind in (
     for _w in _phrases.split("|"):
         _HEDGES[_w] = _kind
 
+
+def _reversed_trie(phrases: list[str]) -> str:
+    """An alternation of the phrases reversed (words split by any run of spaces), grouped
+    by first character: the regex engine tries one group instead of every phrase. The
+    phrases keep their order within a group, and no text character matches two groups'
+    first characters (distinct lower-case letters and symbols, even ignoring case), so
+    the alternative that matches is the one the flat alternation would pick."""
+    groups: dict[str, list[str]] = {}
+    for phrase in phrases:
+        rev = [part[::-1] for part in reversed(phrase.split())]
+        rest = r"\s+".join([re.escape(rev[0][1:])] + [re.escape(p) for p in rev[1:]])
+        groups.setdefault(rev[0][0], []).append(rest)
+    return "|".join(f"{re.escape(k)}(?:{'|'.join(v)})" for k, v in groups.items())
+
+
 # The text before a number, reversed, so that one anchored match finds a hedge.
+_BY_LENGTH = sorted(_HEDGES, key=len, reverse=True)
 _HEDGE_REVERSED = re.compile(
     r"\s*(?:na?\s+)?(?:(?P<w>"
-    + "|".join(
-        r"\s+".join(re.escape(part[::-1]) for part in reversed(w.split()))
-        for w in sorted(_HEDGES, key=len, reverse=True)
-        if w[0].isalpha()
-    )
+    + _reversed_trie([w for w in _BY_LENGTH if w[0].isalpha()])
     + r")(?!\w)|(?P<s>"
-    + "|".join(
-        re.escape(w[::-1]) for w in sorted(_HEDGES, key=len, reverse=True) if not w[0].isalpha()
-    )
+    + _reversed_trie([w for w in _BY_LENGTH if not w[0].isalpha()])
     + r"))",
     re.I,
 )
@@ -181,8 +191,11 @@ def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
 
 def distribute_units(s: str, nums: list[Number]) -> list[Number]:
     """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one."""
+    runs = list_runs(s, nums)
+    if len(runs) == len(nums):  # no list: every number stands alone, as it is
+        return list(nums)
     out: list[Number] = []
-    for run in list_runs(s, nums):
+    for run in runs:
         for i in range(len(run) - 2, -1, -1):
             a, b = run[i], run[i + 1]
             if (

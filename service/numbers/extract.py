@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from operator import attrgetter
 
 from service.numbers.context import (
     distribute_units,
@@ -13,7 +14,7 @@ from service.numbers.context import (
     version_by_context,
 )
 from service.numbers.normalise import prepare
-from service.numbers.number import Number
+from service.numbers.number import Kind, Number
 from service.numbers.tokens import classify, identifier, tokens
 from service.numbers.units import spaced_unit
 from service.numbers.words import number_words
@@ -27,14 +28,22 @@ _MODEL = re.compile(
     r"(?![\w-])"
 )
 _DIGIT = re.compile(r"\d")
+_START = attrgetter("start")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
-def _join_models(text: str, s: str, nums: list[Number]) -> list[Number]:
-    """A model name written with spaces becomes one identifier, in place of its parts."""
+def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> list[Number]:
+    """A model name written with spaces becomes one identifier, in place of its parts.
+
+    ``starts``: where the tokens of ``s`` start. A hint (a space, then a model part) is
+    looked for only before a token: the digit after a hint's space always starts a token
+    (tokens hold no space), so these are all the hints a scan of ``s`` would find."""
     spans: list[tuple[int, int]] = []
-    for hint in _MODEL_HINT.finditer(s):
-        if spans and hint.start() < spans[-1][1]:
+    for start in starts:
+        if start == 0 or s[start - 1] != " ":
+            continue
+        hint = _MODEL_HINT.match(s, start - 1)
+        if hint is None or (spans and hint.start() < spans[-1][1]):
             continue
         window = _MODEL.finditer(s, max(0, hint.start() - 60), min(len(s), hint.end() + 60))
         m = next((m for m in window if m.start() <= hint.start() < m.end()), None)
@@ -61,19 +70,34 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
     the caller has it already)."""
     s = prepare(text) if prepared is None else prepared
-    if _DIGIT.search(s) is None:  # most prose blocks: no token, so every pass is a no-op
+    # Most prose blocks hold no digit, so no token, and every pass is a no-op (a digit with
+    # no token, "_5", leaves them no-ops too). The search is cheaper than the token scan.
+    found = list(tokens(s)) if _DIGIT.search(s) else []
+    if not found:
         return number_words(text, s) if words else []
     nums: list[Number] = []
-    for start, token in tokens(s):
+    for start, token in found:
         nums.extend(classify(text, s, start, token.rstrip("+")))
-    nums = _join_models(text, s, nums)
-    nums = [read_sign(text, s, n) for n in nums]
-    nums = [read_hedge(s, n) for n in nums]
-    nums = [spaced_unit(text, s, n) for n in nums]
-    nums = join_ranges(text, s, nums)
-    nums = [version_by_context(text, s, n) for n in nums]
-    nums = distribute_units(s, nums)
+    nums = _join_models(text, s, [start for start, _ in found], nums)
+    # Sign, hedge and unit are read number by number: one loop, not a list per pass. A
+    # sign or unit is read only where one can be (the functions return any other number
+    # as it is): a quantity, or a range for units, half of the numbers being names.
+    refined = []
+    for n in nums:
+        if n.kind == Kind.QUANTITY:
+            n = spaced_unit(text, s, read_hedge(s, read_sign(text, s, n)))
+        elif n.kind == Kind.RANGE:
+            n = spaced_unit(text, s, read_hedge(s, n))
+        else:
+            n = read_hedge(s, n)
+        refined.append(n)
+    if len(refined) > 1:  # a range or a list takes two numbers
+        nums = join_ranges(text, s, refined)
+        nums = [version_by_context(text, s, n) for n in nums]
+        nums = distribute_units(s, nums)
+    else:
+        nums = [version_by_context(text, s, n) for n in refined]
     if words:
         nums.extend(number_words(text, s))
-        nums.sort(key=lambda n: n.start)
+        nums.sort(key=_START)
     return nums

@@ -41,7 +41,10 @@ def _blank(m: re.Match[str]) -> str:
 
 # "8xMI300X", "8x MI325X": eight of a named thing, not a multiplier.
 _COUNT_OF = re.compile(r"(?<![\d.])(\d+)[x×](?=\s?[A-Z][A-Za-z]*\d)")
-_COUNT_HINT = re.compile(r"\d[x×](?=\s?[A-Z][A-Za-z]*\d)")
+# Whether _COUNT_OF can match, one pattern per sign: a pattern that starts with a literal
+# is searched for with a fast scan, one that starts with a class ("\d", "[x×]") is not.
+_COUNT_HINT_X = re.compile(r"x(?<=\dx)(?=\s?[A-Z][A-Za-z]*\d)")
+_COUNT_HINT_TIMES = re.compile(r"×(?<=\d×)(?=\s?[A-Z][A-Za-z]*\d)")
 
 
 def _count_of(m: re.Match[str]) -> str:
@@ -57,9 +60,19 @@ def _special(m: re.Match[str]) -> str:
 
 def prepare(text: str) -> str:
     """The text as the extractor reads it: same length, same positions."""
-    # A regex finds the few special characters faster than str.translate walks them all.
-    text = _SCRUB.sub(_blank, _SPECIAL.sub(_special, text))
-    return _COUNT_OF.sub(_count_of, text) if _COUNT_HINT.search(text) else text
+    # Each pattern runs only where it can match (a test in C on the whole string is far
+    # cheaper than a regex scan): every special character is outside ASCII (isascii()
+    # reads a flag); _SCRUB needs "](", "http", a tick or a star; _COUNT_OF an x or ×.
+    if not text.isascii():
+        # A regex finds the few special characters faster than str.translate walks them.
+        text = _SPECIAL.sub(_special, text)
+    if "](" in text or "http" in text or "`" in text or "*" in text:
+        text = _SCRUB.sub(_blank, text)
+    if ("x" in text and _COUNT_HINT_X.search(text)) or (
+        "×" in text and _COUNT_HINT_TIMES.search(text)
+    ):
+        return _COUNT_OF.sub(_count_of, text)
+    return text
 
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -68,7 +81,9 @@ _SEPARATORS = re.compile(r"[\s_\-]+")
 def fold(text: str) -> str:
     """Lower case with runs of spaces, hyphens and underscores folded to one NUL, so that
     ``Llama 3.1 8B``, ``llama-3.1-8b`` and ``Llama_3.1_8B`` compare equal."""
-    return _SEPARATORS.sub("\x00", text.lower())
+    lower = text.lower()
+    # A name of letters and digits only ("BF16", most of them) has no separator to fold.
+    return lower if lower.isalnum() else _SEPARATORS.sub("\x00", lower)
 
 
 def identifier_key(text: str) -> str:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from service.numbers.normalise import key_of
-from service.numbers.number import Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, updated
 from service.numbers.units import CURRENCY, QUANTITY, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
@@ -19,25 +19,33 @@ _VERSION = re.compile(
 _DIMS = re.compile(r"\d+(?:[x×]\d+)+")
 _SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_ORDINAL_ENDS = frozenset({"st", "nd", "rd", "th"})
 _RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
 _LOWER_WORD = re.compile(r"[a-z]+")
 
 # A candidate token: a run of word characters with inner punctuation, holding a digit.
-_TOKEN = re.compile(r"[$€£]?\w(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?")
+_BODY = r"(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?"
+_TOKEN = re.compile(r"[$€£]?\w" + _BODY)
+# A token from its first digit on. Each step of _BODY looks at the characters around it,
+# not at where the match began, so a token that reaches its first digit ends where the
+# token from that digit ends: one scan finds every token's digit and end.
+_TAIL = re.compile(r"\d" + _BODY)
 _DIGITS = re.compile(r"\d+")
 _INNER = frozenset(".=+:/×-,")
 _NO_START_AFTER = frozenset("._$€£")
 
 
+def _currency_before(s: str, start: int) -> int:
+    return start - 1 if start > 0 and s[start - 1] in CURRENCY else start
+
+
 def tokens(s: str) -> Iterator[tuple[int, str]]:
     """Tokens holding a digit: found from their digits (a regex run only at a digit, not
-    at every position), each grown back to its start and matched once from there. The
-    way back never passes the previous token, so the work stays linear."""
+    at every position), each grown back to its start. The way back never passes the
+    previous token, so the work stays linear."""
     end = 0
-    for m in _DIGITS.finditer(s):
-        pos = m.start()
-        if pos < end:
-            continue
+    for tail in _TAIL.finditer(s):
+        pos = tail.start()
         word = pos  # the start of the word holding the digit
         while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
             word -= 1
@@ -50,18 +58,17 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
             compound -= 1
             while compound > end and (s[compound - 1].isalnum() or s[compound - 1] == "_"):
                 compound -= 1
-        for start in (compound, word) if compound != word else (word,):
-            if start > 0 and s[start - 1] in CURRENCY:
-                start -= 1
-            token = _TOKEN.match(s, start)
+        # From the word, the token always reaches the digit (word characters all the way);
+        # from a compound only when its punctuation is the token's ("a,5" is no token).
+        start = _currency_before(s, word)
+        if compound != word:
+            token = _TOKEN.match(s, _currency_before(s, compound))
             if token is not None and token.end() > pos:
-                break
-        else:
-            continue
-        end = token.end()
+                start = token.start()
+        end = tail.end()
         if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
             continue
-        yield start, token.group(0)
+        yield start, s[start:end]
 
 
 def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -> Number:
@@ -70,18 +77,28 @@ def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -
     key = key_of(core)
     if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
-    return Number(text=text[start:end], start=start, end=end, kind=kind, key=key)
+    return Number(text[start:end], start, end, kind, None, None, 0, 0, "", Hedge.NONE, key)
 
 
 def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
+    first = core[0]
+    if first.isalpha() and first != "v":
+        # "BF16", "MI355X": a quantity, a scientific number, an ordinal, dimensions and a
+        # ratio all start with a digit or a currency sign, a version with one or "v".
+        return [identifier(text, start, core)]
     q = quantity(text, start, core, noun=noun)
     if q is not None:
         return [q]
-    if _SCIENTIFIC.fullmatch(core) or _ORDINAL.fullmatch(core):
+    # Each pattern is tried only when the core holds what it needs (an e; an ordinal
+    # suffix; a dot or a leading v; an x): most cores are names like "BF16" or "MI355X".
+    if (("e" in core or "E" in core) and _SCIENTIFIC.fullmatch(core)) or (
+        core[-2:] in _ORDINAL_ENDS and _ORDINAL.fullmatch(core)
+    ):
         return [identifier(text, start, core)]
-    if _VERSION.fullmatch(core):
+    if ("." in core or core[0] == "v") and _VERSION.fullmatch(core):
         return [identifier(text, start, core, Kind.VERSION)]
-    if _DIMS.fullmatch(core):  # 4096x4096: each side is a number, the x is no multiplier
+    if ("x" in core or "×" in core) and _DIMS.fullmatch(core):
+        # 4096x4096: each side is a number, the x is no multiplier.
         out: list[Number] = []
         for m in _DIGITS.finditer(core):
             q = quantity(text, start + m.start(), m.group(0))
@@ -103,8 +120,12 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
                 out.extend(classify(text, s, start + offset, part))
             offset += len(part) + 1
         return out
-    if _SCIENTIFIC.fullmatch(token) or (start > 0 and s[start - 1] == "#"):
-        return [identifier(text, start, token)]  # 1e-5; #2736 (an issue or PR number)
+    if (start > 0 and s[start - 1] == "#") or (
+        ("e" in token or "E" in token) and _SCIENTIFIC.fullmatch(token)
+    ):
+        return [identifier(text, start, token)]  # #2736 (an issue or PR number); 1e-5
+    if "-" not in token:  # one segment: no noun, no prefix, no range (most tokens)
+        return _single(text, start, token, "")
     segments = token.split("-")
     # Nouns hyphenated after the number ("15-shape", "gfx950-based", "MI350-series").
     noun, scale = "", 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, updated
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
@@ -144,6 +144,18 @@ def _phrase(words: str) -> str:
     return r"\s+".join(re.escape(w) for w in words.split())
 
 
+def _grouped(phrases: list[str]) -> str:
+    """An alternation of the phrases grouped by first character, in their order within a
+    group. The regex engine tries one group instead of every phrase (with IGNORECASE it
+    cannot skip a phrase by its first character); no character matches two groups' first
+    characters, so the phrase that matches is the one the flat alternation would pick."""
+    groups: dict[str, list[str]] = {}
+    for p in phrases:
+        assert not p[1:2].isspace()
+        groups.setdefault(p[0], []).append(_phrase(p[1:]))
+    return "|".join(f"{re.escape(k)}(?:{'|'.join(v)})" for k, v in groups.items())
+
+
 QUANTITY = re.compile(
     r"(?P<cur>[$€£])?(?P<num>"
     + _NUM
@@ -153,9 +165,7 @@ QUANTITY = re.compile(
 )
 _SPACED_UNIT = re.compile(
     r"[ \t]?(?P<u>"
-    + "|".join(
-        _phrase(u) for u in sorted(SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")
-    )
+    + _grouped([u for u in sorted(SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")])
     + r")(?!\w)|[ \t]?(?P<m>[x×])(?![\w/])(?!\s*\d)"
 )
 # Rates: "21.6 tok/s", "2,000 requests per minute", "90 ms/step".
@@ -202,7 +212,7 @@ _RATE_TIMES = {
 _PER_TAIL = r"(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)(?P<d>[A-Za-z]+)(?!\w)"
 _PER = re.compile(_PER_TAIL)
 _RATE = re.compile(
-    r"[ \t]?(?P<n>" + "|".join(sorted(_RATE_NOUNS, key=len, reverse=True)) + r")" + _PER_TAIL,
+    r"[ \t]?(?P<n>" + _grouped(sorted(_RATE_NOUNS, key=len, reverse=True)) + r")" + _PER_TAIL,
     re.I,
 )
 _NOT_BASE_UNITS = frozenset({"", "x", "%", "pp", "$", "€", "£"})
@@ -214,10 +224,11 @@ def _per(word: str) -> str | None:
 
 
 def _decimal(num: str) -> tuple[Decimal, int]:
-    digits = num.replace(",", "")
-    value = Decimal(digits)
-    exp = value.as_tuple().exponent
-    return value, exp if isinstance(exp, int) else 0
+    """The value of a numeral and the exponent of its last digit: the number of digits
+    after the point (what Decimal(...).as_tuple() says, without building the tuple)."""
+    digits = num.replace(",", "") if "," in num else num
+    point = digits.find(".")
+    return Decimal(digits), (point + 1 - len(digits) if point >= 0 else 0)
 
 
 def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | None:
@@ -225,10 +236,11 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
     m = QUANTITY.fullmatch(core)
     if m is None:
         return None
-    value, exp = _decimal(m.group("num"))
-    unit, scale = _ATTACHED_UNITS.get(m.group("unit") or "", ("", 0))
-    if m.group("cur"):
-        unit = CURRENCY[m.group("cur")]
+    cur, num, attached = m.groups()
+    value, exp = _decimal(num)
+    unit, scale = _ATTACHED_UNITS[attached] if attached else ("", 0)
+    if cur:
+        unit = CURRENCY[cur]
     if noun in _HYPHEN_UNITS and not unit:
         unit = _HYPHEN_UNITS[noun]
     if scale:
@@ -236,9 +248,8 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         exp += scale
     end = start + len(core)
     return Number(
-        text=text[start:end], start=start, end=end, kind=Kind.QUANTITY, value=value,
-        exp=exp, unit=unit, noun=noun,
-    )  # fmt: skip
+        text[start:end], start, end, Kind.QUANTITY, value, None, exp, 0, unit, Hedge.NONE, "", noun
+    )
 
 
 def _rate(text: str, s: str, n: Number) -> Number:

@@ -46,7 +46,17 @@ def _trie(words: list[str]) -> str:
     return "|".join(f"{k}(?:{'|'.join(v)})" for k, v in by_first.items())
 
 
-_WORD = re.compile(r"(?<![\w-])(?:" + _trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?")
+_WORDS = "(?:" + _trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?"
+_WORD = re.compile(r"(?<![\w-])" + _WORDS)
+# The same for ASCII text, read with one space before it: the character before the word
+# is matched (from the ASCII characters that are neither \w nor "-") instead of looked
+# behind at. A pattern that starts with a set of characters lets the regex engine skip
+# in C every position whose character is not in it (most of a text: letters), where a
+# look-behind is tried at every position. A match at p of the padded text is a match of
+# _WORD at p of the text; none is lost to the character the previous match consumed, as
+# the last character of a match (a letter or "-") is never the one before a word.
+_ASCII_NOT_WORD = "".join(re.escape(chr(c)) for c in range(128) if not re.match(r"[\w-]", chr(c)))
+_WORD_PADDED = re.compile(f"[{_ASCII_NOT_WORD}]" + _WORDS)
 # "one" is a pronoun more often than a count; "double" an adjective ("double buffering").
 _ONE_BEFORE = re.compile(r"\b(?:the|no|any|each|every|this|that|which|a|an|only)\s+$", re.I)
 _ONE_AFTER = re.compile(
@@ -62,13 +72,16 @@ _DOUBLE_OK_BEFORE = re.compile(r"\b(?:to|will|would|can|could|may|might|nearly|a
 def number_words(text: str, s: str) -> list[Number]:
     """The number words of the prepared text ``s`` that count something."""
     out: list[Number] = []
-    lower = s.lower()
-    if len(lower) != len(s):  # a character whose lower case is longer: keep positions
-        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in s)
-    for m in _WORD.finditer(lower):
-        raw = m.group(0)
+    if s.isascii():
+        found = [(m.start(), m.group(0)[1:]) for m in _WORD_PADDED.finditer(" " + s.lower())]
+    else:
+        lower = s.lower()
+        if len(lower) != len(s):  # a character whose lower case is longer: keep positions
+            lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in s)
+        found = [(m.start(), m.group(0)) for m in _WORD.finditer(lower)]
+    for start, raw in found:
         word = raw.rstrip("-").lower()
-        start, end = m.start(), m.start() + len(word)
+        end = start + len(word)
         if raw.endswith("-"):
             compound = re.match(r"[\w-]+", s[start:])
             if word == "half" or (compound and compound.group(0).lower() in _HYPHEN_IDIOMS):
