@@ -24,6 +24,9 @@ class Engine(Protocol):
     """Article in, explainer out. Implementations: ``llm`` and ``extractive``."""
 
     name: str
+    # True when explain() mostly waits for a model server: the gate reads the source for
+    # the number check meanwhile, so the check after the answer finds it indexed.
+    waits_on_io: bool
 
     def identity(self, options: ExplainOptions) -> tuple[str, str]:
         """``(model, prompt_version)`` that this engine would use now.

@@ -91,6 +91,7 @@ class ExtractiveEngine:
     """Builds explainers from the post's own sentences; deterministic, offline, fast."""
 
     name = "extractive"
+    waits_on_io = False  # it is all CPU: indexing beside it would only share the GIL
 
     def __init__(self, prompts_dir: Path = DEFAULT_PROMPTS_DIR) -> None:
         self.prompts_dir = prompts_dir

@@ -46,6 +46,7 @@ class LLMEngine:
     """Explains articles through an OpenAI-compatible chat-completions endpoint."""
 
     name = "llm"
+    waits_on_io = True
 
     def __init__(
         self,
