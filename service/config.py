@@ -71,6 +71,15 @@ class Settings(BaseSettings):
     circuit_threshold: int = Field(default=5, description="Consecutive upstream failures.")
     circuit_cooldown: float = 30.0
     shutdown_grace: float = 20.0
+    worker_metrics_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="`plainfeed worker` serves its Prometheus metrics on this port (none: off).",
+    )
+    worker_metrics_host: str = Field(
+        default="127.0.0.1", description="Address the worker's metrics port binds."
+    )
 
     # HTTP
     api_token: str | None = None

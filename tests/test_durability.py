@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import signal
+import socket
 import threading
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine, func, select
 
 from service.engines import get_engine
@@ -371,6 +374,56 @@ def test_extra_jobs_get_a_turn_while_items_are_still_waiting(
         # Tried before the first item was explained, not only once the items ran out;
         # with a long interval, once in all; with none, before every item.
         assert turns == ([0] if poll_interval else [0, 1, 2])
+
+
+def test_a_worker_process_serves_its_own_metrics(tmp_path: Path, engine_for: Any) -> None:
+    """Counters live where the work was done: a worker without the API serves them."""
+    url = f"sqlite:///{tmp_path / 'plainfeed.db'}"
+    engine = engine_for(url)
+    store_delivery(engine, rss_document(0, 2))
+    port = free_port()
+    with ExitStack() as stack:
+        stub = stack.enter_context(StubProcess(tmp_path))
+        env = plainfeed_env(url, stub.url, **FAST)
+        worker = stack.enter_context(
+            plainfeed("worker", tmp_path, env, "--metrics-port", str(port))
+        )
+        wait_until(lambda: all_done(engine, 2), 60, "both items published")
+
+        def samples() -> dict[str, float]:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+                text = r.read().decode()
+            return {
+                f"{s.name}{sorted(s.labels.items())}": s.value
+                for family in text_string_to_metric_families(text)
+                for s in family.samples
+            }
+
+        got = wait_until(
+            lambda: (
+                (m := samples()).get("plainfeed_item_outcomes_total[('state', 'published')]") == 2
+                and m
+            ),
+            10,
+            "the published counter",
+        )
+        assert got["plainfeed_llm_calls_total[('model', 'stub-model')]"] == 2
+        assert got["plainfeed_check_seconds_count[]"] == 2
+        assert f"metrics on http://127.0.0.1:{port}/metrics" in worker.output()
+
+
+def test_a_worker_whose_metrics_port_is_taken_says_so(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = plainfeed_env(f"sqlite:///{tmp_path / 'plainfeed.db'}")
+        worker = plainfeed("worker", tmp_path, env, "--metrics-port", str(port)).start()
+        try:
+            assert worker.wait(timeout=30) == 2
+        finally:
+            worker.kill()
+    assert f"cannot serve metrics on port {port}" in worker.output()
 
 
 def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(

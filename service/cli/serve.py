@@ -49,12 +49,37 @@ def worker(
     concurrency: Annotated[
         int | None, typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)")
     ] = None,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            help="Serve this process's Prometheus metrics on this port "
+            "(default PLAINFEED_WORKER_METRICS_PORT; none: off)",
+            min=0,
+            max=65535,
+        ),
+    ] = None,
 ) -> None:
     """Run workers alone (no API), e.g. on other machines sharing one PostgreSQL."""
     from service.api.app import build_context
 
     settings = get_settings()
     setup_logging(settings.log_format, settings.log_level)
+    port = metrics_port if metrics_port is not None else settings.worker_metrics_port
+    if port is not None:
+        # The counters of items explained, tokens and check times live in the process
+        # that did the work: a worker without the API has to serve its own.
+        from prometheus_client import start_http_server
+
+        try:
+            server, _ = start_http_server(port, addr=settings.worker_metrics_host)
+        except OSError as exc:
+            typer.echo(f"plainfeed worker: cannot serve metrics on port {port}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(
+            f"plainfeed worker: metrics on http://{settings.worker_metrics_host}:"
+            f"{server.server_port}/metrics",
+            err=True,
+        )
     ctx = build_context(settings, workers=concurrency or settings.concurrency)
     assert ctx.pool is not None
     stop = threading.Event()
