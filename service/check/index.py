@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 
-from service.check.derive import Derived, combinations, quantize
+from service.check.derive import Derived, Operand, combinations, operands, quantize
 from service.check.names import name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
@@ -43,6 +43,7 @@ class SourceIndex:
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
+    _operands: list[tuple[int, list[Operand]]] | None = None
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
 
@@ -116,12 +117,16 @@ class SourceIndex:
         by value (built on first use, once per source and unit)."""
         table = self._derived.get(unit)
         if table is None:
-            table = sorted(
-                (
-                    d
+            if self._operands is None:
+                # A computation takes two operands: only the units with two have any (read
+                # once per source, not once per unit of measure; most units have none).
+                self._operands = [
+                    (u, ops)
                     for u, source_unit in enumerate(self.units)
-                    for d in combinations(u, source_unit, unit)
-                ),
+                    if source_unit.numbers and len(ops := operands(source_unit)) >= 2
+                ]
+            table = sorted(
+                (d for u, ops in self._operands for d in combinations(u, ops, unit)),
                 key=lambda d: d.value,
             )
             self._derived[unit] = table
