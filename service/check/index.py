@@ -32,6 +32,7 @@ class SourceIndex:
     range_lows: dict[Decimal, list[Hit]] = field(default_factory=dict)
     range_highs: dict[Decimal, list[Hit]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # number words written in the source
+    source_words: frozenset[str] = frozenset()  # every word of the source
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     joined: str = ""  # the block texts joined by \x01, for finding a word's blocks
     block_starts: list[int] = field(default_factory=list)  # offsets of the blocks in it
@@ -45,7 +46,6 @@ class SourceIndex:
     _operands: list[tuple[int, list[Operand]]] | None = None
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
-    _words: dict[tuple[str, ...], bool] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -53,7 +53,8 @@ class SourceIndex:
         """Units where a folded name occurs, in order: each place its first word is
         found is confirmed by the name's pattern right there (no block is searched)."""
         first = key.split("\x00", 1)[0]
-        if not self.any_word(first, (first, first + "s", "v" + first)):
+        words = self.source_words
+        if first not in words and first + "s" not in words and "v" + first not in words:
             return
         pos, last = self.joined.find(first), -1
         while pos >= 0:
@@ -83,23 +84,8 @@ class SourceIndex:
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key:
-            return self.any_word(key, (key, key + "s"))
+            return key in self.source_words or key + "s" in self.source_words
         return self.first(key, pattern) is not None
-
-    def any_word(self, stem: str, words: tuple[str, ...]) -> bool:
-        """Whether any of ``words``, each holding ``stem``, is a word of the source: a
-        match of ``WORD_TOKEN`` in ``joined`` (memoised per source). Searched for, not
-        looked up in a set of every word of the source: splitting the source into its
-        words costs more than the searches of all the names an explainer looks up; and
-        a stem not in the text at all answers for all its words at once."""
-        found = self._words.get(words)
-        if found is None:
-            at = self.joined.find(stem)
-            found = at >= 0 and any(
-                _is_word(self.joined, w, self.joined.find(w, max(at - 1, 0))) for w in words
-            )
-            self._words[words] = found
-        return found
 
     def name(self, word: str) -> tuple[str, re.Pattern[str]] | None:
         """A name word's folded key and pattern when the source has the name, else None
@@ -145,38 +131,6 @@ class SourceIndex:
             )
             self._derived[unit] = table
         return table
-
-
-_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # [a-z0-9] of WORD_TOKEN
-_TOKEN_SEPARATORS = frozenset(".=+:")  # [.=+:] of WORD_TOKEN
-
-
-def _is_word(text: str, word: str, at: int) -> bool:
-    """Whether ``word`` is one of the matches of ``WORD_TOKEN`` in ``text`` (``at``: its
-    first occurrence in ``text``, -1 when none).
-
-    A match runs from a token character over runs of them joined by single separators,
-    as far as it can (possessive), and the next match is searched for after it: so one
-    starts at a token character that follows neither a token character nor a separator
-    after one (the match before would have gone on), and ends before a character that
-    is neither a token character nor a separator followed by one. A word of that shape
-    is a match wherever it occurs with such a start and such an end."""
-    if WORD_TOKEN.fullmatch(word) is None:
-        return False
-    chars, separators, size = _TOKEN_CHARS, _TOKEN_SEPARATORS, len(word)
-    while at >= 0:
-        before = text[at - 1] if at > 0 else ""
-        end = at + size
-        after = text[end] if end < len(text) else ""
-        if (
-            before not in chars
-            and not (before in separators and at > 1 and text[at - 2] in chars)
-            and after not in chars
-            and not (after in separators and end + 1 < len(text) and text[end + 1] in chars)
-        ):
-            return True
-        at = text.find(word, at + 1)
-    return False
 
 
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
@@ -344,4 +298,5 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
     idx.block_starts = list(
         itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)
     )
+    idx.source_words = frozenset(WORD_TOKEN.findall(idx.joined))
     return idx
