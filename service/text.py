@@ -10,19 +10,39 @@ sentence are.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 BlockKind = Literal["heading", "paragraph", "list_item", "code", "table"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Block:
     kind: BlockKind
     text: str
     level: int = 0  # heading level
     header: tuple[str, ...] = ()  # table header cells
     rows: tuple[tuple[str, ...], ...] = field(default=())  # table body rows
+
+    def __init__(
+        self,
+        kind: BlockKind,
+        text: str,
+        level: int = 0,
+        header: tuple[str, ...] = (),
+        rows: tuple[tuple[str, ...], ...] = (),
+    ) -> None:
+        # What dataclass's __init__ does for a frozen class (the same parameters, each
+        # field set by object.__setattr__), through the slots' own setters, which cost
+        # half as much: a source is split into blocks by the hundred, cold.
+        _kind(self, kind)
+        _text(self, text)
+        _level(self, level)
+        _header(self, header)
+        _rows(self, rows)
+
+
+_kind, _text, _level, _header, _rows = (Block.__dict__[f.name].__set__ for f in fields(Block))
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

@@ -114,9 +114,19 @@ class Binding:
 
 
 def _window_start(s: str, left: int, pos: int) -> int:
-    # Six words fit in a few hundred characters: never scan further back than that.
-    starts = [m.start() for m in _NONSPACE.finditer(s, max(left, pos - 300), pos)]
-    return starts[-_NEAR] if len(starts) > _NEAR else left
+    """Where the sixth-last run of non-space characters of ``s[left:pos]`` starts, when
+    it has more than six (else ``left``). Six words fit in a few hundred characters:
+    never look further back than that (a run cut there counts as one)."""
+    lo = max(left, pos - 300)
+    seg = s[lo:pos]
+    # The runs are what str.split() splits off (\S is what str.isspace() is not); from
+    # the right, the seventh-last run and all before it stay one head, which keeps its
+    # leading white space: the sixth-last run is the first part after the head, found
+    # after the head's end (white space stands between them; the run starts with none).
+    parts = seg.rsplit(None, _NEAR)
+    if len(parts) <= _NEAR:
+        return left
+    return lo + seg.find(parts[1], len(parts[0]))
 
 
 # The words after a number stop describing it at a relative clause or a verb in -ing
@@ -136,13 +146,27 @@ _ING_NOUNS = frozenset(
 
 def _window_end(s: str, pos: int, right: int, *, stop: bool) -> int:
     for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
-        if stop and count > 1:
-            word = m.group(0).strip(".,;:()\"'").lower()
-            if _CLAUSE_START.fullmatch(word) and word not in _ING_NOUNS:
-                return m.start()
+        if stop and count > 1 and _starts_clause(m.group(0)):
+            return m.start()
         if count == _NEAR:
             return m.end()
     return right
+
+
+def _starts_clause(run: str) -> bool:
+    word = run.strip(".,;:()\"'").lower()
+    return _CLAUSE_START.fullmatch(word) is not None and word not in _ING_NOUNS
+
+
+def _window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
+    """``_window_end`` with ``stop`` and without, from one pass over the words."""
+    stop = -1
+    for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
+        if stop < 0 and count > 1 and _starts_clause(m.group(0)):
+            stop = m.start()
+        if count == _NEAR:
+            return (stop if stop >= 0 else m.end()), m.end()
+    return (stop if stop >= 0 else right), right
 
 
 def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
@@ -196,8 +220,7 @@ def bind_numbers(
             right = marks[k] if k < len(marks) else end
         # Names count when near: within a few words on either side.
         left = max(left, _window_start(s, left, first.start))
-        names_right = _window_end(s, last.end, right, stop=True)
-        right = _window_end(s, last.end, right, stop=False)
+        names_right, right = _window_ends(s, last.end, right)
         own = [
             *names[
                 bisect.bisect_left(name_starts, left) : bisect.bisect_left(name_starts, first.start)

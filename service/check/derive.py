@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import NamedTuple
 
 from service.check.unit import Unit
 from service.numbers import Kind
@@ -24,11 +24,14 @@ _RATIO_UNITS = frozenset({"x", "%", "pp"})
 _CITATION = re.compile(r"\[[\d,\s\-–]+\]")
 
 
-def _operands(unit: Unit) -> list[tuple[Decimal, str, str]]:
+Operand = tuple[Decimal, str, str]  # (value, unit, text)
+
+
+def operands(unit: Unit) -> list[Operand]:
     """(value, unit, text) of the numbers of a source unit that arithmetic may combine:
     quantities and both ends of a change; no multipliers, no citation marks ("[5,6]")."""
     cited = [m.span() for m in _CITATION.finditer(unit.text, unit.start, unit.end)]
-    out: list[tuple[Decimal, str, str]] = []
+    out: list[Operand] = []
     for n in unit.numbers:
         if n.value is None or n.unit == "x" or any(a <= n.start < b for a, b in cited):
             continue
@@ -39,9 +42,10 @@ def _operands(unit: Unit) -> list[tuple[Decimal, str, str]]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Derived:
-    """A value computable in source unit ``unit``: the ``how`` of ``a`` and ``b``."""
+class Derived(NamedTuple):
+    """A value computable in source unit ``unit``: the ``how`` of ``a`` and ``b`` (a named
+    tuple: a source's table holds hundreds of them, and a tuple is built in a fraction of
+    a frozen dataclass's time)."""
 
     value: Decimal
     unit: int
@@ -52,11 +56,11 @@ class Derived:
     b_text: str
 
 
-def combinations(u: int, unit: Unit, target: str) -> Iterator[Derived]:
-    """Values computable from two numbers of one unit, for a number with unit ``target``."""
-    operands = _operands(unit)
-    for i, (a, a_unit, a_text) in enumerate(operands):
-        for j, (b, b_unit, b_text) in enumerate(operands):
+def combinations(u: int, ops: list[Operand], target: str) -> Iterator[Derived]:
+    """Values computable from two numbers of unit ``u`` (its :func:`operands`), for a number
+    with unit ``target``."""
+    for i, (a, a_unit, a_text) in enumerate(ops):
+        for j, (b, b_unit, b_text) in enumerate(ops):
             if i == j or a_unit != b_unit or not b:
                 continue
             for value, how in _combine(target, a, b, a_unit):

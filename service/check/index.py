@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 
-from service.check.derive import Derived, combinations, quantize
+from service.check.derive import Derived, Operand, combinations, operands, quantize
 from service.check.names import name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
@@ -43,6 +43,7 @@ class SourceIndex:
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
+    _operands: list[tuple[int, list[Operand]]] | None = None
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
 
@@ -116,12 +117,16 @@ class SourceIndex:
         by value (built on first use, once per source and unit)."""
         table = self._derived.get(unit)
         if table is None:
-            table = sorted(
-                (
-                    d
+            if self._operands is None:
+                # A computation takes two operands: only the units with two have any (read
+                # once per source, not once per unit of measure; most units have none).
+                self._operands = [
+                    (u, ops)
                     for u, source_unit in enumerate(self.units)
-                    for d in combinations(u, source_unit, unit)
-                ),
+                    if source_unit.numbers and len(ops := operands(source_unit)) >= 2
+                ]
+            table = sorted(
+                (d for u, ops in self._operands for d in combinations(u, ops, unit)),
                 key=lambda d: d.value,
             )
             self._derived[unit] = table
@@ -195,37 +200,31 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
     heading_context = ""
     blocks = split_blocks(source_text)
 
-    def add(
-        block: int,
-        display: str,
-        context: str,
-        nums: tuple[Number, ...],
-        near: str,
-        text: str,
-        span: tuple[int, int],
-    ) -> None:
-        unit_no = len(idx.units)
-        idx.units.append(Unit(block, display, context, nums, near or context, text, *span))
-        idx.block_units.setdefault(block, []).append(unit_no)
-        idx.unit_starts.setdefault(block, []).append(span[0])
-        if nums:
-            _index_numbers(idx, unit_no, nums)
+    units = idx.units
 
-    def lines(block: int, items: list[tuple[str, str, str]]) -> None:
+    def lines(block: int, items: list[tuple[str, str, str]], prepared: str | None = None) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
-        (display, own text, extra context): their numbers are found in one pass."""
+        (display, own text, extra context): their numbers are found in one pass
+        (``prepared``: the lines' text already prepared)."""
         joined = " |\n".join(own for _, own, _ in items)
-        prepared = prepare(joined)
+        prepared = prepare(joined) if prepared is None else prepared
         lower = prepared.lower()
         nums = extract_numbers(joined, prepared=prepared)
         starts = [n.start for n in nums]
-        pos = 0
+        first_unit, unit_starts, pos = len(units), [], 0
         for display, own, extra in items:
             end = pos + len(own)
             mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
-            context = "\x00".join(x for x in (lower[pos:end], extra, heading_context) if x)
-            add(block, display, context, mine, "", lower, (pos, end))
+            # The parts of the context after the line itself (those that are not empty).
+            after = "".join("\x00" + x for x in (extra, heading_context) if x)
+            if mine:
+                _index_numbers(idx, len(units), mine)
+            units.append(Unit(block, display, mine, lower, pos, end, after))
+            unit_starts.append(pos)
             pos = end + 3
+        # Each block's lines are read in one call: its units are these.
+        idx.block_units[block] = list(range(first_unit, len(units)))
+        idx.unit_starts[block] = unit_starts
 
     for b, block in enumerate(blocks):
         text = (
@@ -237,29 +236,35 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
             heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
-            lines(b, [(block.text, block.text, "")])
+            lines(b, [(block.text, block.text, "")], prepared)  # one line: the block's text
         elif block.kind in ("paragraph", "list_item"):
             sentences = split_sentences(text, normalised=True)
+            if not sentences:
+                continue
             label = _label(block.text, sentences)
             label_context = prepare(label).lower() if label else ""
             # What each clause's context goes on with (the parts that are not empty).
             extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
             nums = extract_numbers(text, prepared=prepared)
             starts = [n.start for n in nums]
-            pos, before = 0, ""
+            first_unit, unit_starts = len(units), []
+            pos, before = 0, (0, 0)  # the first sentence has none before it: ""
             for sentence in sentences:
                 start = text.find(sentence, pos)
                 start = pos if start < 0 else start
                 end = pos = start + len(sentence)
-                this = lower[start:end]
                 for c_start, c_end in _clauses(text, start, end):
                     first = bisect.bisect_left(starts, c_start)
                     own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
-                    clause = lower[c_start:c_end]
-                    context = clause + extra if clause else extra[1:]
-                    near = f"{context}\x00{before}\x00{this}"
-                    add(b, sentence, context, own, near, lower, (c_start, c_end))
-                before = this
+                    if own:
+                        _index_numbers(idx, len(units), own)
+                    units.append(
+                        Unit(b, sentence, own, lower, c_start, c_end, extra, before, (start, end))
+                    )
+                    unit_starts.append(c_start)
+                before = (start, end)
+            idx.block_units[b] = list(range(first_unit, len(units)))
+            idx.unit_starts[b] = unit_starts
         elif block.kind == "code":
             code = [line for line in block.text.splitlines() if _DIGIT.search(line)]
             for i, line in enumerate(code):

@@ -26,32 +26,55 @@ def _norm(text: str, prepared: str | None = None) -> str:
     return " " + _WORDS.sub(" ", prepared.lower().replace(". ", " ")).strip(" .") + " "
 
 
-@dataclass(frozen=True, slots=True)
 class Row:
     """A source table row: its unit, the header's unit, and per column the header's words
-    and the numbers of the header cell and of the row's cell."""
+    and the numbers of the header cell and of the row's cell.
+
+    Every sentence with figures is compared with each row's label; a row's cells are read
+    (their numbers found) only for a sentence that names the row: most rows never are."""
+
+    __slots__ = (
+        "_cell_numbers",
+        "_cells",
+        "header_numbers",
+        "header_unit",
+        "headers",
+        "label",
+        "unit",
+    )
 
     unit: int
     header_unit: int
     label: str  # the first cell, normalised
-    label_text: str  # the first cell as written
     headers: tuple[str, ...]  # per column, normalised ("" for a blank header)
     header_numbers: tuple[tuple[Number, ...], ...]
-    cell_numbers: tuple[tuple[Number, ...], ...]
+
+    def __init__(
+        self, unit: int, header_unit: int, header: Sequence[str], cells: Sequence[str]
+    ) -> None:
+        self.unit = unit
+        self.header_unit = header_unit
+        self.label = _norm(cells[0]) if cells else ""
+        self.headers, self.header_numbers = _header(tuple(header), len(cells))
+        self._cells = tuple(cells)
+        self._cell_numbers: tuple[tuple[Number, ...], ...] | None = None
+
+    @property
+    def label_text(self) -> str:
+        """The first cell as written."""
+        return " ".join(prepare(self._cells[0]).split()) if self._cells else ""
+
+    @property
+    def cell_numbers(self) -> tuple[tuple[Number, ...], ...]:
+        """Per column, the numbers of the row's cell (found on first use)."""
+        if self._cell_numbers is None:
+            self._cell_numbers = tuple(tuple(extract_numbers(c, words=False)) for c in self._cells)
+        return self._cell_numbers
 
 
 def make_row(unit: int, header_unit: int, header: Sequence[str], cells: Sequence[str]) -> Row:
     """The row ``cells`` under ``header`` (cells as the source writes them)."""
-    headers, header_numbers = _header(tuple(header), len(cells))
-    return Row(
-        unit=unit,
-        header_unit=header_unit,
-        label=_norm(cells[0]) if cells else "",
-        label_text=" ".join(prepare(cells[0]).split()) if cells else "",
-        headers=headers,
-        header_numbers=header_numbers,
-        cell_numbers=tuple(tuple(extract_numbers(c, words=False)) for c in cells),
-    )
+    return Row(unit, header_unit, header, cells)
 
 
 @lru_cache(maxsize=64)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from service.check.names import Name
 from service.numbers import Number
@@ -12,19 +11,83 @@ from service.numbers import Number
 WORD_TOKEN = re.compile(r"[a-z0-9]++(?:[.=+:][a-z0-9]++)*+")
 
 
-@dataclass(slots=True)
 class Unit:
-    """A place a source number stands: a clause of a sentence, a table row, a code line."""
+    """A place a source number stands: a clause of a sentence, a table row, a code line.
+
+    Its ``context`` and ``near`` strings are built on first use from where they lie in
+    ``text``: a check reads them for the few units its numbers are found in, and a source
+    has hundreds of units (a plain class with slots: one is made per unit, cold)."""
+
+    __slots__ = (
+        "_before",
+        "_context",
+        "_extra",
+        "_near",
+        "_sentence",
+        "_words",
+        "block",
+        "display",
+        "end",
+        "numbers",
+        "start",
+        "text",
+    )
 
     block: int
     display: str  # the sentence or table row as a reader sees it
-    context: str  # lower-case text the binding looks names and nouns up in
     numbers: tuple[Number, ...]
-    near: str  # the context plus the sentence before (for names carried from a sentence)
     text: str  # the text of its block (or line) as the extractor read it, lower case
     start: int  # where the unit's own clause lies in ``text``
     end: int
-    _words: frozenset[str] | None = None
+
+    def __init__(
+        self,
+        block: int,
+        display: str,
+        numbers: tuple[Number, ...],
+        text: str,
+        start: int,
+        end: int,
+        extra: str,
+        before: tuple[int, int] | None = None,
+        sentence: tuple[int, int] = (0, 0),
+    ) -> None:
+        """``extra``: what the context goes on with after the clause, each part after a
+        NUL ("\x00label\x00heading"). ``before`` and ``sentence``: where the sentence
+        before and the unit's sentence lie in ``text`` (a clause of a sentence has a
+        ``near``; a line has None, its ``near`` is its context)."""
+        self.block = block
+        self.display = display
+        self.numbers = numbers
+        self.text = text
+        self.start = start
+        self.end = end
+        self._extra = extra
+        self._before = before
+        self._sentence = sentence
+        self._context: str | None = None
+        self._near: str | None = None
+        self._words: frozenset[str] | None = None
+
+    @property
+    def context(self) -> str:
+        """Lower-case text the binding looks names and nouns up in: the clause, then the
+        parts of ``extra`` (the parts that are not empty, NUL-separated)."""
+        if self._context is None:
+            clause = self.text[self.start : self.end]
+            self._context = clause + self._extra if clause else self._extra[1:]
+        return self._context
+
+    @property
+    def near(self) -> str:
+        """The context plus the sentence before (for names carried from a sentence)."""
+        if self._near is None:
+            if self._before is None:
+                self._near = self.context
+            else:
+                text, (b0, b1), (s0, s1) = self.text, self._before, self._sentence
+                self._near = f"{self.context}\x00{text[b0:b1]}\x00{text[s0:s1]}"
+        return self._near
 
     @property
     def words(self) -> frozenset[str]:

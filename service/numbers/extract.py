@@ -28,6 +28,9 @@ _MODEL = re.compile(
     r"(?![\w-])"
 )
 _DIGIT = re.compile(r"\d")
+# In ASCII text \d is [0-9], which the regex engine scans for by a table look-up rather
+# than a Unicode category test per character.
+_ASCII_DIGIT = re.compile(r"[0-9]")
 _START = attrgetter("start")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
@@ -72,7 +75,8 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     s = prepare(text) if prepared is None else prepared
     # Most prose blocks hold no digit, so no token, and every pass is a no-op (a digit with
     # no token, "_5", leaves them no-ops too). The search is cheaper than the token scan.
-    found = list(tokens(s)) if _DIGIT.search(s) else []
+    digit = (_ASCII_DIGIT if s.isascii() else _DIGIT).search(s)
+    found = list(tokens(s)) if digit else []
     if not found:
         return number_words(text, s) if words else []
     nums: list[Number] = []

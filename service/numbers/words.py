@@ -39,11 +39,24 @@ _WORD_VALUES.update(
 
 
 def _trie(words: list[str]) -> str:
-    """An alternation grouped by first letter (the regex engine tries far fewer branches)."""
+    """An alternation of ``words`` as a trie: grouped by first letter, each group's rest
+    grouped again (the regex engine tries one branch per letter, not every word that
+    shares a first letter). Which word matches cannot depend on the order: each match
+    must end before a non-word character (``(?!\\w)``), which only the word that is the
+    whole run of letters does."""
     by_first: dict[str, list[str]] = {}
     for w in sorted(words, key=len, reverse=True):
-        by_first.setdefault(w[0], []).append(re.escape(w[1:]))
-    return "|".join(f"{k}(?:{'|'.join(v)})" for k, v in by_first.items())
+        by_first.setdefault(w[0], []).append(w[1:])
+    branches = []
+    for first, rests in by_first.items():
+        longer = [r for r in rests if r]
+        rest = _trie(longer) if longer else ""
+        if rest and len(longer) < len(rests):  # a word ends here too: the rest is optional
+            rest = f"(?:{rest})?"
+        elif len({r[0] for r in longer}) > 1:  # an alternation (one branch needs no group)
+            rest = f"(?:{rest})"
+        branches.append(re.escape(first) + rest)
+    return "|".join(branches)
 
 
 _WORDS = "(?:" + _trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?"
