@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from service.numbers.normalise import key_of
-from service.numbers.number import Hedge, Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, new_number, updated
 from service.numbers.units import CURRENCY, QUANTITY, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
@@ -77,7 +77,7 @@ def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -
     key = key_of(core)
     if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
-    return Number(text[start:end], start, end, kind, None, None, 0, 0, "", Hedge.NONE, key)
+    return new_number(text[start:end], start, end, kind, None, None, 0, 0, "", Hedge.NONE, key)
 
 
 def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
@@ -165,7 +165,7 @@ def merge_range(text: str, lo: Number, hi: Number) -> Number | None:
     if lo.unit and hi.unit and lo.unit != hi.unit and not hi.unit.startswith(lo.unit + "/"):
         return None  # "5 ms to 2 s"; but "7,290μs → 1,170μs per layer" is one range
     assert lo.value is not None and hi.value is not None
-    return Number(
+    return new_number(
         text=text[lo.start : hi.end],
         start=lo.start,
         end=hi.end,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Hedge, Kind, Number, updated
+from service.numbers.number import Hedge, Kind, Number, new_number, updated
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
@@ -247,7 +247,7 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         value = value.scaleb(scale)
         exp += scale
     end = start + len(core)
-    return Number(
+    return new_number(
         text[start:end], start, end, Kind.QUANTITY, value, None, exp, 0, unit, Hedge.NONE, "", noun
     )
 

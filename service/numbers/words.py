@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Kind, Number
+from service.numbers.number import Kind, Number, new_number
 
 _WORD_VALUES: dict[str, tuple[int | str, str]] = {
     w: (i + 1, "")
@@ -111,7 +111,7 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         value, unit = _WORD_VALUES[word]
         out.append(
-            Number(
+            new_number(
                 text=text[start:end], start=start, end=end, kind=Kind.WORD,
                 value=Decimal(value), unit=unit,
             )
