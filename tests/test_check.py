@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from service.check import Fact, check_explainer
+from service.check.index import word_set
+from service.check.unit import WORD_TOKEN
 from service.clean import article_from_document
 from service.models import CheckStatus, Explainer, NumberVerdict, Section
 from service.text import split_blocks
@@ -431,3 +433,20 @@ def test_003_every_figure_is_reported() -> None:
     assert "up to 1.13 times" in text and "1.13 times" in written
     # Section numbers ("1. More options ...") are list markers, not figures.
     assert not any(re.fullmatch(r"[1-5]", n.text) for n in report.numbers if n.status != S)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain words only",
+        "torch.compile and a..b, x.y.z; .lead trail. =a= 1.10x +3 a:b:c 4096x4096",
+        "caf\u00e9 na\u00efve stra\u00dfe \u0130stanbul \u212aelvin",
+        "\u00b5s 7\u00d7 \u2014 \ud800 ok",
+        "Upper Case MIXED wOrDs a.B.c \x01 tab\there\nnew line",
+        "::: ... +++ === .a. a.. ..a a.=b a=.b",
+    ],
+)
+def test_word_set_is_the_set_of_word_tokens(text: str) -> None:
+    assert word_set(text) == frozenset(WORD_TOKEN.findall(text))
+    assert word_set(text.lower()) == frozenset(WORD_TOKEN.findall(text.lower()))

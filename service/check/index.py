@@ -162,6 +162,38 @@ def render_row(header: Sequence[str], row: Sequence[str]) -> str:
     return " | ".join(cells)
 
 
+# What can stand in a word token (WORD_TOKEN's characters); every other byte, as a space.
+_TOKEN_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789.=+:"
+_NOT_TOKEN_AS_SPACE = bytes(c if c in _TOKEN_BYTES else 0x20 for c in range(256))
+_PUNCT = ".=+:"
+
+
+def word_set(text: str) -> frozenset[str]:
+    """``frozenset(WORD_TOKEN.findall(text))``, from the runs of token characters.
+
+    A token holds only [a-z0-9.=+:], so the tokens of ``text`` are those of each run of
+    such characters (a match never spans another character; WORD_TOKEN looks at nothing
+    before a match). The runs are split off in C: each character outside ASCII encoded as
+    one "?", every byte that is not a token's as a space. A token starts and ends with a
+    letter or digit: a run of letters and digits is one token, itself, as is a run that
+    is one once its leading and trailing punctuation is stripped; only the few runs with
+    punctuation inside ("torch.compile", "a..b") are read by the pattern."""
+    runs = text.encode("ascii", "replace").translate(_NOT_TOKEN_AS_SPACE).decode("ascii")
+    words = set(runs.split())
+    odd = [w for w in words if not w.isalnum()]
+    words.difference_update(odd)
+    inner = []
+    for run in odd:
+        run = run.strip(_PUNCT)
+        if run.isalnum():
+            words.add(run)
+        elif run:
+            inner.append(run)
+    if inner:
+        words.update(WORD_TOKEN.findall(" ".join(inner)))
+    return frozenset(words)
+
+
 def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
     for n in nums:
         if n.kind == Kind.RANGE:
@@ -298,5 +330,5 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
     idx.block_starts = list(
         itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)
     )
-    idx.source_words = frozenset(WORD_TOKEN.findall(idx.joined))
+    idx.source_words = word_set(idx.joined)
     return idx
