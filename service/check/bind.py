@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from service.check.index import SourceIndex
 from service.check.names import Name, content_words, is_name, name_pattern, noun_pattern
 from service.check.unit import Unit
-from service.numbers import Kind, Number
+from service.numbers import Number
 from service.numbers.context import list_runs
+from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 
 _NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
 _DIGIT = re.compile(r"\d")
@@ -54,7 +55,7 @@ _ASIDE = re.compile(r"\([^()\d]*\)")
 def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
     """The names of an explainer sentence that the source knows, in order."""
     out: list[Name] = []
-    idents = [n for n in nums if n.kind == Kind.IDENTIFIER]
+    idents = [n for n in nums if n.kind == IDENTIFIER]
     for n in idents:
         pattern = name_pattern(n.key)
         if idx.has(pattern, n.key):
@@ -194,7 +195,7 @@ def bind_numbers(
     marks = [m.start() for m in _CLAUSE_MARK.finditer(s, start, end)]
     name_starts = [x.start for x in names]  # names come sorted by position
     said_respectively = s.find("respectively", start, end) >= 0
-    seq = [n for n in nums if n.kind in (Kind.QUANTITY, Kind.RANGE, Kind.WORD)]
+    seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
     groups = list_runs(s, seq)
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()
@@ -277,7 +278,7 @@ def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
 
 def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
     """Source units holding the value (or range) of ``n``, with the number found there."""
-    if n.kind == Kind.RANGE:
+    if n.kind == RANGE:
         assert n.value is not None and n.high is not None
         hits = idx.ranges.get((n.value, n.high), [])
     else:

@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import NamedTuple
 
 from service.check.unit import Unit
-from service.numbers import Kind
+from service.numbers.number import QUANTITY, RANGE
 
 
 def quantize(value: Decimal, exp: int) -> Decimal | None:
@@ -35,9 +35,9 @@ def operands(unit: Unit) -> list[Operand]:
     for n in unit.numbers:
         if n.value is None or n.unit == "x" or any(a <= n.start < b for a, b in cited):
             continue
-        if n.kind == Kind.QUANTITY:
+        if n.kind == QUANTITY:
             out.append((n.value, n.unit, n.text))
-        elif n.kind == Kind.RANGE and n.change and n.high is not None:
+        elif n.kind == RANGE and n.change and n.high is not None:
             out.extend([(n.value, n.unit, n.text), (n.high, n.unit, n.text)])
     return out
 

@@ -15,7 +15,8 @@ from service.check.derive import Derived, Operand, combinations, operands, quant
 from service.check.names import name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
-from service.numbers import Kind, Number, extract_numbers, prepare
+from service.numbers import Number, extract_numbers, prepare
+from service.numbers.number import QUANTITY, RANGE, WORD
 from service.text import split_blocks, split_sentences
 
 _DIGIT = re.compile(r"\d")
@@ -105,7 +106,7 @@ class SourceIndex:
         if table is None:
             table = {}
             for value, hits in self.singles.items():
-                finer = [h for h in hits if h[1].kind == Kind.QUANTITY and h[1].exp < exp]
+                finer = [h for h in hits if h[1].kind == QUANTITY and h[1].exp < exp]
                 rounded = quantize(value, exp) if finer else None
                 if rounded is not None:
                     table.setdefault(rounded, []).extend(finer)
@@ -196,18 +197,18 @@ def word_set(text: str) -> frozenset[str]:
 
 def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
     for n in nums:
-        if n.kind == Kind.RANGE:
+        if n.kind == RANGE:
             assert n.value is not None and n.high is not None
             idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
             if n.change:  # "from 5,996 to 7,027": two measured values
-                low = replace(n, kind=Kind.QUANTITY, high=None)
-                high = replace(n, kind=Kind.QUANTITY, value=n.high, exp=n.high_exp, high=None)
+                low = replace(n, kind=QUANTITY, high=None)
+                high = replace(n, kind=QUANTITY, value=n.high, exp=n.high_exp, high=None)
                 idx.singles.setdefault(n.value, []).append((unit_no, low))
                 idx.singles.setdefault(n.high, []).append((unit_no, high))
                 continue
             idx.range_lows.setdefault(n.value, []).append((unit_no, n))
             idx.range_highs.setdefault(n.high, []).append((unit_no, n))
-        elif n.kind in (Kind.QUANTITY, Kind.WORD):
+        elif n.kind in (QUANTITY, WORD):
             assert n.value is not None
             idx.singles.setdefault(n.value, []).append((unit_no, n))
 
@@ -323,9 +324,7 @@ def index_source(source_text: str, title: str = "") -> SourceIndex:
         idx.block_text.append(prepare(title).lower())
         heading_context = ""
         lines(len(blocks), [(title, title, "")])
-    idx.words = frozenset(
-        n.text.lower() for u in idx.units for n in u.numbers if n.kind == Kind.WORD
-    )
+    idx.words = frozenset(n.text.lower() for u in idx.units for n in u.numbers if n.kind == WORD)
     idx.joined = "\x01".join(idx.block_text)
     idx.block_starts = list(
         itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)

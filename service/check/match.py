@@ -15,7 +15,8 @@ from service.check.index import SourceIndex
 from service.check.names import Name, verbatim_pattern
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
-from service.numbers import Hedge, Kind, Number
+from service.numbers import Hedge, Number
+from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, VERSION, WORD
 
 
 def _unit_ok(mine: Number, theirs: Number) -> bool:
@@ -23,7 +24,7 @@ def _unit_ok(mine: Number, theirs: Number) -> bool:
 
 
 def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
-    if mine in (Hedge.NONE, Hedge.APPROX):
+    if mine in (NO_HEDGE, APPROX):
         return True
     return mine == theirs
 
@@ -55,7 +56,7 @@ def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[De
     that a range like ``like`` could span (its own unit; any unit when it is bare)."""
     by_unit: dict[str, list[tuple[Decimal, int]]] = {}
     for n in unit.numbers:
-        if n.value is None or n.kind == Kind.WORD or not _unit_ok(like, n):
+        if n.value is None or n.kind == WORD or not _unit_ok(like, n):
             continue
         values = by_unit.setdefault(n.unit, [])
         values.append((n.value, n.exp))
@@ -70,9 +71,9 @@ def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[De
 
 def _arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str] | None:
     """A ratio, percentage, difference or sum of two numbers of one source unit."""
-    if q.value is None or not q.unit or q.kind != Kind.QUANTITY:
+    if q.value is None or not q.unit or q.kind != QUANTITY:
         return None
-    if q.hedge in (Hedge.UPPER, Hedge.LOWER):
+    if q.hedge in (UPPER, LOWER):
         return None  # a bound is no computation
     table = idx.derived(q.unit)
     half = Decimal(5).scaleb(q.exp - 1)
@@ -96,8 +97,8 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         for h in hits
         if _unit_ok(q, h[1])
         and (
-            (h[1].kind == Kind.QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
-            or (h[1].kind == Kind.WORD and q.exp == 0)
+            (h[1].kind == QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
+            or (h[1].kind == WORD and q.exp == 0)
         )
     ]
     bound, anywhere = _first_bound(idx, exact, binding)
@@ -105,8 +106,8 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         return Outcome(CheckStatus.SUPPORTED, bound)
     # A range end: supported when a hedge names that end, else derived.
     for ends, which, hedge in (
-        (idx.range_highs, "high", Hedge.UPPER),
-        (idx.range_lows, "low", Hedge.LOWER),
+        (idx.range_highs, "high", UPPER),
+        (idx.range_lows, "low", LOWER),
     ):
         cands = [
             h
@@ -114,7 +115,7 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
             if _unit_ok(q, h[1]) and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
         ]
         end_unit, _ = _first_bound(idx, cands, binding)
-        if end_unit is not None and q.hedge in (hedge, Hedge.NONE, Hedge.APPROX):
+        if end_unit is not None and q.hedge in (hedge, NO_HEDGE, APPROX):
             if q.hedge == hedge:
                 return Outcome(CheckStatus.SUPPORTED, end_unit)
             return Outcome(CheckStatus.DERIVED, end_unit, f"the {which} end of a source range")
@@ -147,7 +148,7 @@ def _misattached(idx: SourceIndex, unit: int, binding: Binding) -> Outcome:
 
 def _why_not(idx: SourceIndex, q: Number, hits: list[Hit]) -> str:
     for _, h in hits:
-        if h.kind != Kind.QUANTITY:
+        if h.kind != QUANTITY:
             continue
         if q.unit and h.unit != q.unit:
             return f"the source writes {h.text}, with another unit"
@@ -209,7 +210,7 @@ def first_located(idx: SourceIndex, key: str, *, version: bool = False) -> int |
 
 def match_verbatim(idx: SourceIndex, n: Number, product: Name | None) -> Outcome:
     """An identifier or version, verbatim; a version with the product it follows."""
-    version = n.kind == Kind.VERSION
+    version = n.kind == VERSION
     first = first_located(idx, n.key, version=version)
     if first is None:
         return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")

@@ -20,7 +20,8 @@ from service.check.match import (
 from service.check.names import Name
 from service.check.table import row_support
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
-from service.numbers import Kind, Number, extract_numbers, identifier_key, prepare
+from service.numbers import Number, extract_numbers, identifier_key, prepare
+from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
 from service.text import split_blocks, split_sentences
 
 
@@ -185,7 +186,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start, Binding())
-            if n.kind in (Kind.QUANTITY, Kind.RANGE):
+            if n.kind in (QUANTITY, RANGE):
                 if binding.names:
                     own.extend(binding.names)
                 elif not (binding.nouns and not n.unit):
@@ -195,17 +196,17 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     binding = Binding(inherited=topic or carried)
                 else:
                     binding = Binding(nouns=binding.nouns)
-                if n.kind == Kind.RANGE:
+                if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
                 else:
                     outcome = match_quantity(idx, n, binding)
-            elif n.kind == Kind.WORD:
+            elif n.kind == WORD:
                 found = match_word(idx, n)
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found
             else:
-                product = _product_before(s, n, names) if n.kind == Kind.VERSION else None
+                product = _product_before(s, n, names) if n.kind == VERSION else None
                 outcome = match_verbatim(idx, n, product)
             if outcome.status == CheckStatus.SUPPORTED and binding.nearest is not None:
                 said.append((len(verdicts), n, binding.nearest))

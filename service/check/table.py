@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key, prepare
+from service.numbers import Number, extract_numbers, identifier_key, prepare
+from service.numbers.number import APPROX, IDENTIFIER, NO_HEDGE, QUANTITY, RANGE
 
 _WORDS = re.compile(r"[^a-z0-9.+%×]+")
 _SEGMENT = re.compile(r";\s")
@@ -92,13 +93,13 @@ def _header(
 
 def _same(mine: Number, theirs: Number) -> bool:
     """The figure as the cell writes it: value, precision, unit and hedge (or verbatim)."""
-    if mine.kind in (Kind.QUANTITY, Kind.RANGE) and theirs.kind in (Kind.QUANTITY, Kind.RANGE):
+    if mine.kind in (QUANTITY, RANGE) and theirs.kind in (QUANTITY, RANGE):
         return (
             mine.kind == theirs.kind
             and (mine.value, mine.high, mine.exp, mine.high_exp)
             == (theirs.value, theirs.high, theirs.exp, theirs.high_exp)
             and (not mine.unit or mine.unit == theirs.unit)
-            and mine.hedge in (Hedge.NONE, Hedge.APPROX, theirs.hedge)
+            and mine.hedge in (NO_HEDGE, APPROX, theirs.hedge)
         )
     return identifier_key(mine.text) == identifier_key(theirs.text)
 
@@ -122,7 +123,7 @@ def row_support(
     sentence is written as the row ("<label>: ..."), figures put under the wrong column of
     the row, or taken from a row it does not name, are reported. (``prepared``: ``text``
     already read by ``prepare``.)"""
-    figures = [n for n in nums if n.kind != Kind.IDENTIFIER]
+    figures = [n for n in nums if n.kind != IDENTIFIER]
     if not figures or not rows:
         return RowReading({}, {})
     norm = _norm(text, prepared)

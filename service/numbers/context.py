@@ -7,7 +7,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from service.numbers.number import Hedge, Kind, Number, updated
+from service.numbers.number import (
+    APPROX,
+    LOWER,
+    NO_HEDGE,
+    QUANTITY,
+    RANGE,
+    UPPER,
+    VERSION,
+    Hedge,
+    Number,
+    updated,
+)
 from service.numbers.tokens import identifier, merge_range
 from service.numbers.units import CURRENCY
 
@@ -16,19 +27,19 @@ for _phrases, _kind in (
     (
         "about|around|roughly|approximately|approx.|approx|circa|ca.|some|close to|"
         "on the order of|an estimated|estimated|~|≈",
-        Hedge.APPROX,
+        APPROX,
     ),
     (
         "up to|as much as|as many as|as high as|at most|no more than|less than|fewer than|"
         "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|"
         "maximum of|a maximum of|max.|max|<=|≤|<",
-        Hedge.UPPER,
+        UPPER,
     ),
     (
         "over|more than|at least|above|exceeding|exceeds|greater than|upwards of|upward of|"
         "beyond|no less than|just over|as low as|as little as|as few as|minimum of|"
         "a minimum of|>=|≥|>",
-        Hedge.LOWER,
+        LOWER,
     ),
 ):
     for _w in _phrases.split("|"):
@@ -96,25 +107,25 @@ _NOT_PRODUCTS = frozenset(
 
 def read_hedge(s: str, n: Number) -> Number:
     """``n`` with the hedge written before it ("up to", "~") or after it ("+", "or more")."""
-    hedge = Hedge.NONE
+    hedge = NO_HEDGE
     m = _HEDGE_REVERSED.match(s[max(0, n.start - 32) : n.start][::-1])
     if m is not None:
         word = " ".join((m.group("w") or m.group("s"))[::-1].lower().split())
-        hedge = _HEDGES.get(word, Hedge.NONE)
+        hedge = _HEDGES.get(word, NO_HEDGE)
     elif s[n.end : n.end + 1] == "+":
-        hedge = Hedge.LOWER
+        hedge = LOWER
     else:
         after = _HEDGE_AFTER.match(s, n.end)
         if after is not None:
-            hedge = Hedge.LOWER if after.group("w").lower() in _LOWER_AFTER else Hedge.UPPER
-    if hedge is Hedge.NONE:
+            hedge = LOWER if after.group("w").lower() in _LOWER_AFTER else UPPER
+    if hedge is NO_HEDGE:
         return n
     return updated(n, hedge=hedge)
 
 
 def read_sign(text: str, s: str, n: Number) -> Number:
     """A minus sign standing before a number (not a hyphen inside a word or range)."""
-    if n.kind != Kind.QUANTITY or n.start == 0 or s[n.start - 1] not in "-+":
+    if n.kind != QUANTITY or n.start == 0 or s[n.start - 1] not in "-+":
         return n
     if n.start >= 2 and not (s[n.start - 2].isspace() or s[n.start - 2] in "([{=:"):
         return n
@@ -125,12 +136,12 @@ def read_sign(text: str, s: str, n: Number) -> Number:
 
 def version_by_context(text: str, s: str, n: Number) -> Number:
     """``2.14`` after "version" or a product name ("PyTorch 2.14") is a version."""
-    if n.kind != Kind.QUANTITY or n.unit or n.exp >= 0 or n.hedge is not Hedge.NONE:
+    if n.kind != QUANTITY or n.unit or n.exp >= 0 or n.hedge is not NO_HEDGE:
         return n
     before = s[max(0, n.start - 40) : n.start]
     m = _PRODUCT_BEFORE.search(before)
     if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in _NOT_PRODUCTS):
-        return identifier(text, n.start, s[n.start : n.end], Kind.VERSION)
+        return identifier(text, n.start, s[n.start : n.end], VERSION)
     return n
 
 
@@ -140,13 +151,13 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
     i = 0
     while i < len(nums):
         a = nums[i]
-        if i + 1 < len(nums) and a.kind == Kind.QUANTITY:
+        if i + 1 < len(nums) and a.kind == QUANTITY:
             b = nums[i + 1]
             gap = s[a.end : b.start]
             joined = None
             if (
-                b.kind == Kind.QUANTITY
-                and b.hedge is Hedge.NONE
+                b.kind == QUANTITY
+                and b.hedge is NO_HEDGE
                 and (
                     _RANGE_GAP.fullmatch(gap)
                     or (
@@ -199,9 +210,9 @@ def distribute_units(s: str, nums: list[Number]) -> list[Number]:
         for i in range(len(run) - 2, -1, -1):
             a, b = run[i], run[i + 1]
             if (
-                a.kind in (Kind.QUANTITY, Kind.RANGE)
+                a.kind in (QUANTITY, RANGE)
                 and not a.unit
-                and b.kind in (Kind.QUANTITY, Kind.RANGE)
+                and b.kind in (QUANTITY, RANGE)
                 and b.unit
                 and b.unit not in CURRENCY.values()
             ):

@@ -14,7 +14,7 @@ from service.numbers.context import (
     version_by_context,
 )
 from service.numbers.normalise import prepare
-from service.numbers.number import Kind, Number
+from service.numbers.number import QUANTITY, RANGE, Number
 from service.numbers.tokens import classify, identifier, tokens
 from service.numbers.units import spaced_unit
 from service.numbers.words import number_words
@@ -88,9 +88,9 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     # as it is): a quantity, or a range for units, half of the numbers being names.
     refined = []
     for n in nums:
-        if n.kind == Kind.QUANTITY:
+        if n.kind == QUANTITY:
             n = spaced_unit(text, s, read_hedge(s, read_sign(text, s, n)))
-        elif n.kind == Kind.RANGE:
+        elif n.kind == RANGE:
             n = spaced_unit(text, s, read_hedge(s, n))
         else:
             n = read_hedge(s, n)

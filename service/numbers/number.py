@@ -25,6 +25,20 @@ class Hedge(StrEnum):
     LOWER = "lower"  # over, more than, at least, above: the value is a minimum
 
 
+# The members as module constants (the same objects): Python 3.11 reads a member as
+# ``Kind.QUANTITY`` through the hook EnumType's __getattr__ puts on its classes, several
+# times slower than a global, and the extractor and the check compare kinds and hedges
+# number after number.
+QUANTITY, RANGE, VERSION, IDENTIFIER, WORD = (
+    Kind.QUANTITY,
+    Kind.RANGE,
+    Kind.VERSION,
+    Kind.IDENTIFIER,
+    Kind.WORD,
+)
+NO_HEDGE, APPROX, UPPER, LOWER = Hedge.NONE, Hedge.APPROX, Hedge.UPPER, Hedge.LOWER
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Number:
     """One number found in a text. ``start``/``end`` index the text as given."""

@@ -7,8 +7,18 @@ import re
 from collections.abc import Iterator
 
 from service.numbers.normalise import key_of
-from service.numbers.number import Hedge, Kind, Number, new_number, updated
-from service.numbers.units import CURRENCY, QUANTITY, SPACED_UNITS, quantity
+from service.numbers.number import (
+    IDENTIFIER,
+    NO_HEDGE,
+    QUANTITY,
+    RANGE,
+    VERSION,
+    Kind,
+    Number,
+    new_number,
+    updated,
+)
+from service.numbers.units import CURRENCY, QUANTITY_TOKEN, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
     r"v\d+(?:\.\d+)*(?:\.[x*])?(?:[a-z]+\d*)?"
@@ -71,13 +81,13 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
         yield start, s[start:end]
 
 
-def identifier(text: str, start: int, core: str, kind: Kind = Kind.IDENTIFIER) -> Number:
+def identifier(text: str, start: int, core: str, kind: Kind = IDENTIFIER) -> Number:
     """``core`` is the prepared text of the identifier at ``start``."""
     end = start + len(core)
     key = key_of(core)
-    if kind == Kind.VERSION and key.startswith("v") and key[1:2].isdigit():
+    if kind == VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
-    return new_number(text[start:end], start, end, kind, None, None, 0, 0, "", Hedge.NONE, key)
+    return new_number(text[start:end], start, end, kind, None, None, 0, 0, "", NO_HEDGE, key)
 
 
 def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
@@ -96,7 +106,7 @@ def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
     ):
         return [identifier(text, start, core)]
     if ("." in core or core[0] == "v") and _VERSION.fullmatch(core):
-        return [identifier(text, start, core, Kind.VERSION)]
+        return [identifier(text, start, core, VERSION)]
     if ("x" in core or "×" in core) and _DIMS.fullmatch(core):
         # 4096x4096: each side is a number, the x is no multiplier.
         out: list[Number] = []
@@ -112,7 +122,7 @@ def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
 
 def classify(text: str, s: str, start: int, token: str) -> list[Number]:
     """The numbers of one token of the prepared text ``s`` (none, one, or several)."""
-    if "/" in token and not QUANTITY.fullmatch(token):
+    if "/" in token and not QUANTITY_TOKEN.fullmatch(token):
         out: list[Number] = []
         offset = 0
         for part in token.split("/"):
@@ -143,7 +153,7 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
     cstart = start + lead
     if len(segments) == 1:
         found = _single(text, cstart, core, noun)
-        if scale and len(found) == 1 and found[0].kind == Kind.QUANTITY and found[0].value:
+        if scale and len(found) == 1 and found[0].kind == QUANTITY and found[0].value:
             q = found[0]
             assert q.value is not None
             return [updated(q, value=q.value.scaleb(scale), exp=q.exp + scale)]
@@ -160,7 +170,7 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
 
 def merge_range(text: str, lo: Number, hi: Number) -> Number | None:
     """One range of two quantities, when their units allow it."""
-    if lo.kind != Kind.QUANTITY or hi.kind != Kind.QUANTITY:
+    if lo.kind != QUANTITY or hi.kind != QUANTITY:
         return None
     if lo.unit and hi.unit and lo.unit != hi.unit and not hi.unit.startswith(lo.unit + "/"):
         return None  # "5 ms to 2 s"; but "7,290μs → 1,170μs per layer" is one range
@@ -169,7 +179,7 @@ def merge_range(text: str, lo: Number, hi: Number) -> Number | None:
         text=text[lo.start : hi.end],
         start=lo.start,
         end=hi.end,
-        kind=Kind.RANGE,
+        kind=RANGE,
         value=lo.value,
         high=hi.value,
         exp=lo.exp,

@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Hedge, Kind, Number, new_number, updated
+from service.numbers.number import (
+    NO_HEDGE,
+    QUANTITY,
+    RANGE,
+    Number,
+    new_number,
+    updated,
+)
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
@@ -156,7 +163,7 @@ def _grouped(phrases: list[str]) -> str:
     return "|".join(f"{re.escape(k)}(?:{'|'.join(v)})" for k, v in groups.items())
 
 
-QUANTITY = re.compile(
+QUANTITY_TOKEN = re.compile(
     r"(?P<cur>[$€£])?(?P<num>"
     + _NUM
     + r")(?P<unit>"
@@ -233,7 +240,7 @@ def _decimal(num: str) -> tuple[Decimal, int]:
 
 def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | None:
     """A quantity when ``core`` is a numeral with an attached unit or currency, or bare."""
-    m = QUANTITY.fullmatch(core)
+    m = QUANTITY_TOKEN.fullmatch(core)
     if m is None:
         return None
     cur, num, attached = m.groups()
@@ -248,13 +255,13 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         exp += scale
     end = start + len(core)
     return new_number(
-        text[start:end], start, end, Kind.QUANTITY, value, None, exp, 0, unit, Hedge.NONE, "", noun
+        text[start:end], start, end, QUANTITY, value, None, exp, 0, unit, NO_HEDGE, "", noun
     )
 
 
 def _rate(text: str, s: str, n: Number) -> Number:
     """``90 ms/step``, ``21.6 tok/s``, ``2,000 requests per minute``."""
-    if n.kind not in (Kind.QUANTITY, Kind.RANGE) or n.noun:
+    if n.kind not in (QUANTITY, RANGE) or n.noun:
         return n
     if n.unit not in _NOT_BASE_UNITS:
         m = _PER.match(s, n.end)
@@ -275,7 +282,7 @@ def _rate(text: str, s: str, n: Number) -> Number:
 def spaced_unit(text: str, s: str, n: Number) -> Number:
     """``n`` with the unit or scale word written after it, and a rate's denominator."""
     currency = n.unit in CURRENCY.values()
-    if n.kind not in (Kind.QUANTITY, Kind.RANGE) or (n.unit and not currency) or n.noun:
+    if n.kind not in (QUANTITY, RANGE) or (n.unit and not currency) or n.noun:
         return _rate(text, s, n)
     m = _SPACED_UNIT.match(s, n.end)
     if m is None:

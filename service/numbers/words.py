@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import Kind, Number, new_number
+from service.numbers.number import WORD, Number, new_number
 
 _WORD_VALUES: dict[str, tuple[int | str, str]] = {
     w: (i + 1, "")
@@ -112,7 +112,7 @@ def number_words(text: str, s: str) -> list[Number]:
         value, unit = _WORD_VALUES[word]
         out.append(
             new_number(
-                text=text[start:end], start=start, end=end, kind=Kind.WORD,
+                text=text[start:end], start=start, end=end, kind=WORD,
                 value=Decimal(value), unit=unit,
             )
         )  # fmt: skip
