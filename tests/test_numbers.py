@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key
-from service.numbers.number import new_number, updated
+from service.numbers.number import updated
 
 
 def one(text: str) -> Number:
@@ -333,19 +333,3 @@ def test_number_is_a_frozen_value() -> None:
         n.start = 4  # type: ignore[misc]
     with pytest.raises(TypeError):
         updated(n, colour="red")
-
-
-def test_new_number_builds_what_number_does() -> None:
-    # The extractor builds numbers through new_number (a draft that becomes a Number).
-    args = ("1.5x", 3, 7, Kind.RANGE, Decimal("1.5"), Decimal("2"), -1, 0, "x", Hedge.UPPER)
-    for n, m in (
-        (Number(*args, "k", "shape", True), new_number(*args, "k", "shape", True)),
-        (Number("BF16", 0, 4, Kind.IDENTIFIER), new_number("BF16", 0, 4, Kind.IDENTIFIER)),
-    ):
-        assert type(m) is Number
-        assert m == n and hash(m) == hash(n) and repr(m) == repr(n)
-        assert [getattr(m, f.name) for f in dataclasses.fields(Number)] == [
-            getattr(n, f.name) for f in dataclasses.fields(Number)
-        ]
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            m.start = 1  # type: ignore[misc]

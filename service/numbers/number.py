@@ -110,64 +110,6 @@ _FIELDS = tuple(f.name for f in fields(Number))
 ) = (Number.__dict__[name].__set__ for name in _FIELDS)
 
 
-class _Draft:
-    """A number being built: the slots of :class:`Number`, in the same order, without its
-    frozen ``__setattr__``. A plain attribute store into a slot costs a fraction of a call
-    to the slot's setter; once every field is set, the draft becomes a Number (the two
-    layouts are the same, so Python allows the ``__class__`` assignment)."""
-
-    __slots__ = _FIELDS
-    text: str
-    start: int
-    end: int
-    kind: Kind
-    value: Decimal | None
-    high: Decimal | None
-    exp: int
-    high_exp: int
-    unit: str
-    hedge: Hedge
-    key: str
-    noun: str
-    change: bool
-
-
-def new_number(
-    text: str,
-    start: int,
-    end: int,
-    kind: Kind,
-    value: Decimal | None = None,
-    high: Decimal | None = None,
-    exp: int = 0,
-    high_exp: int = 0,
-    unit: str = "",
-    hedge: Hedge = Hedge.NONE,
-    key: str = "",
-    noun: str = "",
-    change: bool = False,
-) -> Number:
-    """What ``Number(...)`` builds, from the same arguments, in under half the time (the
-    extractor makes numbers by the hundred per source): every field set, in order, on a
-    draft that then becomes a Number (tests/test_numbers.py holds the two equal)."""
-    d = _Draft()
-    d.text = text
-    d.start = start
-    d.end = end
-    d.kind = kind
-    d.value = value
-    d.high = high
-    d.exp = exp
-    d.high_exp = high_exp
-    d.unit = unit
-    d.hedge = hedge
-    d.key = key
-    d.noun = noun
-    d.change = change
-    d.__class__ = Number  # type: ignore[assignment]
-    return d  # type: ignore[return-value]
-
-
 def updated(n: Number, **changes: Any) -> Number:
     """``n`` with some fields changed (the passes of the extractor refine numbers).
 
@@ -175,7 +117,7 @@ def updated(n: Number, **changes: Any) -> Number:
     if not changes.keys() <= _FIELD_SET:  # as replace would
         raise TypeError(f"Number has no field {', '.join(changes.keys() - _FIELD_SET)}")
     get = changes.get
-    return new_number(
+    return Number(
         get("text", n.text),
         get("start", n.start),
         get("end", n.end),

@@ -15,7 +15,6 @@ from service.numbers.number import (
     VERSION,
     Kind,
     Number,
-    new_number,
     updated,
 )
 from service.numbers.units import CURRENCY, QUANTITY_TOKEN, SPACED_UNITS, quantity
@@ -87,7 +86,7 @@ def identifier(text: str, start: int, core: str, kind: Kind = IDENTIFIER) -> Num
     key = key_of(core)
     if kind == VERSION and key.startswith("v") and key[1:2].isdigit():
         key = key[1:]
-    return new_number(text[start:end], start, end, kind, None, None, 0, 0, "", NO_HEDGE, key)
+    return Number(text[start:end], start, end, kind, None, None, 0, 0, "", NO_HEDGE, key)
 
 
 def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
@@ -175,7 +174,7 @@ def merge_range(text: str, lo: Number, hi: Number) -> Number | None:
     if lo.unit and hi.unit and lo.unit != hi.unit and not hi.unit.startswith(lo.unit + "/"):
         return None  # "5 ms to 2 s"; but "7,290μs → 1,170μs per layer" is one range
     assert lo.value is not None and hi.value is not None
-    return new_number(
+    return Number(
         text=text[lo.start : hi.end],
         start=lo.start,
         end=hi.end,

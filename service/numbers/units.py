@@ -11,7 +11,6 @@ from service.numbers.number import (
     QUANTITY,
     RANGE,
     Number,
-    new_number,
     updated,
 )
 
@@ -254,7 +253,7 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         value = value.scaleb(scale)
         exp += scale
     end = start + len(core)
-    return new_number(
+    return Number(
         text[start:end], start, end, QUANTITY, value, None, exp, 0, unit, NO_HEDGE, "", noun
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from service.numbers.number import WORD, Number, new_number
+from service.numbers.number import WORD, Number
 
 _WORD_VALUES: dict[str, tuple[int | str, str]] = {
     w: (i + 1, "")
@@ -111,7 +111,7 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         value, unit = _WORD_VALUES[word]
         out.append(
-            new_number(
+            Number(
                 text=text[start:end], start=start, end=end, kind=WORD,
                 value=Decimal(value), unit=unit,
             )
