@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from service.check.bind import Binding, bind_numbers, clause_names, known_names, swapped
 from service.check.coverage import dropped_facts
@@ -73,54 +72,16 @@ def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
     return out
 
 
-_FIELDS = tuple(NumberVerdict.model_fields)
-_set = object.__setattr__
-
-
-def _shortcut(values: dict[str, Any]) -> NumberVerdict:
-    """What ``NumberVerdict.model_construct(**values)`` builds when ``values`` gives every
-    field, in order (no validation: the fields are ours and valid), without its walk over
-    aliases and defaults, which costs more than the rest of a number's check."""
-    m = NumberVerdict.__new__(NumberVerdict)
-    _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(_FIELDS))
-    _set(m, "__pydantic_extra__", None)
-    _set(m, "__pydantic_private__", None)
-    return m
-
-
-def _same_as_pydantic() -> bool:
-    """Whether the shortcut builds what pydantic does (checked once, at import)."""
-    values: dict[str, Any] = dict.fromkeys(_FIELDS, "x")
-    mine, theirs = _shortcut(dict(values)), NumberVerdict.model_construct(**values)
-    return (
-        list(vars(mine).items()) == list(vars(theirs).items())
-        and mine.__pydantic_fields_set__ == theirs.__pydantic_fields_set__
-        and mine.__pydantic_extra__ is theirs.__pydantic_extra__
-        and mine.__pydantic_private__ is theirs.__pydantic_private__
-        and not NumberVerdict.__pydantic_post_init__
-    )
-
-
-_SHORTCUT = _same_as_pydantic()  # else (another pydantic) pydantic builds them
-
-
-def _construct_verdict(values: dict[str, Any]) -> NumberVerdict:
-    return _shortcut(values) if _SHORTCUT else NumberVerdict.model_construct(**values)
-
-
 def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> NumberVerdict:
     unit = idx.units[outcome.unit] if outcome.unit is not None else None
-    return _construct_verdict(
-        {
-            "text": n.text,
-            "kind": n.kind.value,
-            "status": outcome.status,
-            "sentence": sentence,
-            "source": unit.display if unit else None,
-            "source_block": unit.block if unit and unit.block < idx.text_blocks else None,
-            "reason": outcome.reason,
-        }
+    return NumberVerdict.model_construct(  # the fields are ours and valid: skip validation
+        text=n.text,
+        kind=n.kind.value,
+        status=outcome.status,
+        sentence=sentence,
+        source=unit.display if unit else None,
+        source_block=unit.block if unit and unit.block < idx.text_blocks else None,
+        reason=outcome.reason,
     )
 
 
