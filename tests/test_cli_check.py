@@ -117,3 +117,27 @@ def test_console_script_exit_status_2_on_bad_input(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert done.stderr.startswith("plainfeed: error:") and message in done.stderr
         assert done.stdout == ""
+
+
+def test_the_check_command_loads_no_web_stack_database_or_model_client() -> None:
+    """``plainfeed check`` imports what the check needs: the other commands' modules
+    (FastAPI, SQLAlchemy, the openai client) cost over a second of start-up."""
+    probe = (
+        "import sys\n"
+        "from service.cli import main\n"
+        "try:\n"
+        f"    main(['check', '--explainer', {str(SEED_003)!r}, '--source', {str(FLYDSL)!r}])\n"
+        "except SystemExit as exc:\n"
+        "    print('exit', exc.code)\n"
+        "heavy = ('fastapi', 'sqlalchemy', 'openai', 'uvicorn')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        check=False,
+    ).stdout.splitlines()
+    assert out[-2:] == ["exit 1", "[]"]
