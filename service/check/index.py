@@ -221,8 +221,12 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 @lru_cache(maxsize=16)
-def index_source(source_text: str, title: str = "") -> SourceIndex:
+def index_source(source_text: str, title: str, /) -> SourceIndex:
     """Split the source into units and index its numbers (memoised per text and title).
+
+    Both arguments are positional and required: ``lru_cache`` keys ``f(a)``, ``f(a, "")``
+    and ``f(a, title="")`` apart, and the gate (which indexes the post while the model
+    writes) must hit the entry the check then asks for.
 
     Each block is prepared, folded and searched for numbers once; its sentences and
     clauses are slices of it. The post's ``title`` is its own words too: it becomes one
