@@ -53,23 +53,34 @@ class SourceIndex:
     ) -> Iterator[int]:
         """Units where a folded name occurs, in order: each place its first word is
         found is confirmed by the name's pattern right there (no block is searched)."""
+        last = -1
+        for pos in self._places(key, pattern, version):
+            block = bisect.bisect_right(self.block_starts, pos) - 1
+            units = self.block_units.get(block, [])
+            if units:
+                offset = pos - self.block_starts[block]
+                k = bisect.bisect_right(self.unit_starts[block], offset) - 1
+                unit = units[max(k, 0)]
+                if unit != last:
+                    yield unit
+                    last = unit
+
+    def _places(self, key: str, pattern: re.Pattern[str], version: bool) -> Iterator[int]:
+        """Offsets in ``joined`` where the name occurs."""
         first = key.split("\x00", 1)[0]
+        if not first:
+            # A name that starts with a separator ("_fp8_cast"): no first word to look
+            # for (finding "" would never move on), so the pattern searches the text.
+            yield from (m.start() for m in pattern.finditer(self.joined))
+            return
         words = self.source_words
         if first not in words and first + "s" not in words and "v" + first not in words:
             return
-        pos, last = self.joined.find(first), -1
+        pos = self.joined.find(first)
         while pos >= 0:
             at = pos - 1 if version and pos > 0 and self.joined[pos - 1] == "v" else pos
             if pattern.match(self.joined, at):
-                block = bisect.bisect_right(self.block_starts, pos) - 1
-                units = self.block_units.get(block, [])
-                if units:
-                    offset = pos - self.block_starts[block]
-                    k = bisect.bisect_right(self.unit_starts[block], offset) - 1
-                    unit = units[max(k, 0)]
-                    if unit != last:
-                        yield unit
-                        last = unit
+                yield pos
             pos = self.joined.find(first, pos + len(first))
 
     def first(self, key: str, pattern: re.Pattern[str], *, version: bool = False) -> int | None:
