@@ -24,9 +24,9 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -39,6 +39,9 @@ from service.errors import FetchError, InputError, LeaseLost, SignatureError
 from service.models import CheckReport, CheckStatus
 from service.store import tables as t
 from service.store.db import readonly, transaction
+
+if TYPE_CHECKING:  # the pipeline's type only: importing the pipeline would load its engines
+    from service.pipeline.base import ItemLoader
 
 log = logging.getLogger(__name__)
 
@@ -163,9 +166,6 @@ def subscribers_for(s: Session, feed_id: int | None, event_type: str) -> list[t.
         scope = or_(scope, t.Subscriber.feed_id == feed_id)
     rows = s.scalars(select(t.Subscriber).where(t.Subscriber.active.is_(True), scope))
     return [r for r in rows if not r.events or event_type in r.events]
-
-
-ItemLoader = Callable[[], tuple[t.Item, t.Explainer]]
 
 
 def enqueue_event(

@@ -22,7 +22,8 @@ from service.store.db import readonly, transaction
 # What the pipeline tells when an explainer is published or needs review: (session,
 # event type, feed id, a loader of the item and its explainer). The sink (the outbound
 # hook) runs inside the publishing transaction and loads the item only if it needs it.
-EventSink = Callable[[Session, str, int | None, Callable[[], tuple[t.Item, t.Explainer]]], None]
+ItemLoader = Callable[[], tuple[t.Item, t.Explainer]]
+EventSink = Callable[[Session, str, int | None, ItemLoader], None]
 
 
 class PipelineBase:
