@@ -75,7 +75,7 @@ class Settings(BaseSettings):
         default=None,
         ge=0,
         le=65535,
-        description="`plainfeed worker` serves its Prometheus metrics on this port (none: off).",
+        description="`plainfeed worker` serves its Prometheus metrics here (unset or 0: off).",
     )
     worker_metrics_host: str = Field(
         default="127.0.0.1", description="Address the worker's metrics port binds."

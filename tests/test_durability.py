@@ -426,6 +426,20 @@ def test_a_worker_whose_metrics_port_is_taken_says_so(tmp_path: Path) -> None:
     assert f"cannot serve metrics on port {port}" in worker.output()
 
 
+def test_metrics_port_0_switches_off_a_port_set_in_the_environment(tmp_path: Path) -> None:
+    """0 means off (not "any free port", which no scraper could find)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = plainfeed_env(f"sqlite:///{tmp_path / 'plainfeed.db'}", worker_metrics_port=port)
+        with plainfeed("worker", tmp_path, env, "--metrics-port", "0") as worker:
+            wait_until(lambda: "threads, engine" in worker.output(), 60, "the worker to start")
+            assert worker.alive()
+    assert "metrics on" not in worker.output()
+    assert "cannot serve metrics" not in worker.output()
+
+
 def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
     tmp_path: Path, engine_for: Any
 ) -> None:

@@ -53,7 +53,7 @@ def worker(
         int | None,
         typer.Option(
             help="Serve this process's Prometheus metrics on this port "
-            "(default PLAINFEED_WORKER_METRICS_PORT; none: off)",
+            "(default PLAINFEED_WORKER_METRICS_PORT; 0: off)",
             min=0,
             max=65535,
         ),
@@ -65,7 +65,9 @@ def worker(
     settings = get_settings()
     setup_logging(settings.log_format, settings.log_level)
     port = metrics_port if metrics_port is not None else settings.worker_metrics_port
-    if port is not None:
+    # 0 is "off", not "any free port": a scraper cannot find a port picked at random, and
+    # `--metrics-port 0` must be able to switch off a port set in the environment.
+    if port:
         # The counters of items explained, tokens and check times live in the process
         # that did the work: a worker without the API has to serve its own.
         from prometheus_client import start_http_server
