@@ -222,6 +222,39 @@ def test_a_number_without_names_inherits_the_previous_sentence() -> None:
     assert status(moved, source, "1.58 times") == M
 
 
+def test_names_carried_from_further_back_are_found_earlier_in_the_source_paragraph() -> None:
+    """The explainer keeps the names of the last sentence that bound some (here two back,
+    past a sentence with none): the source may have them anywhere before in its paragraph,
+    not only in the sentence before (a copied paragraph was misattached)."""
+    source = (
+        "Figure 5: the trace on 8x MI325X GPU shows a 17% gain. Left: the eager chain. "
+        "Forward time goes from ~19 ms to ~7 ms.\n\n"
+        "On MI300X GPU the forward time is 9 ms."
+    )
+    copied = source.split("\n\n", 1)[0]
+    assert check_explainer(copied, source).ok
+    # Still bound: said of another GPU than the source paragraph's, the figure is not backed.
+    other = copied.replace("MI325X", "MI300X")
+    assert status(other, source, "7 ms") == M
+
+
+def test_a_row_of_an_explainers_own_table_is_read_cell_by_cell() -> None:
+    """A rendered row ("Component: ROCm | 2.14: 7.2, 7.14. 7.1 dropped; 7.14 via TheRock")
+    is split at its cells, not at a semicolon inside one: its column headers (2.13, 2.14)
+    are backed by the source table's header."""
+    source = (
+        "## Versions\n\nPyTorch 2.14 is out.\n\n| Component | 2.13 | 2.14 |\n| --- | --- | --- |\n"
+        "| CUDA | 12.6, 13.0 | 12.6, 13.2 |\n"
+        "| ROCm | 7.1, 7.2 | 7.2, 7.14. 7.1 dropped; 7.14 via TheRock |\n"
+    )
+    report = check_explainer(source, source)
+    assert report.numbers
+    assert {n.text: n.status for n in report.numbers if n.status != S} == {}
+    swapped = source.replace("| ROCm | 7.1, 7.2 | 7.2, 7.14.", "| ROCm | 7.2, 7.14 | 7.1, 7.2.")
+    crossed = check_explainer(swapped.split("\n\n", 2)[2], source)
+    assert {n.text for n in crossed.numbers if n.status != S} >= {"7.14"}
+
+
 def test_a_figure_without_names_near_it_takes_its_own_sentence_first() -> None:
     source = (
         "HiF8 reaches parity with FP16 and a 1.5x GEMM speedup.\n\n"

@@ -32,17 +32,20 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service.check import check_explainer
 from service.clean import article_from_document
-from service.models import CheckStatus
+from service.evaluate.cases import load_article, load_cases
+from service.models import Article, CheckStatus
 from service.numbers import Hedge, Kind, Number, extract_numbers, fold
 from service.text import split_blocks, split_sentences
 
 DATA = Path(__file__).parent / "data"
 POSTS = DATA / "corpus" / "posts"
+EVAL_CASES = Path(__file__).parent.parent / "eval" / "cases"
 FLAGGED = {CheckStatus.UNSUPPORTED, CheckStatus.MISATTACHED}
 U = frozenset({CheckStatus.UNSUPPORTED})
 MOVED = frozenset({CheckStatus.MISATTACHED, CheckStatus.UNSUPPORTED})
@@ -488,6 +491,27 @@ def test_references_raise_no_false_alarm(ref: Reference) -> None:
     flagged = [(n.text, n.status.value, n.reason) for n in report.numbers if n.status in FLAGGED]
     assert flagged == []
     assert len(report.numbers) >= 15
+
+
+def _copyable() -> list[Any]:
+    """Every eval case's post and every corpus post, cleaned: sources to copy verbatim."""
+    out = [pytest.param(load_article(case), id=case.slug) for case in load_cases(EVAL_CASES)]
+    out += [
+        pytest.param(article_from_document(p.read_bytes(), filename=p.name), id=p.stem)
+        for p in sorted(POSTS.iterdir())
+    ]
+    return out
+
+
+@pytest.mark.parametrize("article", _copyable())
+def test_a_post_copied_word_for_word_raises_no_alarm(article: Article) -> None:
+    """The strictest faithful explainer is the post itself: every figure of it must be
+    supported where it stands (its tables, asides and figure captions included)."""
+    report = check_explainer(article.text, article.text, title=article.title)
+    assert report.numbers
+    supported = CheckStatus.SUPPORTED
+    wrong = [(n.text, n.status.value, n.sentence) for n in report.numbers if n.status != supported]
+    assert wrong == []
 
 
 def test_every_mutant_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:

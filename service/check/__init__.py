@@ -37,15 +37,16 @@ Rules, in short (the module's tests spell them out):
   without names must share a noun with the source number, near it ("256 tokens" vs
   "256-token input"); a number with neither carries the names of its own clause (an
   aside in parentheses does not end it), else those of the figures before it in its
-  sentence, else those of the previous sentence of its paragraph (checked against the
-  source sentence and the one before it). Two like figures of one sentence said of two
+  sentence, else those of the last sentence of its paragraph that bound some (checked
+  against the source sentence and the one before it, then the rest of its paragraph
+  before it: a paragraph copied from the source passes). Two like figures of one sentence said of two
   names the other way round from the source ("1.95x over Triton and 1.20x over ATen")
   are both ``misattached``.
 - Tables: a sentence that restates a source table row (its label written in it) is
   backed cell by cell when each figure stands in a ``;``-separated part naming its
-  column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); one written as the row
-  ("<label>: ...") that puts a figure under another column or takes it from another row
-  is ``misattached``.
+  column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); a row of the explainer's own
+  table, by its cells. One written as the row ("<label>: ...", or a table row) that puts
+  a figure under another column or takes it from another row is ``misattached``.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm.

@@ -92,7 +92,9 @@ class Binding:
     inherited: tuple[Name, ...] = ()
     nearest: Name | None = None  # the name this number is said of, for swap detection
 
-    def holds(self, unit: Unit, number: Number | None = None) -> bool:
+    def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
+        """Whether ``unit`` says the number of the same things (``paragraph``: names
+        carried from an earlier sentence may stand anywhere before it in the paragraph)."""
         if self.names:
             return all(unit.mentions(n) for n in self.names)
         if self.nouns:
@@ -104,7 +106,7 @@ class Binding:
                 text = unit.text[start:end]
             return any(noun_pattern(s).search(text) for s in self.nouns)
         if self.inherited:  # the topic of the sentence before: so may the source's be
-            return all(unit.mentions(n, near=True) for n in self.inherited)
+            return all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
         return True
 
     def missing(self, context: str) -> list[str]:

@@ -5,7 +5,7 @@ for other things: misattached; else unsupported)."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -39,15 +39,22 @@ class Outcome:
 
 
 def _first_bound(
-    idx: SourceIndex, hits: Iterable[Hit], binding: Binding
+    idx: SourceIndex, hits: Sequence[Hit], binding: Binding
 ) -> tuple[int | None, int | None]:
-    """(a hit whose context holds the binding, any hit at all) as unit indices."""
-    any_hit: int | None = None
+    """(a hit whose context holds the binding, any hit at all) as unit indices.
+
+    Names carried from an earlier explainer sentence are looked for in the source
+    sentence and the one before it, then, failing that, anywhere before it in its
+    paragraph: the explainer carries the topic of the last sentence that named one, and
+    a sentence it copies from the source must not be misattached."""
+    any_hit = hits[0][0] if hits else None
     for unit, number in hits:
-        if any_hit is None:
-            any_hit = unit
         if binding.holds(idx.units[unit], number):
             return unit, any_hit
+    if binding.inherited and not binding.names and not binding.nouns:
+        for unit, number in hits:
+            if binding.holds(idx.units[unit], number, paragraph=True):
+                return unit, any_hit
     return None, any_hit
 
 

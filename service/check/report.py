@@ -152,7 +152,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     own.extend(binding.names)
                 elif not (binding.nouns and not n.unit):
                     # Said of its clause's names, else of the names of the sentence's
-                    # figures so far, else of the sentence before.
+                    # figures so far, else of the last sentence that bound some.
                     topic = clause_names(s, names, n.start) or tuple(dict.fromkeys(own))
                     binding = Binding(inherited=topic or carried)
                 else:

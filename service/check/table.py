@@ -18,6 +18,9 @@ from service.numbers.number import APPROX, IDENTIFIER, NO_HEDGE, QUANTITY, RANGE
 
 _WORDS = re.compile(r"[^a-z0-9.+%×]+")
 _SEGMENT = re.compile(r";\s")
+# A row of an explainer's own table comes as "<column>: <cell> | <column>: <cell>": its
+# parts are the cells (a cell may hold a semicolon: "7.1 dropped; 7.14 via TheRock").
+_CELL = re.compile(r"\s\|\s")
 
 
 def _norm(text: str, prepared: str | None = None) -> str:
@@ -130,10 +133,14 @@ def row_support(
     named = [row for row in rows if len(row.label) > 2 and row.label in norm]
     if not named:  # most sentences: no row to read them against
         return RowReading({}, {})
-    cuts = [0, *(m.end() for m in _SEGMENT.finditer(text)), len(text) + 1]
+    segment = _CELL if " | " in text else _SEGMENT
+    cuts = [0, *(m.end() for m in segment.finditer(text)), len(text) + 1]
     parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
     crossed: dict[int, tuple[int, str]] = {}
-    lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
+    if segment is _CELL:  # the label is the first cell's, after its column's name
+        lead = _norm(text.split(" | ", 1)[0].split(":", 1)[-1])
+    else:
+        lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
     for row in named:
         backed: dict[int, int] = {}
         for n in figures:

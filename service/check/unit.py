@@ -23,6 +23,7 @@ class Unit:
         "_context",
         "_extra",
         "_near",
+        "_paragraph",
         "_sentence",
         "_words",
         "block",
@@ -67,6 +68,7 @@ class Unit:
         self._sentence = sentence
         self._context: str | None = None
         self._near: str | None = None
+        self._paragraph: str | None = None
         self._words: frozenset[str] | None = None
 
     @property
@@ -90,13 +92,28 @@ class Unit:
         return self._near
 
     @property
+    def paragraph(self) -> str:
+        """The context plus its paragraph up to and with the unit's sentence (for names
+        carried from further back: an explainer keeps the topic of the last sentence that
+        named one, and a copied paragraph must find it where the source has it)."""
+        if self._paragraph is None:
+            if self._before is None:
+                self._paragraph = self.context
+            else:
+                text, (_, b1), (s0, s1) = self.text, self._before, self._sentence
+                self._paragraph = f"{self.context}\x00{text[:b1]}\x00{text[s0:s1]}"
+        return self._paragraph
+
+    @property
     def words(self) -> frozenset[str]:
         """The words of ``context`` (most names are looked up here), split on first use."""
         if self._words is None:
             self._words = frozenset(WORD_TOKEN.findall(self.context))
         return self._words
 
-    def mentions(self, name: Name, *, near: bool = False) -> bool:
+    def mentions(self, name: Name, *, near: bool = False, paragraph: bool = False) -> bool:
+        if paragraph:
+            return name.pattern.search(self.paragraph) is not None
         if not near and "\x00" not in name.key:
             words = self.words
             return name.key in words or name.key + "s" in words
