@@ -39,9 +39,9 @@ Rules, in short (the module's tests spell them out):
   aside in parentheses does not end it), else those of the figures before it in its
   sentence, else those of the last sentence of its paragraph that bound some (checked
   against the source sentence and the one before it, then the rest of its paragraph
-  before it: a paragraph copied from the source passes). Two like figures of one sentence said of two
-  names the other way round from the source ("1.95x over Triton and 1.20x over ATen")
-  are both ``misattached``.
+  before it: a paragraph copied from the source passes). Two like figures of one
+  sentence said of two names the other way round from the source ("1.95x over Triton
+  and 1.20x over ATen") are both ``misattached``.
 - Tables: a sentence that restates a source table row (its label written in it) is
   backed cell by cell when each figure stands in a ``;``-separated part naming its
   column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); a row of the explainer's own

@@ -84,11 +84,7 @@ class Unit:
     def near(self) -> str:
         """The context plus the sentence before (for names carried from a sentence)."""
         if self._near is None:
-            if self._before is None:
-                self._near = self.context
-            else:
-                text, (b0, b1), (s0, s1) = self.text, self._before, self._sentence
-                self._near = f"{self.context}\x00{text[b0:b1]}\x00{text[s0:s1]}"
+            self._near = self._with_before(whole_paragraph=False)
         return self._near
 
     @property
@@ -97,12 +93,15 @@ class Unit:
         carried from further back: an explainer keeps the topic of the last sentence that
         named one, and a copied paragraph must find it where the source has it)."""
         if self._paragraph is None:
-            if self._before is None:
-                self._paragraph = self.context
-            else:
-                text, (_, b1), (s0, s1) = self.text, self._before, self._sentence
-                self._paragraph = f"{self.context}\x00{text[:b1]}\x00{text[s0:s1]}"
+            self._paragraph = self._with_before(whole_paragraph=True)
         return self._paragraph
+
+    def _with_before(self, *, whole_paragraph: bool) -> str:
+        if self._before is None:
+            return self.context
+        text, (b0, b1), (s0, s1) = self.text, self._before, self._sentence
+        before = text[:b1] if whole_paragraph else text[b0:b1]
+        return f"{self.context}\x00{before}\x00{text[s0:s1]}"
 
     @property
     def words(self) -> frozenset[str]:
