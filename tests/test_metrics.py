@@ -200,3 +200,48 @@ def test_explaining_an_item_moves_duration_llm_and_check_metrics(tmp_path: Path)
     assert delta("plainfeed_llm_tokens_total", model="stub-model", kind="completion") > 0
     assert value(after, "plainfeed_items", state="pending") == 0
     assert value(after, "plainfeed_queue_depth", queue="items") == 0
+
+
+def test_stats_sums_llm_calls_per_feed_and_per_day(client: TestClient) -> None:
+    """``GET /stats``: tokens and cost per feed and per day over the window, and items by
+    state (it once answered 500 on every call: a Result passed to dict())."""
+    sm = sessions(client)
+    feed = add_feed(sm)
+    add_item(sm, feed, title="Post", text="FlyDSL is 1.10x faster.")
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with transaction(sm) as s:
+        for when, feed_id, prompt, completion, cost in (
+            (now, feed, 100, 50, 0.25),
+            (now, feed, 10, 5, 0.5),
+            (now - timedelta(days=1), None, 1, 2, 0.125),
+            (now - timedelta(days=40), feed, 1000, 1000, 9.0),  # outside the window
+        ):
+            s.add(
+                t.LLMCall(
+                    feed_id=feed_id,
+                    model="m",
+                    prompt_tokens=prompt,
+                    completion_tokens=completion,
+                    cost_usd=cost,
+                    created_at=when,
+                )
+            )
+    r = client.get("/stats", params={"days": 30})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    per_feed = {row["feed_id"]: row for row in body["per_feed"]}
+    assert per_feed[feed] == {
+        "feed_id": feed,
+        "calls": 2,
+        "prompt_tokens": 110,
+        "completion_tokens": 55,
+        "cost_usd": 0.75,
+    }
+    assert per_feed[None]["calls"] == 1
+    assert [row["day"] for row in body["per_day"]] == [
+        (now - timedelta(days=1)).date().isoformat(),
+        now.date().isoformat(),
+    ]
+    assert body["total_cost_usd"] == 0.875
+    assert body["items_by_state"] == {"published": 1}
+    assert client.get("/stats", params={"days": 0}).status_code == 422

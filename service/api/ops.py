@@ -82,7 +82,9 @@ def stats(
 
     per_feed = [{"feed_id": r.pop("key"), **r} for r in rows(t.LLMCall.feed_id)]
     per_day = [{"day": r.pop("key"), **r} for r in rows(day)]
-    states = dict(s.execute(select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state)))
+    # Not dict(result): a Result has .keys() (its columns), so dict() reads it as a mapping.
+    counts = s.execute(select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state))
+    states = {state: int(n) for state, n in counts}
     return {
         "since": since.isoformat(),
         "per_feed": per_feed,
