@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sysconfig
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -10,7 +13,31 @@ from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PROMPTS_DIR = PROJECT_ROOT / "prompts"
+# Where a wheel puts prompts/ (pyproject's data-files), under the install's data path.
+INSTALLED_PROMPTS = Path("share") / "plainfeed" / "prompts"
+
+
+def find_prompts_dir(root: Path, data_dirs: Sequence[str | Path]) -> Path:
+    """The prompts of a checkout (``root/prompts``), else of an installed wheel (under
+    one of ``data_dirs``, the install schemes' data paths): the templates and glossary
+    are files beside the code, not inside the package. A checkout's path when neither is
+    there, so that the error names where prompts were expected."""
+    for candidate in (root / "prompts", *(Path(d) / INSTALLED_PROMPTS for d in data_dirs)):
+        if candidate.is_dir():
+            return candidate
+    return root / "prompts"
+
+
+def _data_dirs() -> list[str]:
+    # The environment's own (a venv, a system install), then a --user install's.
+    dirs = [sysconfig.get_path("data")]
+    user = f"{os.name}_user"
+    if user in sysconfig.get_scheme_names():
+        dirs.append(sysconfig.get_path("data", user))
+    return dirs
+
+
+DEFAULT_PROMPTS_DIR = find_prompts_dir(PROJECT_ROOT, _data_dirs())
 
 
 class Settings(BaseSettings):

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from service.config import Settings
+from service.config import INSTALLED_PROMPTS, PROJECT_ROOT, Settings, find_prompts_dir
 
 
 def test_engine_auto_picks_llm_only_when_an_endpoint_is_configured(
@@ -26,3 +29,24 @@ def test_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAINFEED_ENGINE", "gpt")
     with pytest.raises(ValueError):
         Settings(_env_file=None)  # type: ignore[call-arg]
+
+
+def test_prompts_are_found_in_a_checkout_else_in_an_installed_wheel(tmp_path: Path) -> None:
+    checkout, data = tmp_path / "checkout", tmp_path / "venv"
+    installed = data / INSTALLED_PROMPTS
+    installed.mkdir(parents=True)
+    # A wheel's install: no prompts/ beside the package, the data path has them.
+    assert find_prompts_dir(checkout, [tmp_path / "none", data]) == installed
+    (checkout / "prompts").mkdir(parents=True)
+    assert find_prompts_dir(checkout, [data]) == checkout / "prompts"
+    # Neither: the checkout's path, which the "template not found" error then names.
+    assert find_prompts_dir(tmp_path / "bare", [tmp_path / "none"]) == tmp_path / "bare/prompts"
+
+
+def test_the_wheel_ships_every_file_of_prompts() -> None:
+    """pyproject's data-files must cover prompts/: a template or glossary left out works in
+    a checkout and is missing from every pip-installed copy."""
+    config = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["data-files"][str(INSTALLED_PROMPTS)]
+    shipped = {p for pattern in patterns for p in PROJECT_ROOT.glob(pattern)}
+    assert shipped == set((PROJECT_ROOT / "prompts").iterdir())
