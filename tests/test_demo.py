@@ -1,0 +1,43 @@
+"""``plainfeed demo``, the quick start's main command, as a real process."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from tests.conftest import free_port
+from tests.procs import http_json, plainfeed, plainfeed_env, wait_until
+
+
+def test_demo_explains_the_sample_feed_offline_even_with_a_key_exported(tmp_path: Path) -> None:
+    """Ten posts of the bundled feed, published by the offline engine: an exported key and
+    PLAINFEED_ENGINE=llm (an endpoint that is not there) must not reach the demo."""
+    port = free_port()
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
+    env.update(
+        OPENAI_API_KEY="sk-not-for-the-demo",
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        PLAINFEED_ENGINE="llm",
+    )
+    with plainfeed("demo", tmp_path, env, "--port", str(port)) as demo:
+        out = wait_until(lambda: "API docs:" in (o := demo.output()) and o, 300, "the item list")
+        status, item = http_json(f"http://127.0.0.1:{port}/items/1")
+    listed = [line.split() for line in out.splitlines() if "/explainer?format=md" in line]
+    assert len(listed) == 10
+    assert {fields[0] for fields in listed} == {"published"}
+    assert status == 200
+    assert item["explainer_meta"]["engine"] == "extractive"
+
+
+def test_demo_on_a_taken_port_says_so(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
+        demo = plainfeed("demo", tmp_path, env, "--port", str(port)).start()
+        try:
+            assert demo.wait(timeout=60) == 1
+        finally:
+            demo.kill()
+    assert f"could not serve on http://127.0.0.1:{port}" in demo.output()
