@@ -141,3 +141,20 @@ def test_the_check_command_loads_no_web_stack_database_or_model_client() -> None
         check=False,
     ).stdout.splitlines()
     assert out[-2:] == ["exit 1", "[]"]
+
+
+def test_the_source_title_is_source_too(tmp_path: Path) -> None:
+    """As in the service's gate: a figure only the page's <title> gives is the post's own."""
+    source = tmp_path / "post.html"
+    source.write_text(
+        "<html><head><title>Gemini 3.5 Flash: frontier intelligence</title></head><body>"
+        "<article><p>It is the fastest model of the series yet, and cheaper to run. It "
+        "answers questions, writes code and reads long documents for its users.</p>"
+        "</article></body></html>",
+        encoding="utf-8",
+    )
+    explainer = tmp_path / "explainer.md"
+    explainer.write_text("Gemini 3.5 Flash is the fastest of the series.", encoding="utf-8")
+    code, out = check("--explainer", explainer, "--source", source, "--json")
+    assert code == 0, out
+    assert json.loads(out)["numbers"][0]["status"] == "supported"

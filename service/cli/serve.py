@@ -8,7 +8,7 @@ import threading
 import time
 import urllib.request
 from importlib.resources import files
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -107,6 +107,13 @@ def demo(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
     wait: Annotated[float, typer.Option(help="Seconds to wait for the items")] = 120.0,
+    engine: Annotated[
+        Literal["extractive", "llm", "auto"],
+        typer.Option(
+            help="Engine of the demo: the offline one unless asked (PLAINFEED_ENGINE "
+            "is not read: an exported API key must not make a demo call a paid model)"
+        ),
+    ] = "extractive",
 ) -> None:
     """Serve, post the bundled PyTorch blog feed to the own webhook, print the item URLs,
     and keep serving."""
@@ -114,7 +121,7 @@ def demo(
 
     from service.api.app import create_app
 
-    settings = get_settings()
+    settings = get_settings().model_copy(update={"engine": engine})
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings), host=host, port=port, log_config=None, log_level="warning"
@@ -126,6 +133,7 @@ def demo(
     deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline or not th.is_alive():
+            typer.echo(f"plainfeed demo: could not serve on {base} (see the log above)", err=True)
             raise typer.Exit(1)
         time.sleep(0.05)
     feed = files("service").joinpath("samples/pytorch-blog-feed.xml").read_bytes()
