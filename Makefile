@@ -57,8 +57,11 @@ eval: $(DEVSTAMP)
 	$(VENV)/bin/plainfeed eval --engine reference --json $(VENV)/eval-reference.json
 	$(VENV)/bin/plainfeed eval --engine llm --json $(VENV)/eval-llm.json
 
+# Each benchmark runs as a module (bench/queue.py would shadow the standard library's
+# queue as a script); bench/check_dump.py is a tool for comparing check output, not one.
+BENCHES := clean extractive article_pages tokens llm check webhook pages queue scaling
 bench: $(DEVSTAMP)
-	for b in bench/*.py; do $(PY) $$b || exit 1; done
+	for b in $(BENCHES); do $(PY) -m bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
