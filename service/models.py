@@ -108,6 +108,13 @@ class Section(BaseModel):
         return out
 
 
+# What an explainer's JSON document (service.render.document: `plainfeed explain -f json`,
+# the API's JSON) adds to the explainer's own fields.
+DOCUMENT_META = frozenset(
+    {"source", "engine", "model", "prompt_version", "usage", "cost_usd", "check"}
+)
+
+
 class Explainer(BaseModel):
     """The explainer's content, in the JSON shape of DESIGN.md."""
 

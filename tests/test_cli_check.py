@@ -158,3 +158,20 @@ def test_the_source_title_is_source_too(tmp_path: Path) -> None:
     code, out = check("--explainer", explainer, "--source", source, "--json")
     assert code == 0, out
     assert json.loads(out)["numbers"][0]["status"] == "supported"
+
+
+def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: Path) -> None:
+    """`plainfeed explain -f json > e.json && plainfeed check --explainer e.json ...`: the
+    document carries its metadata (source, engine, check, ...) beside the explainer."""
+    explained = runner.invoke(app, ["explain", str(FP8), "-f", "json", "--engine", "extractive"])
+    assert explained.exit_code == 0, explained.output
+    document = tmp_path / "explainer.json"
+    document.write_text(explained.stdout, encoding="utf-8")
+    assert {"source", "engine", "check"} <= json.loads(explained.stdout).keys()
+    code, out = check("--explainer", document, "--source", FP8)
+    assert code == 0, out
+    assert "Check passed." in out
+    # Any other key is still a mistake in a hand-written file, and says so.
+    document.write_text(json.dumps({**json.loads(explained.stdout), "titel": "x"}), "utf-8")
+    with pytest.raises(InputError, match="titel"):
+        check("--explainer", document, "--source", FP8)

@@ -177,6 +177,17 @@ def test_flydsl_title_and_code() -> None:
     assert e.takeaway and e.takeaway.startswith("The current integration connects FlyDSL")
 
 
+def test_a_time_in_the_post_title_is_not_taken_for_a_subject_colon() -> None:
+    """ "Aug 31, 20:36 UTC Resolved - ..." (a status page) has no subject before a colon:
+    split at "20:36", the title wrote "20: 36" and the check failed its own engine."""
+    source = Path(__file__).parent.parent / "eval/cases/claude-status-2026-08-31-claude-code"
+    article = clean.article_from_document((source / "source.html").read_bytes())
+    assert article.title.startswith("Aug 31, 20:36 UTC")
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+    assert "20:36 UTC" in e.title
+    assert check_explainer(e.title, article.text, title=article.title).ok
+
+
 def test_headings_are_plain_statements() -> None:
     vllm = [s.heading for s in _explain(MD_POSTS[2]).sections]
     assert "How model definitions work in vLLM" in vllm  # was "How do ... work in vLLM?"

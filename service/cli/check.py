@@ -16,7 +16,7 @@ from rich.table import Table
 from service.check import check_explainer
 from service.clean import article_from_document
 from service.errors import InputError, NotFound
-from service.models import CheckReport, CheckStatus, Explainer
+from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
 
 _STYLE = {  # status -> rich style
     CheckStatus.SUPPORTED: "green",
@@ -51,18 +51,20 @@ def load_explainer(path: Path) -> Explainer | str:
     if path.suffix.lower() == ".json":
         try:
             doc = json.loads(text)
-            # A whole explain result carries the explainer under "explainer".
-            return Explainer.model_validate(
-                doc.get("explainer", doc) if isinstance(doc, dict) else doc
-            )
+            if isinstance(doc, dict):
+                # A whole explain result carries the explainer under "explainer"; an
+                # explainer document (`plainfeed explain -f json`), beside its metadata.
+                doc = doc.get("explainer", {k: v for k, v in doc.items() if k not in DOCUMENT_META})
+            return Explainer.model_validate(doc)
         except (json.JSONDecodeError, ValidationError) as exc:
             raise InputError(f"explainer file {path} is not an explainer in JSON: {exc}") from exc
     return text
 
 
-def load_source(path: Path) -> str:
-    """A source file (HTML, Markdown or plain text) as cleaned text."""
-    return article_from_document(_read(path, "source"), filename=path.name).text
+def load_source(path: Path) -> Article:
+    """A source file (HTML, Markdown or plain text) as a cleaned article: its text, and its
+    title, which the check reads as the post's own words (as the service's gate does)."""
+    return article_from_document(_read(path, "source"), filename=path.name)
 
 
 def summary(report: CheckReport) -> dict[str, int]:
@@ -116,7 +118,8 @@ def check(
 
     Exit status 1 when a number is unsupported or misattached, 2 on bad input.
     """
-    report = check_explainer(load_explainer(explainer), load_source(source))
+    article = load_source(source)
+    report = check_explainer(load_explainer(explainer), article.text, title=article.title)
     if as_json:
         payload = {"ok": report.ok, "counts": summary(report)} | report.model_dump(mode="json")
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))

@@ -31,6 +31,10 @@ _JUNK_TITLE = re.compile(
     re.IGNORECASE,
 )
 
+# The colon that ends a title's subject ("FlyDSL: ..."), not one inside a time or a ratio
+# ("Aug 31, 20:36 UTC Resolved", "a 3:1 mix"): splitting those changed the figures.
+_SUBJECT_COLON = re.compile(r":(?=\s)")
+
 _GENERIC_NAMES = wordset(
     "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This"
 )
@@ -39,7 +43,7 @@ _GENERIC_NAMES = wordset(
 def _subject(title: str, draft: Draft, token_counts: Counter[str]) -> str:
     """The post's subject: a short title prefix before ':', else the name the post
     uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names."""
-    left = title.split(":", 1)[0].strip() if ":" in title else ""
+    left = _SUBJECT_COLON.split(title, 1)[0].strip() if _SUBJECT_COLON.search(title) else ""
     if left and _names_something(left):
         return left
     m = re.match(r"(?:how|why|when|where)\s+([A-Z][\w\-]+)\s+[a-z]", title, re.I)
@@ -83,8 +87,8 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
     subject = _subject(raw, draft, Counter(re.findall(r"[\w\-]*\w", article.text)))
     new = raw
-    if ":" in raw:
-        left, right = (x.strip() for x in raw.split(":", 1))
+    if _SUBJECT_COLON.search(raw):
+        left, right = (x.strip() for x in _SUBJECT_COLON.split(raw, 1))
         new = right if left == subject else left
     if subject:
         pat = re.compile(
@@ -114,7 +118,7 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
         parts = [p for p in (new, claim) if p]
         rest = capitalise(", ".join(parts)) if parts else "What the post says"
         if not subject:
-            title = rest if claim or ":" in rest else f"{rest}: what the post says"
+            title = rest if claim or _SUBJECT_COLON.search(rest) else f"{rest}: what the post says"
         else:
             title = f"{subject}: {rest}"
         if not claim or _checks(title, article):
