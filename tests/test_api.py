@@ -138,7 +138,12 @@ def test_items_filter_and_paginate(server: httpx.Client) -> None:
     page = server.get("/items", params={"limit": 4}).json()
     assert page["total"] == 10 and len(page["items"]) == 4 and page["next"]
     nxt = httpx.get(page["next"]).json()
-    assert [i["id"] for i in nxt["items"]] == [i - 4 for i in [x["id"] for x in page["items"]]]
+    everything = server.get("/items", params={"limit": 10}).json()["items"]
+    assert [i["id"] for i in page["items"] + nxt["items"]] == [i["id"] for i in everything[:8]]
+    # Newest post first (the feed lists its newest entry first: the ids run the other way).
+    dates = [i["published"] for i in everything]
+    assert dates == sorted(dates, reverse=True) and len(set(dates)) == 10
+    assert everything[0]["id"] < everything[-1]["id"]
     found = server.get("/items", params={"q": "FP8"}).json()["items"]
     assert found and all("fp8" in i["title"].lower() for i in found)
     assert server.get("/items", params={"state": "failed"}).json()["total"] == 0

@@ -128,7 +128,9 @@ def index(
         conds.append(t.Item.feed_id == feed_id)
     if q:
         conds.append(func.lower(t.Item.title).contains(q.lower(), autoescape=True))
-    sel = select(t.Item).where(*conds).order_by(t.Item.id.desc()).limit(PAGE_SIZE).offset(offset)
+    sel = (
+        select(t.Item).where(*conds).order_by(*t.ITEMS_NEWEST_FIRST).limit(PAGE_SIZE).offset(offset)
+    )
     total = s.scalar(select(func.count(t.Item.id)).where(*conds)) or 0
     items = list(s.scalars(sel))
     feeds = [_feed_view(f) for f in s.scalars(select(t.Feed).order_by(t.Feed.id))]

@@ -122,7 +122,7 @@ def list_items(
     for cond in conds:
         sel, cnt = sel.where(cond), cnt.where(cond)
     total = s.scalar(cnt) or 0
-    rows = s.scalars(sel.order_by(t.Item.id.desc()).limit(limit).offset(offset))
+    rows = s.scalars(sel.order_by(*t.ITEMS_NEWEST_FIRST).limit(limit).offset(offset))
     return Page.of(request, total, limit, offset, [ItemOut.of(i) for i in rows])
 
 

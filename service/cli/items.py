@@ -62,7 +62,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
     """Items, newest first: id, state, title (tab-separated), or JSON lines."""
-    q = select(t.Item).order_by(t.Item.id.desc()).limit(limit)
+    q = select(t.Item).order_by(*t.ITEMS_NEWEST_FIRST).limit(limit)
     if state:
         q = q.where(t.Item.state == state.value)
     if feed is not None:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -132,6 +133,12 @@ class Item(Base):
         Index("ix_items_published", "state", "published_at", "updated_at"),
         Index("ix_items_feed_published", "feed_id", "state", "published_at", "updated_at"),
     )
+
+
+# Lists of items, newest post first: by the date its feed gives it, else when it was
+# stored. Not by id alone: a delivery stores its entries in document order, and a feed
+# lists its newest entry first, so the oldest post of a delivery got the highest id.
+ITEMS_NEWEST_FIRST = (func.coalesce(Item.published, Item.created_at).desc(), Item.id.desc())
 
 
 class Explainer(Base):
