@@ -188,6 +188,23 @@ def test_a_time_in_the_post_title_is_not_taken_for_a_subject_colon() -> None:
     assert check_explainer(e.title, article.text, title=article.title).ok
 
 
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Our approach to bioresilience", "Their approach to bioresilience"),
+        ("We ran 900 DeepSWE rollouts on GLM-5.3", "The authors ran 900 DeepSWE rollouts"),
+    ],
+)
+def test_a_title_in_the_first_person_is_told_in_the_third(title: str, expected: str) -> None:
+    text = (
+        "The team compared two coding agents on the same tasks over several weeks. "
+        "The smaller model solved fewer tasks but cost far less per solved task overall."
+    )
+    e = ExtractiveEngine(PROMPTS).explain(Article(title=title, text=text), ExplainOptions())
+    assert expected in e.explainer.title
+    assert not re.search(r"\b(we|our|us)\b", e.explainer.title, re.I)
+
+
 def test_headings_are_plain_statements() -> None:
     vllm = [s.heading for s in _explain(MD_POSTS[2]).sections]
     assert "How model definitions work in vLLM" in vllm  # was "How do ... work in vLLM?"

@@ -109,7 +109,9 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
     new = new.rstrip("?!. ")
     if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
         new = ""  # "Why ExecuTorch?" says no more than the subject
-    new = sentence_case(new, case) if new else ""
+    # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
+    # the explainer does not (DESIGN.md: no first person), its sentences neither.
+    new = sentence_case(third_person(new), case) if new else ""
     for claim in [*_claims(draft, new), ""]:
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
             claim = claim.split(" ", 1)[1]
