@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.check import Fact, check_explainer
+from service.check import Fact, check_explainer, headline_facts
 from service.check.index import word_set
 from service.check.unit import WORD_TOKEN
 from service.clean import article_from_document
@@ -497,3 +497,18 @@ def test_a_name_starting_with_an_underscore_is_looked_up_and_does_not_hang() -> 
     ]
     missing = check_explainer(explainer, "The kernel takes 5 s. It uses s and v names.")
     assert [n.status for n in missing.numbers] == [CheckStatus.UNSUPPORTED, CheckStatus.SUPPORTED]
+
+
+def test_headline_facts_are_the_lead_figures_with_a_unit() -> None:
+    """A post without annotated facts: its title's and first paragraph's measured figures
+    are the key facts an explainer is told it dropped (dates, counts and names are not)."""
+    source = (
+        "On Aug 31, 2026 we shipped 3 kernels: up to 90% faster decoding and 1.5–2x lower "
+        "cost on MI355X, for $17 a run.\n\nLater, a 40% gain appears in the body."
+    )
+    facts = headline_facts(source, "FlyDSL 0.3: a 1.10x speedup")
+    assert [f.value for f in facts] == ["1.10x", "90%", "1.5–2x", "$17"]
+    assert facts[0].about == "the title: FlyDSL 0.3: a 1.10x speedup"
+    report = check_explainer("FlyDSL is up to 90% faster.", source, facts)
+    assert [d.value for d in report.dropped] == ["1.10x", "1.5–2x", "$17"]
+    assert report.ok  # reported, not a failure

@@ -175,3 +175,23 @@ def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: P
     document.write_text(json.dumps({**json.loads(explained.stdout), "titel": "x"}), "utf-8")
     with pytest.raises(InputError, match="titel"):
         check("--explainer", document, "--source", FP8)
+
+
+def test_the_posts_headline_figures_the_explainer_dropped_are_reported(tmp_path: Path) -> None:
+    source = tmp_path / "post.md"
+    source.write_text(
+        "# FlyDSL\n\nFlyDSL delivers a 1.10x speedup and 35% lower latency on MI355X.\n\n"
+        "It is written in Python.\n",
+        encoding="utf-8",
+    )
+    explainer = tmp_path / "explainer.md"
+    explainer.write_text("FlyDSL delivers a 1.10x speedup on MI355X.", encoding="utf-8")
+    code, out = check("--explainer", explainer, "--source", source, "--json")
+    assert code == 0, out
+    assert json.loads(out)["dropped"] == [
+        {
+            "value": "35%",
+            "about": "the first paragraph: FlyDSL delivers a 1.10x speedup and "
+            "35% lower latency on MI355X.",
+        }
+    ]

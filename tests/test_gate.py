@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.check import check_explainer, index_source
+from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import ExplainOptions
 from service.engines.llm import LLMEngine, ModeMemory
 from service.gate import explain_and_check
@@ -31,6 +31,8 @@ def test_the_source_is_indexed_while_the_model_answers() -> None:
     info = index_source.cache_info()
     # Read once, beside the model call; the check after the answer found it read.
     assert (info.misses, info.hits) == (1, 1)
+    # The report of the check (the post's headline figures as its key facts).
+    facts = headline_facts(ARTICLE.text, ARTICLE.title)
     assert outcome.report == check_explainer(
-        outcome.result.explainer, ARTICLE.text, title=ARTICLE.title
+        outcome.result.explainer, ARTICLE.text, facts, title=ARTICLE.title
     )

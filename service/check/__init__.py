@@ -61,9 +61,16 @@ computable from one source unit), :mod:`.match` (the verdict on one number),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """
 
-from service.check.coverage import fact_carried
+from service.check.coverage import fact_carried, headline_facts
 from service.check.index import SourceIndex, index_source
 from service.check.report import check_explainer
 from service.models import Fact
 
-__all__ = ["Fact", "SourceIndex", "check_explainer", "fact_carried", "index_source"]
+__all__ = [
+    "Fact",
+    "SourceIndex",
+    "check_explainer",
+    "fact_carried",
+    "headline_facts",
+    "index_source",
+]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from service.models import DroppedFact, Explainer, Fact
 from service.numbers import Kind, Number, extract_numbers
+from service.text import split_blocks, split_sentences
 
 
 def fact_carried(fact: Fact, numbers: Sequence[Number], text: str = "") -> bool:
@@ -45,3 +46,23 @@ def _full_text(explainer: Explainer) -> str:
     parts = [explainer.all_text()]
     parts.extend(s.code for s in explainer.sections if s.code)
     return "\n\n".join(parts)
+
+
+def headline_facts(source_text: str, title: str = "") -> list[Fact]:
+    """The figures a post leads with, as key facts, for a source that has no annotated
+    ones (an evaluation case has): the measured quantities and ranges, with their unit,
+    written in its title or its first paragraph. A bare number there ("Aug 31", "in
+    2026", "3 new features") is a date or a count more often than a result, and is left
+    out; so are names and versions."""
+    lead = next((b.text for b in split_blocks(source_text) if b.kind == "paragraph"), "")
+    facts: dict[str, Fact] = {}
+    for where, text in (("the title", title), ("the first paragraph", lead)):
+        for sentence in split_sentences(" ".join(text.split())):
+            for n in extract_numbers(sentence, words=False):
+                if n.kind in (Kind.QUANTITY, Kind.RANGE) and n.unit and n.text not in facts:
+                    facts[n.text] = Fact(value=n.text, about=f"{where}: {_clip(sentence)}")
+    return list(facts.values())
+
+
+def _clip(sentence: str, width: int = 160) -> str:
+    return sentence if len(sentence) <= width else sentence[: width - 1] + "…"

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from service.check import check_explainer
+from service.check import check_explainer, headline_facts
 from service.clean import article_from_document
 from service.errors import InputError, NotFound
 from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
@@ -119,7 +119,8 @@ def check(
     Exit status 1 when a number is unsupported or misattached, 2 on bad input.
     """
     article = load_source(source)
-    report = check_explainer(load_explainer(explainer), article.text, title=article.title)
+    facts = headline_facts(article.text, article.title)  # as the gate reports them
+    report = check_explainer(load_explainer(explainer), article.text, facts, title=article.title)
     if as_json:
         payload = {"ok": report.ok, "counts": summary(report)} | report.model_dump(mode="json")
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
