@@ -82,7 +82,9 @@ def stats(
 
     per_feed = [{"feed_id": r.pop("key"), **r} for r in rows(t.LLMCall.feed_id)]
     per_day = [{"day": r.pop("key"), **r} for r in rows(day)]
-    states = dict(s.execute(select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state)))
+    # Not dict(result): a Result has keys(), so dict() takes it for a mapping and fails.
+    count_by_state = select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state)
+    states = {state: int(n) for state, n in s.execute(count_by_state)}
     return {
         "since": since.isoformat(),
         "per_feed": per_feed,
@@ -103,6 +105,13 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     given = [k for k in ("html", "text", "url") if getattr(body, k)]
     if len(given) != 1:
         raise Unprocessable("give exactly one of html, text or url")
+    if body.engine == "llm" and not ctx.settings.llm_configured:
+        # Without an endpoint the client would retry a default host it cannot reach, and
+        # answer a 502 after many seconds for what is the request's choice.
+        raise Unprocessable(
+            "the llm engine is not configured on this server (no OPENAI_BASE_URL or "
+            "OPENAI_API_KEY); leave engine out or ask for extractive"
+        )
     return await run_in_threadpool(_explain_sync, ctx, body)
 
 
