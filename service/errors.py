@@ -181,6 +181,15 @@ class EngineError(PlainfeedError):
     title = "Explainer engine error"
 
 
+class NothingToExplain(EngineError):
+    """The article has no text an engine can explain (no prose sentences): the input's
+    fault, not the engine's, so the API answers 422 rather than a gateway error."""
+
+    status = 422
+    slug = "nothing-to-explain"
+    title = "Nothing to explain"
+
+
 class LLMError(EngineError):
     """The language-model endpoint failed."""
 

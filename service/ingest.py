@@ -35,6 +35,7 @@ from service.errors import (
     Unprocessable,
     UnsupportedMediaType,
 )
+from service.store.tables import MAX_ID
 
 FEED_TYPES = {
     "application/rss+xml",
@@ -62,7 +63,8 @@ KEPT_HEADERS = (
     "link",
 )
 CHANGE_RECORD_TYPE = "feed.changed"
-_URL = re.compile(r"https?://[^\s<>\"'()\[\]{}|\\^`]+", re.I)
+MAX_CONTENT_TYPE = 256  # the delivery's content_type column
+_URL = re.compile(r"https?://[^\s\x00<>\"'()\[\]{}|\\^`]+", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,8 @@ def read_webhook(
     if not body.strip():
         raise EmptyBody("the webhook body is empty; send a feed document or JSON naming a feed")
     hdrs = {k.lower(): v for k, v in headers.items()}
+    if content_type is not None:
+        _media_type(content_type, "Content-Type")
     mt = media_type(content_type)
     ident = delivery_id(body, hdrs)
     common: dict[str, Any] = {"raw": body, "headers": hdrs, "feed_id": feed_id}
@@ -143,6 +147,8 @@ def read_webhook(
             data = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BadJSON(f"body is not valid JSON: {exc}") from exc
+        except RecursionError as exc:  # thousands of nested [ or {: no payload looks so
+            raise BadJSON("body is not usable JSON: nested too deeply") from exc
         return _from_json(data, ident, sender_id(hdrs) is not None, hdrs, common)
     if mt in FEED_TYPES or mt in SNIFF_TYPES or mt == "text/html":
         kind = parse.sniff(body, content_type)
@@ -189,7 +195,12 @@ def _content(data: Mapping[str, Any], where: str) -> bytes | None:
             raise Unprocessable(f"{where}content is not valid base64") from exc
     else:
         raise Unprocessable(f"{where}content_encoding must be base64 or absent")
-    if parse.sniff(body, data.get("content_type")) is None:
+    ctype = data.get("content_type")
+    if ctype is not None and not isinstance(ctype, str):
+        raise Unprocessable(f"{where}content_type must be a media type string")
+    if ctype is not None:
+        _media_type(ctype, f"{where}content_type")
+    if parse.sniff(body, ctype) is None:
         raise NotAFeed(f"{where}content does not look like an RSS, Atom, RDF or JSON Feed document")
     return body
 
@@ -197,6 +208,21 @@ def _content(data: Mapping[str, Any], where: str) -> bytes | None:
 def _http_url(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
         raise Unprocessable(f"{what} must be an http(s) URL")
+    return _text(value, what)
+
+
+def _media_type(value: str, what: str) -> str:
+    """A content type that is stored with the delivery (a 256-character column)."""
+    if len(value) > MAX_CONTENT_TYPE:
+        raise UnsupportedMediaType(f"{what} is over {MAX_CONTENT_TYPE} characters")
+    return _text(value, what)
+
+
+def _text(value: str, what: str) -> str:
+    """``value``, refused when it holds NUL: it is looked up or stored, and PostgreSQL
+    text cannot hold one (the database would fail instead of finding nothing)."""
+    if "\x00" in value:
+        raise Unprocessable(f"{what} must not contain NUL characters")
     return value
 
 
@@ -207,8 +233,10 @@ def _feed_reference(
     url = data.get("feed_url")
     if fid is None and not url:
         raise Unprocessable("JSON body names no feed: give feed_id or feed_url")
-    if fid is not None and (isinstance(fid, bool) or not isinstance(fid, int)):
-        raise Unprocessable("feed_id must be an integer")
+    if fid is not None and (
+        isinstance(fid, bool) or not isinstance(fid, int) or not 1 <= fid <= MAX_ID
+    ):
+        raise Unprocessable("feed_id must be the integer id of a registered feed")
     urls = (_http_url(url, "feed_url"),) if url is not None else ()
     body = _content(data, "")
     ctype = data.get("content_type") if body is not None else None
@@ -265,7 +293,7 @@ def _change_record(data: dict[str, Any], ident: str, common: dict[str, Any]) -> 
         body,
         **common,
         feed_urls=urls,
-        source=source.strip(),
+        source=_text(source.strip(), "data.source"),
         meta=meta,
     )
 

@@ -22,6 +22,8 @@ from service.errors import FeedParseError
 from service.models import FeedDoc, FeedEntry
 
 _SNIFF_BYTES = 16_384
+_MAX_URL = 2048  # the key, guid and link columns of an item
+_MAX_AUTHOR = 512
 
 # What may precede the root element of an XML document: declaration, processing
 # instructions, comments, a doctype (with an internal subset) and whitespace.
@@ -154,12 +156,17 @@ def _entry(
         if not title and date is None:
             basis += "\n" + (content_html or summary_html)  # nothing else identifies it
         key = "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()
+    # The item columns hold 2048 characters (key, guid, link) and 512 (author); PostgreSQL
+    # refuses longer values, which failed the whole delivery. A long key is hashed so that
+    # it stays one identity; a link cut short would lead nowhere, so it is dropped.
+    if len(key) > _MAX_URL:
+        key = "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
     return FeedEntry(
         key=key,
-        guid=guid,
-        link=link,
+        guid=guid[:_MAX_URL] if guid else guid,
+        link=link if link is None or len(link) <= _MAX_URL else None,
         title=title,
-        author=author,
+        author=author[:_MAX_AUTHOR] if author else author,
         published=published,
         updated=updated,
         summary_html=summary_html,

@@ -90,6 +90,11 @@ def test_pytorch_feed_goes_all_the_way_to_served_explainers(server: httpx.Client
     check = server.get(f"/items/{published[0]['id']}/check").json()
     assert all(n["status"] == "supported" for n in check["numbers"] if n["status"] != "derived")
 
+    stats = server.get("/stats")
+    assert stats.status_code == 200, stats.text
+    by_state = stats.json()["items_by_state"]
+    assert sum(by_state.values()) == 10 and by_state["published"] == len(published)
+
 
 def test_replay_is_a_duplicate_and_does_no_work(server: httpx.Client) -> None:
     feed = PYTORCH_FEED.read_bytes()
@@ -197,6 +202,84 @@ def test_malformed_xml_that_still_yields_entries_is_accepted_with_the_problem(
     d = wait_delivery(server, post_feed(server, bad).json()["delivery_id"])
     assert d["state"] == "processed" and d["items_new"] == 10
     assert d["problems"]
+
+
+# One past PostgreSQL's INTEGER (the id columns), past any 64-bit integer (SQLite's), its
+# negative, and far beyond.
+HUGE = (2**31, 2**63, -(2**63) - 1, 10**30)
+
+
+@pytest.mark.parametrize("n", HUGE)
+def test_ids_and_offsets_no_column_holds_are_422_problems(server: httpx.Client, n: int) -> None:
+    server.post("/feeds", json={"url": "https://pytorch.org/blog/feed/"})
+    requests = [
+        ("GET", f"/feeds/{n}", {}),
+        ("GET", f"/feeds/{n}/feed.atom", {}),
+        ("GET", f"/deliveries/{n}", {}),
+        ("GET", f"/items/{n}", {}),
+        ("GET", f"/items/{n}/explainer", {}),
+        ("GET", f"/items/{n}/check", {}),
+        ("POST", f"/items/{n}/retry", {}),
+        ("POST", f"/items/{n}/approve", {}),
+        ("GET", f"/websub/{n}", {}),
+        ("POST", f"/websub/{n}", {"content": PYTORCH_FEED.read_bytes()}),
+        ("GET", f"/subscribers/{n}", {}),
+        ("DELETE", f"/subscribers/{n}", {}),
+        ("GET", f"/subscribers/{n}/deliveries", {}),
+        ("GET", f"/outbound/{n}", {}),
+        ("POST", f"/outbound/{n}/retry", {}),
+        ("POST", f"/feeds/{n}/subscribers", {"json": {"url": "https://hooks.example/"}}),
+        ("POST", "/subscribers", {"json": {"url": "https://hooks.example/", "feed_id": n}}),
+        ("GET", f"/items?feed_id={n}", {}),
+        ("GET", f"/deliveries?feed_id={n}", {}),
+        ("GET", f"/subscribers?feed_id={n}", {}),
+        *(
+            ("GET", f"/{what}?offset={n}", {})
+            for what in ("feeds", "items", "deliveries", "subscribers")
+            if n != 2**31  # offsets are 64-bit
+        ),
+        ("POST", f"/webhooks/feed?feed_id={n}", {"content": PYTORCH_FEED.read_bytes()}),
+        ("POST", "/webhooks/feed", {"json": {"feed_id": n}}),
+    ]
+    for method, path, kw in requests:
+        r = server.request(method, path, **kw)  # type: ignore[arg-type]
+        assert r.status_code == 422, (method, path, r.status_code, r.text)
+        assert_problem(r, 422)
+    assert server.get("/deliveries").json()["total"] == 0
+
+
+def test_text_with_nul_is_refused_before_the_database(server: httpx.Client) -> None:
+    # PostgreSQL text cannot hold NUL: each of these was a 500 there.
+    for r in (
+        server.get("/items", params={"q": "a\x00b"}),
+        server.get("/deliveries", params={"state": "processed\x00"}),
+        server.get("/subscribers/1/deliveries", params={"state": "\x00"}),
+        server.post("/feeds", json={"url": "https://a.example/feed", "name": "a\x00b"}),
+        server.post("/webhooks/feed", json={"feed_url": "https://a.example/feed\x00"}),
+        server.post(
+            "/webhooks/feed", json={"type": "feed.changed", "data": {"source": "blog\x00"}}
+        ),
+    ):
+        assert_problem(r, 422)
+    assert server.get("/deliveries", params={"state": "bogus"}).status_code == 422
+    assert server.get("/feeds").json()["total"] == 0
+    assert server.get("/deliveries").json()["total"] == 0
+
+
+def test_explain_answers_bad_input_with_4xx(server: httpx.Client) -> None:
+    prose = (
+        "The new parser reads a feed in one pass. It keeps every heading and table of the post, "
+        "and the authors explain why the old one was slow."
+    )
+    ok = server.post("/explain", json={"text": prose, "title": "A faster parser"})
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["engine"] == "extractive"
+    # No prose sentences: the caller's input, not an engine failure (was a 502).
+    body = assert_problem(server.post("/explain", json={"text": "x"}), 422)
+    assert body["type"].endswith("/nothing-to-explain")
+    # No endpoint is configured: refused at once, not retried against a default host.
+    body = assert_problem(server.post("/explain", json={"text": prose, "engine": "llm"}), 422)
+    assert "not configured" in str(body["detail"])
 
 
 def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:

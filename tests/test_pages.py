@@ -251,6 +251,7 @@ def test_unknown_item_is_a_404_page(client: TestClient) -> None:
         "/ui/items/987654",
         "/ui/items/not-a-number",
         "/ui/items/99999999999999999999999",
+        "/ui/items/\u00b2",  # a digit to str.isdigit, not to int() (was a 500)
         "/ui/feeds/whatever/else",
     ):
         r = client.get(path)
@@ -258,6 +259,18 @@ def test_unknown_item_is_a_404_page(client: TestClient) -> None:
         assert r.headers["content-type"].startswith("text/html")
         assert "<h1>Not found</h1>" in r.text
         assert "Traceback" not in r.text
+    review = client.post("/ui/items/\u00b2/review", data={"action": "retry", "token": TOKEN})
+    assert review.status_code == 404 and "<h1>Not found</h1>" in review.text
+
+
+def test_index_ignores_a_feed_filter_that_is_no_id(client: TestClient) -> None:
+    for feed in ("\u00b2", "9" * 20, "abc"):
+        r = client.get("/", params={"feed": feed})
+        assert r.status_code == 200, (feed, r.text[:200])
+        assert r.headers["content-type"].startswith("text/html")
+    # Was a 500 from the driver, and from PostgreSQL (text cannot hold NUL).
+    assert client.get("/", params={"offset": 2**63}).status_code == 422
+    assert client.get("/", params={"q": "a\x00"}).status_code == 422
 
 
 def test_item_without_explainer_shows_its_state_and_error(client: TestClient) -> None:

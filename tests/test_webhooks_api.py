@@ -310,6 +310,25 @@ def test_refused_fetch_is_a_failed_delivery(tmp_path: Any, origin: Origin) -> No
         (b'{"feed_id": 1, "content": "<html>not a feed</html>"}', "application/json", 422),
         (b"<html><body>hello</body></html>", "text/html", 422),
         (b"GIF89a", "image/gif", 415),
+        # Longer than the delivery's content_type column (was a 500 on PostgreSQL).
+        (FEED_BYTES, "application/rss+xml; x=" + "a" * 300, 415),
+        # Nested past the JSON decoder's recursion limit (was a 500).
+        (b"[" * 100_000, "application/json", 400),
+        (b'{"a":' * 100_000, "application/json", 400),
+        # A feed id no database column holds (was a 500 from the driver).
+        (b'{"feed_id": 9223372036854775808}', "application/json", 422),
+        # A content_type that is not a string, beside JSON content (was a 500 in the sniff).
+        (
+            b'{"feed_id": 1, "content": "{\\"items\\": []}", "content_type": 5}',
+            "application/json",
+            422,
+        ),
+        (
+            b'{"type": "feed.changed", "data": {"source": "pytorch", "content": "e30=", '
+            b'"content_encoding": "base64", "content_type": ["application/feed+json"]}}',
+            "application/json",
+            422,
+        ),
     ],
 )
 def test_bad_input(svc: Service, body: bytes, ctype: str, status: int) -> None:
@@ -318,6 +337,27 @@ def test_bad_input(svc: Service, body: bytes, ctype: str, status: int) -> None:
     assert r.status_code == status, r.text
     assert r.headers["content-type"] == "application/problem+json"
     assert svc.count(t.Delivery) == 0
+
+
+def test_entry_fields_longer_than_their_columns_keep_the_delivery(svc: Service) -> None:
+    prose = "The parser reads the feed in one pass. The authors explain why the old one was slow."
+    doc = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Long</title>'
+        "<link>https://long.example/</link>"
+        f"<item><title>Long fields</title><guid>{'g' * 5000}</guid>"
+        f"<link>https://long.example/{'l' * 5000}</link><author>{'a' * 2000}</author>"
+        f"<description>{prose}</description></item>"
+        "<item><title>Short fields</title><link>https://long.example/short</link>"
+        f"<description>{prose}</description></item></channel></rss>"
+    ).encode()
+    r = svc.post(doc, RSS)
+    assert r.status_code == 202, r.text
+    # On PostgreSQL the over-long guid failed the whole delivery, the short item with it.
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_new"] == 2
+    again = svc.post(doc.replace(b"<title>Long</title>", b"<title>Long again</title>"), RSS)
+    assert svc.outcome(again.json()["delivery_id"])["items_new"] == 0  # same identities
 
 
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, defer
 from service import __version__, render
 from service.api.deps import DB, Ctx
 from service.api.pages import feed_label, safe_url
+from service.api.schemas import Id
 from service.errors import NotFound
 from service.models import Explainer, ItemState
 from service.store import tables as t
@@ -330,7 +331,7 @@ def all_feeds(request: Request, s: DB, ctx: Ctx, limit: Limit = 50) -> Response:
         404: {"description": "Unknown feed"},
     },
 )
-def one_feed(feed_id: int, request: Request, s: DB, ctx: Ctx, limit: Limit = 50) -> Response:
+def one_feed(feed_id: Id, request: Request, s: DB, ctx: Ctx, limit: Limit = 50) -> Response:
     """The newest published explainers of one feed, as Atom."""
     feed = s.get(t.Feed, feed_id)
     if feed is None:

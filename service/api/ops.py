@@ -105,6 +105,13 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     given = [k for k in ("html", "text", "url") if getattr(body, k)]
     if len(given) != 1:
         raise Unprocessable("give exactly one of html, text or url")
+    if body.engine == "llm" and not ctx.settings.llm_configured:
+        # Without an endpoint the client would retry a default host it cannot reach, and
+        # answer a 502 after many seconds for what is the request's choice.
+        raise Unprocessable(
+            "the llm engine is not configured on this server (no OPENAI_BASE_URL or "
+            "OPENAI_API_KEY); leave engine out or ask for extractive"
+        )
     return await run_in_threadpool(_explain_sync, ctx, body)
 
 

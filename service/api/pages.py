@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from service.api.deps import DB, Ctx
+from service.api.schemas import NO_NUL
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -112,15 +113,15 @@ def _feed_view(f: t.Feed) -> dict[str, Any]:
 def index(
     request: Request,
     s: DB,
-    q: Annotated[str | None, Query(max_length=200)] = None,
+    q: Annotated[str | None, Query(max_length=200, pattern=NO_NUL)] = None,
     state: Annotated[str | None, Query(max_length=32)] = None,
     feed: Annotated[str | None, Query(max_length=20)] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=t.MAX_OFFSET)] = 0,
 ) -> HTMLResponse:
     """Feeds, recent items with their state, search by title."""
     states = [st.value for st in ItemState]
     state = state if state in states else None
-    feed_id = int(feed) if feed and feed.isdigit() else None
+    feed_id = _item_id(feed) if feed else None
     conds = []
     if state:
         conds.append(t.Item.state == state)
@@ -175,7 +176,10 @@ def _heading_levels(blocks: list[SourceBlock]) -> dict[str, int]:
 
 
 def _item_id(raw: str) -> int | None:
-    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+    """A row id from a page address or form, or None (no such row) for anything else;
+    ``isdigit`` alone lets through digits no column holds, and other scripts' digits."""
+    ok = raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= t.MAX_ID
+    return int(raw) if ok else None
 
 
 def _not_found(raw: str) -> HTMLResponse:

@@ -11,9 +11,20 @@ from sqlalchemy.exc import IntegrityError
 
 from service import render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import DeliveryOut, FeedIn, FeedOut, ItemOut, Limit, Offset, Page
+from service.api.schemas import (
+    NO_NUL,
+    DeliveryOut,
+    FeedFilter,
+    FeedIn,
+    FeedOut,
+    Id,
+    ItemOut,
+    Limit,
+    Offset,
+    Page,
+)
 from service.errors import Conflict, NotFound
-from service.models import CheckReport, Explainer, ItemState
+from service.models import CheckReport, DeliveryState, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
@@ -55,7 +66,7 @@ def list_feeds(request: Request, s: DB, limit: Limit = 50, offset: Offset = 0) -
 
 
 @router.get("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
-def get_feed(feed_id: int, s: DB) -> FeedOut:
+def get_feed(feed_id: Id, s: DB) -> FeedOut:
     feed = s.get(t.Feed, feed_id)
     if feed is None:
         raise NotFound(f"no feed with id {feed_id}")
@@ -69,8 +80,8 @@ def get_feed(feed_id: int, s: DB) -> FeedOut:
 def list_deliveries(
     request: Request,
     s: DB,
-    feed_id: int | None = None,
-    state: str | None = None,
+    feed_id: FeedFilter = None,
+    state: Annotated[DeliveryState | None, Query(description="Filter by state")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> Page:
@@ -79,15 +90,16 @@ def list_deliveries(
     c = select(func.count(t.Delivery.id))
     if feed_id is not None:
         q, c = q.where(t.Delivery.feed_id == feed_id), c.where(t.Delivery.feed_id == feed_id)
-    if state:
-        q, c = q.where(t.Delivery.state == state), c.where(t.Delivery.state == state)
+    if state is not None:
+        cond = t.Delivery.state == state.value
+        q, c = q.where(cond), c.where(cond)
     total = s.scalar(c) or 0
     rows = s.scalars(q.order_by(t.Delivery.id.desc()).limit(limit).offset(offset))
     return Page.of(request, total, limit, offset, [DeliveryOut.of(d) for d in rows])
 
 
 @router.get("/deliveries/{delivery_id}", response_model=DeliveryOut, tags=["deliveries"])
-def get_delivery(delivery_id: int, s: DB) -> DeliveryOut:
+def get_delivery(delivery_id: Id, s: DB) -> DeliveryOut:
     d = s.get(t.Delivery, delivery_id)
     if d is None:
         raise NotFound(f"no delivery with id {delivery_id}")
@@ -103,9 +115,11 @@ StateQ = Annotated[ItemState | None, Query(description="Filter by state")]
 def list_items(
     request: Request,
     s: DB,
-    feed_id: int | None = None,
+    feed_id: FeedFilter = None,
     state: StateQ = None,
-    q: Annotated[str | None, Query(max_length=200, description="Title contains")] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, pattern=NO_NUL, description="Title contains")
+    ] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> Page:
@@ -134,7 +148,7 @@ def _item(s: DB, item_id: int) -> t.Item:
 
 
 @router.get("/items/{item_id}", response_model=ItemOut, tags=["items"])
-def get_item(item_id: int, s: DB) -> ItemOut:
+def get_item(item_id: Id, s: DB) -> ItemOut:
     """An item with its state, source text, explainer, check report, tokens and cost."""
     item = _item(s, item_id)
     return ItemOut.of(item, latest_explainer(s, item), full=True)
@@ -156,7 +170,7 @@ def get_item(item_id: int, s: DB) -> ItemOut:
     },
 )
 def get_explainer(
-    item_id: int,
+    item_id: Id,
     request: Request,
     s: DB,
     format: Annotated[Literal["json", "md", "html", "text"] | None, Query()] = None,
@@ -194,7 +208,7 @@ def _negotiate(accept: str) -> str:
 
 
 @router.get("/items/{item_id}/check", response_model=CheckReport, tags=["items"])
-def get_check(item_id: int, s: DB) -> CheckReport:
+def get_check(item_id: Id, s: DB) -> CheckReport:
     """The number check of the item's explainer: every number and its source sentence."""
     item = _item(s, item_id)
     ex = latest_explainer(s, item)
@@ -204,7 +218,7 @@ def get_check(item_id: int, s: DB) -> CheckReport:
 
 
 @router.post("/items/{item_id}/retry", status_code=202, response_model=ItemOut, tags=["items"])
-def retry_item(item_id: int, ctx: Ctx, _who: Writer) -> ItemOut:
+def retry_item(item_id: Id, ctx: Ctx, _who: Writer) -> ItemOut:
     """Re-queue a failed or needs-review item now."""
     ctx.pipeline.retry(item_id)
     ctx.notify()
@@ -213,7 +227,7 @@ def retry_item(item_id: int, ctx: Ctx, _who: Writer) -> ItemOut:
 
 
 @router.post("/items/{item_id}/approve", response_model=ItemOut, tags=["items"])
-def approve_item(item_id: int, ctx: Ctx, who: Writer, request: Request) -> ItemOut:
+def approve_item(item_id: Id, ctx: Ctx, who: Writer, request: Request) -> ItemOut:
     """Publish a reviewed `needs_review` explainer; records who (X-Reviewer) and when."""
     reviewer = request.headers.get("x-reviewer", "").strip()[:200] or who
     ctx.pipeline.approve(item_id, reviewer)

@@ -5,11 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import Query, Request
+from fastapi import Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
 from service.models import CheckReport, Explainer
 from service.store import tables as t
+
+# PostgreSQL text cannot hold NUL: a string with one would fail in the database (a 500)
+# rather than match nothing, so text that reaches a query or a column refuses it.
+NO_NUL = r"^[^\x00]*$"
 
 
 class FeedIn(BaseModel):
@@ -29,10 +33,10 @@ class FeedIn(BaseModel):
     )
 
     url: HttpUrl
-    name: str | None = Field(default=None, max_length=512)
-    secret: str | None = Field(default=None, min_length=8, max_length=512)
-    audience: str | None = Field(default=None, max_length=512)
-    language: str | None = Field(default=None, max_length=64)
+    name: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
+    audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
 
 
 class FeedOut(BaseModel):
@@ -211,7 +215,11 @@ class Page(BaseModel):
 
 
 Limit = Annotated[int, Query(ge=1, le=200)]
-Offset = Annotated[int, Query(ge=0)]
+Offset = Annotated[int, Query(ge=0, le=t.MAX_OFFSET)]
+# Row ids in paths and filters: bounded, so that an id no column can hold is a 422, not a
+# database error.
+Id = Annotated[int, Path(ge=1, le=t.MAX_ID)]
+FeedFilter = Annotated[int | None, Query(ge=1, le=t.MAX_ID, description="Only this feed's")]
 
 
 class ExplainIn(BaseModel):

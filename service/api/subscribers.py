@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from service import outbound
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import Limit, Offset, Page
+from service.api.schemas import NO_NUL, FeedFilter, Id, Limit, Offset, Page
 from service.errors import Conflict, InputError, NotFound
 from service.store import tables as t
 from service.store.db import transaction
@@ -45,7 +45,10 @@ class SubscriberIn(BaseModel):
     )
     events: list[EventName] = Field(default_factory=lambda: _all_events(), min_length=1)
     feed_id: int | None = Field(
-        default=None, description="Only on POST /subscribers: a feed, or none for every feed"
+        default=None,
+        ge=1,
+        le=t.MAX_ID,
+        description="Only on POST /subscribers: a feed, or none for every feed",
     )
 
 
@@ -142,7 +145,7 @@ def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
 
 
 @router.post("/feeds/{feed_id}/subscribers", status_code=201, response_model=SubscriberOut)
-def subscribe_feed(feed_id: int, body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
+def subscribe_feed(feed_id: Id, body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Send this feed's explainer events to `url`, signed as Standard Webhooks. The
     answer carries the signing secret; later reads do not."""
     if body.feed_id is not None and body.feed_id != feed_id:
@@ -161,7 +164,7 @@ def list_subscribers(
     request: Request,
     s: DB,
     _who: Writer,
-    feed_id: int | None = None,
+    feed_id: FeedFilter = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> Page:
@@ -185,12 +188,12 @@ def _subscriber(s: DB, sub_id: int) -> t.Subscriber:
 
 
 @router.get("/subscribers/{sub_id}", response_model=SubscriberOut)
-def get_subscriber(sub_id: int, s: DB, _who: Writer) -> SubscriberOut:
+def get_subscriber(sub_id: Id, s: DB, _who: Writer) -> SubscriberOut:
     return SubscriberOut.of(_subscriber(s, sub_id))
 
 
 @router.delete("/subscribers/{sub_id}", status_code=204)
-def unsubscribe(sub_id: int, ctx: Ctx, _who: Writer) -> Response:
+def unsubscribe(sub_id: Id, ctx: Ctx, _who: Writer) -> Response:
     """Stop sending: the subscriber is deactivated (its delivery log stays)."""
     with transaction(ctx.sessions) as s:
         _subscriber(s, sub_id).active = False
@@ -199,11 +202,11 @@ def unsubscribe(sub_id: int, ctx: Ctx, _who: Writer) -> Response:
 
 @router.get("/subscribers/{sub_id}/deliveries", response_model=Page)
 def list_outbound(
-    sub_id: int,
+    sub_id: Id,
     request: Request,
     s: DB,
     _who: Writer,
-    state: Annotated[str | None, Query(max_length=32)] = None,
+    state: Annotated[str | None, Query(max_length=32, pattern=NO_NUL)] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> Page:
@@ -225,7 +228,7 @@ def list_outbound(
 
 
 @router.get("/outbound/{delivery_id}", response_model=OutboundOut)
-def get_outbound(delivery_id: int, s: DB, _who: Writer) -> OutboundOut:
+def get_outbound(delivery_id: Id, s: DB, _who: Writer) -> OutboundOut:
     """One outbound delivery with its payload."""
     d = s.get(t.OutboundDelivery, delivery_id)
     if d is None:
@@ -234,7 +237,7 @@ def get_outbound(delivery_id: int, s: DB, _who: Writer) -> OutboundOut:
 
 
 @router.post("/outbound/{delivery_id}/retry", status_code=202, response_model=OutboundOut)
-def retry_outbound(delivery_id: int, ctx: Ctx, _who: Writer) -> OutboundOut:
+def retry_outbound(delivery_id: Id, ctx: Ctx, _who: Writer) -> OutboundOut:
     """Send a failed or cancelled delivery again now, with fresh attempts."""
     with transaction(ctx.sessions) as s:
         d = s.get(t.OutboundDelivery, delivery_id)

@@ -13,6 +13,7 @@ from service import ingest, pipeline, signatures
 from service.api.deps import AppContext, Ctx, bearer_ok
 from service.api.schemas import Accepted
 from service.errors import AuthError, PayloadTooLarge
+from service.store.tables import MAX_ID
 
 router = APIRouter(tags=["webhooks"])
 
@@ -80,7 +81,9 @@ async def read_body(request: Request, limit: int) -> bytes:
 async def feed_changed(
     request: Request,
     ctx: Ctx,
-    feed_id: Annotated[int | None, Query(description="The registered feed this body is")] = None,
+    feed_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="The registered feed this body is")
+    ] = None,
 ) -> JSONResponse:
     """A feed changed. The body is the feed document itself, JSON naming a registered feed,
     a change record (`feed.changed` envelope), or a Miniflux / changedetection.io payload.

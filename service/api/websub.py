@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from service import websub
 from service.api.deps import AppContext, Ctx
-from service.api.schemas import Accepted
+from service.api.schemas import Accepted, Id
 from service.api.webhooks import take_delivery
 from service.errors import NotFound
 from service.store import tables as t
@@ -44,7 +44,7 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str]) -> str:
         404: {"description": "No pending request of this mode for this topic"},
     },
 )
-async def verify_intent(feed_id: int, request: Request, ctx: Ctx) -> PlainTextResponse:
+async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextResponse:
     """WebSub intent verification: the hub checks that this subscriber asked for the
     (un)subscription. The challenge is echoed only for a pending request of the same mode
     and topic (the registered feed URL); anything else is 404. `hub.mode=denied` records
@@ -65,7 +65,7 @@ async def verify_intent(feed_id: int, request: Request, ctx: Ctx) -> PlainTextRe
         422: {"description": "The body is not a feed document"},
     },
 )
-async def content_distribution(feed_id: int, request: Request, ctx: Ctx) -> JSONResponse:
+async def content_distribution(feed_id: Id, request: Request, ctx: Ctx) -> JSONResponse:
     """WebSub content distribution: the hub POSTs the updated feed document, signed with
     `X-Hub-Signature` (the `hub.secret` sent when subscribing). Stored like a webhook
     delivery; 410 tells the hub to drop a subscription this feed does not have."""

@@ -23,6 +23,12 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+# Bounds of what a query may be given, checked on input: beyond them the database refuses
+# the value (PostgreSQL: "integer out of range"; SQLite: OverflowError) instead of finding
+# no row. Ids are Integer columns, 32 bits on PostgreSQL; offsets are 64-bit everywhere.
+MAX_ID = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)

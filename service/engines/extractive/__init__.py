@@ -56,7 +56,7 @@ from service.engines.extractive.sentences import Cand, Draft, collect, is_result
 from service.engines.extractive.style import dehype, third_person, write_sentence
 from service.engines.extractive.title import explainer_title, takeaway
 from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, content_words
-from service.errors import EngineError
+from service.errors import NothingToExplain
 from service.models import Article, CheckReport, Explainer, ExplainResult, Section, Usage
 from service.text import split_blocks
 
@@ -132,15 +132,16 @@ class ExtractiveEngine:
 
 
 def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) -> Explainer:
-    """The explainer of ``article`` (pure). Raises ``EngineError`` when there is no text."""
+    """The explainer of ``article`` (pure). Raises ``NothingToExplain`` (an
+    ``EngineError``) when there is no text."""
     if not article.text.strip():
-        raise EngineError("the article has no text to explain (empty content)")
+        raise NothingToExplain("the article has no text to explain (empty content)")
     blocks = split_blocks(article.text)
     prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
     case = case_table("\n".join(prose))
     draft = collect(source_sections(blocks), content_words(article.title))
     if not any(c.base > -50 for c in draft.cands):
-        raise EngineError("the article has no prose sentences to explain")
+        raise NothingToExplain("the article has no prose sentences to explain")
     plans = plan(draft, case)
     total_budget = budgets(draft, plans)
     chosen = select(draft, plans, total_budget)
@@ -153,7 +154,7 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
     defined: set[str] = set()  # glossary terms defined so far: each only once
     sections = _write(draft, plans, chosen, glossary, case, defined)
     if not sections:
-        raise EngineError("the article has no prose sentences to explain")
+        raise NothingToExplain("the article has no prose sentences to explain")
     return Explainer(
         title=explainer_title(article, draft, case),
         sections=sections,
