@@ -52,11 +52,8 @@ def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]
 _ASIDE = re.compile(r"\([^()\d]*\)")
 
 
-def known_names(
-    s: str, nums: Sequence[Number], idx: SourceIndex, start: int = 0, end: int | None = None
-) -> list[Name]:
-    """The names of an explainer sentence (of ``s[start:end]``) that the source knows, in
-    order."""
+def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
+    """The names of an explainer sentence that the source knows, in order."""
     out: list[Name] = []
     idents = [n for n in nums if n.kind == IDENTIFIER]
     for n in idents:
@@ -64,7 +61,7 @@ def known_names(
         if idx.has(pattern, n.key):
             out.append(Name(n.start, n.end, n.key, pattern))
     starts = [n.start for n in nums]
-    for m in _NAME_TOKEN.finditer(s, start, len(s) if end is None else end):
+    for m in _NAME_TOKEN.finditer(s):
         token = m.group(0)
         if token.islower() or _DIGIT.search(token):
             continue  # ordinary words; numbers and identifiers are handled above
@@ -279,61 +276,6 @@ def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
         bind_numbers(unit.text, nums[lo:hi], found, start, end).get(n.start, Binding()).nearest
     )
     return nearest.key if nearest else None
-
-
-def source_names(idx: SourceIndex, u: int) -> dict[int, tuple[str, tuple[Name, ...]]]:
-    """The unit of measure and the names of each figure of source unit ``u``, by its
-    start, read as the explainer's are (from the unit's own clause in its own case: names
-    are told from ordinary words by their capitals). Memoised per source: a check reads
-    it only for the units its figures are found in. Empty for a unit with one figure (no
-    other figure to borrow a name from)."""
-    own = idx.own_names.get(u)
-    if own is None:
-        own = {}
-        unit = idx.units[u]
-        figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE)]
-        # (A text whose lower case has another length has no offsets in common with it.)
-        if len(figures) > 1 and len(unit.cased) == len(unit.text):
-            s, start, end = unit.cased, unit.start, unit.end
-            names = known_names(s, unit.numbers, idx, start, end)
-            bound = bind_numbers(s, unit.numbers, names, start, end)
-            own = {
-                n.start: (n.unit, tuple({x.key: x for x in bound[n.start].names}.values()))
-                for n in figures
-                if n.start in bound
-            }
-        idx.own_names[u] = own
-    return own
-
-
-def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tuple[str, ...]:
-    """What source unit ``u`` says its number ``m`` of, when the explainer's ``names`` for
-    it borrow a name the unit gives a like figure (same unit of measure) and not ``m``,
-    and name none of the names ``m`` alone has there ("MXFP4 gained 1.58x" for "MXFP8
-    shows 1.58x and MXFP4 1.68x"); else nothing.
-
-    A name ``m`` shares with the other figure does not tell them apart, so a figure of a
-    coordinated subject keeps it ("TopK is 1.5x faster than Triton" for "TopK is 4.82x
-    faster than ATen and 1.5x faster than Triton": Triton is 1.5x's alone); nor does an
-    explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively")."""
-    own = source_names(idx, u)
-    if m.start not in own:
-        return ()
-    measure, mine = own[m.start]
-    said = {x.key for x in mine}
-    others = {
-        x.key
-        for start, (unit, xs) in own.items()
-        if start != m.start and unit == measure
-        for x in xs
-    }
-    alone = said - others
-    keys = {x.key for x in names}
-    if not alone or keys & alone or not (keys & others) - said:
-        return ()
-    # As the source writes them (the unit's text in its own case).
-    cased = idx.units[u].cased
-    return tuple(cased[x.start : x.end] for x in mine if x.key in alone)
 
 
 def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
