@@ -195,3 +195,19 @@ def test_the_posts_headline_figures_the_explainer_dropped_are_reported(tmp_path:
             "35% lower latency on MI355X.",
         }
     ]
+
+
+def test_the_markdown_of_plainfeed_explain_passes_its_check(tmp_path: Path) -> None:
+    """Its sections are numbered ("## 1. What is new"): those numbers are the explainer's
+    own, not the post's (they were reported misattached and failed the check)."""
+    explained = runner.invoke(app, ["explain", str(FP8), "-f", "md", "--engine", "extractive"])
+    assert explained.exit_code == 0, explained.output
+    assert "## 1. What is new" in explained.stdout
+    markdown = tmp_path / "explainer.md"
+    markdown.write_text(explained.stdout, encoding="utf-8")
+    code, out = check("--explainer", markdown, "--source", FP8)
+    assert code == 0, out
+    # A heading's own figure is still checked.
+    markdown.write_text("## 7 new kernels\n\nThey are fast.\n", encoding="utf-8")
+    code, out = check("--explainer", markdown, "--source", FP8, "--json")
+    assert [n["text"] for n in json.loads(out)["numbers"]] == ["7"]

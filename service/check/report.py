@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerd
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
 from service.text import split_blocks, split_sentences
+
+_SECTION_NUMBER = re.compile(r"\d{1,2}\.\s+(?=\D)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +50,10 @@ def _sentences_of(text: str, group: int) -> list[_Sentence]:
             for row in block.rows:
                 out.append(_Sentence(render_row(block.header, row), g))
         elif block.kind == "heading":
-            out.append(_Sentence(block.text, g))
+            # "## 1. What is new": the section's number is the explainer's own (its
+            # Markdown numbers the sections), not a claim about the post.
+            m = _SECTION_NUMBER.match(block.text)
+            out.append(_Sentence(block.text[m.end() :] if m else block.text, g))
         else:
             out.extend(_Sentence(s, g) for s in split_sentences(block.text))
     return out
