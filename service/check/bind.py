@@ -77,12 +77,12 @@ def known_names(
         initial = _initial(s, m.start())
         offset = 0
         for word in token.split("-"):
-            start, offset = m.start() + offset, offset + len(word) + 1
-            if not is_name(word, initial and start == m.start()):
+            at, offset = m.start() + offset, offset + len(word) + 1
+            if not is_name(word, initial and at == m.start()):
                 continue
             known = idx.name(word)
             if known is not None:
-                out.append(Name(start, start + len(word), *known))
+                out.append(Name(at, at + len(word), *known))
     out.sort(key=lambda x: x.start)
     return out
 
