@@ -204,6 +204,48 @@ def test_respectively_pairs_numbers_and_names_in_order() -> None:
     assert check_explainer(swapped, source).count(M) == 2
 
 
+# One source clause with two figures and their names: all the explainer's names stand in
+# it, but the figure it ties to one of them is the other figure's.
+
+
+def test_a_hardware_name_of_another_figure_is_not_borrowed() -> None:
+    v = verdict("Speedup was 2x on H100.", "The speedup is 2x on A100 and 1.5x on H100.", "2x")
+    # Not "rounded from 1.5x" either: the source writes 2x, for A100.
+    assert (v.status, v.reason) == (M, "the source gives it for A100")
+    assert (
+        status("Speedup was 2x on A100.", "The speedup is 2x on A100 and 1.5x on H100.", "2x") == S
+    )
+
+
+def test_a_format_name_of_another_figure_is_not_borrowed() -> None:
+    source = "MXFP8 shows 1.58x over ATen and MXFP4 1.68x over ATen."
+    v = verdict("MXFP4 gained 1.58x over ATen.", source, "1.58x")
+    assert (v.status, v.reason) == (M, "the source gives it for MXFP8")
+    assert status("MXFP8 gained 1.58x over ATen.", source, "1.58x") == S
+    assert status("MXFP4 gained 1.68x over ATen.", source, "1.68x") == S
+    # A name only the other figure has, borrowed: TopK is both's, ATen 4.82x's alone.
+    source = "TopK is 4.82x faster than ATen and 1.5x faster than Triton."
+    assert status("TopK is 1.5x faster than ATen.", source, "1.5x") == M
+
+
+def test_a_name_borrowed_from_another_figure_of_the_flydsl_post_is_misattached() -> None:
+    source = article_from_document(FLYDSL.read_bytes(), filename=FLYDSL.name).text
+    claim = "On MI355X, MXFP4 scaled GEMM reached a 1.58x geometric-mean speedup over ATen."
+    v = verdict(claim, source, "1.58x")
+    assert v.status == M
+    assert v.reason is not None and "MXFP8" in v.reason  # 1.58x is MXFP8's there
+    assert status(claim.replace("1.58x", "1.68x"), source, "1.68x") == S
+    assert status(claim.replace("MXFP4", "MXFP8"), source, "1.58x") == S
+
+
+def test_a_figure_of_a_coordinated_subject_keeps_the_shared_name() -> None:
+    """TopK is said of both figures, Triton of 1.5x alone: the explainer names it, so
+    TopK is not borrowed from 4.82x."""
+    source = "TopK is 4.82x faster than ATen and 1.5x faster than Triton."
+    assert status("TopK is 1.5x faster than Triton.", source, "1.5x") == S
+    assert status("TopK is 4.82x faster than ATen.", source, "4.82x") == S
+
+
 def test_a_bare_count_binds_to_its_noun() -> None:
     source = "Each request has a 256-token input. The model has 512 experts."
     assert status("Inputs were 256 tokens long.", source, "256") == S

@@ -42,6 +42,15 @@ Rules, in short (the module's tests spell them out):
   before it: a paragraph copied from the source passes). Two like figures of one
   sentence said of two names the other way round from the source ("1.95x over Triton
   and 1.20x over ATen") are both ``misattached``.
+- No borrowed names: the figures of the source clause are bound to its names the same
+  way. A clause that holds all the explainer's names does not back a figure with a
+  unit of measure when one of those names is one it gives only another figure of that
+  unit, and the explainer names none of the names it gives this figure alone ("MXFP4
+  gained 1.58x" for "MXFP8 shows 1.58x and MXFP4 1.68x"; "2x on H100" for "2x on A100
+  and 1.5x on H100", no rounding of 1.5x either): ``misattached``, for the names the
+  source gives it. A name both figures have is no borrowing ("TopK is 1.5x faster than
+  Triton" for "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a
+  bare count ("across 24 cases": mostly what all the figures around it share).
 - Tables: a sentence that restates a source table row (its label written in it) is
   backed cell by cell when each figure stands in a ``;``-separated part naming its
   column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); a row of the explainer's own
@@ -50,8 +59,11 @@ Rules, in short (the module's tests spell them out):
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm.
-- Known limits: a source sentence that lists many figures and names binds loosely (any
-  of its names goes with any of its figures); a figure stated with plain words only
+- Known limits: a source clause binds its names to its figures by nearness, as the
+  explainer does (six words, not across a comma): in a long list sentence a name still
+  goes with a figure it stands near but does not describe, and a bare count, a figure
+  whose names there are all shared with another, or a name only in a paragraph label
+  or heading goes with any figure of the clause; a figure stated with plain words only
   ("dropped 19%") is matched by value and hedge, not by what it is about.
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),

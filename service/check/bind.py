@@ -16,7 +16,10 @@ from service.numbers import Number
 from service.numbers.context import list_runs
 from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 
-_NAME_TOKEN = re.compile(r"\w(?:\w|[.=+](?=\w))*")
+# A word token (\w runs joined by . = +) that can be a name: one with a capital (or a
+# letter outside ASCII) in it. The lookbehinds start it where a scan of all tokens would
+# (not inside one); the lookahead skips in C the lower-case words, most of a text.
+_NAME_TOKEN = re.compile(r"(?<!\w)(?<!\w[.=+])(?=[\w.=+]*[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*")
 _DIGIT = re.compile(r"\d")
 _CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
 _COORDINATOR = re.compile(
@@ -52,8 +55,11 @@ def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]
 _ASIDE = re.compile(r"\([^()\d]*\)")
 
 
-def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
-    """The names of an explainer sentence that the source knows, in order."""
+def known_names(
+    s: str, nums: Sequence[Number], idx: SourceIndex, start: int = 0, end: int | None = None
+) -> list[Name]:
+    """The names of an explainer sentence (of ``s[start:end]``) that the source knows, in
+    order."""
     out: list[Name] = []
     idents = [n for n in nums if n.kind == IDENTIFIER]
     for n in idents:
@@ -61,25 +67,40 @@ def known_names(s: str, nums: Sequence[Number], idx: SourceIndex) -> list[Name]:
         if idx.has(pattern, n.key):
             out.append(Name(n.start, n.end, n.key, pattern))
     starts = [n.start for n in nums]
-    for m in _NAME_TOKEN.finditer(s):
+    for m in _NAME_TOKEN.finditer(s, start, len(s) if end is None else end):
         token = m.group(0)
         if token.islower() or _DIGIT.search(token):
             continue  # ordinary words; numbers and identifiers are handled above
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and m.start() < nums[i].end:
             continue
-        before = s[: m.start()].rstrip()
-        initial = not before or before[-1] in ":.!?" or not before.strip("\"'([*_`")
+        initial = _initial(s, m.start())
         offset = 0
         for word in token.split("-"):
-            start, offset = m.start() + offset, offset + len(word) + 1
-            if not is_name(word, initial and start == m.start()):
+            at, offset = m.start() + offset, offset + len(word) + 1
+            if not is_name(word, initial and at == m.start()):
                 continue
             known = idx.name(word)
             if known is not None:
-                out.append(Name(start, start + len(word), *known))
+                out.append(Name(at, at + len(word), *known))
     out.sort(key=lambda x: x.start)
     return out
+
+
+_OPENERS = "\"'([*_`"
+
+
+def _initial(s: str, pos: int) -> bool:
+    """Whether ``pos`` starts its sentence: nothing but white space and opening marks
+    before it, or a sentence end. Read back from ``pos`` (a source clause is a slice of
+    its whole paragraph: copying all before it for each word would cost more than the
+    rest of the binding)."""
+    j = pos - 1
+    while j >= 0 and s[j].isspace():
+        j -= 1
+    if j < 0 or s[j] in ":.!?":
+        return True
+    return s[j] in _OPENERS and not s[: j + 1].strip(_OPENERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +297,67 @@ def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
         bind_numbers(unit.text, nums[lo:hi], found, start, end).get(n.start, Binding()).nearest
     )
     return nearest.key if nearest else None
+
+
+def source_names(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]:
+    """The names of each figure of source unit ``u`` with unit of measure ``measure``, by
+    its start, read as the explainer's are (from the unit's own clause in its own case:
+    names are told from ordinary words by their capitals). Only those figures are read: a
+    count between two speedups ("1.10x for the 15-shape BF16 suite") is part of what the
+    speedup is said of, not a figure with names of its own. Memoised per source: a check
+    reads it only for the units its figures are found in."""
+    own = idx.own_names.get((u, measure))
+    if own is None:
+        unit = idx.units[u]
+        figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE) and n.unit == measure]
+        own = {}
+        # (A text whose lower case has another length has no offsets in common with it.)
+        if len(unit.cased) == len(unit.text):
+            s, start, end = unit.cased, unit.start, unit.end
+            names = known_names(s, unit.numbers, idx, start, end)
+            bound = bind_numbers(s, figures, names, start, end)
+            own = {
+                n.start: tuple({x.key: x for x in bound[n.start].names}.values())
+                for n in figures
+                if n.start in bound
+            }
+        idx.own_names[(u, measure)] = own
+    return own
+
+
+def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tuple[str, ...]:
+    """What source unit ``u`` says its number ``m`` of, when the explainer's ``names`` for
+    it borrow a name the unit gives a like figure (same unit of measure) and not ``m``,
+    and name none of the names ``m`` alone has there ("MXFP4 gained 1.58x" for "MXFP8
+    shows 1.58x and MXFP4 1.68x"); else nothing.
+
+    A name ``m`` shares with the other figure does not tell them apart, so a figure of a
+    coordinated subject keeps it ("TopK is 1.5x faster than Triton" for "TopK is 4.82x
+    faster than ATen and 1.5x faster than Triton": Triton is 1.5x's alone); nor does an
+    explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively")."""
+    if not m.unit:
+        # A bare count ("across 24 cases") is mostly what several figures of the sentence
+        # share ("1.20x over Triton across all 24 grouped-GEMM cases" holds for the 1.95x
+        # over ATen as well): the nearest names do not tell whose it is.
+        return ()
+    like = (
+        n.unit for n in idx.units[u].numbers if n.start != m.start and n.kind in (QUANTITY, RANGE)
+    )
+    if m.unit not in like:
+        return ()  # no other figure of its unit of measure to borrow from (most units)
+    own = source_names(idx, u, m.unit)
+    if m.start not in own:
+        return ()
+    mine = own[m.start]
+    said = {x.key for x in mine}
+    others = {x.key for start, xs in own.items() if start != m.start for x in xs}
+    alone = said - others
+    keys = {x.key for x in names}
+    if not alone or keys & alone or not (keys & others) - said:
+        return ()
+    # As the source writes them (the unit's text in its own case).
+    cased = idx.units[u].cased
+    return tuple(cased[x.start : x.end] for x in mine if x.key in alone)
 
 
 def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, Operand, combinations, operands, quantize
-from service.check.names import name_key, name_pattern
+from service.check.names import Name, name_key, name_pattern
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Number, extract_numbers, prepare
@@ -47,6 +47,9 @@ class SourceIndex:
     _operands: list[tuple[int, list[Operand]]] | None = None
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
+    # Per unit and unit of measure, the names of each of its figures of that measure (by
+    # the figure's start): filled by ``bind.source_names`` for the units a check examines.
+    own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -267,7 +270,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             after = "".join("\x00" + x for x in (extra, heading_context) if x)
             if mine:
                 _index_numbers(idx, len(units), mine)
-            units.append(Unit(block, display, mine, lower, pos, end, after))
+            units.append(Unit(block, display, mine, lower, prepared, pos, end, after))
             unit_starts.append(pos)
             pos = end + 3
         # Each block's lines are read in one call: its units are these.
@@ -307,7 +310,18 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
                     if own:
                         _index_numbers(idx, len(units), own)
                     units.append(
-                        Unit(b, sentence, own, lower, c_start, c_end, extra, before, (start, end))
+                        Unit(
+                            b,
+                            sentence,
+                            own,
+                            lower,
+                            prepared,
+                            c_start,
+                            c_end,
+                            extra,
+                            before,
+                            (start, end),
+                        )
                     )
                     unit_starts.append(c_start)
                 before = (start, end)

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from service.check.bind import Binding
+from service.check.bind import Binding, borrowed
 from service.check.derive import quantize
 from service.check.index import SourceIndex
 from service.check.names import Name, verbatim_pattern
@@ -38,24 +38,38 @@ class Outcome:
     reason: str | None = None
 
 
-def _first_bound(
-    idx: SourceIndex, hits: Sequence[Hit], binding: Binding
-) -> tuple[int | None, int | None]:
-    """(a hit whose context holds the binding, any hit at all) as unit indices.
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """Which hits of a number hold its binding: the first that does, the first of all,
+    and the first whose names are borrowed (with what the source says it of)."""
+
+    unit: int | None
+    anywhere: int | None
+    lent: tuple[int, tuple[str, ...]] | None = None
+
+
+def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bound:
+    """The first hit whose context holds the binding, as unit indices.
 
     Names carried from an earlier explainer sentence are looked for in the source
     sentence and the one before it, then, failing that, anywhere before it in its
     paragraph: the explainer carries the topic of the last sentence that named one, and
-    a sentence it copies from the source must not be misattached."""
+    a sentence it copies from the source must not be misattached. A hit whose unit gives
+    one of the explainer's names to another of its figures, and this one to things the
+    explainer does not name, does not hold (:func:`borrowed`)."""
     any_hit = hits[0][0] if hits else None
+    lent: tuple[int, tuple[str, ...]] | None = None
     for unit, number in hits:
         if binding.holds(idx.units[unit], number):
-            return unit, any_hit
+            other = borrowed(idx, unit, number, binding.names) if binding.names else ()
+            if not other:
+                return _Bound(unit, any_hit, lent)
+            lent = lent or (unit, other)
     if binding.inherited and not binding.names and not binding.nouns:
         for unit, number in hits:
             if binding.holds(idx.units[unit], number, paragraph=True):
-                return unit, any_hit
-    return None, any_hit
+                return _Bound(unit, any_hit, lent)
+    return _Bound(None, any_hit, lent)
 
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
@@ -108,9 +122,10 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
             or (h[1].kind == WORD and q.exp == 0)
         )
     ]
-    bound, anywhere = _first_bound(idx, exact, binding)
-    if bound is not None:
-        return Outcome(CheckStatus.SUPPORTED, bound)
+    first = _first_bound(idx, exact, binding)
+    if first.unit is not None:
+        return Outcome(CheckStatus.SUPPORTED, first.unit)
+    lent = first.lent
     # A range end: supported when a hedge names that end, else derived.
     for ends, which, hedge in (
         (idx.range_highs, "high", UPPER),
@@ -121,11 +136,18 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
             for h in ends.get(q.value, [])
             if _unit_ok(q, h[1]) and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
         ]
-        end_unit, _ = _first_bound(idx, cands, binding)
+        end = _first_bound(idx, cands, binding)
+        lent = lent or end.lent
+        end_unit = end.unit
         if end_unit is not None and q.hedge in (hedge, NO_HEDGE, APPROX):
             if q.hedge == hedge:
                 return Outcome(CheckStatus.SUPPORTED, end_unit)
             return Outcome(CheckStatus.DERIVED, end_unit, f"the {which} end of a source range")
+    if lent is not None:
+        # The value stands with all the explainer's names, but said of other things: a
+        # rounding or a computation that lands on it is a coincidence ("2x on H100" for
+        # "2x on A100 and 1.5x on H100" is no rounding of 1.5x).
+        return _misattached(idx, first.anywhere, binding, lent)
     # A rounding of a more precise source number.
     cands = [
         h
@@ -133,20 +155,32 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
         and _hedge_ok(q.hedge, h[1].hedge)
     ]
-    unit, _ = _first_bound(idx, cands, binding)
+    rounding = _first_bound(idx, cands, binding)
+    lent, unit = lent or rounding.lent, rounding.unit
     if unit is not None:
         hit = next(h for h in cands if h[0] == unit)
         return Outcome(CheckStatus.DERIVED, unit, f"rounded from {hit[1].text}")
     found = _arithmetic(idx, q, binding)
     if found is not None:
         return Outcome(CheckStatus.DERIVED, found[0], found[1])
-    if anywhere is not None:
-        return _misattached(idx, anywhere, binding)
+    if first.anywhere is not None or lent is not None:
+        return _misattached(idx, first.anywhere, binding, lent)
     return Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits))
 
 
-def _misattached(idx: SourceIndex, unit: int, binding: Binding) -> Outcome:
-    """The source has the number in ``unit``, but not with what the explainer binds it to."""
+def _misattached(
+    idx: SourceIndex,
+    unit: int | None,
+    binding: Binding,
+    lent: tuple[int, tuple[str, ...]] | None = None,
+) -> Outcome:
+    """The source has the number in ``unit``, but not with what the explainer binds it to
+    (``lent``: in a unit that says it of other things, named, and gives the explainer's
+    name to another figure)."""
+    if lent is not None:
+        said_of = ", ".join(lent[1])
+        return Outcome(CheckStatus.MISATTACHED, lent[0], f"the source gives it for {said_of}")
+    assert unit is not None
     missing = ", ".join(binding.missing(idx.units[unit].context))
     return Outcome(
         CheckStatus.MISATTACHED, unit, f"the source gives it for other things ({missing} not there)"
@@ -180,9 +214,9 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
         and h[1].exp == r.exp
         and h[1].high_exp == r.high_exp
     ]
-    bound, anywhere = _first_bound(idx, exact, binding)
-    if bound is not None:
-        return Outcome(CheckStatus.SUPPORTED, bound)
+    first = _first_bound(idx, exact, binding)
+    if first.unit is not None:
+        return Outcome(CheckStatus.SUPPORTED, first.unit)
     # The span of several values or ranges of one sentence (min to max).
     lows = {u for u, _ in idx.singles.get(r.value, [])} | {
         u for u, _ in idx.range_lows.get(r.value, [])
@@ -197,8 +231,8 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
         for lo, hi in _spans(unit, r):
             if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):
                 return Outcome(CheckStatus.DERIVED, u, "the span of several values in one sentence")
-    if anywhere is not None:
-        return _misattached(idx, anywhere, binding)
+    if first.anywhere is not None:
+        return _misattached(idx, first.anywhere, binding, first.lent)
     if hits:
         return Outcome(CheckStatus.UNSUPPORTED, None, f"the source writes {hits[0][1].text}")
     return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source as a range")

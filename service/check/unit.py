@@ -27,6 +27,7 @@ class Unit:
         "_sentence",
         "_words",
         "block",
+        "cased",
         "display",
         "end",
         "numbers",
@@ -38,6 +39,7 @@ class Unit:
     display: str  # the sentence or table row as a reader sees it
     numbers: tuple[Number, ...]
     text: str  # the text of its block (or line) as the extractor read it, lower case
+    cased: str  # the same in its own case (where names are told from ordinary words)
     start: int  # where the unit's own clause lies in ``text``
     end: int
 
@@ -47,6 +49,7 @@ class Unit:
         display: str,
         numbers: tuple[Number, ...],
         text: str,
+        cased: str,
         start: int,
         end: int,
         extra: str,
@@ -61,6 +64,7 @@ class Unit:
         self.display = display
         self.numbers = numbers
         self.text = text
+        self.cased = cased
         self.start = start
         self.end = end
         self._extra = extra
