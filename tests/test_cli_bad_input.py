@@ -171,3 +171,28 @@ def test_eval_case_files_that_are_not_utf8(tmp_path: Path) -> None:
     thresholds.write_bytes("engines: {}\n# caf\xe9\n".encode("latin-1"))
     done = plainfeed(tmp_path, "eval", "--thresholds", thresholds)
     assert_bad_input(done, "thresholds file is not UTF-8 text")
+
+
+def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> None:
+    # A real SIGINT, delivered while the command's module imports (seconds on a busy
+    # machine): a finder that sends it when the import system looks the module up.
+    probe = (
+        "import os, signal, sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'service.cli.eval':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from service.cli import main\n"
+        "main(['eval', '--engine', 'reference'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 130
