@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     max_attempts: int = Field(default=5, ge=1, description="Item attempts before `failed`.")
     backoff_base: float = 2.0
     backoff_max: float = 3600.0
-    poll_interval: float = Field(default=0.5, gt=0)
+    poll_interval: float = Field(default=0.5, ge=0)
     circuit_threshold: int = Field(default=5, description="Consecutive upstream failures.")
     circuit_cooldown: float = 30.0
     shutdown_grace: float = Field(default=20.0, ge=0)
