@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import sysconfig
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings.exceptions import SettingsError
+
+from service.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Where a wheel puts prompts/ (pyproject's data-files), under the install's data path.
@@ -64,15 +68,17 @@ class Settings(BaseSettings):
     )
     model: str = "gpt-4o-mini"
     prompts_dir: Path = DEFAULT_PROMPTS_DIR
-    llm_timeout: float = Field(default=120.0, description="Seconds per LLM request.")
-    llm_max_attempts: int = Field(default=4, description="Tries per LLM call (tenacity).")
+    llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
+    llm_max_attempts: int = Field(default=4, ge=1, description="Tries per LLM call (tenacity).")
     llm_backoff_initial: float = Field(default=1.0, description="First retry wait, seconds.")
     llm_backoff_max: float = Field(default=30.0, description="Longest retry wait, seconds.")
     llm_retry_after_max: float = Field(
         default=60.0, description="Cap on a server's Retry-After within one call, seconds."
     )
-    llm_max_concurrency: int = Field(default=16, description="Concurrent LLM requests per process.")
-    llm_rpm: float = Field(default=600.0, description="LLM requests per minute per process.")
+    llm_max_concurrency: int = Field(
+        default=16, ge=1, description="Concurrent LLM requests per process."
+    )
+    llm_rpm: float = Field(default=600.0, gt=0, description="LLM requests per minute per process.")
     llm_max_output_tokens: int = 4096
     llm_context_chars: int = Field(
         default=48_000, description="Cleaned-text budget for one call; longer posts are split."
@@ -86,18 +92,20 @@ class Settings(BaseSettings):
         },
         description="USD per million (prompt, completion) tokens, by model.",
     )
-    repair_rounds: int = Field(default=2, description="Repair passes before needs_review.")
+    repair_rounds: int = Field(default=2, ge=0, description="Repair passes before needs_review.")
 
     # work
-    concurrency: int = Field(default=2, description="In-process workers of `plainfeed serve`.")
-    lease_seconds: float = 60.0
-    max_attempts: int = Field(default=5, description="Item attempts before `failed`.")
+    concurrency: int = Field(
+        default=2, ge=0, description="In-process workers of `plainfeed serve`."
+    )
+    lease_seconds: float = Field(default=60.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1, description="Item attempts before `failed`.")
     backoff_base: float = 2.0
     backoff_max: float = 3600.0
-    poll_interval: float = 0.5
+    poll_interval: float = Field(default=0.5, ge=0)
     circuit_threshold: int = Field(default=5, description="Consecutive upstream failures.")
     circuit_cooldown: float = 30.0
-    shutdown_grace: float = 20.0
+    shutdown_grace: float = Field(default=20.0, ge=0)
     worker_metrics_port: int | None = Field(
         default=None,
         ge=0,
@@ -110,14 +118,14 @@ class Settings(BaseSettings):
 
     # HTTP
     api_token: str | None = None
-    max_body_bytes: int = 10 * 1024 * 1024
+    max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     public_url: str = "http://127.0.0.1:8000"
 
     # fetching
     allow_private_urls: bool = False
-    fetch_timeout: float = 20.0
-    fetch_max_bytes: int = 10 * 1024 * 1024
-    fetch_max_redirects: int = 5
+    fetch_timeout: float = Field(default=20.0, gt=0)
+    fetch_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
+    fetch_max_redirects: int = Field(default=5, ge=0)
     user_agent: str = "Plainfeed/0.1 (+https://github.com/plainfeed/plainfeed)"
 
     # logging
@@ -149,6 +157,32 @@ class Settings(BaseSettings):
         return self.database_url.startswith("sqlite")
 
 
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """The environment variable a validation error's location names."""
+    name = str(loc[0]) if loc else ""
+    field = Settings.model_fields.get(name)
+    alias = field.validation_alias if field is not None else None
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return f"PLAINFEED_{name.upper()}"
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The settings; a variable of the wrong type is a :class:`ConfigError` naming it."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_variable(e['loc'])}={e['input']!r}: {e['msg']}"
+            if isinstance(e.get("input"), str)
+            else f"{_variable(e['loc'])}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ConfigError(f"bad setting: {problems}") from exc
+    except SettingsError as exc:
+        # Complex fields (prices) are JSON in the environment; pydantic-settings raises
+        # before validation when that JSON does not parse.
+        m = re.search(r'field "(\w+)"', str(exc))
+        what = _variable((m.group(1),)) if m else "a setting"
+        raise ConfigError(f"bad setting: {what} is not valid JSON") from exc

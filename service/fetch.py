@@ -94,7 +94,11 @@ def resolve_checked(host: str, port: int) -> str:
 
 def _pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, str]]:
     """(URL to request, extra headers, request extensions) for one hop, after the guard."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port_given = parts.port  # a port out of range or not a number raises here
+    except ValueError as exc:  # "http://[::1" (unclosed IPv6 bracket), "http://h:99999"
+        raise FetchRefused(f"not a valid URL: {url} ({exc})") from exc
     if parts.scheme not in ("http", "https"):
         raise FetchRefused(f"only http(s) URLs are fetched, not {parts.scheme or 'none'}: {url}")
     host = parts.hostname
@@ -104,7 +108,7 @@ def _pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str
         raise FetchRefused("URLs with credentials are not fetched")
     if settings.allow_private_urls:
         return url, {}, {}
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = port_given or (443 if parts.scheme == "https" else 80)
     addr = resolve_checked(host, port)
     ip_host = f"[{addr}]" if ":" in addr else addr
     netloc = f"{ip_host}:{parts.port}" if parts.port else ip_host

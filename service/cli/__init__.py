@@ -60,10 +60,15 @@ def __getattr__(name: str) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point: expected errors become a message and exit status 2."""
+    """Console-script entry point: expected errors become a message and exit status 2,
+    Ctrl-C exit status 130."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         build_app(args[0] if args else None)(args)
     except PlainfeedError as exc:
         typer.echo(f"plainfeed: error: {exc.detail}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt:
+        # Ctrl-C while the command's modules import (seconds on a busy machine), before
+        # click runs it and turns Ctrl-C into exit 130 itself: the same, not a traceback.
+        sys.exit(130)

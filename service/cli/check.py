@@ -15,7 +15,8 @@ from rich.table import Table
 
 from service.check import check_explainer, headline_facts
 from service.clean import article_from_document
-from service.errors import InputError, NotFound
+from service.cli.inputs import read_input
+from service.errors import InputError
 from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
 
 _STYLE = {  # status -> rich style
@@ -30,24 +31,22 @@ def register(app: typer.Typer) -> None:
     app.command("check")(check)
 
 
-def _read(path: Path, what: str) -> bytes:
-    if not path.exists():
-        raise NotFound(f"{what} file not found: {path}")
-    if not path.is_file():
-        raise InputError(f"{what} is not a file: {path}")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
-
-
-def load_explainer(path: Path) -> Explainer | str:
-    """An explainer file: JSON in the explainer's shape, else Markdown or plain text."""
-    data = _read(path, "explainer")
+def _decode_explainer(data: bytes, path: Path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"explainer file {path} is not UTF-8 text") from exc
+    # The source's cleaning drops NUL; so must the explainer's reading, or "1.5x\0" is
+    # a number the source does not have.
+    return text.replace("\x00", "")
+
+
+def load_explainer(path: Path) -> Explainer | str:
+    """An explainer file: JSON in the explainer's shape, else Markdown or plain text."""
+    text = _decode_explainer(read_input(path, "explainer"), path)
+    if not text.strip():
+        # An empty explainer has no number to fail: it would pass the check.
+        raise InputError(f"explainer file {path} is empty")
     if path.suffix.lower() == ".json":
         try:
             doc = json.loads(text)
@@ -64,7 +63,11 @@ def load_explainer(path: Path) -> Explainer | str:
 def load_source(path: Path) -> Article:
     """A source file (HTML, Markdown or plain text) as a cleaned article: its text, and its
     title, which the check reads as the post's own words (as the service's gate does)."""
-    return article_from_document(_read(path, "source"), filename=path.name)
+    data = read_input(path, "source")
+    try:
+        return article_from_document(data, filename=path.name)
+    except InputError as exc:
+        raise type(exc)(f"source file {path}: {exc.detail}") from exc
 
 
 def summary(report: CheckReport) -> dict[str, int]:

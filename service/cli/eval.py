@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +14,7 @@ from rich.table import Table
 
 from service import evaluate
 from service.config import PROJECT_ROOT, get_settings
-from service.errors import EvalCaseError
+from service.errors import EvalCaseError, InputError
 
 DEFAULT_CASES = PROJECT_ROOT / "eval" / "cases"
 DEFAULT_THRESHOLDS = PROJECT_ROOT / "eval" / "thresholds.yaml"
@@ -51,6 +52,8 @@ def eval_command(
         raise EvalCaseError(
             f"unknown engine {engine!r}; choose one of {', '.join(evaluate.ENGINES)}"
         )
+    if json_out is not None:
+        _check_writable(json_out)
     limits = evaluate.load_thresholds(thresholds)
     if engine not in limits.engines:
         raise EvalCaseError(f"{thresholds}: no thresholds for engine {engine!r}")
@@ -72,12 +75,29 @@ def eval_command(
     # Piped output gets the full table, not one squeezed to 80 columns.
     Console(width=None if sys.stdout.isatty() else 140).print(_table(data))
     if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        try:
+            json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write --json {json_out}: {exc.strerror or exc}") from exc
     for line in failures:
         err.print(f"[red]below threshold:[/red] {line}", highlight=False)
     if failures:
         raise typer.Exit(1)
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before the run, not after it, when the metrics could not be written."""
+    if path.is_dir():
+        raise InputError(f"--json {path} is a directory; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A probe file in the same folder: os.access says yes to root on a read-only mount.
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=True):
+            pass
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise InputError(f"cannot write --json {path}: a part of its folder is a file") from exc
+    except OSError as exc:
+        raise InputError(f"cannot write --json {path}: {exc.strerror or exc}") from exc
 
 
 def _table(data: dict[str, Any]) -> Table:

@@ -12,9 +12,10 @@ from typing import Annotated
 import typer
 
 from service import clean, fetch, parse, render
+from service.cli.inputs import read_input
 from service.config import get_settings
 from service.engines.base import ExplainOptions
-from service.errors import InputError, NotFound
+from service.errors import InputError
 from service.gate import Outcome, explain_and_check
 from service.models import Article
 
@@ -41,19 +42,23 @@ def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
         got = fetch.fetch_url(source, get_settings())
         return got.body, got.content_type, got.url
     path = Path(source)
-    if not path.is_file():
-        raise NotFound(f"no such file: {source}")
-    return path.read_bytes(), None, None
+    if "://" in source and not path.exists():
+        raise InputError(f"only http(s) URLs are fetched, and no file is named {source}")
+    return read_input(path, "source"), None, None
 
 
 def articles_of(source: str) -> list[Article]:
     data, content_type, url = _read_source(source)
     if not data.strip():
         raise InputError(f"{source} is empty")
-    if parse.sniff(data, content_type) is not None:
-        doc = parse.parse_feed(data, content_type=content_type, url=url)
-        return [clean.article_from_entry(e) for e in doc.entries]
-    return [clean.article_from_document(data, filename=source if url is None else None, url=url)]
+    try:
+        if parse.sniff(data, content_type) is not None:
+            doc = parse.parse_feed(data, content_type=content_type, url=url)
+            return [clean.article_from_entry(e) for e in doc.entries]
+        name = source if url is None else None
+        return [clean.article_from_document(data, filename=name, url=url)]
+    except InputError as exc:
+        raise type(exc)(f"{source}: {exc.detail}") from exc
 
 
 def render_outcome(outcome: Outcome, fmt: Format, article: Article) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 from sqlalchemy import select, update
@@ -14,6 +15,10 @@ from service.config import get_settings
 from service.errors import Conflict, FetchError, InputError, NotFound, Unprocessable
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
+
+# The largest id the tables hold (ids are INTEGER: 32 bits on PostgreSQL). A larger one on
+# the command line would reach the driver and fail there (OverflowError, DataError).
+ID_MAX = 2**31 - 1
 
 feeds_app = typer.Typer(help="Registered feeds.", no_args_is_help=True)
 
@@ -41,6 +46,13 @@ def add(
     if not url.startswith(("http://", "https://")):
         raise InputError(f"not an http(s) URL: {url}")
     try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  # raises for a port out of range or not a number
+    except ValueError as exc:  # "http://[::1" (unclosed IPv6 bracket)
+        raise InputError(f"not a valid URL: {url} ({exc})") from exc
+    if not parts.hostname:
+        raise InputError(f"URL has no host: {url}")
+    try:
         with transaction(sessions()) as s:
             feed = t.Feed(url=url, name=name, secret=secret, audience=audience, language=language)
             s.add(feed)
@@ -60,7 +72,7 @@ def list_() -> None:
 
 @feeds_app.command("subscribe")
 def subscribe(
-    feed_id: Annotated[int, typer.Argument(help="The registered feed's id")],
+    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
     hub: Annotated[
         str | None, typer.Option(help="The hub's URL (default: discovered from the feed)")
     ] = None,

@@ -14,7 +14,7 @@ import typer
 from sqlalchemy import func, select
 
 from service import render
-from service.cli.feeds import sessions
+from service.cli.feeds import ID_MAX, sessions
 from service.errors import NotFound
 from service.models import Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -56,7 +56,7 @@ def _row(i: t.Item) -> dict[str, Any]:
 @items_app.command("list")
 def list_(
     state: Annotated[ItemState | None, typer.Option(help="Only items in this state")] = None,
-    feed: Annotated[int | None, typer.Option(help="Feed id")] = None,
+    feed: Annotated[int | None, typer.Option(help="Feed id", min=1, max=ID_MAX)] = None,
     search: Annotated[str | None, typer.Option("--search", "-q", help="Title contains")] = None,
     limit: Annotated[int, typer.Option(min=1)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
@@ -79,7 +79,7 @@ def list_(
 
 @items_app.command("show")
 def show(
-    item_id: int,
+    item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)],
     format: Annotated[ShowFormat, typer.Option("--format", "-f")] = ShowFormat.md,
 ) -> None:
     """An item's explainer; exit status 1 (and the state on stderr) when it has none."""
@@ -112,7 +112,7 @@ def show(
 
 
 @items_app.command("retry")
-def retry(item_id: int) -> None:
+def retry(item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)]) -> None:
     """Re-queue a failed or needs-review item (a running worker picks it up)."""
     from service.config import get_settings
     from service.engines import get_engine

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import typer
 
 from service.config import get_settings
+from service.errors import ConfigError
 from service.logsetup import setup_logging
 
 
@@ -22,11 +23,24 @@ def register(app: typer.Typer) -> None:
     app.command()(demo)
 
 
+def _check_database(url: str) -> None:
+    """Fail before serving when the database URL is unusable or the database does not
+    answer: inside uvicorn's start-up the error would be a logged traceback and exit 3."""
+    from service.store.db import make_engine, ping
+
+    db = make_engine(url)
+    try:
+        ping(db)
+    finally:
+        db.dispose()
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to bind")] = 8000,
+    port: Annotated[int, typer.Option(help="Port to bind", min=0, max=65535)] = 8000,
     workers: Annotated[
-        int | None, typer.Option(help="In-process workers (default PLAINFEED_CONCURRENCY)")
+        int | None,
+        typer.Option(help="In-process workers (default PLAINFEED_CONCURRENCY)", min=0),
     ] = None,
 ) -> None:
     """Run the HTTP API with in-process workers."""
@@ -35,6 +49,7 @@ def serve(
     from service.api.app import create_app
 
     settings = get_settings()
+    _check_database(settings.database_url)
     setup_logging(settings.log_format, settings.log_level)
     uvicorn.run(
         create_app(settings, workers=workers),
@@ -47,7 +62,8 @@ def serve(
 
 def worker(
     concurrency: Annotated[
-        int | None, typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)")
+        int | None,
+        typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)", min=1),
     ] = None,
     metrics_port: Annotated[
         int | None,
@@ -63,6 +79,14 @@ def worker(
     from service.api.app import build_context
 
     settings = get_settings()
+    threads = settings.concurrency if concurrency is None else concurrency
+    if threads < 1:
+        # PLAINFEED_CONCURRENCY=0 is serve's "API only"; a worker without threads would
+        # sit idle for ever.
+        raise ConfigError(
+            "plainfeed worker needs at least one thread: PLAINFEED_CONCURRENCY is 0; "
+            "give --concurrency N"
+        )
     setup_logging(settings.log_format, settings.log_level)
     port = metrics_port if metrics_port is not None else settings.worker_metrics_port
     # 0 is "off", not "any free port": a scraper cannot find a port picked at random, and
@@ -82,7 +106,7 @@ def worker(
             f"{server.server_port}/metrics",
             err=True,
         )
-    ctx = build_context(settings, workers=concurrency or settings.concurrency)
+    ctx = build_context(settings, workers=threads)
     assert ctx.pool is not None
     stop = threading.Event()
 
@@ -105,8 +129,8 @@ def worker(
 
 def demo(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
-    wait: Annotated[float, typer.Option(help="Seconds to wait for the items")] = 120.0,
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the items", min=0)] = 120.0,
     engine: Annotated[
         Literal["extractive", "llm", "auto"],
         typer.Option(
@@ -122,6 +146,7 @@ def demo(
     from service.api.app import create_app
 
     settings = get_settings().model_copy(update={"engine": engine})
+    _check_database(settings.database_url)
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings), host=host, port=port, log_config=None, log_level="warning"

@@ -93,6 +93,16 @@ class Case:
         return self.directory / self.spec.reference if self.spec.reference else None
 
 
+def read_text(path: Path, what: str) -> str:
+    """A case's UTF-8 text file (case.yaml, reference, thresholds); errors name the file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalCaseError(f"{path}: {what} is not UTF-8 text") from exc
+    except OSError as exc:
+        raise EvalCaseError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
+
+
 def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
     """Validate the text of a ``case.yaml``; errors name the file and the field."""
     try:
@@ -115,7 +125,7 @@ def load_case(directory: Path) -> Case:
     case_yaml = directory / "case.yaml"
     if not case_yaml.is_file():
         raise EvalCaseError(f"{directory}: no case.yaml")
-    spec = parse_case_file(case_yaml.read_text(encoding="utf-8"), str(case_yaml))
+    spec = parse_case_file(read_text(case_yaml, "case file"), str(case_yaml))
     sources = [directory / n for n in SOURCE_NAMES if (directory / n).is_file()]
     if len(sources) != 1:
         raise EvalCaseError(

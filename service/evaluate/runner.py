@@ -14,7 +14,7 @@ from service.config import get_settings
 from service.engines import get_engine
 from service.engines.base import ExplainOptions
 from service.errors import EvalCaseError, PlainfeedError
-from service.evaluate.cases import Case, load_article, load_cases
+from service.evaluate.cases import Case, load_article, load_cases, read_text
 from service.evaluate.metrics import CaseScore, failed_score, overall, score_case
 from service.evaluate.replay import load_recordings, recording_for, replay_client
 from service.gate import explain_and_check
@@ -118,7 +118,7 @@ def run(
 
         def produce(case: Case, article: Article) -> tuple[Explainer, CheckReport]:
             assert case.reference_path is not None
-            explainer = render.parse_explainer(case.reference_path.read_text(encoding="utf-8"))
+            explainer = render.parse_explainer(read_text(case.reference_path, "reference"))
             return explainer, check_explainer(explainer, article.text, title=article.title)
 
     else:

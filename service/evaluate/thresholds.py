@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.errors import EvalCaseError
+from service.evaluate.cases import read_text
 from service.evaluate.metrics import CaseScore, overall
 
 
@@ -44,7 +45,7 @@ def parse_thresholds(text: str, where: str = "thresholds.yaml") -> Thresholds:
 def load_thresholds(path: Path) -> Thresholds:
     if not path.is_file():
         raise EvalCaseError(f"{path}: no thresholds file")
-    return parse_thresholds(path.read_text(encoding="utf-8"), str(path))
+    return parse_thresholds(read_text(path, "thresholds file"), str(path))
 
 
 def threshold_failures(scores: Sequence[CaseScore], limits: EngineThresholds) -> list[str]:

@@ -18,10 +18,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.errors import StoreError
+from service.errors import ConfigError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -50,21 +50,43 @@ def _sqlite_begin(conn: Any) -> None:
 
 
 def make_engine(url: str, *, pool_size: int = 10) -> Engine:
-    """Create an engine for ``url``; the SQLite file's folder is created if missing."""
-    u = make_url(url)
-    if u.get_backend_name() == "sqlite":
-        if u.database and u.database != ":memory:":
-            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
+    """Create an engine for ``url``; the SQLite file's folder is created if missing.
+
+    Raises :class:`ConfigError` for a URL that names no usable database (unparsable,
+    unknown dialect, driver not installed, folder that cannot be created)."""
+    try:
+        u = make_url(url)
+    except ArgumentError as exc:
+        raise ConfigError(
+            "the database URL (PLAINFEED_DATABASE_URL) does not parse; expected e.g. "
+            "sqlite:///./data/plainfeed.db or postgresql://user@host/dbname"
+        ) from exc
+    shown = u.render_as_string(hide_password=True)
+    try:
+        if u.get_backend_name() == "sqlite":
+            if u.database and u.database != ":memory:":
+                folder = Path(u.database).expanduser().parent
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise ConfigError(
+                        f"cannot create the folder of the SQLite database {shown}: "
+                        f"{exc.strerror or exc}"
+                    ) from exc
+            engine = create_engine(
+                url,
+                connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
+            )
+            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "begin", _sqlite_begin)
+            return engine
+        return create_engine(
+            url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, future=True
         )
-        event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin)
-        return engine
-    return create_engine(
-        url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, future=True
-    )
+    except (ArgumentError, ImportError) as exc:
+        # NoSuchModuleError (an unknown dialect) is an ArgumentError; a dialect whose
+        # driver is not installed fails with ImportError.
+        raise ConfigError(f"cannot use the database URL {shown}: {exc}") from exc
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -1,0 +1,198 @@
+"""Bad input on the command line: a one-line message on stderr and exit status 2, never a
+traceback, a hang, a garbage explainer or a check that passes on nothing.
+
+Each case runs ``plainfeed`` as a real process, as a user or a script would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data"
+FLYDSL = DATA / "corpus" / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+CASES = ROOT / "eval" / "cases"
+
+pytestmark = pytest.mark.slow
+
+# Random-looking bytes (an image, a PDF stream, an archive), the same on every run.
+BINARY = bytes((i * 7919 + (i >> 3) * 104729) % 256 for i in range(8192))
+
+
+def plainfeed(
+    tmp_path: Path, *args: str | Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    full_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("PLAINFEED_", "OPENAI_"))},
+        "PYTHONPATH": str(ROOT),
+        "PLAINFEED_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        "PLAINFEED_ENGINE": "extractive",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "service", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+        cwd=tmp_path,
+    )
+
+
+def assert_bad_input(done: subprocess.CompletedProcess[str], message: str) -> None:
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    # Progress lines may come first; the error is the last line (or click's usage box).
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("plainfeed: error:") or "Invalid value" in done.stderr
+    assert message in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("PLAINFEED_CONCURRENCY", "abc", "PLAINFEED_CONCURRENCY='abc'"),
+        ("PLAINFEED_ENGINE", "gpt", "PLAINFEED_ENGINE='gpt'"),
+        ("PLAINFEED_FETCH_TIMEOUT", "-1", "PLAINFEED_FETCH_TIMEOUT='-1'"),
+        ("PLAINFEED_PRICES", "cheap", "PLAINFEED_PRICES is not valid JSON"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_names_the_variable(
+    tmp_path: Path, variable: str, value: str, message: str
+) -> None:
+    source = tmp_path / "post.md"
+    source.write_text("# Post\n\nIt runs 1.5x faster on 8 GPUs.\n")
+    done = plainfeed(tmp_path, "explain", source, env={variable: value})
+    assert_bad_input(done, message)
+
+
+def test_a_worker_without_threads_says_so_and_ends(tmp_path: Path) -> None:
+    done = plainfeed(tmp_path, "worker", env={"PLAINFEED_CONCURRENCY": "0"})
+    assert_bad_input(done, "at least one thread")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "does not parse"),
+        ("mysql://user:secret@db/plainfeed", "cannot use the database URL"),
+    ],
+)
+def test_an_unusable_database_url(tmp_path: Path, url: str, message: str) -> None:
+    done = plainfeed(tmp_path, "items", "list", env={"PLAINFEED_DATABASE_URL": url})
+    assert_bad_input(done, message)
+    assert "secret" not in done.stderr
+
+
+def test_serve_with_an_unusable_database_url_fails_before_serving(tmp_path: Path) -> None:
+    done = plainfeed(tmp_path, "serve", "--port", "0", env={"PLAINFEED_DATABASE_URL": "not a url"})
+    assert_bad_input(done, "does not parse")
+
+
+def test_serve_refuses_a_port_out_of_range(tmp_path: Path) -> None:
+    assert_bad_input(plainfeed(tmp_path, "serve", "--port", "99999"), "--port")
+
+
+def test_ids_beyond_what_the_tables_hold(tmp_path: Path) -> None:
+    assert_bad_input(plainfeed(tmp_path, "items", "retry", "99999999999999999999"), "item_id")
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://example.com:99999/feed"])
+def test_malformed_urls(tmp_path: Path, url: str) -> None:
+    assert_bad_input(plainfeed(tmp_path, "explain", url), "not a valid URL")
+    assert_bad_input(plainfeed(tmp_path, "feeds", "add", url), "not a valid URL")
+    assert plainfeed(tmp_path, "feeds", "list").stdout == ""
+
+
+def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
+    blob = tmp_path / "figure.png"
+    blob.write_bytes(BINARY)
+    explainer = tmp_path / "explainer.md"
+    explainer.write_text("# FlyDSL\n\nBF16 dense GEMM ran 1.10x faster.\n")
+    done = plainfeed(tmp_path, "explain", blob)
+    assert_bad_input(done, "binary data")
+    assert done.stdout == ""
+    assert_bad_input(
+        plainfeed(tmp_path, "check", "--explainer", explainer, "--source", blob), "binary data"
+    )
+
+
+def test_an_empty_explainer_does_not_pass_the_check(tmp_path: Path) -> None:
+    empty = tmp_path / "explainer.md"
+    empty.write_text("\n  \n")
+    done = plainfeed(tmp_path, "check", "--explainer", empty, "--source", FLYDSL)
+    assert_bad_input(done, "is empty")
+
+
+def test_nul_bytes_in_an_explainer_are_dropped_as_in_the_source(tmp_path: Path) -> None:
+    text = "# FlyDSL\n\nBF16 dense GEMM ran 1.10x faster than the faster of ATen and Triton.\n"
+    plain = tmp_path / "plain.md"
+    plain.write_text(text)
+    nul = tmp_path / "nul.md"
+    nul.write_text(text.replace("1.10x", "1.10x\x00"))
+    want = plainfeed(tmp_path, "check", "--explainer", plain, "--source", FLYDSL, "--json")
+    assert want.returncode == 0, want.stdout
+    done = plainfeed(tmp_path, "check", "--explainer", nul, "--source", FLYDSL, "--json")
+    assert (done.returncode, done.stdout) == (want.returncode, want.stdout)
+
+
+def test_a_file_over_the_size_cap_is_refused_at_once(tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text("The kernel ran 1.10x faster on 256 GPUs. " * 2000)
+    env = {"PLAINFEED_FETCH_MAX_BYTES": "10000"}
+    assert_bad_input(plainfeed(tmp_path, "explain", big, env=env), "PLAINFEED_FETCH_MAX_BYTES")
+    done = plainfeed(tmp_path, "check", "--explainer", big, "--source", FLYDSL, env=env)
+    assert_bad_input(done, "over the 10,000-byte cap")
+
+
+def test_eval_json_to_an_unwritable_path_fails_before_the_run(tmp_path: Path) -> None:
+    a_file = tmp_path / "metrics"
+    a_file.write_text("")
+    for out, message in ((tmp_path, "is a directory"), (a_file / "m.json", "is a file")):
+        done = plainfeed(tmp_path, "eval", "--json", out)
+        assert_bad_input(done, message)
+        assert done.stdout == ""  # failed before explaining anything
+
+
+def test_eval_case_files_that_are_not_utf8(tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    shutil.copytree(CASES / "flydsl-amd-gpus", cases / "flydsl-amd-gpus")
+    reference = cases / "flydsl-amd-gpus" / "reference.md"
+    reference.write_bytes(BINARY)
+    done = plainfeed(tmp_path, "eval", "--cases", cases, "--engine", "reference")
+    assert_bad_input(done, f"{reference}: reference is not UTF-8 text")
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_bytes("engines: {}\n# caf\xe9\n".encode("latin-1"))
+    done = plainfeed(tmp_path, "eval", "--thresholds", thresholds)
+    assert_bad_input(done, "thresholds file is not UTF-8 text")
+
+
+def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> None:
+    # A real SIGINT, delivered while the command's module imports (seconds on a busy
+    # machine): a finder that sends it when the import system looks the module up.
+    probe = (
+        "import os, signal, sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'service.cli.eval':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from service.cli import main\n"
+        "main(['eval', '--engine', 'reference'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 130
