@@ -137,7 +137,3 @@ def test_retry_requeues(seeded: tuple[str, dict[str, int]]) -> None:
     listed = run(url, "items", "list", "--state", "pending").stdout
     assert f"{ids['review']}\tpending\t" in listed
     assert run(url, "items", "retry", "4242").returncode == 2
-    published = run(url, "items", "retry", str(ids["published"]))
-    assert published.returncode == 2
-    assert "is published: there is nothing to retry" in published.stderr
-    assert f"{ids['published']}\tpublished\t" in run(url, "items", "list").stdout

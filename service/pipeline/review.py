@@ -20,17 +20,13 @@ from service.store.db import transaction
 
 class Review(PipelineBase):
     def retry(self, item_id: int) -> None:
-        """Re-queue an item (failed, needs_review, or pending: now) with fresh attempts."""
+        """Re-queue an item (failed or needs_review) now, with fresh attempts."""
         with transaction(self.sessions) as s:
             item = s.get(t.Item, item_id)
             if item is None:
                 raise NotFound(f"no item with id {item_id}")
             if item.state == ItemState.PROCESSING.value:
                 raise Conflict(f"item {item_id} is being processed")
-            if item.state == ItemState.PUBLISHED.value:
-                # Its explainer passed (or was approved): a retry would only take it out
-                # of the feeds while the same explainer is found again.
-                raise Conflict(f"item {item_id} is published: there is nothing to retry")
             # A reviewer asking for a retry wants a new explainer: drop the one that
             # failed the check (an approved or clean one is never dropped).
             s.execute(
