@@ -219,7 +219,8 @@ def get_check(item_id: Id, s: DB) -> CheckReport:
 
 @router.post("/items/{item_id}/retry", status_code=202, response_model=ItemOut, tags=["items"])
 def retry_item(item_id: Id, ctx: Ctx, _who: Writer) -> ItemOut:
-    """Re-queue a failed or needs-review item now."""
+    """Re-queue an item now (a failed or needs-review one is explained anew; a published
+    one finds its stored explainer again, without a model call)."""
     ctx.pipeline.retry(item_id)
     ctx.notify()
     with ctx.sessions() as s:

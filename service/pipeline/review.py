@@ -20,7 +20,10 @@ from service.store.db import transaction
 
 class Review(PipelineBase):
     def retry(self, item_id: int) -> None:
-        """Re-queue an item (failed or needs_review) now, with fresh attempts."""
+        """Re-queue an item now, with fresh attempts (any state but processing): a failed
+        or needs-review one is explained anew; a published one finds its stored explainer
+        again, without a model call (the explain effect is keyed by content, prompt and
+        model), and is published again."""
         with transaction(self.sessions) as s:
             item = s.get(t.Item, item_id)
             if item is None:
