@@ -110,6 +110,14 @@ def test_malformed_urls(tmp_path: Path, url: str) -> None:
     assert plainfeed(tmp_path, "feeds", "list").stdout == ""
 
 
+def test_a_feed_secret_as_short_as_the_api_refuses(tmp_path: Path) -> None:
+    url = "https://example.com/feed.xml"
+    short = plainfeed(tmp_path, "feeds", "add", url, "--secret", "short")
+    assert_bad_input(short, "a webhook secret has 8 to 512 characters")
+    assert plainfeed(tmp_path, "feeds", "list").stdout == ""
+    assert plainfeed(tmp_path, "feeds", "add", url, "--secret", "long-enough").stdout == "1\n"
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

@@ -52,6 +52,9 @@ def add(
         raise InputError(f"not a valid URL: {url} ({exc})") from exc
     if not parts.hostname:
         raise InputError(f"URL has no host: {url}")
+    if secret is not None and not 8 <= len(secret) <= 512:
+        # As POST /feeds: a short secret is a guessable one.
+        raise InputError("a webhook secret has 8 to 512 characters")
     try:
         with transaction(sessions()) as s:
             feed = t.Feed(url=url, name=name, secret=secret, audience=audience, language=language)
