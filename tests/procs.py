@@ -63,6 +63,14 @@ class Child:
         assert self.proc is not None
         return self.proc.wait(timeout=timeout)
 
+    def run(self, timeout: float) -> int:
+        """Start, and wait for the exit status (killed, whatever happens, when done)."""
+        self.start()
+        try:
+            return self.wait(timeout)
+        finally:
+            self.kill()
+
     def output(self) -> str:
         try:
             return self.log.read_text(encoding="utf-8", errors="replace")

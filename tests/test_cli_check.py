@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -30,6 +31,15 @@ def check(*args: str | Path) -> tuple[int, str]:
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.stdout
+
+
+def check_texts(tmp_path: Path, explainer: str, source: tuple[str, str]) -> tuple[int, Any]:
+    """`plainfeed check --json` of an explainer text against a source (file name, text)."""
+    explainer_file, source_file = tmp_path / "explainer.md", tmp_path / source[0]
+    explainer_file.write_text(explainer, encoding="utf-8")
+    source_file.write_text(source[1], encoding="utf-8")
+    code, out = check("--explainer", explainer_file, "--source", source_file, "--json")
+    return code, json.loads(out)
 
 
 def test_unsupported_numbers_fail_with_status_1_and_a_table() -> None:
@@ -145,19 +155,16 @@ def test_the_check_command_loads_no_web_stack_database_or_model_client() -> None
 
 def test_the_source_title_is_source_too(tmp_path: Path) -> None:
     """As in the service's gate: a figure only the page's <title> gives is the post's own."""
-    source = tmp_path / "post.html"
-    source.write_text(
+    page = (
         "<html><head><title>Gemini 3.5 Flash: frontier intelligence</title></head><body>"
         "<article><p>It is the fastest model of the series yet, and cheaper to run. It "
         "answers questions, writes code and reads long documents for its users.</p>"
-        "</article></body></html>",
-        encoding="utf-8",
+        "</article></body></html>"
     )
-    explainer = tmp_path / "explainer.md"
-    explainer.write_text("Gemini 3.5 Flash is the fastest of the series.", encoding="utf-8")
-    code, out = check("--explainer", explainer, "--source", source, "--json")
-    assert code == 0, out
-    assert json.loads(out)["numbers"][0]["status"] == "supported"
+    explainer = "Gemini 3.5 Flash is the fastest of the series."
+    code, report = check_texts(tmp_path, explainer, ("post.html", page))
+    assert code == 0, report
+    assert report["numbers"][0]["status"] == "supported"
 
 
 def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: Path) -> None:
@@ -178,17 +185,14 @@ def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: P
 
 
 def test_the_posts_headline_figures_the_explainer_dropped_are_reported(tmp_path: Path) -> None:
-    source = tmp_path / "post.md"
-    source.write_text(
+    post = (
         "# FlyDSL\n\nFlyDSL delivers a 1.10x speedup and 35% lower latency on MI355X.\n\n"
-        "It is written in Python.\n",
-        encoding="utf-8",
+        "It is written in Python.\n"
     )
-    explainer = tmp_path / "explainer.md"
-    explainer.write_text("FlyDSL delivers a 1.10x speedup on MI355X.", encoding="utf-8")
-    code, out = check("--explainer", explainer, "--source", source, "--json")
-    assert code == 0, out
-    assert json.loads(out)["dropped"] == [
+    explainer = "FlyDSL delivers a 1.10x speedup on MI355X."
+    code, report = check_texts(tmp_path, explainer, ("post.md", post))
+    assert code == 0, report
+    assert report["dropped"] == [
         {
             "value": "35%",
             "about": "the first paragraph: FlyDSL delivers a 1.10x speedup and "

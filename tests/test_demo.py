@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
-from tests.conftest import free_port
+from tests.conftest import free_port, taken_port
 from tests.procs import http_json, plainfeed, plainfeed_env, wait_until
 
 
@@ -30,14 +29,8 @@ def test_demo_explains_the_sample_feed_offline_even_with_a_key_exported(tmp_path
 
 
 def test_demo_on_a_taken_port_says_so(tmp_path: Path) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
-        demo = plainfeed("demo", tmp_path, env, "--port", str(port)).start()
-        try:
-            assert demo.wait(timeout=60) == 1
-        finally:
-            demo.kill()
+        demo = plainfeed("demo", tmp_path, env, "--port", str(port))
+        assert demo.run(timeout=60) == 1
     assert f"could not serve on http://127.0.0.1:{port}" in demo.output()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import signal
-import socket
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 from service.worker import Worker
-from tests.conftest import free_port
+from tests.conftest import free_port, taken_port
 from tests.procs import (
     StubProcess,
     calls_by_link,
@@ -413,25 +412,16 @@ def test_a_worker_process_serves_its_own_metrics(tmp_path: Path, engine_for: Any
 
 
 def test_a_worker_whose_metrics_port_is_taken_says_so(tmp_path: Path) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         env = plainfeed_env(f"sqlite:///{tmp_path / 'plainfeed.db'}")
-        worker = plainfeed("worker", tmp_path, env, "--metrics-port", str(port)).start()
-        try:
-            assert worker.wait(timeout=30) == 2
-        finally:
-            worker.kill()
+        worker = plainfeed("worker", tmp_path, env, "--metrics-port", str(port))
+        assert worker.run(timeout=30) == 2
     assert f"cannot serve metrics on port {port}" in worker.output()
 
 
 def test_metrics_port_0_switches_off_a_port_set_in_the_environment(tmp_path: Path) -> None:
     """0 means off (not "any free port", which no scraper could find)."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         env = plainfeed_env(f"sqlite:///{tmp_path / 'plainfeed.db'}", worker_metrics_port=port)
         with plainfeed("worker", tmp_path, env, "--metrics-port", "0") as worker:
             wait_until(lambda: "threads, engine" in worker.output(), 60, "the worker to start")
