@@ -25,6 +25,7 @@ Bars: no false alarm on the references; every mutant unsupported or misattached.
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -519,6 +520,48 @@ def test_a_post_copied_word_for_word_raises_no_alarm(article: Article) -> None:
     report = check_explainer(article.text, article.text, title=article.title)
     supported = CheckStatus.SUPPORTED
     wrong = [(n.text, n.status.value, n.sentence) for n in report.numbers if n.status != supported]
+    assert wrong == []
+
+
+_WRITTEN_OUT = {"x": " times", "×": " times", "%": " percent"}
+_PLAIN_FIGURE = re.compile(r"[\d.,]+\s?[x×%]")
+
+
+def _written_out(text: str) -> str:
+    """Every plain multiplier and percentage of ``text`` in words ("1.10x" -> "1.10 times",
+    "96%" -> "96 percent"), the rest unchanged."""
+    out, pos = [], 0
+    for n in extract_numbers(text):
+        if n.kind == Kind.QUANTITY and n.unit in ("x", "%") and _PLAIN_FIGURE.fullmatch(n.text):
+            word = _WRITTEN_OUT[n.text[-1]]
+            out += [text[pos : n.start], n.text[:-1].rstrip(), word]
+            pos = n.end
+    return "".join(out) + text[pos:]
+
+
+def _sentences_left_out(text: str, seed: int) -> str:
+    """Each paragraph with some of its sentences left out (at least one kept)."""
+    rng = random.Random(seed)
+    kept = []
+    for block in split_blocks(text):
+        if block.kind in ("paragraph", "list_item"):
+            sentences = split_sentences(block.text)
+            kept.append(" ".join([s for s in sentences if rng.random() < 0.6] or sentences[:1]))
+    return "\n\n".join(kept)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_shortened_or_reworded_copy_raises_no_alarm(seed: int) -> None:
+    """Faithful edits of a copy keep every figure supported: multipliers and percentages
+    written out in words, and sentences left out of each paragraph (names carried from a
+    sentence that is gone stand earlier in the source paragraph)."""
+    wrong = []
+    for param in _copyable():
+        (article,) = param.values
+        for explainer in (_written_out(article.text), _sentences_left_out(article.text, seed)):
+            report = check_explainer(explainer, article.text, title=article.title)
+            supported = CheckStatus.SUPPORTED
+            wrong += [(n.text, n.sentence) for n in report.numbers if n.status != supported]
     assert wrong == []
 
 
