@@ -250,8 +250,10 @@ def test_published_event_is_signed_and_delivered(client: TestClient, receiver: R
     client.post(f"/feeds/{other}/subscribers", json={"url": receiver.url + "?other"}, headers=AUTH)
     iid = review_item(client, fid)
 
-    r = client.post(f"/items/{iid}/approve", headers={**AUTH, "X-Reviewer": "Ada"})
+    reviewer = "Adélaïde".encode()  # UTF-8 on the wire, as clients send a name
+    r = client.post(f"/items/{iid}/approve", headers={**AUTH, "X-Reviewer": reviewer})
     assert r.status_code == 200
+    assert r.json()["explainer_meta"]["approved_by"] == "Adélaïde"
     # stored in the publishing transaction, for this feed's subscriber only
     with c.sessions() as s:
         rows = list(s.scalars(select(t.OutboundDelivery)))
@@ -272,7 +274,7 @@ def test_published_event_is_signed_and_delivered(client: TestClient, receiver: R
     data = event["data"]
     assert data["item_id"] == iid and data["feed_id"] == fid and data["state"] == "published"
     assert data["explainer"]["title"] == "Kernels"
-    assert data["approved_by"] == "Ada"
+    assert data["approved_by"] == "Adélaïde"
     assert data["page_url"].endswith(f"/ui/items/{iid}")
     assert data["check"]["ok"] is True
 

@@ -227,10 +227,19 @@ def retry_item(item_id: Id, ctx: Ctx, _who: Writer) -> ItemOut:
         return ItemOut.of(_item(s, item_id))
 
 
+def _header_text(value: str) -> str:
+    """A header's text: HTTP carries bytes that Starlette reads as Latin-1, and a client
+    that sends a name like "José" sends UTF-8 ("JosÃ©" when read so)."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:  # not UTF-8 after all: Latin-1 it was
+        return value
+
+
 @router.post("/items/{item_id}/approve", response_model=ItemOut, tags=["items"])
 def approve_item(item_id: Id, ctx: Ctx, who: Writer, request: Request) -> ItemOut:
     """Publish a reviewed `needs_review` explainer; records who (X-Reviewer) and when."""
-    reviewer = request.headers.get("x-reviewer", "").strip()[:200] or who
+    reviewer = _header_text(request.headers.get("x-reviewer", "")).strip()[:200] or who
     ctx.pipeline.approve(item_id, reviewer)
     with ctx.sessions() as s:
         item = _item(s, item_id)
