@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from service.models import DroppedFact, Explainer, Fact
 from service.numbers import Kind, Number, extract_numbers
@@ -48,7 +49,8 @@ def _full_text(explainer: Explainer) -> str:
     return "\n\n".join(parts)
 
 
-def headline_facts(source_text: str, title: str = "") -> list[Fact]:
+@lru_cache(maxsize=16)  # the gate asks again for each repair round of one post
+def headline_facts(source_text: str, title: str = "") -> tuple[Fact, ...]:
     """The figures a post leads with, as key facts, for a source that has no annotated
     ones (an evaluation case has): the measured quantities and ranges, with their unit,
     written in its title or its first paragraph. A bare number there ("Aug 31", "in
@@ -61,7 +63,7 @@ def headline_facts(source_text: str, title: str = "") -> list[Fact]:
             for n in extract_numbers(sentence, words=False):
                 if n.kind in (Kind.QUANTITY, Kind.RANGE) and n.unit and n.text not in facts:
                     facts[n.text] = Fact(value=n.text, about=f"{where}: {_clip(sentence)}")
-    return list(facts.values())
+    return tuple(facts.values())
 
 
 def _clip(sentence: str, width: int = 160) -> str:
