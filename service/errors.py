@@ -9,6 +9,11 @@ one, and the CLI prints ``str(err)`` and exits non-zero. Wrap lower-level except
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class PlainfeedError(Exception):
     """Base of every error Plainfeed raises on purpose."""
@@ -260,3 +265,17 @@ class EvalCaseError(InputError):
 
     slug = "eval-case-error"
     title = "Invalid evaluation case"
+
+
+def validation_problems(exc: ValidationError, whole: str, limit: int | None = None) -> str:
+    """A pydantic validation error as one line a person reads: ``loc: message; ...``.
+
+    pydantic's own text spans lines and links to its documentation; in a CLI message or an
+    error stored on an item that is noise. ``whole`` stands for the location of an error
+    about the whole value; ``limit`` caps how many are listed (the rest are counted)."""
+    errors = exc.errors()
+    shown = errors if limit is None else errors[:limit]
+    text = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or whole}: {e['msg']}" for e in shown)
+    if len(shown) < len(errors):
+        text += f"; and {len(errors) - len(shown)} more"
+    return text

@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.config import DEFAULT_PROMPTS_DIR
-from service.errors import TemplateError
+from service.errors import TemplateError, validation_problems
 
 TEMPLATE_SUFFIX = ".md"
 BLOCKS = ("system", "user")
@@ -137,10 +137,7 @@ def parse_template(content: str, path: Path) -> PromptTemplate:
     try:
         meta = TemplateMeta.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'front matter'}: {e['msg']}"
-            for e in exc.errors()
-        )
+        problems = validation_problems(exc, "front matter")
         raise TemplateError(f"template {path}: bad front matter: {problems}") from exc
     if meta.name != path.stem:
         raise TemplateError(f"template {path}: front matter name {meta.name!r} != file name")

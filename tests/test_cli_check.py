@@ -102,8 +102,13 @@ def test_bad_input_raises_errors_of_the_tree(tmp_path: Path) -> None:
         check("--explainer", binary, "--source", FLYDSL)
     broken = tmp_path / "explainer.json"
     broken.write_text('{"title": ""}')
-    with pytest.raises(InputError, match="not an explainer in JSON"):
+    with pytest.raises(InputError, match="not an explainer in JSON") as raised:
         check("--explainer", broken, "--source", FLYDSL)
+    # One line naming what is wrong, not pydantic's multi-line text with its links.
+    assert str(raised.value).endswith(
+        "JSON: title: String should have at least 1 character; sections: Field required"
+    )
+    assert "\n" not in str(raised.value) and "pydantic.dev" not in str(raised.value)
     with pytest.raises(InputError, match="is not a file"):
         check("--explainer", tmp_path, "--source", FLYDSL)
 

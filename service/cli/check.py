@@ -16,7 +16,7 @@ from rich.table import Table
 from service.check import check_explainer, headline_facts
 from service.clean import article_from_document
 from service.cli.inputs import read_input
-from service.errors import InputError
+from service.errors import InputError, validation_problems
 from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
 
 _STYLE = {  # status -> rich style
@@ -55,8 +55,13 @@ def load_explainer(path: Path) -> Explainer | str:
                 # explainer document (`plainfeed explain -f json`), beside its metadata.
                 doc = doc.get("explainer", {k: v for k, v in doc.items() if k not in DOCUMENT_META})
             return Explainer.model_validate(doc)
-        except (json.JSONDecodeError, ValidationError) as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(f"explainer file {path} is not an explainer in JSON: {exc}") from exc
+        except ValidationError as exc:
+            problems = validation_problems(exc, "(file)")
+            raise InputError(
+                f"explainer file {path} is not an explainer in JSON: {problems}"
+            ) from exc
     return text
 
 

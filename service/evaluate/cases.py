@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service import clean
-from service.errors import EvalCaseError
+from service.errors import EvalCaseError, validation_problems
 from service.models import Article
 
 SOURCE_NAMES = ("source.html", "source.md", "source.txt")
@@ -114,10 +114,7 @@ def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
     try:
         return CaseFile.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(file)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise EvalCaseError(f"{where}: {problems}") from exc
+        raise EvalCaseError(f"{where}: {validation_problems(exc, '(file)')}") from exc
 
 
 def load_case(directory: Path) -> Case:

@@ -10,7 +10,7 @@ import httpx2
 import openai
 from pydantic import BaseModel, Field, ValidationError
 
-from service.errors import EvalCaseError
+from service.errors import EvalCaseError, validation_problems
 from service.models import Explainer
 
 
@@ -48,7 +48,8 @@ def load_recordings(directory: Path) -> list[Recording]:
         try:
             out.append(Recording.model_validate_json(path.read_bytes()))
         except ValidationError as exc:
-            raise EvalCaseError(f"{path}: not a recording: {exc}") from exc
+            problems = validation_problems(exc, "(file)")
+            raise EvalCaseError(f"{path}: not a recording: {problems}") from exc
     return out
 
 

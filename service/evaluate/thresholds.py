@@ -9,7 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from service.errors import EvalCaseError
+from service.errors import EvalCaseError, validation_problems
 from service.evaluate.cases import read_text
 from service.evaluate.metrics import CaseScore, overall
 
@@ -38,8 +38,10 @@ class Thresholds(BaseModel):
 def parse_thresholds(text: str, where: str = "thresholds.yaml") -> Thresholds:
     try:
         return Thresholds.model_validate(yaml.safe_load(text))
-    except (yaml.YAMLError, ValidationError) as exc:
+    except yaml.YAMLError as exc:
         raise EvalCaseError(f"{where}: {exc}") from exc
+    except ValidationError as exc:
+        raise EvalCaseError(f"{where}: {validation_problems(exc, '(file)')}") from exc
 
 
 def load_thresholds(path: Path) -> Thresholds:

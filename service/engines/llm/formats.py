@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from service.errors import validation_problems
 from service.models import Explainer
 
 ResponseMode = Literal["json_schema", "json_object", "fenced"]
@@ -118,10 +119,7 @@ def parse_explainer(text: str) -> Explainer:
     try:
         return Explainer.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
-            for e in exc.errors()[:8]
-        )
+        problems = validation_problems(exc, "answer", limit=8)
         raise ValueError(f"the JSON does not match the explainer shape: {problems}") from exc
 
 

@@ -1,0 +1,61 @@
+"""The exception tree: documented, mapped to HTTP, and readable when it wraps pydantic."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from service import errors
+from service.errors import PlainfeedError, validation_problems
+
+CLASSES = [
+    c
+    for _, c in inspect.getmembers(errors, inspect.isclass)
+    if issubclass(c, PlainfeedError) and c.__module__ == errors.__name__
+]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_every_error_has_its_own_docstring_status_and_slug(cls: type[PlainfeedError]) -> None:
+    # Each class says what it is for in its own docstring (not one inherited).
+    assert (cls.__dict__.get("__doc__") or "").strip()
+    assert 400 <= cls.status <= 599
+    # The slug ends the problem's ``type`` URI.
+    assert cls.slug and cls.slug == cls.slug.lower() and " " not in cls.slug
+
+
+def test_the_detail_defaults_to_the_title_and_extra_is_kept() -> None:
+    err = errors.NotFound(item=7)
+    assert str(err) == err.detail == errors.NotFound.title
+    assert err.extra == {"item": 7}
+
+
+class _Shape(BaseModel):
+    title: str
+    sections: list[str]
+    words: int = 0
+
+
+def _error(data: object) -> ValidationError:
+    with pytest.raises(ValidationError) as raised:
+        _Shape.model_validate(data)
+    return raised.value
+
+
+def test_validation_problems_is_one_line_of_location_and_message() -> None:
+    exc = _error({"title": 5, "sections": ["a", 6]})
+    assert validation_problems(exc, "(file)") == (
+        "title: Input should be a valid string; sections.1: Input should be a valid string"
+    )
+
+
+def test_validation_problems_names_the_whole_value_and_counts_what_it_leaves_out() -> None:
+    assert validation_problems(_error([1]), "answer") == (
+        "answer: Input should be a valid dictionary or instance of _Shape"
+    )
+    exc = _error({"title": 1, "sections": 2, "words": "many"})
+    assert validation_problems(exc, "answer", limit=1) == (
+        "title: Input should be a valid string; and 2 more"
+    )
