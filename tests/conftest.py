@@ -21,6 +21,7 @@ import pytest
 import uvicorn
 from sqlalchemy import Engine
 
+from service.api.protocol import http_protocol
 from service.config import Settings
 from service.store.db import make_engine, migrate
 
@@ -118,8 +119,14 @@ class LiveServer:
     def __init__(self, app: object) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        # The protocol `plainfeed serve` runs, so that tests see what clients see.
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            http=http_protocol(),
+            log_level="warning",
+            lifespan="on",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -47,6 +47,7 @@ def serve(
     import uvicorn
 
     from service.api.app import create_app
+    from service.api.protocol import http_protocol
 
     settings = get_settings()
     _check_database(settings.database_url)
@@ -55,6 +56,7 @@ def serve(
         create_app(settings, workers=workers),
         host=host,
         port=port,
+        http=http_protocol(),
         log_config=None,
         timeout_graceful_shutdown=int(settings.shutdown_grace),
     )
@@ -144,12 +146,18 @@ def demo(
     import uvicorn
 
     from service.api.app import create_app
+    from service.api.protocol import http_protocol
 
     settings = get_settings().model_copy(update={"engine": engine})
     _check_database(settings.database_url)
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
-        create_app(settings), host=host, port=port, log_config=None, log_level="warning"
+        create_app(settings),
+        host=host,
+        port=port,
+        http=http_protocol(),
+        log_config=None,
+        log_level="warning",
     )
     server = uvicorn.Server(config)
     th = threading.Thread(target=server.run, daemon=True)

@@ -1,0 +1,88 @@
+"""A request the HTTP parser refuses gets a problem details body, like every other error:
+raw bytes to a real server on loopback, through each of uvicorn's HTTP protocols."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from service.api.app import create_app
+from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol, http_protocol
+from service.config import Settings
+from tests.conftest import free_port
+
+
+@pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
+def port(request: pytest.FixtureRequest, settings: Settings) -> Iterator[int]:
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings, workers=0),
+        host="127.0.0.1",
+        port=port,
+        http=request.param,
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    yield port
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
+    """Send raw bytes; the status line, headers and body of the answer (read to close)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"NOT HTTP AT ALL\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n",
+        b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    ],
+    ids=["garbage", "header-without-colon", "nul-in-target"],
+)
+def test_a_request_that_does_not_parse_gets_a_problem_body(port: int, raw: bytes) -> None:
+    status, headers, body = exchange(port, raw)
+    assert status.startswith("HTTP/1.1 400")
+    assert headers["content-type"] == "application/problem+json"
+    assert int(headers["content-length"]) == len(body)
+    problem = json.loads(body)
+    assert problem["status"] == 400
+    assert problem["type"].endswith("/bad-http-request")
+    assert problem["title"] == "Malformed HTTP request"
+    assert problem["detail"]
+
+
+def test_a_request_that_parses_is_served_as_before(port: int) -> None:
+    status, headers, body = exchange(
+        port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    assert status.startswith("HTTP/1.1 200")
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body)
+
+
+def test_serve_uses_the_protocol_uvicorn_would_pick() -> None:
+    # uvicorn's "auto" prefers httptools, which uvicorn[standard] installs.
+    assert http_protocol() is ProblemHttpToolsProtocol
