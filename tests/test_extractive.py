@@ -109,6 +109,27 @@ def test_structure(name: str) -> None:
         assert all(p.strip() for p in s.paragraphs)
 
 
+@pytest.mark.parametrize(
+    ("name", "heading", "outlook"),
+    [
+        (FLYDSL, "What comes next", "in progress"),  # a "What's Next" section of its own
+        # No such section: the conclusion closes, with its outlook sentence kept.
+        (
+            "pytorch-blog-hardware-agnostic-models-in-vllm.md",
+            "What it adds up to",
+            "work-in-progress",
+        ),
+        ("pytorch-blog-harnessing-ai-for-day-one-model-enablement.html", "What it adds up to", ""),
+    ],
+)
+def test_the_last_section_is_what_comes_next_else_the_conclusion(
+    name: str, heading: str, outlook: str
+) -> None:
+    last = _explain(name).sections[-1]
+    assert last.heading == heading
+    assert outlook in " ".join(last.paragraphs)
+
+
 @pytest.mark.parametrize("name", ALL_POSTS)
 def test_length_and_reading_grade(name: str) -> None:
     e = _explain(name)

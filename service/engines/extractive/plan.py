@@ -34,7 +34,9 @@ def plan(draft: Draft, case: CaseTable) -> list[Plan]:
     usage = [i for i, s in enumerate(secs) if s.role == "usage"]
     nxt = [i for i, s in enumerate(secs) if s.role == "next"]
     concl = [i for i, s in enumerate(secs) if s.role == "conclusion"]
-    tail = usage[:1] + nxt[:1]
+    # The explainer ends with what comes next (DESIGN.md); a post without such a section
+    # ends with its conclusion instead, where the wrap-up and any outlook stand.
+    tail = usage[:1] + (nxt[:1] or concl[-1:])
     room = MAX_SECTIONS - len(intro) - len(tail)
     if len(body) > room:
         ranked = sorted(body, key=lambda i: (-draft.mass(i), i))
@@ -42,7 +44,7 @@ def plan(draft: Draft, case: CaseTable) -> list[Plan]:
     chosen = intro + body + tail
     if len(chosen) < MIN_SECTIONS:
         chosen = sorted(set(chosen + usage[1:] + nxt[1:] + concl))[:MAX_SECTIONS]
-        tail = [i for i in chosen if secs[i].role in ("usage", "next")]
+        tail = [i for i in chosen if secs[i].role in ("usage", "next", "conclusion")]
         chosen = [i for i in chosen if i not in tail] + tail
     plans = []
     for i in chosen:

@@ -138,6 +138,13 @@ _CALL_TO_ACTION = re.compile(
     r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
     re.IGNORECASE,
 )
+# What the work does next ("a work-in-progress", "will land", "plans to"): in the closing
+# section, the sentences an explainer's last section ("what comes next") is made of.
+_OUTLOOK = re.compile(
+    r"\b(will|plans?|planned|planning|next|future|upcoming|roadmap|work[- ]in[- ]progress|"
+    r"in progress|ongoing|going forward|aims? to|intends? to|coming (weeks|months|releases?))\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(I|I'm|I’m|I've|I’ve|I'd|I’d|my|me|mine)\b")
 _LETS = re.compile(r"\blet[’']s\b", re.IGNORECASE)
 
@@ -189,6 +196,9 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 sub_index += 1
     for c in cands:
         _score(c, title_words)
+        if c.base > -50 and sections[c.section].role in ("next", "conclusion"):
+            if _OUTLOOK.search(c.text):
+                c.base += 0.8
     headline: set[str] = set()
     intro = [c for c in cands if sections[c.section].role == "intro"]
     for c in intro + [c for c in cands if c.bold]:
