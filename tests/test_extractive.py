@@ -131,6 +131,13 @@ def test_the_last_section_is_what_comes_next_else_the_conclusion(
 
 
 @pytest.mark.parametrize("name", ALL_POSTS)
+def test_the_takeaway_says_what_no_section_says(name: str) -> None:
+    e = _explain(name)
+    said = {s for section in e.sections for p in section.paragraphs for s in split_sentences(p)}
+    assert not said & set(split_sentences(e.takeaway or ""))
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
 def test_length_and_reading_grade(name: str) -> None:
     e = _explain(name)
     words = word_count(_prose(e))

@@ -158,7 +158,7 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
     return Explainer(
         title=explainer_title(article, draft, case),
         sections=sections,
-        takeaway=takeaway(draft, glossary, defined),
+        takeaway=takeaway(draft, glossary, defined, [c for picked in chosen for c in picked]),
     )
 
 

@@ -196,9 +196,9 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 sub_index += 1
     for c in cands:
         _score(c, title_words)
-        if c.base > -50 and sections[c.section].role in ("next", "conclusion"):
-            if _OUTLOOK.search(c.text):
-                c.base += 0.8
+        closing = sections[c.section].role in ("next", "conclusion")
+        if closing and c.base > -50 and _OUTLOOK.search(c.text):
+            c.base += 0.8
     headline: set[str] = set()
     intro = [c for c in cands if sections[c.section].role == "intro"]
     for c in intro + [c for c in cands if c.bold]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from service.check import check_explainer
 from service.engines.extractive.glossary import GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
-from service.engines.extractive.sentences import Draft
+from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.words import (
     STOPWORDS,
@@ -196,13 +196,22 @@ def _reads_alone(phrase: str, new: str, sentence: str) -> bool:
     return not all(w.lower() in title_words for w in re.findall(r"[\w.-]+", phrase))
 
 
-def takeaway(draft: Draft, glossary: Sequence[GlossaryEntry], defined: set[str]) -> str | None:
-    """The conclusion's best plain sentence, if the post has a conclusion."""
+def takeaway(
+    draft: Draft,
+    glossary: Sequence[GlossaryEntry],
+    defined: set[str],
+    used: Collection[Cand] = (),
+) -> str | None:
+    """The conclusion's best plain sentence, if the post has a conclusion and one the
+    sections do not already say (``used``: the sentences they are made of; the conclusion
+    is the last section when the post has no "what comes next")."""
     concl = [i for i, s in enumerate(draft.sections) if s.role == "conclusion"]
+    said = {id(c) for c in used}
     pool = [
         c
         for c in draft.cands
         if c.section in concl
+        and id(c) not in said
         and c.base > -50
         and c.kind == "prose"
         and not re.search(r"\byou", c.text, re.I)
