@@ -138,6 +138,12 @@ def test_the_takeaway_says_what_no_section_says(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ALL_POSTS)
+def test_no_sentence_opens_with_a_later_point_of_a_list(name: str) -> None:
+    # "Second, vLLM is ..." without the first point reads as a fragment.
+    assert not [s for s in _sentences(_explain(name)) if re.match(r"(Second|Third)\b", s)]
+
+
+@pytest.mark.parametrize("name", ALL_POSTS)
 def test_length_and_reading_grade(name: str) -> None:
     e = _explain(name)
     words = word_count(_prose(e))

@@ -222,7 +222,8 @@ def _score(c: Cand, title_words: set[str]) -> None:
     # A sentence that leans on the one before ("This", "However") reads badly alone;
     # less so at a paragraph start, where it leans on the previous paragraph.
     dangling = bool(_DANGLING.match(text)) or bool(
-        re.match(r"(and|but|or|so|firstly|secondly|finally|lastly)\b", text, re.I)
+        # "Second, ..." without the first point before it reads as a fragment of a list.
+        re.match(r"(and|but|or|so|firstly|secondly|second|third|finally|lastly)\b", text, re.I)
     )
     s = 0.0
     if c.index == 0:
