@@ -24,6 +24,8 @@ from service.engines.extractive.figures import figures
 from service.engines.extractive.glossary import define
 from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sentences import Cand, Draft
+from service.engines.extractive.style import write_sentence
+from service.engines.extractive.words import case_table
 from service.errors import EngineError, TemplateError
 from service.models import Article, CheckReport, CheckStatus, Explainer
 from service.readability import flesch_kincaid_grade, word_count
@@ -199,6 +201,25 @@ def test_results_are_attributed_and_first_person_is_gone(name: str) -> None:
     assert re.search(r"The authors report|According to the post|The post reports", text)
     assert not re.search(r"\b(we|We|our|Our|us)\b", text)
     assert "**" not in text and "](" not in text and "`" not in text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "attribute", "expected"),
+    [
+        (
+            "That flywheel cut costs by 96%.",
+            0,
+            "According to the post, that flywheel cut costs by 96%.",
+        ),
+        ("The loop cut costs by 96%.", 0, "The authors report that the loop cut costs by 96%."),
+        ("The loop cut costs by 96%.", 2, "The post reports that the loop cut costs by 96%."),
+        ("We cut costs by 96%.", None, "The authors cut costs by 96%."),
+    ],
+)
+def test_an_attribution_reads_as_one_sentence(
+    sentence: str, attribute: int | None, expected: str
+) -> None:
+    assert write_sentence(sentence, attribute, case_table(sentence)) == expected
 
 
 def test_flydsl_title_and_code() -> None:

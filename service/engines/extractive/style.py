@@ -81,8 +81,11 @@ def write_sentence(text: str, attribute: int | None, case: CaseTable) -> str:
     s = finish(third_person(strip_refs(text)))
     if attribute is not None and not _ATTRIBUTED.search(s):
         lowered = lower_first(s, case)
-        if lowered is not None:
-            s = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)] + lowered
+        wording = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)]
+        if lowered is not None and wording.endswith(" that ") and lowered.startswith("that "):
+            s = _ATTRIBUTIONS[1] + lowered  # not "reports that that flywheel ..."
+        elif lowered is not None:
+            s = wording + lowered
         else:  # a name opens the sentence: keep its capital
             s = _ATTRIBUTIONS[1] + s
     return s
