@@ -387,6 +387,25 @@ def test_article_from_entry_prefers_content() -> None:
     assert b.text == "Only the summary."
 
 
+@pytest.mark.parametrize(
+    ("html", "title"),
+    [
+        # A release post carried without its title: its section heading is not its title.
+        (
+            "<p>We released Foo 2.1 today!</p><p>More text.</p><h2>Performance</h2><p>Fast.</p>",
+            "We released Foo 2.1 today!",
+        ),
+        # A lead-in ("TL;DR") names nothing: the words after it do.
+        ("<p><strong>TL;DR</strong></p><p>Foo got faster.</p><h2>Details</h2>", "Foo got faster."),
+        ("<h2>TL;DR</h2><p>Foo got faster.</p>", "Foo got faster."),
+        # A fragment that opens with a heading: that heading.
+        ("<h2>Foo 2.1 is out</h2><p>It is faster.</p>", "Foo 2.1 is out"),
+    ],
+)
+def test_an_untitled_fragment_is_titled_by_how_it_opens(html: str, title: str) -> None:
+    assert article_from_document(html.encode(), filename="post.html").title == title
+
+
 def test_article_from_entry_with_empty_title_takes_its_first_words() -> None:
     a = article_from_entry(_entry(title="", summary_html="<p>" + "word " * 20 + "</p>"))
     assert a.title == " ".join(["word"] * 12) + " …"

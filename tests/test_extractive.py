@@ -243,6 +243,14 @@ def test_a_time_in_the_post_title_is_not_taken_for_a_subject_colon() -> None:
     assert check_explainer(e.title, article.text, title=article.title).ok
 
 
+def test_an_untitled_post_is_titled_by_its_subject_and_claim_not_its_first_sentence() -> None:
+    # The corpus copy of the 2.14 release notes is the feed's HTML body: no title of its own.
+    article = _article("pytorch-blog-pytorch-2-14-release-blog.html")
+    assert article.title.startswith("We are excited to announce")
+    title = _explain("pytorch-blog-pytorch-2-14-release-blog.html").title
+    assert title == "PyTorch: 2,995 commits from 487 contributors since PyTorch 2.13"
+
+
 @pytest.mark.parametrize(
     ("title", "expected"),
     [

@@ -24,6 +24,7 @@ from service.clean.html_text import clean_html, html_document
 from service.clean.md_text import clean_markdown, front_matter_title
 from service.errors import InputError, Unprocessable
 from service.models import Article, FeedEntry
+from service.text import split_sentences
 
 __all__ = [
     "DocumentKind",
@@ -49,21 +50,46 @@ def clean_plain(text: str) -> str:
 # --- articles ----------------------------------------------------------------------------
 
 
-def _first_heading(text: str) -> str:
-    for line in text.split("\n"):
-        if line.startswith("#"):
-            return line.lstrip("#").strip()
-    return ""
+# Lines that open a post's body without naming it ("TL;DR", "Summary").
+_GENERIC_HEADING = re.compile(
+    r"^(tl;?\s?dr|summary|introduction|intro|overview|abstract|background|contents|"
+    r"table of contents|key takeaways|highlights)\s*:?$",
+    re.I,
+)
+
+
+def _opening(text: str) -> list[str]:
+    """The text's lines from the first that is not blank or a generic lead-in."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    while lines and _GENERIC_HEADING.match(lines[0].lstrip("#").strip(" *_:")):
+        lines.pop(0)
+    return lines
+
+
+def _leading_heading(text: str) -> str:
+    """The heading the text opens with, if it opens with one. A heading further down
+    names a section ("Performance Improvements" of a release post carried without its
+    title), not the post."""
+    lines = _opening(text)
+    return lines[0].lstrip("#").strip() if lines and lines[0].startswith("#") else ""
+
+
+_TITLE_WORDS = 25  # a first sentence this short reads as a title
 
 
 def _fallback_title(text: str) -> str:
-    """A title for an untitled item: its first heading, else its first words."""
-    heading = _first_heading(text)
+    """A title for an untitled item: the heading it opens with, else its first sentence
+    when short, else its first words."""
+    heading = _leading_heading(text)
     if heading:
         return heading
-    words = text.split()
-    if not words:
+    lines = _opening(text)
+    if not lines:
         return ""
+    sentences = split_sentences(lines[0])
+    if sentences and sentences[0][-1] in ".!?" and len(sentences[0].split()) <= _TITLE_WORDS:
+        return sentences[0]
+    words = " ".join(lines).split()
     return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
 
@@ -173,7 +199,7 @@ def article_from_document(
         cleaned, found_title, author, published = html_document(text)
     elif kind == "md":
         cleaned = clean_markdown(text)
-        found_title = front_matter_title(text) or _first_heading(cleaned)
+        found_title = front_matter_title(text) or _leading_heading(cleaned)
     elif kind == "text":
         cleaned = clean_plain(text)
         first = cleaned.split("\n", 1)[0].strip()

@@ -85,6 +85,19 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
     raw = restore_slug(" ".join(article.title.split()), case)
     if _JUNK_TITLE.match(raw):
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
+    elif _opening_words(raw, article.text):
+        # An untitled post's own first words: subject and claim say more when the post
+        # has a claim ("We are excited to announce ..." against "2,995 commits from 487
+        # contributors"); a status update's first sentence is all it has to say.
+        title, claimed = _title(article, draft, case, "")
+        if claimed:
+            return title
+    return _title(article, draft, case, raw)[0]
+
+
+def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[str, bool]:
+    """The title made of ``raw`` (the post's title, cleaned), and whether it carries a
+    claim."""
     subject = _subject(raw, draft, Counter(re.findall(r"[\w\-]*\w", article.text)))
     new = raw
     if _SUBJECT_COLON.search(raw):
@@ -124,8 +137,17 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
         else:
             title = f"{subject}: {rest}"
         if not claim or _checks(title, article):
-            return title
+            return title, bool(claim)
     raise AssertionError("unreachable: the title without a claim is always returned")
+
+
+def _opening_words(title: str, text: str) -> bool:
+    """Whether ``title`` is what the cleaner takes for an untitled post: its first words
+    cut with an ellipsis, or its first sentence."""
+    opening = " ".join(text[: len(title) + 300].split())
+    if title.endswith(" …"):
+        return title[:-2] in opening
+    return title[-1:] in ".!?" and title in opening
 
 
 def _checks(title: str, article: Article) -> bool:
