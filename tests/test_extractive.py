@@ -145,6 +145,31 @@ def test_no_sentence_opens_with_a_later_point_of_a_list(name: str) -> None:
     assert not [s for s in _sentences(_explain(name)) if re.match(r"(Second|Third)\b", s)]
 
 
+def test_instructions_to_the_reader_and_speaker_bios_are_left_out() -> None:
+    text = "\n\n".join(
+        [
+            "The conference runs 40 sessions on agents across two days in San Jose. "
+            "View the full conference schedule. Explore practical agent training on day one.",
+            "## Keynotes",
+            "Three keynotes frame the conversation about agents in production. Ada Lovelace "
+            "is the Executive Director of the Engine Foundation and has 25 years of experience. "
+            "The keynotes cover training, serving and governance of agents at scale.",
+            "## Sessions",
+            "Sessions on serving show agents handling 2,000 requests per minute in production. "
+            "Sessions on training cover reinforcement learning with tool use at scale.",
+        ]
+    )
+    e = (
+        ExtractiveEngine(PROMPTS)
+        .explain(Article(title="Agents at the conference", text=text), ExplainOptions())
+        .explainer
+    )
+    said = _sentences(e)
+    assert not [s for s in said if s.startswith(("View ", "Explore "))], said
+    assert not [s for s in said if "Executive Director" in s], said
+    assert any("40 sessions" in s for s in said)
+
+
 @pytest.mark.parametrize("name", ALL_POSTS)
 def test_length_and_reading_grade(name: str) -> None:
     e = _explain(name)

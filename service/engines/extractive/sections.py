@@ -55,10 +55,12 @@ _BOILER_BLOCK = re.compile(
     r"this (version|post) has been adapted.*)$",
     re.IGNORECASE,
 )
-_BIO = re.compile(
-    r"^[A-Z][\w.\-’' ]{1,60} (is|was) an? ([\w\-]+ ){0,5}(engineer|scientist|researcher|"
-    r"manager|developer|lead|architect|director|professor|student|intern|member|founder|"
-    r"head|advocate|maintainer)\b"
+# "Ada Lovelace is a Senior Research Engineer at ...", "... is the Executive Director of ...":
+# the name is cased, the title either way.
+BIO = re.compile(
+    r"^[A-Z][\w.\-’' ]{1,60} (is|was) (an?|the) ([\w\-]+ ){0,5}(?i:engineer|scientist|"
+    r"researcher|manager|developer|lead|architect|director|professor|student|intern|member|"
+    r"founder|head|advocate|maintainer|officer|president|chair|fellow)\b"
 )
 _THANKS = re.compile(
     r"^(we('d| would)? (like to )?(sincerely )?thank|thanks to|special thanks|many thanks|"
@@ -74,7 +76,7 @@ def _is_boilerplate(block: Block, plain: str) -> bool:
         if plain.startswith("(") and plain.rstrip(".").endswith(")"):
             return True  # a credit line: "(PR #184240 by ...)"
         return bool(
-            _BOILER_BLOCK.match(plain) or _BIO.match(plain) or _THANKS.match(plain)
+            _BOILER_BLOCK.match(plain) or BIO.match(plain) or _THANKS.match(plain)
         ) or not any(c.isalnum() for c in plain)
     return False
 

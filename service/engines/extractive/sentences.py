@@ -12,7 +12,7 @@ from typing import Literal
 from service.engines.extractive.blocks import short_code, table_sentences
 from service.engines.extractive.figures import figures
 from service.engines.extractive.inline import clean_inline
-from service.engines.extractive.sections import SourceSection
+from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import dehype
 from service.engines.extractive.words import content_words
 from service.text import split_sentences
@@ -104,7 +104,8 @@ _HYPE = re.compile(
 _POINTER = re.compile(
     r"\b(figure|fig\.|table|chart|graph|diagram)\s*\d|\b(shown|see|illustrated) (below|above|"
     r"in figure|in the figure|in table)|\bclick\b|\bhere:|\blearn more\b|\bcheck out\b|"
-    r"https?://|\bthe following\b|\bbelow\b|\babove\b",
+    r"https?://|\bthe following\b|\bbelow\b|\babove\b|\bmore information\b|"
+    r"\bcan be found (?:at|in|on)\b|\bfor (?:more|further|full) details\b",
     re.IGNORECASE,
 )
 _DANGLING = re.compile(
@@ -136,6 +137,15 @@ _CREDITS = re.compile(
 _PANEL = re.compile(r"^\([A-Za-z0-9]\)\s+")
 _CALL_TO_ACTION = re.compile(
     r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
+    re.IGNORECASE,
+)
+# A sentence that tells the reader to do something ("View the full schedule", "Explore
+# practical SFT ..."): the explainer says what the post reports, except how to use it.
+# ("Join us ... October 20-21" is a call to action, already marked down, and often where
+# an event post gives its dates.)
+_IMPERATIVE = re.compile(
+    r"(view|register|explore|read|learn|check|visit|download|watch|subscribe|follow|"
+    r"click|see|submit|become|connect|discover|meet|don[’']t miss|save)\b",
     re.IGNORECASE,
 )
 # What the work does next ("a work-in-progress", "will land", "plans to"): in the closing
@@ -196,9 +206,11 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 sub_index += 1
     for c in cands:
         _score(c, title_words)
-        closing = sections[c.section].role in ("next", "conclusion")
-        if closing and c.base > -50 and _OUTLOOK.search(c.text):
+        role = sections[c.section].role
+        if c.base > -50 and role in ("next", "conclusion") and _OUTLOOK.search(c.text):
             c.base += 0.8
+        if c.base > -50 and role != "usage" and _IMPERATIVE.match(c.text):
+            c.base -= 1.5
     headline: set[str] = set()
     intro = [c for c in cands if sections[c.section].role == "intro"]
     for c in intro + [c for c in cands if c.bold]:
@@ -285,6 +297,7 @@ def _score(c: Cand, title_words: set[str]) -> None:
         or code_tokens > max(2, n // 4)
         or re.search(r"https?://|www\.|\s\|\s", text)
         or _CREDITS.search(text)
+        or BIO.match(text)  # a speaker's or author's bio inside a paragraph
         or text.count("(") > 3  # a formula or a call chain, not prose
         or n < 3
     )
