@@ -23,6 +23,7 @@ from service.engines.extractive.blocks import table_sentences
 from service.engines.extractive.figures import figures
 from service.engines.extractive.glossary import define
 from service.engines.extractive.plan import _with_antecedent
+from service.engines.extractive.sections import plain_heading
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import write_sentence
 from service.engines.extractive.words import case_table
@@ -300,6 +301,18 @@ def test_headings_are_plain_statements() -> None:
     flydsl = [s.heading for s in _explain(FLYDSL).sections]
     assert "Kernel-level performance" in flydsl  # sentence case, names kept
     assert "End-to-end vLLM inference" in flydsl
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("Compiler, Runtime, Tensor, and Observability Work", "Compiler, runtime, tensor, and"),
+        ("vLLM at the Frontier", "vLLM at the"),  # an identifier keeps its case
+    ],
+)
+def test_a_heading_opens_with_a_capital_unless_a_name_opens_it(heading: str, expected: str) -> None:
+    prose = "The compiler, the runtime and the tensor work of vLLM are at the frontier."
+    assert plain_heading(heading, case_table(prose)).startswith(expected)
 
 
 # --- glossary -------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ def sentence_case(heading: str, table: CaseTable) -> str:
 
 def capitalise(text: str) -> str:
     """Upper-case the first letter unless the first word is an identifier (vLLM, fp8)."""
-    first = text.split(" ", 1)[0]
+    first = text.split(" ", 1)[0].rstrip(",;:")  # "compiler, runtime, ..." too
     if re.fullmatch(r"[a-z][a-z\-’']*", first):
         return text[:1].upper() + text[1:]
     return text
