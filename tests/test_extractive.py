@@ -171,6 +171,19 @@ def test_instructions_to_the_reader_and_speaker_bios_are_left_out() -> None:
     assert any("40 sessions" in s for s in said)
 
 
+def test_a_sentence_that_only_leads_into_a_list_is_left_out() -> None:
+    text = "\n\n".join(
+        [
+            "The keynote lineup is set for the conference, taking place on 20 October in "
+            "San Jose. Featured keynote speakers and their scheduled sessions include:",
+            "- Ada Lovelace, Engines: the analytical engine at 150 years",
+            "- Alan Turing, Bletchley: computable numbers in 2 parts",
+        ]
+    )
+    e = ExtractiveEngine(PROMPTS).explain(Article(title="Keynotes", text=text), ExplainOptions())
+    assert not [s for s in _sentences(e.explainer) if s.endswith(("include.", "include:"))]
+
+
 @pytest.mark.parametrize("name", ALL_POSTS)
 def test_length_and_reading_grade(name: str) -> None:
     e = _explain(name)

@@ -139,6 +139,13 @@ _CALL_TO_ACTION = re.compile(
     r"\b(let us know|join us|contact us|reach out|feel free|stay tuned|sign up|follow us)\b",
     re.IGNORECASE,
 )
+# A sentence that only leads into a list: with its colon made a full stop ("Speakers
+# include.") it is no sentence.
+_LIST_LEAD = re.compile(
+    r"\b(include|includes|including|are|is|were|was|following|follows|these|as|such as|"
+    r"below)\s*:$",
+    re.IGNORECASE,
+)
 # A sentence that tells the reader to do something ("View the full schedule", "Explore
 # practical SFT ..."): the explainer says what the post reports, except how to use it.
 # ("Join us ... October 20-21" is a call to action, already marked down, and often where
@@ -291,7 +298,8 @@ def _score(c: Cand, title_words: set[str]) -> None:
         if not any(w >= 1.0 for w in c.figures.values()):
             s = -100.0
     excluded = (
-        _HYPE.search(text)
+        _LIST_LEAD.search(text)  # "... sessions include:" says nothing without its list
+        or _HYPE.search(text)
         or _LETS.search(text)
         or _FIRST_PERSON_SINGULAR.search(text)
         or code_tokens > max(2, n // 4)
