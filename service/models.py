@@ -221,6 +221,12 @@ class CheckReport(BaseModel):
     def count(self, status: CheckStatus) -> int:
         return sum(1 for n in self.numbers if n.status == status)
 
+    def counts(self) -> dict[str, int]:
+        """Numbers by status, and the dropped key facts: the summary a reader sees first."""
+        return {status.value: self.count(status) for status in CheckStatus} | {
+            "dropped": len(self.dropped)
+        }
+
     @property
     def ok(self) -> bool:
         """Publishable: no unsupported and no misattached number."""

@@ -3,8 +3,11 @@ webhook -> delivery -> items -> in-process worker -> explainer stored -> served.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import httpx
@@ -12,7 +15,7 @@ import pytest
 
 from service.api.app import create_app
 from service.config import Settings
-from tests.conftest import PYTORCH_FEED, LiveServer, make_settings, wait_for
+from tests.conftest import CORPUS, DATA, PYTORCH_FEED, LiveServer, make_settings, wait_for
 
 RSS = "application/rss+xml"
 
@@ -282,6 +285,56 @@ def test_explain_answers_bad_input_with_4xx(server: httpx.Client) -> None:
     assert "not configured" in str(body["detail"])
 
 
+EXECUTORCH = "pytorch-blog-fast-ondevice-agentic-ai-with-executorch"
+
+
+def test_check_answers_as_the_cli_does(server: httpx.Client) -> None:
+    source = (CORPUS / "posts" / f"{EXECUTORCH}.html").read_text(encoding="utf-8")
+    explainer_path = DATA / "explainers" / f"{EXECUTORCH}.txt"
+    explainer = explainer_path.read_text(encoding="utf-8")
+    r = server.post("/check", json={"explainer": explainer, "html": source})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    # The same report `plainfeed check --json` prints for the same two files.
+    cli = subprocess.run(
+        [sys.executable, "-m", "service", "check", "--json", "--explainer", str(explainer_path),
+         "--source", str(CORPUS / "posts" / f"{EXECUTORCH}.html")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    assert got == json.loads(cli.stdout)
+    assert got["ok"] and got["counts"]["supported"] == len(got["numbers"]) > 10
+
+    # One figure changed: that number, and only it, is unsupported; still a 200.
+    figure = next(n["text"] for n in got["numbers"] if n["kind"] == "quantity" and "." in n["text"])
+    wrong = figure.replace(".", ".9", 1)
+    r = server.post("/check", json={"explainer": explainer.replace(figure, wrong), "html": source})
+    assert r.status_code == 200
+    flagged = [n["text"] for n in r.json()["numbers"] if n["status"] == "unsupported"]
+    assert not r.json()["ok"] and wrong in flagged
+
+    # The explainer's JSON shape, as POST /explain answers it, is read as well.
+    paragraph = next(p for p in explainer.split("\n\n") if re.search(r"\d\.\d", p))
+    shape = {"title": "ExecuTorch: on-device agents", "sections": [
+        {"heading": "What is new", "paragraphs": [paragraph]}]}  # fmt: skip
+    r = server.post("/check", json={"explainer": shape, "html": source})
+    assert r.status_code == 200 and r.json()["ok"] and r.json()["numbers"], r.text
+
+
+def test_check_answers_bad_input_with_4xx(server: httpx.Client) -> None:
+    text = "The new parser is 2x faster than the old one on 40 feeds."
+    assert_problem(server.post("/check", json={"explainer": "  ", "text": text}), 422)
+    assert_problem(server.post("/check", json={"explainer": "2x faster"}), 422)
+    both = {"explainer": "2x faster", "text": text, "html": f"<p>{text}</p>"}
+    assert_problem(server.post("/check", json=both), 422)
+    assert_problem(server.post("/check", json={"explainer": {"title": 5}, "text": text}), 422)
+    assert_problem(server.post("/check", json={"explainer": "2x", "text": text, "x": 1}), 422)
+    huge = {"explainer": "1" * (1024 * 1024 + 1), "text": text}
+    assert_problem(server.post("/check", json=huge), 422)
+    ok = server.post("/check", json={"explainer": "It is 2x faster on 40 feeds.", "text": text})
+    assert ok.status_code == 200 and ok.json()["ok"], ok.text
+
+
 def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:
     settings = make_settings(db_url, api_token="s3cret-token")
     with LiveServer(create_app(settings, workers=0)) as live, httpx.Client(base_url=live.url) as c:
@@ -289,6 +342,7 @@ def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:
         assert_problem(post_feed(c, feed), 401)
         assert_problem(post_feed(c, feed, headers={"Authorization": "Bearer nope"}), 401)
         assert_problem(c.post("/feeds", json={"url": "https://a.example/feed"}), 401)
+        assert_problem(c.post("/check", json={"explainer": "2x", "text": "It is 2x."}), 401)
         ok = post_feed(c, feed, headers={"Authorization": "Bearer s3cret-token"})
         assert ok.status_code == 202
         assert c.get("/items").status_code == 200  # reads stay open
@@ -307,6 +361,7 @@ def test_health_readiness_and_openapi(server: httpx.Client) -> None:
         "/items/{item_id}",
         "/items/{item_id}/explainer",
         "/deliveries/{delivery_id}",
+        "/check",
         "/readyz",
     ):
         assert path in paths, path

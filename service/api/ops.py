@@ -12,10 +12,12 @@ from starlette.concurrency import run_in_threadpool
 
 from service import clean, fetch, render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import ExplainIn, ExplainOut
+from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut
+from service.check import check_explainer, headline_facts
 from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, Unprocessable
 from service.gate import explain_and_check
+from service.models import Article
 from service.store import tables as t
 from service.store.db import ping
 
@@ -102,9 +104,7 @@ def stats(
 )
 async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     """Explain one article given as `html`, `text` or `url`, synchronously."""
-    given = [k for k in ("html", "text", "url") if getattr(body, k)]
-    if len(given) != 1:
-        raise Unprocessable("give exactly one of html, text or url")
+    _one_source(body)
     if body.engine == "llm" and not ctx.settings.llm_configured:
         # Without an endpoint the client would retry a default host it cannot reach, and
         # answer a 502 after many seconds for what is the request's choice.
@@ -115,9 +115,8 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     return await run_in_threadpool(_explain_sync, ctx, body)
 
 
-def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
-    from service.engines import get_engine
-
+def _source(ctx: Ctx, body: ExplainIn | CheckIn) -> Article:
+    """The article a request gives as exactly one of ``html``, ``text`` or ``url``."""
     if body.url:
         article = fetch.fetch_article(str(body.url), ctx.settings)
     elif body.html:
@@ -125,7 +124,20 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     else:
         article = clean.article_from_document(body.text or "", kind="text", title=body.title)
     if not article.text.strip():
-        raise Unprocessable("the article has no text to explain")
+        raise Unprocessable("the article has no text")
+    return article
+
+
+def _one_source(body: ExplainIn | CheckIn) -> None:
+    given = [k for k in ("html", "text", "url") if getattr(body, k)]
+    if len(given) != 1:
+        raise Unprocessable("give exactly one of html, text or url")
+
+
+def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
+    from service.engines import get_engine
+
+    article = _source(ctx, body)
     engine = ctx.pipeline.engine
     if body.engine and body.engine != engine.name:
         engine = get_engine(ctx.settings, name=body.engine)
@@ -150,3 +162,26 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
         cost_usd=r.cost_usd,
         markdown=render.to_markdown(r.explainer),
     )
+
+
+@router.post(
+    "/check",
+    response_model=CheckOut,
+    tags=["explain"],
+    responses={422: {"description": "An empty explainer, or a source without text"}},
+)
+async def check(body: CheckIn, ctx: Ctx, _who: Writer) -> CheckOut:
+    """Check every number of an explainer written anywhere against the post it explains
+    (`html`, `text` or `url`), as `plainfeed check` does. The answer is `200` whatever
+    the verdict: `ok` is false when a number is unsupported or misattached."""
+    _one_source(body)
+    if isinstance(body.explainer, str) and not body.explainer.strip():
+        # An empty explainer has no number to fail: it would pass.
+        raise Unprocessable("the explainer is empty")
+    return await run_in_threadpool(_check_sync, ctx, body)
+
+
+def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
+    article = _source(ctx, body)
+    facts = headline_facts(article.text, article.title)  # as the gate reports them
+    return CheckOut.of(check_explainer(body.explainer, article.text, facts, title=article.title))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
-from service.models import CheckReport, Explainer
+from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict
 from service.store import tables as t
 
 # PostgreSQL text cannot hold NUL: a string with one would fail in the database (a 500)
@@ -240,6 +240,47 @@ class ExplainIn(BaseModel):
     url: HttpUrl | None = None
     title: str | None = None
     engine: str | None = Field(default=None, pattern="^(llm|extractive)$")
+
+
+class CheckIn(BaseModel):
+    """An explainer written anywhere, and the post it explains (exactly one of ``html``,
+    ``text`` or ``url``)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "explainer": "The new kernel is 1.10x faster on MI355X.",
+                    "title": "Faster kernels",
+                    "html": "<h2>Results</h2><p>The new kernel is 1.10x faster on MI355X.</p>",
+                }
+            ]
+        },
+    )
+
+    # Markdown or plain text, or the explainer's JSON shape (as `POST /explain` answers it).
+    explainer: Annotated[str, Field(max_length=1024 * 1024)] | Explainer
+    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    url: HttpUrl | None = None
+    title: str | None = None
+
+
+class CheckOut(BaseModel):
+    """The number check, its verdict and counts first (as `plainfeed check --json` prints
+    it): ``ok`` is false when a number is unsupported or misattached."""
+
+    ok: bool
+    counts: dict[str, int]
+    numbers: list[NumberVerdict]
+    dropped: list[DroppedFact]
+
+    @classmethod
+    def of(cls, report: CheckReport) -> CheckOut:
+        return cls(
+            ok=report.ok, counts=report.counts(), numbers=report.numbers, dropped=report.dropped
+        )
 
 
 class ExplainOut(BaseModel):

@@ -75,12 +75,6 @@ def load_source(path: Path) -> Article:
         raise type(exc)(f"source file {path}: {exc.detail}") from exc
 
 
-def summary(report: CheckReport) -> dict[str, int]:
-    return {status.value: report.count(status) for status in CheckStatus} | {
-        "dropped": len(report.dropped)
-    }
-
-
 def _clip(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -130,7 +124,7 @@ def check(
     facts = headline_facts(article.text, article.title)  # as the gate reports them
     report = check_explainer(load_explainer(explainer), article.text, facts, title=article.title)
     if as_json:
-        payload = {"ok": report.ok, "counts": summary(report)} | report.model_dump(mode="json")
+        payload = {"ok": report.ok, "counts": report.counts()} | report.model_dump(mode="json")
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         _print_table(report)
