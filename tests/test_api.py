@@ -15,7 +15,15 @@ import pytest
 
 from service.api.app import create_app
 from service.config import Settings
-from tests.conftest import CORPUS, DATA, PYTORCH_FEED, LiveServer, make_settings, wait_for
+from tests.conftest import (
+    CORPUS,
+    DATA,
+    PYTORCH_FEED,
+    SEEDS,
+    LiveServer,
+    make_settings,
+    wait_for,
+)
 
 RSS = "application/rss+xml"
 
@@ -319,6 +327,18 @@ def test_check_answers_as_the_cli_does(server: httpx.Client) -> None:
         {"heading": "What is new", "paragraphs": [paragraph]}]}  # fmt: skip
     r = server.post("/check", json={"explainer": shape, "html": source})
     assert r.status_code == 200 and r.json()["ok"] and r.json()["numbers"], r.text
+
+
+def test_check_of_a_markdown_post_finds_exactly_what_it_lacks(server: httpx.Client) -> None:
+    # The FlyDSL post in the corpus lacks the attention section that 003 summarises.
+    post = CORPUS / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+    explainer = (SEEDS / "003_9f84147b1b26c099.txt").read_text(encoding="utf-8")
+    body = {"explainer": explainer, "markdown": post.read_text(encoding="utf-8")}
+    r = server.post("/check", json=body)
+    assert r.status_code == 200, r.text
+    unsupported = {n["text"] for n in r.json()["numbers"] if n["status"] == "unsupported"}
+    assert unsupported == {"0.92–2.34 times", "0.93–2.47 times", "0.14.2b", "0.13b"}
+    assert r.json()["counts"]["misattached"] == 0
 
 
 def test_check_answers_bad_input_with_4xx(server: httpx.Client) -> None:

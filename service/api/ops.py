@@ -103,7 +103,7 @@ def stats(
     responses={422: {"description": "No usable text"}, 502: {"description": "Engine failed"}},
 )
 async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
-    """Explain one article given as `html`, `text` or `url`, synchronously."""
+    """Explain one article given as `html`, `markdown`, `text` or `url`, synchronously."""
     _one_source(body)
     if body.engine == "llm" and not ctx.settings.llm_configured:
         # Without an endpoint the client would retry a default host it cannot reach, and
@@ -116,11 +116,14 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
 
 
 def _source(ctx: Ctx, body: ExplainIn | CheckIn) -> Article:
-    """The article a request gives as exactly one of ``html``, ``text`` or ``url``."""
+    """The article a request gives as exactly one of ``html``, ``markdown``, ``text`` or
+    ``url``."""
     if body.url:
         article = fetch.fetch_article(str(body.url), ctx.settings)
     elif body.html:
         article = clean.article_from_document(body.html, kind="html", title=body.title)
+    elif body.markdown:
+        article = clean.article_from_document(body.markdown, kind="md", title=body.title)
     else:
         article = clean.article_from_document(body.text or "", kind="text", title=body.title)
     if not article.text.strip():
@@ -128,10 +131,13 @@ def _source(ctx: Ctx, body: ExplainIn | CheckIn) -> Article:
     return article
 
 
+_SOURCES = ("html", "markdown", "text", "url")
+
+
 def _one_source(body: ExplainIn | CheckIn) -> None:
-    given = [k for k in ("html", "text", "url") if getattr(body, k)]
+    given = [k for k in _SOURCES if getattr(body, k)]
     if len(given) != 1:
-        raise Unprocessable("give exactly one of html, text or url")
+        raise Unprocessable(f"give exactly one of {', '.join(_SOURCES)}")
 
 
 def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
@@ -172,7 +178,7 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
 )
 async def check(body: CheckIn, ctx: Ctx, _who: Writer) -> CheckOut:
     """Check every number of an explainer written anywhere against the post it explains
-    (`html`, `text` or `url`), as `plainfeed check` does. The answer is `200` whatever
+    (`html`, `markdown`, `text` or `url`), as `plainfeed check` does. The answer is `200` whatever
     the verdict: `ok` is false when a number is unsupported or misattached."""
     _one_source(body)
     if isinstance(body.explainer, str) and not body.explainer.strip():

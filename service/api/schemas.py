@@ -236,6 +236,7 @@ class ExplainIn(BaseModel):
     )
 
     html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     url: HttpUrl | None = None
     title: str | None = None
@@ -244,7 +245,7 @@ class ExplainIn(BaseModel):
 
 class CheckIn(BaseModel):
     """An explainer written anywhere, and the post it explains (exactly one of ``html``,
-    ``text`` or ``url``)."""
+    ``markdown``, ``text`` or ``url``)."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -262,6 +263,7 @@ class CheckIn(BaseModel):
     # Markdown or plain text, or the explainer's JSON shape (as `POST /explain` answers it).
     explainer: Annotated[str, Field(max_length=1024 * 1024)] | Explainer
     html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     url: HttpUrl | None = None
     title: str | None = None
