@@ -93,6 +93,11 @@ class Settings(BaseSettings):
         description="USD per million (prompt, completion) tokens, by model.",
     )
     repair_rounds: int = Field(default=2, ge=0, description="Repair passes before needs_review.")
+    review_derived: bool = Field(
+        default=False,
+        description="Hold an explainer with derived numbers (a rounding, a range end, a ratio "
+        "computed from the post) for review instead of publishing it marked.",
+    )
 
     # work
     concurrency: int = Field(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from service import metrics
 from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import Engine, ExplainOptions
-from service.models import Article, CheckReport, ExplainResult, ItemState
+from service.models import Article, CheckReport, CheckStatus, ExplainResult, ItemState
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +22,19 @@ class Outcome:
     result: ExplainResult
     report: CheckReport
     repairs: int
+    review_derived: bool = False  # the policy it was judged by (PLAINFEED_REVIEW_DERIVED)
+
+    @property
+    def publishable(self) -> bool:
+        """No unsupported or misattached number, and, when the policy asks, no derived
+        one either: a number the writer computed is then a person's call too."""
+        if not self.report.ok:
+            return False
+        return not (self.review_derived and self.report.count(CheckStatus.DERIVED))
 
     @property
     def state(self) -> ItemState:
-        return ItemState.PUBLISHED if self.report.ok else ItemState.NEEDS_REVIEW
+        return ItemState.PUBLISHED if self.publishable else ItemState.NEEDS_REVIEW
 
 
 def explain_and_check(
@@ -34,8 +43,11 @@ def explain_and_check(
     options: ExplainOptions,
     *,
     repair_rounds: int,
+    review_derived: bool = False,
 ) -> Outcome:
-    """Explain, check, and let the engine repair flagged numbers (at most N rounds)."""
+    """Explain, check, and let the engine repair flagged numbers (at most N rounds).
+    Derived numbers are not repaired (the post backs them); ``review_derived`` holds an
+    explainer that has some for a person."""
     reader = _read_source_meanwhile(article) if engine.waits_on_io else None
     started = time.perf_counter()
     try:
@@ -60,7 +72,7 @@ def explain_and_check(
         )
         result = repaired
         report = _check(result, article)
-    return Outcome(result, report, repairs)
+    return Outcome(result, report, repairs, review_derived)
 
 
 def _read_source_meanwhile(article: Article) -> threading.Thread:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from service.api.app import create_app
 from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import ExplainOptions
 from service.engines.llm import LLMEngine, ModeMemory
 from service.gate import explain_and_check
-from service.models import Article
+from service.models import Article, CheckStatus, ItemState
 from service.ratelimit import RateLimiter
-from tests.stub_llm import StubLLM, settings_for
+from service.store import tables as t
+from tests.conftest import make_settings, wait_for
+from tests.seed_db import add_feed, add_item
+from tests.stub_llm import Reply, StubLLM, settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = (
@@ -36,3 +43,64 @@ def test_the_source_is_indexed_while_the_model_answers() -> None:
     assert outcome.report == check_explainer(
         outcome.result.explainer, ARTICLE.text, facts, title=ARTICLE.title
     )
+
+
+def test_derived_numbers_publish_marked_unless_the_policy_holds_them() -> None:
+    article = Article(title="Kernels", text="The kernel ran 1.10x faster on MI355X.")
+    rounded = {  # "1.1x" for the post's "1.10x": a rounding, derived
+        "title": "Kernels: faster on MI355X",
+        "sections": [{"heading": "Result", "paragraphs": ["The kernel ran 1.1x faster."]}],
+    }
+    states = {}
+    with StubLLM() as stub:
+        engine = LLMEngine(settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000))
+        for hold in (False, True):
+            stub.push(Reply.explainer(rounded))
+            outcome = explain_and_check(
+                engine, article, ExplainOptions(), repair_rounds=2, review_derived=hold
+            )
+            assert [n.status for n in outcome.report.numbers if n.text == "1.1x"] == [
+                CheckStatus.DERIVED
+            ]
+            assert outcome.report.ok and outcome.repairs == 0  # the post backs it: no repair
+            states[hold] = outcome.state
+        assert len(stub.calls) == 2  # one explain call each, no repair call
+    assert states == {False: ItemState.PUBLISHED, True: ItemState.NEEDS_REVIEW}
+
+
+def test_the_pipeline_holds_an_item_with_derived_numbers_when_told(tmp_path: Path) -> None:
+    rounded = {
+        "title": "Kernels: faster on MI355X",
+        "sections": [{"heading": "Result", "paragraphs": ["The kernel ran 1.1x faster."]}],
+    }
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(rounded))
+        settings = make_settings(
+            f"sqlite:///{tmp_path / 'g.db'}",
+            engine="llm",
+            openai_base_url=stub.url,
+            openai_api_key="test-key",
+            model="stub-model",
+            review_derived=True,
+        )
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            iid = add_item(
+                ctx.sessions,
+                add_feed(ctx.sessions),
+                title="Kernels",
+                text="The kernel ran 1.10x faster on MI355X.",
+                state=ItemState.PENDING,
+            )
+            ctx.notify()
+
+            def settled() -> str | None:
+                with ctx.sessions() as s:
+                    state = s.get(t.Item, iid).state
+                    return state if state in ("published", "needs_review") else None
+
+            assert wait_for(settled, timeout=60) == "needs_review"
+            with ctx.sessions() as s:
+                (stored,) = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid))
+                assert stored.check_ok is False  # what the review queue and the feed read
+            assert client.get(f"/items/{iid}/check").json()["numbers"][-1]["status"] == "derived"

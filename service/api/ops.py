@@ -149,7 +149,11 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
         engine = get_engine(ctx.settings, name=body.engine)
     try:
         outcome = explain_and_check(
-            engine, article, ExplainOptions(), repair_rounds=ctx.settings.repair_rounds
+            engine,
+            article,
+            ExplainOptions(),
+            repair_rounds=ctx.settings.repair_rounds,
+            review_derived=ctx.settings.review_derived,
         )
     except PlainfeedError:
         raise

@@ -101,9 +101,13 @@ def explain(
         for article in articles:
             progress.update(task, description=article.title[:60] or "(untitled)")
             outcome = explain_and_check(
-                eng, article, ExplainOptions(), repair_rounds=settings.repair_rounds
+                eng,
+                article,
+                ExplainOptions(),
+                repair_rounds=settings.repair_rounds,
+                review_derived=settings.review_derived,
             )
-            unchecked += 0 if outcome.report.ok else 1
+            unchecked += 0 if outcome.publishable else 1
             outputs.append(render_outcome(outcome, format, article))
             progress.advance(task)
     if format is Format.json and len(outputs) > 1:

@@ -107,7 +107,11 @@ class Publishing(PipelineBase):
             return state.value
         try:
             outcome = explain_and_check(
-                self.engine, article, options, repair_rounds=self.settings.repair_rounds
+                self.engine,
+                article,
+                options,
+                repair_rounds=self.settings.repair_rounds,
+                review_derived=self.settings.review_derived,
             )
         except LLMRetryable as exc:
             self.circuit.failure()
@@ -148,7 +152,7 @@ class Publishing(PipelineBase):
                         "engine": r.engine,
                         "body": r.explainer.model_dump(mode="json"),
                         "check": outcome.report.model_dump(mode="json"),
-                        "check_ok": outcome.report.ok,
+                        "check_ok": outcome.publishable,
                         "prompt_tokens": r.usage.prompt_tokens,
                         "completion_tokens": r.usage.completion_tokens,
                         "llm_calls": r.usage.calls,
