@@ -161,6 +161,17 @@ def make_settings(db_url: str, **kw: object) -> Settings:
     return Settings(_env_file=None, **base)  # type: ignore[call-arg]
 
 
+def llm_settings(db_url: str, stub_url: str, **kw: object) -> Settings:
+    """:func:`make_settings` with the llm engine aimed at the stub model server."""
+    base: dict[str, object] = {
+        "engine": "llm",
+        "openai_base_url": stub_url,
+        "openai_api_key": "test-key",
+        "model": "stub-model",
+    }
+    return make_settings(db_url, **(base | kw))
+
+
 @pytest.fixture
 def settings(db_url: str) -> Settings:
     return make_settings(db_url)

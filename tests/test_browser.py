@@ -22,7 +22,7 @@ from service import clean
 from service.api.app import create_app
 from service.models import ItemState
 from service.store import tables as t
-from tests.conftest import DATA, LiveServer, make_settings, wait_for
+from tests.conftest import DATA, LiveServer, llm_settings, make_settings, wait_for
 from tests.seed_db import FLYDSL_POST, FLYDSL_URL, ROOT, add_feed, add_item
 from tests.stub_llm import StubLLM
 
@@ -112,13 +112,10 @@ def flydsl_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Live
     the number check, then publication (or review)."""
     folder = tmp_path_factory.mktemp("flydsl")
     with StubLLM(recordings=ROOT / "eval" / "recordings") as stub:
-        settings = make_settings(
+        settings = llm_settings(
             f"sqlite:///{folder / 'browser.db'}",
+            stub.url,
             api_token="browser-token",
-            engine="llm",
-            openai_base_url=stub.url,
-            openai_api_key="test-key",
-            model="stub-model",
             llm_max_attempts=2,
             repair_rounds=0,  # the page shows 003 exactly as written, flagged or not
         )

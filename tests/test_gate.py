@@ -15,7 +15,7 @@ from service.gate import explain_and_check
 from service.models import Article, CheckStatus, ItemState
 from service.ratelimit import RateLimiter
 from service.store import tables as t
-from tests.conftest import make_settings, wait_for
+from tests.conftest import llm_settings, wait_for
 from tests.seed_db import add_feed, add_item
 from tests.stub_llm import Reply, StubLLM, settings_for
 
@@ -75,12 +75,9 @@ def test_the_pipeline_holds_an_item_with_derived_numbers_when_told(tmp_path: Pat
     }
     with StubLLM() as stub:
         stub.push(Reply.explainer(rounded))
-        settings = make_settings(
+        settings = llm_settings(
             f"sqlite:///{tmp_path / 'g.db'}",
-            engine="llm",
-            openai_base_url=stub.url,
-            openai_api_key="test-key",
-            model="stub-model",
+            stub.url,
             review_derived=True,
         )
         with TestClient(create_app(settings, workers=1)) as client:

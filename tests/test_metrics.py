@@ -18,7 +18,7 @@ from service.api.metrics import DatabaseCollector
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import transaction
-from tests.conftest import make_settings, wait_for
+from tests.conftest import llm_settings, make_settings, wait_for
 from tests.seed_db import add_feed, add_item
 from tests.stub_llm import StubLLM
 
@@ -163,12 +163,9 @@ def test_an_unreachable_database_reports_down_instead_of_failing() -> None:
 
 def test_explaining_an_item_moves_duration_llm_and_check_metrics(tmp_path: Path) -> None:
     with StubLLM() as stub:
-        settings = make_settings(
+        settings = llm_settings(
             f"sqlite:///{tmp_path / 'm.db'}",
-            engine="llm",
-            openai_base_url=stub.url,
-            openai_api_key="test-key",
-            model="stub-model",
+            stub.url,
             llm_max_attempts=2,
         )
         with TestClient(create_app(settings, workers=1)) as client:

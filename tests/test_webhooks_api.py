@@ -21,7 +21,15 @@ from service.api.app import create_app
 from service.config import Settings
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker
-from tests.conftest import CORPUS, DATA, PYTORCH_FEED, LiveServer, make_settings, wait_for
+from tests.conftest import (
+    CORPUS,
+    DATA,
+    PYTORCH_FEED,
+    LiveServer,
+    llm_settings,
+    make_settings,
+    wait_for,
+)
 from tests.origin import Origin
 from tests.stub_llm import StubLLM
 
@@ -501,12 +509,9 @@ def test_documents_of_a_new_feed_processed_by_four_workers(pg_url: str) -> None:
 def test_replay_storm_changes_nothing(db_url: str) -> None:
     # The LLM engine against the stub server: its call log counts every real call.
     with StubLLM() as stub:
-        settings = make_settings(
+        settings = llm_settings(
             db_url,
-            engine="llm",
-            openai_base_url=stub.url,
-            openai_api_key="test-key",
-            model="stub-model",
+            stub.url,
             llm_backoff_initial=0.01,
             llm_backoff_max=0.05,
         )
