@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -187,3 +188,23 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05):  # type:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout}s waiting for {predicate}")
         time.sleep(interval)
+
+
+def explain_pending(ctx: Any, title: str, text: str, timeout: float = 60) -> tuple[int, str]:
+    """Add one pending item for the app's in-process workers, wait until it is published
+    or held for review, and return its id and state."""
+    from service.models import ItemState
+    from service.store import tables as t
+    from tests.seed_db import add_feed, add_item
+
+    iid = add_item(
+        ctx.sessions, add_feed(ctx.sessions), title=title, text=text, state=ItemState.PENDING
+    )
+    ctx.notify()
+
+    def settled() -> str | None:
+        with ctx.sessions() as s:
+            state = str(s.get(t.Item, iid).state)
+            return state if state in ("published", "needs_review") else None
+
+    return iid, str(wait_for(settled, timeout=timeout))

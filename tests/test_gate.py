@@ -15,8 +15,7 @@ from service.gate import explain_and_check
 from service.models import Article, CheckStatus, ItemState
 from service.ratelimit import RateLimiter
 from service.store import tables as t
-from tests.conftest import llm_settings, wait_for
-from tests.seed_db import add_feed, add_item
+from tests.conftest import explain_pending, llm_settings
 from tests.stub_llm import Reply, StubLLM, settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,21 +81,8 @@ def test_the_pipeline_holds_an_item_with_derived_numbers_when_told(tmp_path: Pat
         )
         with TestClient(create_app(settings, workers=1)) as client:
             ctx = client.app.state.ctx  # type: ignore[attr-defined]
-            iid = add_item(
-                ctx.sessions,
-                add_feed(ctx.sessions),
-                title="Kernels",
-                text="The kernel ran 1.10x faster on MI355X.",
-                state=ItemState.PENDING,
-            )
-            ctx.notify()
-
-            def settled() -> str | None:
-                with ctx.sessions() as s:
-                    state = s.get(t.Item, iid).state
-                    return state if state in ("published", "needs_review") else None
-
-            assert wait_for(settled, timeout=60) == "needs_review"
+            iid, state = explain_pending(ctx, "Kernels", "The kernel ran 1.10x faster on MI355X.")
+            assert state == "needs_review"
             with ctx.sessions() as s:
                 (stored,) = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid))
                 assert stored.check_ok is False  # what the review queue and the feed read

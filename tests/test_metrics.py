@@ -18,7 +18,7 @@ from service.api.metrics import DatabaseCollector
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import transaction
-from tests.conftest import llm_settings, make_settings, wait_for
+from tests.conftest import explain_pending, llm_settings, make_settings
 from tests.seed_db import add_feed, add_item
 from tests.stub_llm import StubLLM
 
@@ -171,20 +171,8 @@ def test_explaining_an_item_moves_duration_llm_and_check_metrics(tmp_path: Path)
         with TestClient(create_app(settings, workers=1)) as client:
             before = scrape(client)
             ctx = client.app.state.ctx  # type: ignore[attr-defined]
-            iid = add_item(
-                ctx.sessions,
-                add_feed(ctx.sessions),
-                title="A post",
-                text="# A post\n\nThe kernel is faster than before, on every GPU we tried.",
-                state=ItemState.PENDING,
-            )
-            ctx.notify()
-
-            def settled() -> bool:
-                with ctx.sessions() as s:
-                    return s.get(t.Item, iid).state in ("published", "needs_review")
-
-            wait_for(settled, timeout=60)
+            text = "# A post\n\nThe kernel is faster than before, on every GPU we tried."
+            explain_pending(ctx, "A post", text)
             after = scrape(client)
 
     def delta(name: str, **labels: str) -> float:
