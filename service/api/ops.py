@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from service import clean, fetch, render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut
+from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
 from service.check import check_explainer, headline_facts
 from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, Unprocessable
@@ -115,7 +115,10 @@ async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     return await run_in_threadpool(_explain_sync, ctx, body)
 
 
-def _source(ctx: Ctx, body: ExplainIn | CheckIn) -> Article:
+_SOURCES = ("html", "markdown", "text", "url")  # the fields of PostIn that give the post
+
+
+def _source(ctx: Ctx, body: PostIn) -> Article:
     """The article a request gives as exactly one of ``html``, ``markdown``, ``text`` or
     ``url``."""
     if body.url:
@@ -131,10 +134,7 @@ def _source(ctx: Ctx, body: ExplainIn | CheckIn) -> Article:
     return article
 
 
-_SOURCES = ("html", "markdown", "text", "url")
-
-
-def _one_source(body: ExplainIn | CheckIn) -> None:
+def _one_source(body: PostIn) -> None:
     given = [k for k in _SOURCES if getattr(body, k)]
     if len(given) != 1:
         raise Unprocessable(f"give exactly one of {', '.join(_SOURCES)}")

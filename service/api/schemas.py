@@ -222,7 +222,17 @@ Id = Annotated[int, Path(ge=1, le=t.MAX_ID)]
 FeedFilter = Annotated[int | None, Query(ge=1, le=t.MAX_ID, description="Only this feed's")]
 
 
-class ExplainIn(BaseModel):
+class PostIn(BaseModel):
+    """A post given as exactly one of ``html``, ``markdown``, ``text`` or ``url``."""
+
+    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    url: HttpUrl | None = None
+    title: str | None = None
+
+
+class ExplainIn(PostIn):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
@@ -235,15 +245,10 @@ class ExplainIn(BaseModel):
         },
     )
 
-    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    url: HttpUrl | None = None
-    title: str | None = None
     engine: str | None = Field(default=None, pattern="^(llm|extractive)$")
 
 
-class CheckIn(BaseModel):
+class CheckIn(PostIn):
     """An explainer written anywhere, and the post it explains (exactly one of ``html``,
     ``markdown``, ``text`` or ``url``)."""
 
@@ -262,11 +267,6 @@ class CheckIn(BaseModel):
 
     # Markdown or plain text, or the explainer's JSON shape (as `POST /explain` answers it).
     explainer: Annotated[str, Field(max_length=1024 * 1024)] | Explainer
-    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    url: HttpUrl | None = None
-    title: str | None = None
 
 
 class CheckOut(BaseModel):
