@@ -499,6 +499,28 @@ def test_003_against_the_flydsl_post_without_its_attention_section(source: str) 
         assert blocks[n.source_block or 0].kind in ("paragraph", "list_item", "table", "heading")
 
 
+@pytest.mark.parametrize("source", flydsl_sources(), ids=["markdown", "cleaned"])
+def test_003_figures_bound_by_nouns_show_the_sentence_that_says_them(source: str) -> None:
+    """A figure bound by its nouns ("1 measurement per combination") is shown with the
+    source sentence that shares most of them, not the first whose words merely overlap
+    ("one partial per wave" that combines)."""
+    report = check_explainer(SEED_003.read_text(encoding="utf-8"), source)
+    shown = {n.text: n.source or "" for n in report.numbers if n.status == S}
+    assert "one measured run per cell" in shown["1"]
+    assert "fixed 512-token output" in shown["512"]
+
+
+def test_nouns_pick_the_unit_that_shares_most_of_them() -> None:
+    source = (
+        "The reduction combines one partial per wave. "
+        "Each model had one measured run per combination."
+    )
+    report = check_explainer("There was 1 measurement per combination.", source)
+    [n] = report.numbers
+    assert n.status == S
+    assert n.source == "Each model had one measured run per combination."
+
+
 def test_003_every_figure_is_reported() -> None:
     text = SEED_003.read_text(encoding="utf-8")
     report = check_explainer(text, FLYDSL.read_text(encoding="utf-8"))

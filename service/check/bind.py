@@ -119,16 +119,38 @@ class Binding:
         if self.names:
             return all(unit.mentions(n) for n in self.names)
         if self.nouns:
-            # The noun must stand near the number in the source too, when we know where.
-            text = unit.context
-            if number is not None:
-                start = _window_start(unit.text, unit.start, number.start)
-                end = _window_end(unit.text, number.end, unit.end, stop=False)
-                text = unit.text[start:end]
+            text = self._noun_window(unit, number)
             return any(noun_pattern(s).search(text) for s in self.nouns)
         if self.inherited:  # the topic of the sentence before: so may the source's be
             return all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
         return True
+
+    def _noun_window(self, unit: Unit, number: Number | None) -> str:
+        """Where a noun must stand: near the number in the source too, when we know
+        where."""
+        if number is None:
+            return unit.context
+        start = _window_start(unit.text, unit.start, number.start)
+        end = _window_end(unit.text, number.end, unit.end, stop=False)
+        return unit.text[start:end]
+
+    def nouns_near(self, unit: Unit, number: Number) -> int:
+        """How surely ``unit`` says ``number`` of the same things, by its nouns: the
+        letters each noun shares with the word that matches it near the number, summed
+        (a binding by nouns holds with one match). More nouns, or longer shared stems,
+        win: "1 measurement per combination" is "one measured run per cell", not "one
+        partial per wave" that merely combines."""
+        text = self._noun_window(unit, number)
+        shared = 0
+        for noun in dict.fromkeys(self.nouns):
+            m = noun_pattern(noun).search(text)
+            if m is not None:
+                word = text[m.start() : m.start() + len(noun)].lower()
+                shared += next(
+                    (i for i, (a, b) in enumerate(zip(noun, word, strict=False)) if a != b),
+                    min(len(noun), len(word)),
+                )
+        return shared
 
     def missing(self, context: str) -> list[str]:
         names = self.names or self.inherited

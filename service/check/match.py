@@ -59,6 +59,14 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
     explainer does not name, does not hold (:func:`borrowed`)."""
     any_hit = hits[0][0] if hits else None
     lent: tuple[int, tuple[str, ...]] | None = None
+    if binding.nouns and not binding.names and len(hits) > 1:
+        # Bound by nouns, any one of which holds: the hit with the most of them.
+        best, most = None, 0
+        for unit, number in hits:
+            near = binding.nouns_near(idx.units[unit], number)
+            if near > most:
+                best, most = unit, near
+        return _Bound(best, any_hit)
     for unit, number in hits:
         if binding.holds(idx.units[unit], number):
             other = borrowed(idx, unit, number, binding.names) if binding.names else ()
