@@ -24,8 +24,8 @@ from service.engines.extractive.figures import figures
 from service.engines.extractive.glossary import define
 from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sections import plain_heading
-from service.engines.extractive.sentences import Cand, Draft
-from service.engines.extractive.style import write_sentence
+from service.engines.extractive.sentences import Cand, Draft, subject_of, with_subject
+from service.engines.extractive.style import dehype, write_sentence
 from service.engines.extractive.words import case_table
 from service.errors import EngineError, TemplateError
 from service.models import Article, CheckReport, CheckStatus, Explainer
@@ -253,12 +253,97 @@ def test_results_are_attributed_and_first_person_is_gone(name: str) -> None:
         ("The loop cut costs by 96%.", 0, "The authors report that the loop cut costs by 96%."),
         ("The loop cut costs by 96%.", 2, "The post reports that the loop cut costs by 96%."),
         ("We cut costs by 96%.", None, "The authors cut costs by 96%."),
+        # A stop word lower-cases; a word the post never writes mid-sentence is not
+        # guessed at: the attribution goes to the end.
+        (
+            "A tie on pass@1, but GLM-5.3 wins on pass@4.",
+            1,
+            "According to the post, a tie on pass@1, but GLM-5.3 wins on pass@4.",
+        ),
+        (
+            "Performance is now up to 90% faster.",
+            1,
+            "Performance is now up to 90% faster, according to the post.",
+        ),
+        (
+            "Triton is 1.2x slower. Then Triton wins.",
+            1,
+            "According to the post, Triton is 1.2x slower. Then Triton wins.",
+        ),
     ],
 )
 def test_an_attribution_reads_as_one_sentence(
     sentence: str, attribute: int | None, expected: str
 ) -> None:
     assert write_sentence(sentence, attribute, case_table(sentence)) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Our groundbreaking model is 2x faster.", "Our model is 2x faster."),
+        ("It runs an incredibly fast kernel.", "It runs a fast kernel."),
+        # A claim about a result, kept whole.
+        ("It reaches state-of-the-art accuracy.", "It reaches state-of-the-art accuracy."),
+        # Negated: the word carries the meaning ("seamless scaling is not the goal").
+        ("Seamless scaling is not the goal.", "Seamless scaling is not the goal."),
+        ("It isn't a revolutionary design.", "It isn't a revolutionary design."),
+    ],
+)
+def test_hype_words_go_where_the_sentence_means_the_same_without_them(
+    sentence: str, expected: str
+) -> None:
+    assert dehype(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("heading", "subject"),
+    [
+        ("RMSNorm: Gains Across Hidden Dimensions", "RMSNorm"),
+        ("Dense GEMM: Linear-Layer Workloads", "Dense GEMM"),
+        ("MXFP8 A8W8.", "MXFP8 A8W8"),
+        ("Why FlyDSL as a PyTorch Backend", ""),  # too long to stand for a subject
+        ("What's Next", ""),  # names nothing
+        ("Results", ""),
+    ],
+)
+def test_a_sub_heading_or_lead_in_gives_the_subject_it_names(heading: str, subject: str) -> None:
+    assert subject_of(heading) == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "written"),
+    [
+        (
+            "Speedups over ATen are about 1.2x–1.5x.",
+            "RMSNorm",
+            "For RMSNorm, speedups over ATen are about 1.2x–1.5x.",
+        ),
+        (
+            "For small K, FlyDSL achieves 4.82x over ATen.",
+            "TopK",
+            "For TopK and small K, FlyDSL achieves 4.82x over ATen.",
+        ),
+        (
+            "RMSNorm is 1.2x faster.",  # says its subject already
+            "RMSNorm",
+            "RMSNorm is 1.2x faster.",
+        ),
+        ("Each kernel is tuned once.", "RMSNorm", "Each kernel is tuned once."),  # no figure
+    ],
+)
+def test_a_figure_without_its_subject_gets_it(text: str, subject: str, written: str) -> None:
+    c = Cand(text, 0, 0, 0, "prose", figures=figures(text), subject=subject)
+    assert with_subject(c, case_table("speedups over the baseline")) == written
+
+
+def test_flydsl_results_name_what_they_measure() -> None:
+    """The post says what its figures are of in sub-headings ("RMSNorm: ...") and bold
+    lead-ins ("**MXFP8 A8W8.** With ATen ..."): the explainer's sentences say it."""
+    text = _explain(FLYDSL).all_text()
+    assert "for RMSNorm" in text or "For RMSNorm" in text
+    assert re.search(r"[Ff]or MXFP8 A8W8, with ATen \(hipBLASLt\) as the baseline", text)
+    assert re.search(r"[Ff]or MXFP4 A4W4, with lm_head left unquantized", text)
 
 
 def test_flydsl_title_and_code() -> None:

@@ -52,7 +52,14 @@ from service.engines.extractive.plan import (
     select,
 )
 from service.engines.extractive.sections import Role, plain_heading, source_sections
-from service.engines.extractive.sentences import Cand, Draft, collect, is_result
+from service.engines.extractive.sentences import (
+    Cand,
+    Draft,
+    collect,
+    is_result,
+    said_of,
+    with_subject,
+)
 from service.engines.extractive.style import dehype, third_person, write_sentence
 from service.engines.extractive.title import explainer_title, takeaway
 from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, content_words
@@ -187,7 +194,9 @@ def _write(
                     attribute = attributions
                     attributions += 1
                     attributed = True
-                sentences.append(write_sentence(c.text, attribute, case))
+                said = said_of(c.subject, sentences)
+                text = c.text if said else with_subject(c, case)
+                sentences.append(write_sentence(text, attribute, case))
             paras.append(define(" ".join(sentences), glossary, defined))
         code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)
         sections.append(Section(heading=p.heading, paragraphs=paras, code=code))

@@ -21,6 +21,7 @@ _REFS = re.compile(
     r"|\s*\((?:see )?(?:Figure|Fig\.|Table) \d+[a-z]?\)"
     r"|\s*\((?:PRs?\s*)?#\s?\d+(?:(?:,\s*|\s+and\s+|\s*→\s*)#?\s?\d+)*\)"
     r"|\s+See #\d+(?:,\s*#\d+)*\.?$"
+    r"|\s*\(#\d+[^()]*\bby\b[^()]*\)"  # "(#189411 by Edward Yang, Meta)": a credit
 )
 
 

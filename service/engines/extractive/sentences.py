@@ -14,7 +14,7 @@ from service.engines.extractive.figures import figures
 from service.engines.extractive.inline import clean_inline
 from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import dehype
-from service.engines.extractive.words import content_words
+from service.engines.extractive.words import CaseTable, content_words, lower_first, subject_case
 from service.text import split_sentences
 
 try:  # textstat counts syllables offline (pyphen); see service.readability
@@ -51,6 +51,13 @@ class Cand:
     # report 5–40% ..."). Such a sentence follows that sentence or opens a paragraph.
     bare: bool = False
     leans: bool = False
+    # What the figures are of, when the post says it only in a sub-heading ("RMSNorm:
+    # Gains Across Hidden Dimensions") or a bold lead-in ("**MXFP8 A8W8.** With ATen
+    # ..."), not in the sentence: "RMSNorm", "MXFP8 A8W8".
+    subject: str = ""
+    # The last sentence of a paragraph that a list or table follows: often its lead-in
+    # ("Several eager-mode hot paths got cheaper."), saying little without it.
+    lead: bool = False
 
     def follows(self, other: Cand) -> bool:
         """Whether ``other`` is the sentence right before this one in the post."""
@@ -175,24 +182,34 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
         index = 0
         sub = 0
         sub_index = 0
+        heading_subject = ""
         for bi, b in enumerate(sec.blocks):
             first = len(cands)
             if b.kind == "heading":
                 sub += 1
                 sub_index = 0
+                heading_subject = subject_of(clean_inline(b.text)[0])
             elif b.kind == "paragraph":
                 text, bold = clean_inline(b.text)
                 caption = bool(_CAPTION.match(text))
                 text = _CAPTION.sub("", text)
                 if sec.role == "intro":
                     text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
-                for k, s in enumerate(split_sentences(text)):
+                subject = heading_subject
+                sentences = split_sentences(text)
+                for k, s in enumerate(sentences):
                     s = _PANEL.sub("", s)  # "(A) Tokens are routed ...": a figure's panel
+                    if k == 0 and len(sentences) > 1 and len(s.split()) <= 4:
+                        # A lead-in ("MXFP8 A8W8. With ATen ..."; bold in the post).
+                        subject = subject_of(s) or subject
                     c = Cand(s, si, bi, index, "prose", first_in_block=k == 0)
                     c.caption = caption
                     c.bold = any(sp and sp in s and any(ch.isdigit() for ch in sp) for sp in bold)
+                    c.subject = subject
                     cands.append(c)
                     index += 1
+                if cands[first:] and bi + 1 < len(sec.blocks):
+                    cands[-1].lead = sec.blocks[bi + 1].kind in ("list_item", "table")
             elif b.kind == "list_item":
                 text, bold = clean_inline(b.text)
                 c = Cand(text, si, bi, index, "item", first_in_block=True)
@@ -291,6 +308,8 @@ def _score(c: Cand, title_words: set[str]) -> None:
         s -= 1.0  # many numbers, no result: configuration detail
     if c.caption:
         s -= 0.8 if c.first_in_block else 0.3  # a caption opens with a noun phrase
+    if c.lead and not c.figures:
+        s -= 1.2
     if c.kind == "item" and not c.figures:
         s -= 0.3  # list items are often fragments
     if c.kind == "table":
@@ -314,6 +333,40 @@ def _score(c: Cand, title_words: set[str]) -> None:
     if c.kind != "table" and any(w >= 1.0 for w in c.figures.values()):
         c.bare = not _names_anything(text)
         c.leans = bool(_PRONOUN_SUBJECT.match(text))
+
+
+_SUBJECT_NAME = re.compile(r"[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}|\d)[\w.+-]*")
+
+
+def subject_of(heading: str) -> str:
+    """What a sub-heading or a bold lead-in names: its part before a colon (or all of it,
+    when short), if that holds a name (a word with an inner capital or a digit: RMSNorm,
+    GEMM, BF16); else "" ("Why It Matters" names nothing)."""
+    head = heading.split(":", 1)[0].strip().rstrip(".")
+    if not head or len(head.split()) > 4 or not _SUBJECT_NAME.search(head):
+        return ""
+    return head
+
+
+def with_subject(c: Cand, case: CaseTable) -> str:
+    """The sentence, its subject in front when it names none of it ("For RMSNorm, speedups
+    ..."; "For TopK and small K, ..." where it opens with "For")."""
+    names = _SUBJECT_NAME.findall(c.subject)
+    if not c.subject or not c.figures or any(n.lower() in c.text.lower() for n in names):
+        return c.text
+    head = subject_case(c.subject, case, unknown_lower=True)
+    if re.fullmatch(r"[a-z]+", head.rsplit(" ", 1)[-1]) and " " in head:
+        head = "the " + head  # "the nccl2 backend"; but "RMSNorm", "dense GEMM"
+    if c.text.startswith("For "):
+        return f"For {head} and {c.text[4:]}"
+    lowered = lower_first(c.text, case)
+    return f"For {head}, {c.text if lowered is None else lowered}"
+
+
+def said_of(subject: str, written: list[str]) -> bool:
+    """Whether the sentences of a paragraph written so far name ``subject`` already."""
+    names = _SUBJECT_NAME.findall(subject)
+    return any(n.lower() in w.lower() for w in written for n in names)
 
 
 # A pronoun for a subject named in the sentence before.

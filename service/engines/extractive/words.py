@@ -37,6 +37,13 @@ def case_table(text: str) -> CaseTable:
     return table
 
 
+def written_as_name(word: str, table: CaseTable) -> bool:
+    """Whether the post writes ``word`` capitalised where it does not start a sentence
+    (a name: "Meta", "Triton"), as opposed to a word it never uses mid-sentence."""
+    usual = _usual_case(word, table)
+    return word.lower() in table and usual != usual.lower()
+
+
 def _usual_case(word: str, table: CaseTable) -> str:
     seen = table.get(word.lower())
     if not seen:
@@ -61,6 +68,13 @@ def _is_title_word(word: str) -> bool:
 def sentence_case(heading: str, table: CaseTable) -> str:
     """Title Case as sentence case: a word goes lower case when the post writes it lower
     case mid-sentence; names and acronyms (PyTorch, GEMM, vLLM, FP8) keep their case."""
+    return capitalise(subject_case(heading, table))
+
+
+def subject_case(heading: str, table: CaseTable, *, unknown_lower: bool = False) -> str:
+    """Title Case as the words are written mid-sentence ("Dense GEMM" -> "dense GEMM");
+    ``unknown_lower``: a capitalised word the post never writes mid-sentence goes lower
+    case too (a heading's "Acceleration"), where ``sentence_case`` keeps it."""
     out = []
     for w in heading.split(" "):
         core = w.strip("\"'():,;?!")
@@ -68,10 +82,12 @@ def sentence_case(heading: str, table: CaseTable) -> str:
             usual = _usual_case(core, table)
             if usual.lower() == core.lower() and usual != core and not _is_title_word(usual):
                 w = w.replace(core, usual, 1)
-            elif usual == core and core.lower() in STOPWORDS:
+            elif usual == core and (
+                core.lower() in STOPWORDS or (unknown_lower and core.lower() not in table)
+            ):
                 w = w.replace(core, core.lower(), 1)
         out.append(w)
-    return capitalise(" ".join(out))
+    return " ".join(out)
 
 
 def capitalise(text: str) -> str:
@@ -86,6 +102,8 @@ def lower_first(sentence: str, table: CaseTable) -> str | None:
     """The sentence with its first letter lower-cased to follow "that" or a comma; ``None``
     when the first word is a name (the post writes it capitalised mid-sentence)."""
     first = sentence.split(" ", 1)[0].rstrip(",;:")
+    if first.lower() in STOPWORDS and (len(first) == 1 or first[1:].islower()):
+        return sentence[0].lower() + sentence[1:]  # "A tie ...", "The loop ..."
     if not _is_title_word(first):
         return None if first[:1].isupper() else sentence
     known = first.lower() in table
