@@ -186,7 +186,7 @@ def _write(
             continue
         paras = []
         for para in paragraphs(picked):
-            sentences = []
+            sentences: list[str] = []
             attributed = False
             for c in para:
                 attribute = None
