@@ -26,6 +26,7 @@ from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sections import plain_heading
 from service.engines.extractive.sentences import Cand, Draft, subject_of, with_subject
 from service.engines.extractive.style import dehype, write_sentence
+from service.engines.extractive.title import _whole_name
 from service.engines.extractive.words import case_table
 from service.errors import EngineError, TemplateError
 from service.models import Article, CheckReport, CheckStatus, Explainer
@@ -344,6 +345,23 @@ def test_flydsl_results_name_what_they_measure() -> None:
     assert "for RMSNorm" in text or "For RMSNorm" in text
     assert re.search(r"[Ff]or MXFP8 A8W8, with ATen \(hipBLASLt\) as the baseline", text)
     assert re.search(r"[Ff]or MXFP4 A4W4, with lm_head left unquantized", text)
+
+
+@pytest.mark.parametrize(
+    ("word", "text", "name"),
+    [
+        (
+            "Northern",
+            "Teachers in Northern Ireland. The Northern Ireland pilot.",
+            "Northern Ireland",
+        ),
+        ("Hugging", "Hugging Face hosts it. Hugging Face Hub.", "Hugging Face"),
+        ("Northern", "Northern Ireland once.", "Northern"),  # one sighting: no evidence
+        ("Triton", "Triton Inference. Triton kernels.", "Triton"),  # not always followed
+    ],
+)
+def test_a_subject_of_several_words_is_named_whole(word: str, text: str, name: str) -> None:
+    assert _whole_name(word, text) == name
 
 
 def test_flydsl_title_and_code() -> None:

@@ -40,14 +40,20 @@ _GENERIC_NAMES = wordset(
 )
 
 
-def _subject(title: str, draft: Draft, token_counts: Counter[str]) -> str:
+def _subject(title: str, draft: Draft, token_counts: Counter[str], text: str) -> str:
     """The post's subject: a short title prefix before ':', else the name the post
-    uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names."""
+    uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names, whole
+    as ``text`` (the post's title and text) writes it."""
     left = _SUBJECT_COLON.split(title, 1)[0].strip() if _SUBJECT_COLON.search(title) else ""
     if left and _names_something(left):
         return left
     m = re.match(r"(?:how|why|when|where)\s+([A-Z][\w\-]+)\s+[a-z]", title, re.I)
-    if m and m.group(1)[:1].isupper() and m.group(1).lower() not in STOPWORDS:
+    if (
+        m
+        and m.group(1)[:1].isupper()
+        and m.group(1).lower() not in STOPWORDS
+        and m.group(1) not in _GENERIC_NAMES  # "How AI is giving ...": no one in particular
+    ):
         return m.group(1)  # "How Shopify built ...": the one who did it
 
     def candidates(source: str, anywhere: bool) -> list[str]:
@@ -74,8 +80,27 @@ def _subject(title: str, draft: Draft, token_counts: Counter[str]) -> str:
     best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
     if not best or score(best) < 1:
         return ""
+    best = _whole_name(best, text)
     m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])", title)
     return f"{best} {m.group(1)}" if m else best
+
+
+def _whole_name(word: str, text: str) -> str:
+    """``word`` with the capitalised words that follow it in ``text`` each of the two or
+    more times it is written (a name of several words: "Northern" -> "Northern Ireland",
+    "Hugging" -> "Hugging Face")."""
+    for _ in range(3):
+        after = [
+            m.group(1)
+            for m in re.finditer(rf"(?<![\w\-]){re.escape(word)}(?![\w\-])( [A-Z][a-z]+)?", text)
+        ]
+        if len(after) < 2 or len(set(after)) != 1:
+            break
+        nxt = after[0]
+        if not nxt or nxt.strip().lower() in STOPWORDS or nxt.strip() in _GENERIC_NAMES:
+            break
+        word += nxt
+    return word
 
 
 def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
@@ -98,7 +123,12 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
 def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[str, bool]:
     """The title made of ``raw`` (the post's title, cleaned), and whether it carries a
     claim."""
-    subject = _subject(raw, draft, Counter(re.findall(r"[\w\-]*\w", article.text)))
+    subject = _subject(
+        raw,
+        draft,
+        Counter(re.findall(r"[\w\-]*\w", article.text)),
+        f"{article.title}\n{article.text}",
+    )
     new = raw
     if _SUBJECT_COLON.search(raw):
         left, right = (x.strip() for x in _SUBJECT_COLON.split(raw, 1))
