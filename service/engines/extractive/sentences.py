@@ -159,7 +159,8 @@ _LIST_LEAD = re.compile(
 # an event post gives its dates.)
 _IMPERATIVE = re.compile(
     r"(view|register|explore|read|learn|check|visit|download|watch|subscribe|follow|"
-    r"click|see|submit|become|connect|discover|meet|don[’']t miss|save)\b",
+    r"click|see|submit|become|connect|discover|meet|don[’']t miss|save|share|review|"
+    r"apply|grab|tell)\b",
     re.IGNORECASE,
 )
 # What the work does next ("a work-in-progress", "will land", "plans to"): in the closing
@@ -171,6 +172,7 @@ _OUTLOOK = re.compile(
 )
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(I|I'm|I’m|I've|I’ve|I'd|I’d|my|me|mine)\b")
 _LETS = re.compile(r"\blet[’']s\b", re.IGNORECASE)
+_FIRST_PERSON_PLURAL = re.compile(r"\b(?:we|we[’'](?:re|ve|ll|d)|our|ours|us)\b", re.IGNORECASE)
 
 
 def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
@@ -285,6 +287,10 @@ def _score(c: Cand, title_words: set[str]) -> None:
     if dangling:
         s -= 0.4 if c.first_in_block else 0.8
     if re.search(r"\byou(r|’re|'re)?\b", text, re.I):
+        s -= 0.4
+    if not c.figures and _FIRST_PERSON_PLURAL.search(text):
+        # "We are joining the ecosystem": a mission statement, and in a post that
+        # quotes several teams, "the authors" would name the wrong ones.
         s -= 0.4
     if text.endswith("?"):
         s -= 2.0
