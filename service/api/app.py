@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from service import __version__, outbound
 from service.api import (
     atom,
+    limits,
     metrics,
     ops,
     pages,
@@ -90,6 +91,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
         ],
     )
     problems.install(app)
+    app.add_middleware(limits.BodyLimit)
+    app.add_middleware(limits.HeadAsGet)
     app.include_router(webhooks.router)
     app.include_router(websub.router)
     app.include_router(resources.router)

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from service.errors import PlainfeedError
 
@@ -18,8 +19,20 @@ PROBLEM_BASE = "https://plainfeed.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
 
 
+# Members of every problem body: an error's extra fields of the same name are renamed
+# ("status" of a FetchError is the upstream server's: "upstream_status").
+_RESERVED = frozenset({"type", "title", "status", "detail", "instance", "headers"})
+
+
 def problem(
-    status: int, slug: str, title: str, detail: str, instance: str | None = None, **extra: Any
+    status: int,
+    slug: str,
+    title: str,
+    detail: str,
+    instance: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
 ) -> JSONResponse:
     body: dict[str, Any] = {
         "type": PROBLEM_BASE + slug,
@@ -30,8 +43,30 @@ def problem(
     if instance:
         body["instance"] = instance
     body.update({k: v for k, v in extra.items() if v is not None})
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = dict(headers or {})
+    if status == 401:
+        headers.setdefault("WWW-Authenticate", "Bearer")
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _allowed(request: Request) -> str:
+    """The methods of every route at the request's path (RFC 9110 15.5.6: a 405 carries
+    Allow). Starlette names those of the first such route only, and GET /feeds and POST
+    /feeds are two routes; HEAD goes with GET (service.api.limits.HeadAsGet)."""
+    routes = request.app.router.routes
+    # Asked method by method: a router included in another matches as one route, and
+    # only says whether it has a route for the path and a given method.
+    methods = {
+        m
+        for m in _METHODS
+        if any(r.matches({**request.scope, "method": m})[0] == Match.FULL for r in routes)
+    }
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
 
 
 def install(app: FastAPI) -> None:
@@ -39,14 +74,12 @@ def install(app: FastAPI) -> None:
     async def _plainfeed(request: Request, exc: PlainfeedError) -> JSONResponse:
         if exc.status >= 500:
             log.error("%s %s: %s", request.method, request.url.path, exc.detail, exc_info=exc)
-        return problem(
-            exc.status,
-            exc.slug,
-            exc.title,
-            exc.detail,
-            request.url.path,
-            **{k: v for k, v in exc.extra.items() if isinstance(v, str | int | float | bool)},
-        )
+        extra: dict[str, Any] = {
+            f"upstream_{k}" if k in _RESERVED else k: v
+            for k, v in exc.extra.items()
+            if isinstance(v, str | int | float | bool)
+        }
+        return problem(exc.status, exc.slug, exc.title, exc.detail, request.url.path, **extra)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -68,10 +101,19 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        slug = {404: "not-found", 405: "method-not-allowed", 401: "unauthorized"}.get(
-            exc.status_code, "http-error"
+        slug = {
+            404: "not-found",
+            405: "method-not-allowed",
+            401: "unauthorized",
+            413: "payload-too-large",
+        }.get(exc.status_code, "http-error")
+        title = "Payload too large" if exc.status_code == 413 else str(exc.detail)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = _allowed(request)
+        return problem(
+            exc.status_code, slug, title, str(exc.detail), request.url.path, headers=headers
         )
-        return problem(exc.status_code, slug, str(exc.detail), str(exc.detail), request.url.path)
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:

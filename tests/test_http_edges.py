@@ -1,0 +1,101 @@
+"""What every route shares, over real HTTP on loopback: a fetch that the far side refuses
+is a problem, not a crash; bodies are capped; HEAD is GET without the body; a 405 says
+which methods are allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from service.api.app import create_app
+from service.api.limits import MAX_REQUEST_BODY
+from service.config import Settings
+from tests.conftest import LiveServer
+from tests.origin import Origin
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[httpx.Client]:
+    with (
+        LiveServer(create_app(settings, workers=0)) as live,
+        httpx.Client(base_url=live.url, timeout=60) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize("path", ["/explain", "/check"])
+@pytest.mark.parametrize("status", [404, 500])
+def test_a_page_the_far_side_refuses_is_a_fetch_problem(
+    server: httpx.Client, path: str, status: int
+) -> None:
+    with Origin() as o:
+        o.route("/post", body=b"gone", status=status)
+        body: dict[str, object] = {"url": o.url + "/post"}
+        if path == "/check":
+            body["explainer"] = "It is 1.10x faster."
+        r = server.post(path, json=body)
+    assert r.status_code == 502, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    problem = r.json()
+    assert problem["type"].endswith("/fetch-failed")
+    assert problem["status"] == 502  # the answer's own status, not the far side's
+    assert problem["upstream_status"] == status
+
+
+def test_a_body_over_the_cap_is_refused_from_its_length(server: httpx.Client) -> None:
+    r = server.post(
+        "/check",
+        content=b" " * (MAX_REQUEST_BODY + 1),
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 413
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["type"].endswith("/payload-too-large")
+
+
+def test_a_streamed_body_over_the_cap_is_refused_as_it_is_read(server: httpx.Client) -> None:
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the server must count
+        for _ in range(MAX_REQUEST_BODY // 65536 + 2):
+            yield b" " * 65536
+
+    r = server.post("/feeds", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert r.json()["type"].endswith("/payload-too-large")
+    assert server.get("/feeds").json()["total"] == 0  # nothing was stored
+
+
+def test_a_body_under_the_cap_is_read_as_usual(server: httpx.Client) -> None:
+    r = server.post(
+        "/check",
+        json={"text": "It is 1.10x faster." + " " * 100_000, "explainer": "It is 1.10x faster."},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["ok"] is True
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/feed.atom", "/items", "/openapi.json"])
+def test_head_is_get_without_the_body(server: httpx.Client, path: str) -> None:
+    get = server.get(path)
+    head = server.head(path)
+    assert head.status_code == get.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    assert head.headers.get("content-length") == get.headers.get("content-length")
+
+
+def test_head_of_a_missing_item_is_404_without_a_body(server: httpx.Client) -> None:
+    r = server.head("/items/999999")
+    assert r.status_code == 404
+    assert r.content == b""
+
+
+def test_a_method_not_allowed_says_which_are(server: httpx.Client) -> None:
+    r = server.delete("/healthz")
+    assert r.status_code == 405
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "GET" in r.headers["allow"]
+    r = server.put("/feeds")
+    assert r.status_code == 405
+    assert set(r.headers["allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
