@@ -45,6 +45,9 @@ class FeedDoc:
     hub_urls: tuple[str, ...]
     entries: tuple[FeedEntry, ...]
     problems: tuple[str, ...] = ()  # parser complaints about a document it still read
+    # False for XML that is not well-formed (feedparser's loose parser read what it
+    # could): new entries are taken, but no stored item is changed from it.
+    well_formed: bool = True
 
 
 # --- articles -----------

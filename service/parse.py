@@ -11,7 +11,9 @@ import hashlib
 import html
 import json
 import re
+import xml.sax
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +26,7 @@ from service.models import FeedDoc, FeedEntry
 _SNIFF_BYTES = 16_384
 _MAX_URL = 2048  # the key, guid and link columns of an item
 _MAX_AUTHOR = 512
+_MAX_TITLE = 1024  # the title columns of a feed and an item
 
 # What may precede the root element of an XML document: declaration, processing
 # instructions, comments, a doctype (with an internal subset) and whitespace.
@@ -207,6 +210,7 @@ def _parse_xml(
     exc = d.get("bozo_exception")
     if d.get("bozo") and exc is not None:
         problems.append(f"{type(exc).__name__}: {exc}")
+    well_formed = not isinstance(exc, xml.sax.SAXException)
     version = d.get("version") or ""
     feed = d.get("feed") or {}
     if not d.entries and (not version or problems or not feed):
@@ -231,6 +235,14 @@ def _parse_xml(
                 categories=tuple(t["term"].strip() for t in tags if (t.get("term") or "").strip()),
             )
         )
+    if not well_formed and entries and _cut_short(body):
+        # A truncated document (an artifact cut off in transit): its last entry stops
+        # mid-way, and the loose parser returns what it read of it as if whole.
+        problems.append(
+            f"the document ends before its root element closes: its last entry "
+            f"({entries[-1].key}) was left out"
+        )
+        entries.pop()
     links = feed.get("links") or []
     self_url = next((lk.get("href") for lk in links if lk.get("rel") == "self"), None)
     hubs = tuple(lk["href"] for lk in links if lk.get("rel") == "hub" and lk.get("href"))
@@ -242,6 +254,67 @@ def _parse_xml(
         hub_urls=hubs,
         entries=_dedupe(entries, problems),
         problems=tuple(problems),
+        well_formed=well_formed,
+    )
+
+
+def _cut_short(body: bytes) -> bool:
+    """Whether an XML document ends before the end tag of its root element."""
+    head = body[:_SNIFF_BYTES].decode("utf-8", "replace")
+    prolog = _XML_PROLOG.match(head)
+    m = _ROOT.match(head, prolog.end() if prolog else 0)
+    if m is None:
+        return False  # no root element to be seen (another encoding): cannot tell
+    end = f"</{m.group(1) or ''}{m.group(2)}>".encode()
+    return not _without_epilog(body).endswith(end)
+
+
+def _without_epilog(body: bytes) -> bytes:
+    """The document without what may follow its root element: white space, comments
+    ("<!-- cache ratio ... -->" of a caching plugin), processing instructions."""
+    tail = body.rstrip()
+    while True:
+        for close, opener in ((b"-->", b"<!--"), (b"?>", b"<?")):
+            if tail.endswith(close) and (start := tail.rfind(opener)) >= 0:
+                tail = tail[:start].rstrip()
+                break
+        else:
+            return tail
+
+
+def _storable(doc: FeedDoc) -> FeedDoc:
+    """``doc`` with what the database cannot hold taken out: NUL characters (PostgreSQL
+    refuses them in text), feed links longer than a URL column (the feed is then known by
+    another of its addresses), titles cut to their column."""
+
+    def fit(value: str | None) -> str | None:
+        return value.replace("\x00", "") if value and "\x00" in value else value
+
+    def url(value: str | None) -> str | None:
+        value = fit(value)
+        return value if value and len(value) <= _MAX_URL else None
+
+    entries = tuple(
+        replace(
+            e,
+            key=fit(e.key) or e.key,
+            guid=fit(e.guid),
+            link=fit(e.link),
+            title=fit(e.title) or "",
+            author=fit(e.author),
+            summary_html=fit(e.summary_html) or "",
+            content_html=fit(e.content_html),
+            categories=tuple(fit(c) or "" for c in e.categories),
+        )
+        for e in doc.entries
+    )
+    return replace(
+        doc,
+        title=(fit(doc.title) or "")[:_MAX_TITLE],
+        link=url(doc.link),
+        self_url=url(doc.self_url),
+        hub_urls=tuple(h for h in map(url, doc.hub_urls) if h),
+        entries=entries,
     )
 
 
@@ -338,8 +411,6 @@ def parse_feed(body: bytes, *, content_type: str | None = None, url: str | None 
     if not body or not body.strip():
         raise FeedParseError("feed could not be read: the document is empty")
     kind = sniff(body, content_type)
-    if kind == "json":
-        return _parse_json(body)
-    if kind is None and body.lstrip()[:1] == b"{":
-        return _parse_json(body)  # JSON but no JSON Feed: it says why
-    return _parse_xml(body, content_type, url, kind)
+    if kind == "json" or (kind is None and body.lstrip()[:1] == b"{"):
+        return _storable(_parse_json(body))  # JSON but no JSON Feed: it says why
+    return _storable(_parse_xml(body, content_type, url, kind))

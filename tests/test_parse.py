@@ -10,6 +10,7 @@ import pytest
 
 from service.errors import FeedParseError
 from service.parse import parse_feed, sniff
+from tests.conftest import PYTORCH_FEED
 from tests.regen_golden import DATA, cases, describe
 
 CORPUS_FEEDS = DATA / "corpus" / "feeds"
@@ -224,3 +225,35 @@ def test_mislabelled_content_type_is_a_problem_not_a_failure() -> None:
     doc = parse_feed(body, content_type="text/html")
     assert [e.title for e in doc.entries] == ["a"]
     assert doc.problems == ("NonXMLContentType: text/html is not an XML media type",)
+
+
+def test_a_truncated_document_leaves_its_cut_entry_out() -> None:
+    whole = parse_feed(PYTORCH_FEED.read_bytes())
+    assert whole.well_formed
+    cut = parse_feed(PYTORCH_FEED.read_bytes()[: PYTORCH_FEED.stat().st_size // 2])
+    assert not cut.well_formed
+    assert [e.key for e in cut.entries] == [e.key for e in whole.entries][: len(cut.entries)]
+    # The last entry the loose parser returned stopped mid-way: it is not among them.
+    assert any("was left out" in p for p in cut.problems)
+    last = whole.entries[len(cut.entries)]
+    assert last.content_html != (cut.entries[-1].content_html if cut.entries else None)
+
+
+def test_a_malformed_but_whole_document_keeps_its_entries() -> None:
+    doc = PYTORCH_FEED.read_bytes().replace(b"</channel>", b"<oops></channel>", 1)
+    parsed = parse_feed(doc)
+    assert not parsed.well_formed
+    assert len(parsed.entries) == len(parse_feed(PYTORCH_FEED.read_bytes()).entries)
+    assert not any("left out" in p for p in parsed.problems)
+
+
+def test_values_a_database_cannot_hold_are_taken_out() -> None:
+    doc = parse_feed(
+        b'{"version": "https://jsonfeed.org/version/1.1", "title": "a\\u0000b",'
+        b' "feed_url": "https://x.example/' + b"a" * 3000 + b'",'
+        b' "items": [{"id": "i\\u00001", "content_text": "T\\u0000ext."}]}'
+    )
+    assert doc.title == "ab"
+    assert doc.self_url is None  # longer than a URL column: not the feed's address
+    assert doc.entries[0].key == "i1"
+    assert "\x00" not in (doc.entries[0].content_html or "")

@@ -368,6 +368,102 @@ def test_entry_fields_longer_than_their_columns_keep_the_delivery(svc: Service) 
     assert svc.outcome(again.json()["delivery_id"])["items_new"] == 0  # same identities
 
 
+@pytest.mark.parametrize(
+    "doc",
+    [
+        # A self link longer than a URL column: the feed is known by its other address.
+        '<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">'
+        "<channel><title>Long self</title><link>https://long.example/</link>"
+        f'<atom:link rel="self" href="https://long.example/{"a" * 3000}"/>'
+        "<item><title>One</title><link>https://long.example/1</link>"
+        "<description>The parser reads the feed in one pass.</description></item>"
+        "</channel></rss>",
+        # No link, a title longer than its column (the feed is known by its title).
+        '<?xml version="1.0"?><rss version="2.0"><channel>'
+        f"<title>{'t' * 3000}</title>"
+        "<item><title>One</title><link>https://long.example/2</link>"
+        "<description>The parser reads the feed in one pass.</description></item>"
+        "</channel></rss>",
+        # A NUL in a JSON Feed's strings (PostgreSQL refuses NUL in text).
+        json.dumps(
+            {
+                "version": "https://jsonfeed.org/version/1.1",
+                "title": "j\u0000f",
+                "items": [
+                    {"id": "n\u00001", "title": "N\u0000ul", "content_text": "A\u0000 b c d."}
+                ],
+            }
+        ),
+    ],
+    ids=["long-self-link", "long-title", "nul"],
+)
+def test_feed_values_the_database_cannot_hold_keep_the_delivery(svc: Service, doc: str) -> None:
+    ctype = "application/feed+json" if doc.startswith("{") else "application/rss+xml"
+    r = svc.post(doc.encode(), {"Content-Type": ctype})
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_new"] == 1
+
+
+@pytest.mark.parametrize(
+    ("etag", "last_modified"),
+    [("\u0000", "Tue, 22 Sep 2026 15:45:46 GMT"), ('"ok"', "x" * 200)],
+    ids=["nul-etag", "long-last-modified"],
+)
+def test_recorded_validators_the_feed_row_cannot_hold_are_dropped(
+    svc: Service, etag: str, last_modified: str
+) -> None:
+    fid = svc.feed("https://pytorch.org/blog/feed/", name="pytorch-blog-feed")
+    rec = json.loads((HOOKS / "change-record-004.json").read_text())
+    rec["data"].update(
+        content=base64.b64encode(FEED_BYTES).decode(),
+        content_encoding="base64",
+        bytes=len(FEED_BYTES),
+        content_type="application/rss+xml",
+    )
+    rec["data"]["headers"].update({"etag": etag, "last-modified": last_modified})
+    d = svc.outcome(svc.post(rec).json()["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_new"] == PYTORCH_ITEMS
+    feed = svc.row(t.Feed, fid)
+    # The one that fits is kept; the other is dropped, not cut (a cut one never matches).
+    assert (feed.etag, feed.last_modified) == tuple(
+        v if len(v) <= 128 and "\x00" not in v else None for v in (etag, last_modified)
+    )
+
+
+def test_a_truncated_feed_changes_no_stored_item_and_leaves_its_last_entry_out(
+    svc: Service,
+) -> None:
+    first = svc.outcome(svc.post(FEED_BYTES, RSS).json()["delivery_id"])
+    assert first["items_new"] == PYTORCH_ITEMS
+    with svc.sessions() as s:
+        before = {i.key: (i.content_hash, len(i.text)) for i in s.scalars(select(t.Item))}
+    # As a monitor that stored part of the response sends it: the entries before the cut
+    # are whole (and unchanged), the last one stops mid-way.
+    cut = FEED_BYTES[: len(FEED_BYTES) // 2]
+    d = svc.outcome(svc.post(cut, RSS).json()["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_changed"] == 0 and d["items_new"] == 0
+    assert "left out" in d["problems"]
+    # Not well-formed, not cut short: a changed entry is not applied either.
+    marker = b"<content:encoded><![CDATA["
+    assert marker in FEED_BYTES
+    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+    broken = edited.replace(b"</channel>", b"<oops></channel>", 1)
+    d = svc.outcome(svc.post(broken, RSS).json()["delivery_id"])
+    assert d["state"] == "processed", d
+    assert d["items_changed"] == 0
+    assert "1 changed entry not applied" in d["problems"]
+    with svc.sessions() as s:
+        after = {i.key: (i.content_hash, len(i.text)) for i in s.scalars(select(t.Item))}
+    assert after == before
+    # The same edit in a well-formed document is applied.
+    d = svc.outcome(svc.post(edited, RSS).json()["delivery_id"])
+    assert d["items_changed"] == 1
+
+
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413

@@ -32,12 +32,41 @@ from service.store.db import transaction
 log = logging.getLogger(__name__)
 
 
+# The feed columns that keep a fetch's validators (service.store.tables.Feed).
+_MAX_ETAG, _MAX_LAST_MODIFIED = 512, 128
+
+
+def _storable_validators(
+    etag: str | None, last_modified: str | None
+) -> tuple[str | None, str | None]:
+    """A validator the feed row cannot hold intact (too long, or with a NUL, which
+    PostgreSQL refuses) is not kept: a cut one would never match, and the next fetch is
+    then unconditional rather than the delivery failing."""
+
+    def ok(value: str | None, cap: int) -> str | None:
+        return value if value and len(value) <= cap and "\x00" not in value else None
+
+    return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
+
+
 class Intake(PipelineBase):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
         document (conditional GET), parse, fetch the pages of new excerpt-only items,
         clean; then commit new items, the feed's validators and the delivery's outcome in
         one transaction, so a crash leaves either all or none."""
+        if claim.expired and claim.attempts > self.settings.max_attempts:
+            # Each claim ended with its worker (killed, out of memory): a delivery that
+            # takes workers down with it must not be claimed for ever.
+            self._fail_delivery(
+                claim,
+                owner,
+                PlainfeedError(
+                    f"gave up after {claim.attempts - 1} attempts; the last one's lease "
+                    "expired without an outcome"
+                ),
+            )
+            return
         with self.sessions() as s:
             d = s.get(t.Delivery, claim.id)
             if d is None:
@@ -67,6 +96,8 @@ class Intake(PipelineBase):
                 recorded = (record.get("meta") or {}).get("recorded_headers") or {}
                 if recorded.get("etag") or recorded.get("last-modified"):
                     validators = (recorded.get("etag"), recorded.get("last-modified"))
+            if validators is not None:
+                validators = _storable_validators(*validators)
             doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
             articles = self._articles(named_feed, doc, fetch_url, problems)
         except PlainfeedError as exc:
@@ -95,7 +126,16 @@ class Intake(PipelineBase):
                             .where(t.Feed.id == named_feed)
                             .values(etag=validators[0], last_modified=validators[1])
                         )
-                    new, changed = self._store_items(s, feed_id, claim.id, articles)
+                    new, changed, skipped = self._store_items(
+                        s, feed_id, claim.id, articles, apply_changes=doc.well_formed
+                    )
+                    noted = [*doc.problems, *problems]
+                    if skipped:
+                        noted.append(
+                            f"{skipped} changed entr{'y' if skipped == 1 else 'ies'} not "
+                            "applied: the document is not well-formed XML, and a stored "
+                            "item is not replaced from a document read in part"
+                        )
                     queue.finish(
                         s,
                         queue.DELIVERIES,
@@ -106,7 +146,7 @@ class Intake(PipelineBase):
                         items_new=len(new),
                         items_changed=len(changed),
                         item_ids=sorted(new + changed),
-                        problems="; ".join([*doc.problems, *problems]) or None,
+                        problems="; ".join(noted) or None,
                         processed_at=datetime.now(UTC),
                     )
                 metrics.DELIVERIES.labels("processed").inc()
@@ -116,11 +156,18 @@ class Intake(PipelineBase):
             except SignatureError as exc:
                 self._fail_delivery(claim, owner, exc)
                 return
-            except IntegrityError:
+            except IntegrityError as exc:
                 # A concurrent delivery of the same feed created the feed row first;
                 # run the decision again against what is stored now.
                 if attempt == 2:
-                    raise
+                    self._fail_delivery(claim, owner, exc)
+                    return
+            except Exception as exc:
+                # A value the database refuses (or a bug): the delivery ends failed with
+                # the reason, instead of staying claimed and retried on every lease.
+                log.exception("delivery %s could not be stored", claim.id)
+                self._fail_delivery(claim, owner, exc)
+                return
 
     def _fetch_feed(self, feed: t.Feed | None, url: str) -> fetch.Fetched:
         """GET the feed, conditionally when its validators are stored for this URL."""
@@ -240,7 +287,11 @@ class Intake(PipelineBase):
         feed_id: int,
         delivery_id: int,
         articles: list[tuple[Any, Article]],
-    ) -> tuple[list[int], list[int]]:
+        *,
+        apply_changes: bool = True,
+    ) -> tuple[list[int], list[int], int]:
+        """Insert the new items and update the changed ones (unless ``apply_changes`` is
+        false): the new ids, the changed ids, and how many changes were not applied."""
         keys = [e.key for e, _ in articles]
         known = {
             row.key: (row.id, row.content_hash)
@@ -291,7 +342,7 @@ class Intake(PipelineBase):
             )
         )
         changed_ids = []
-        for key, a in decision.changed:
+        for key, a in decision.changed if apply_changes else ():
             item_id, old_hash = known[key]
             res = s.execute(
                 update(t.Item)
@@ -311,6 +362,6 @@ class Intake(PipelineBase):
             )
             if res.rowcount == 1:  # type: ignore[attr-defined]
                 changed_ids.append(item_id)
-        return new_ids, changed_ids
+        return new_ids, changed_ids, 0 if apply_changes else len(decision.changed)
 
     # --- items -----------
