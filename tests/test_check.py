@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.check import Fact, check_explainer, headline_facts
+from service.check.coverage import dropped_facts
 from service.check.index import word_set
 from service.check.unit import WORD_TOKEN
 from service.clean import article_from_document
@@ -460,6 +461,24 @@ def test_dropped_key_facts() -> None:
         ("1.17–3.66x", "RMSNorm range"),
     ]
     assert check_explainer("Dense GEMM is 1.10 times faster.", SPEEDUP).dropped == []
+
+
+def test_dropped_key_facts_match_by_value_unit_both_ends_and_name() -> None:
+    """What makes a fact carried: the same value (written with any precision), a unit that
+    agrees unless one side is bare, both ends of a range, an identifier's folded name, or,
+    for a value with no number, its words; in a long explainer as in a short one."""
+    explainer = (
+        "Latency fell to 34.1 ms on MI355X, 2–4x faster across 1.5 GiB, "
+        "with 12 nodes and two teams. It runs FlyDSL. "
+    )
+    values = ["34.10 ms", "34.1 s", "34.1", "MI355X", "mi355x", "MI300X", "2–4x", "2–5x"]
+    values += ["2x", "12%", "12", "1.5 GB", "FlyDSL", "Triton"]
+    dropped = ["34.1 s", "MI300X", "2–5x", "1.5 GB", "Triton"]
+    facts = [Fact(v) for v in values]
+    assert [d.value for d in dropped_facts(explainer, facts)] == dropped
+    # Thousands of other numbers around them change nothing.
+    filler = " ".join(f"Run {i} took {i}.5 s." for i in range(1000, 3000))
+    assert [d.value for d in dropped_facts(filler + explainer + filler, facts)] == dropped
 
 
 def test_empty_inputs() -> None:

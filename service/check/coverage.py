@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 
 from service.models import DroppedFact, Explainer, Fact
@@ -10,36 +12,63 @@ from service.numbers import Kind, Number, extract_numbers
 from service.text import split_blocks, split_sentences
 
 
-def fact_carried(fact: Fact, numbers: Sequence[Number], text: str = "") -> bool:
-    """Whether a fact's value is among the numbers (normalised; ranges need both ends)."""
+@dataclass(frozen=True, slots=True)
+class CarriedIndex:
+    """The numbers of an explainer keyed the ways a fact is matched, built once so that
+    each fact looks up its candidates instead of scanning every number (a long
+    explainer against many facts was quadratic)."""
+
+    keys: frozenset[str]  # the non-empty keys of numbers of any kind
+    ranges: frozenset[tuple[Decimal | None, Decimal | None]]  # (low, high) of ranges
+    # Decimals that compare equal hash equal (1.1 and 1.10), so looking a value up here
+    # finds what comparing it with ``==`` number by number found.
+    units: dict[Decimal | None, frozenset[str]]  # quantity or word value -> its units
+    text: str  # lowercased, for a fact with no number in its value
+
+
+def index_carried(numbers: Sequence[Number], text: str = "") -> CarriedIndex:
+    """Index ``numbers`` (and ``text``) for :func:`carried`."""
+    units: dict[Decimal | None, set[str]] = {}
+    for n in numbers:
+        if n.kind in (Kind.QUANTITY, Kind.WORD):
+            units.setdefault(n.value, set()).add(n.unit)
+    return CarriedIndex(
+        keys=frozenset(n.key for n in numbers if n.key),
+        ranges=frozenset((n.value, n.high) for n in numbers if n.kind == Kind.RANGE),
+        units={value: frozenset(us) for value, us in units.items()},
+        text=text.lower(),
+    )
+
+
+def carried(fact: Fact, index: CarriedIndex) -> bool:
+    """Whether a fact's value is among the indexed numbers (normalised; ranges need both
+    ends; a unit must agree only when both sides have one)."""
     wanted = extract_numbers(fact.value)
     if not wanted:
-        return fact.value.strip().lower() in text.lower()
+        return fact.value.strip().lower() in index.text
     w = wanted[0]
-    for n in numbers:
-        if w.kind in (Kind.IDENTIFIER, Kind.VERSION):
-            if n.key and n.key == w.key:
-                return True
-        elif w.kind == Kind.RANGE:
-            if n.kind == Kind.RANGE and (n.value, n.high) == (w.value, w.high):
-                return True
-        elif (
-            n.kind in (Kind.QUANTITY, Kind.WORD)
-            and n.value == w.value
-            and (not w.unit or not n.unit or w.unit == n.unit)
-        ):
-            return True
-    return False
+    if w.kind in (Kind.IDENTIFIER, Kind.VERSION):
+        return w.key in index.keys  # never "": only non-empty keys are indexed
+    if w.kind == Kind.RANGE:
+        return (w.value, w.high) in index.ranges
+    units = index.units.get(w.value)
+    # "" among the units: a bare number of that value, which matches any unit.
+    return units is not None and (not w.unit or "" in units or w.unit in units)
+
+
+def fact_carried(fact: Fact, numbers: Sequence[Number], text: str = "") -> bool:
+    """Whether a fact's value is among the numbers (normalised; ranges need both ends).
+
+    For one fact; :func:`dropped_facts` indexes once for all of them."""
+    return carried(fact, index_carried(numbers, text))
 
 
 def dropped_facts(explainer: Explainer | str, facts: Sequence[Fact]) -> list[DroppedFact]:
     """The key facts whose value the explainer (its text and code) does not carry."""
     text = explainer if isinstance(explainer, str) else _full_text(explainer)
-    numbers = extract_numbers(text)
+    index = index_carried(extract_numbers(text), text)
     return [
-        DroppedFact(value=f.value, about=f.about)
-        for f in facts
-        if f.key and not fact_carried(f, numbers, text)
+        DroppedFact(value=f.value, about=f.about) for f in facts if f.key and not carried(f, index)
     ]
 
 
