@@ -95,6 +95,14 @@ class UnsupportedMediaType(InputError):
     title = "Unsupported media type"
 
 
+class NotAcceptable(InputError):
+    """None of the representations of a resource is acceptable to the request's Accept."""
+
+    status = 406
+    slug = "not-acceptable"
+    title = "Not acceptable"
+
+
 class NotFound(PlainfeedError):
     """The named feed, item, delivery or file does not exist."""
 

@@ -21,6 +21,7 @@ from tests.conftest import (
     PYTORCH_FEED,
     SEEDS,
     LiveServer,
+    explain_pending,
     make_settings,
     wait_for,
 )
@@ -166,6 +167,52 @@ def test_items_filter_and_paginate(server: httpx.Client) -> None:
     assert_problem(server.get("/items", params={"state": "bogus"}), 422)
     assert_problem(server.get("/items/424242"), 404)
     assert_problem(server.get("/items/424242/explainer"), 404)
+
+
+# Accept -> the media type served (None: 406), for GET /items/{id}/explainer.
+NEGOTIATED = [
+    ("application/json;q=0.1, text/markdown", "text/markdown"),
+    ("text/html;q=0, text/plain", "text/plain"),
+    ("image/png", None),
+    ("*/*", "application/json"),
+    ("*/*;q=0", None),
+    ("text/*", "text/markdown"),  # the server's order among equals
+    ("text/*, text/markdown;q=0", "text/html"),  # the exact type overrides its range
+    ("text/x-markdown;q=0.5, text/plain;q=0.4", "text/markdown"),
+    ("text/html, application/json", "application/json"),  # equal q: the server's order
+    ("TEXT/HTML;Q=0.9, image/*", "text/html"),
+    ("image/png, */*;q=0.1, application/json;q=0", "text/markdown"),
+    ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "text/html"),
+    ("", "application/json"),
+]
+
+
+def test_explainer_negotiates_accept_by_weight_and_refuses_with_406(settings: Settings) -> None:
+    app = create_app(settings, workers=1)
+    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+        text = "The kernel ran 1.10x faster on MI355X. It took 34.1 ms per call on 8 GPUs."
+        iid, _ = explain_pending(app.state.ctx, "Kernels", text)
+        url = f"/items/{iid}/explainer"
+        for accept, served in NEGOTIATED:
+            r = client.get(url, headers={"Accept": accept})
+            if served is None:
+                body = assert_problem(r, 406)
+                assert body["type"] == "https://plainfeed.dev/problems/not-acceptable"
+                assert accept in str(body["detail"])
+            else:
+                assert r.status_code == 200, (accept, r.text)
+                assert r.headers["content-type"].split(";")[0] == served, accept
+                assert r.headers["vary"] == "Accept"
+        # No Accept at all accepts anything: JSON, as before.
+        bare = client.build_request("GET", url)
+        del bare.headers["accept"]
+        r = client.send(bare)
+        assert r.status_code == 200 and r.json()["item_id"] == iid
+        # ?format= is asked for by name: it wins over an Accept that refuses it.
+        r = client.get(url, params={"format": "html"}, headers={"Accept": "text/html;q=0"})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        r = client.get(url, params={"format": "json"}, headers={"Accept": "image/png"})
+        assert r.status_code == 200 and r.json()["item_id"] == iid
 
 
 def test_bad_input_gets_problems_and_stores_nothing(server: httpx.Client) -> None:

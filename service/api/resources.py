@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -23,7 +24,7 @@ from service.api.schemas import (
     Offset,
     Page,
 )
-from service.errors import Conflict, NotFound
+from service.errors import Conflict, NotAcceptable, NotFound
 from service.models import CheckReport, DeliveryState, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
@@ -167,6 +168,7 @@ def get_item(item_id: Id, s: DB) -> ItemOut:
             }
         },
         404: {"description": "Unknown item, or no explainer yet"},
+        406: {"description": "Accept allows none of the four media types"},
     },
 )
 def get_explainer(
@@ -182,29 +184,102 @@ def get_explainer(
     if ex is None:
         raise NotFound(f"item {item_id} has no explainer yet (state: {item.state})")
     explainer = Explainer.model_validate(ex.body)
-    fmt = format or _negotiate(request.headers.get("accept", ""))
+    # Several Accept lines are one list (RFC 9110 5.3); ?format= overrides them all.
+    accept = ", ".join(request.headers.getlist("accept"))
+    fmt = format or negotiate(accept)
+    if fmt is None:
+        offered = ", ".join(mt for _, mt in REPRESENTATIONS)
+        raise NotAcceptable(
+            f"the explainer is available as {offered} (or ?format=json|md|html|text);"
+            f" none is acceptable to Accept: {accept}"
+        )
+    # The answer depends on Accept: a shared cache must not give one client's to another.
+    vary = {"Vary": "Accept"}
     if fmt == "md":
-        return PlainTextResponse(render.to_markdown(explainer), media_type="text/markdown")
+        md = render.to_markdown(explainer)
+        return PlainTextResponse(md, media_type="text/markdown", headers=vary)
     if fmt == "html":
-        return HTMLResponse(render.to_html(explainer))
+        return HTMLResponse(render.to_html(explainer), headers=vary)
     if fmt == "text":
-        return PlainTextResponse(render.to_text(explainer))
+        return PlainTextResponse(render.to_text(explainer), headers=vary)
     doc = render.document(result_of(ex), report_of(ex), article_of(item))
-    return JSONResponse({**doc, "item_id": item.id})
+    return JSONResponse({**doc, "item_id": item.id}, headers=vary)
 
 
-def _negotiate(accept: str) -> str:
-    for part in accept.split(","):
-        mt = part.split(";")[0].strip().lower()
-        if mt in ("text/markdown", "text/x-markdown"):
-            return "md"
-        if mt == "text/html":
-            return "html"
-        if mt == "text/plain":
-            return "text"
-        if mt in ("application/json", "*/*"):
-            return "json"
-    return "json"
+# The representations of an explainer and their media types, in the order the server
+# prefers them when the client weighs several alike (``*/*``, ``text/*``, equal q): JSON,
+# the default, first.
+REPRESENTATIONS: tuple[tuple[str, str], ...] = (
+    ("json", "application/json"),
+    ("md", "text/markdown"),
+    ("html", "text/html"),
+    ("text", "text/plain"),
+)
+# Older names clients still send, read as the type served (so that "text/*,
+# text/markdown;q=0" refuses Markdown, which goes out as text/markdown).
+_ALIASES = {"text/x-markdown": "text/markdown"}
+_Q = re.compile(r"(?:[01](?:\.\d*)?|\.\d+)")  # lenient: Java clients send "q=.2"
+
+
+def parse_accept(accept: str) -> list[tuple[str, str, float]]:
+    """The media ranges of an Accept header as (type, subtype, q), lower-cased.
+
+    An element that does not parse (no type/subtype, a q out of 0-1) is left out rather
+    than failing the request; a bare ``*`` (old clients) is read as ``*/*``. Parameters
+    other than q are ignored: every representation is served in UTF-8 and has none."""
+    ranges = []
+    for element in accept.split(","):
+        media, *params = (p.strip() for p in element.split(";"))
+        media = "*/*" if media == "*" else media.lower()
+        media = _ALIASES.get(media, media)
+        kind, _, sub = media.partition("/")
+        if not kind or not sub or (kind == "*" and sub != "*"):
+            continue
+        q: float | None = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                value = value.strip()
+                q = float(value) if _Q.fullmatch(value) and float(value) <= 1 else None
+                break
+        if q is not None:
+            ranges.append((kind, sub, q))
+    return ranges
+
+
+def _weight(media_type: str, ranges: list[tuple[str, str, float]]) -> float:
+    """The q the ranges give a media type: that of the most specific range matching it
+    (RFC 9110 12.5.1: text/html over text/* over */*), 0 when none does."""
+    kind, _, sub = media_type.partition("/")
+    best_specificity, q = -1, 0.0
+    for rk, rs, rq in ranges:
+        if rk == kind and rs == sub:
+            specificity = 2
+        elif rk == kind and rs == "*":
+            specificity = 1
+        elif rk == "*":
+            specificity = 0
+        else:
+            continue
+        # Two ranges as specific (a type repeated, with parameters ignored): the higher q.
+        if specificity > best_specificity or (specificity == best_specificity and rq > q):
+            best_specificity, q = specificity, rq
+    return q
+
+
+def negotiate(accept: str) -> str | None:
+    """The format to answer an Accept header with: the representation of highest q, the
+    server's order breaking ties; None when none is acceptable (q=0 refuses). No Accept,
+    or one with no element that parses, accepts anything: JSON, as before Accept was read."""
+    ranges = parse_accept(accept)
+    if not ranges:
+        return REPRESENTATIONS[0][0]
+    best, best_q = None, 0.0
+    for fmt, media_type in REPRESENTATIONS:
+        q = _weight(media_type, ranges)
+        if q > best_q:  # strictly: an equal q keeps the earlier, preferred one
+            best, best_q = fmt, q
+    return best
 
 
 @router.get("/items/{item_id}/check", response_model=CheckReport, tags=["items"])
