@@ -4,6 +4,9 @@ which methods are allowed."""
 
 from __future__ import annotations
 
+import logging
+import socket
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -12,7 +15,7 @@ import pytest
 from service.api.app import create_app
 from service.api.limits import MAX_REQUEST_BODY
 from service.config import Settings
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, wait_for
 from tests.origin import Origin
 
 
@@ -99,3 +102,21 @@ def test_a_method_not_allowed_says_which_are(server: httpx.Client) -> None:
     r = server.put("/feeds")
     assert r.status_code == 405
     assert set(r.headers["allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+
+
+def test_a_client_gone_mid_body_is_no_server_error(
+    server: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    host, port = server.base_url.host, server.base_url.port
+    assert port is not None
+    with caplog.at_level(logging.INFO):
+        with socket.create_connection((host, port)) as sock:
+            sock.sendall(
+                b"POST /webhooks/feed HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/rss+xml\r\n"
+                b"Content-Length: 100000\r\n\r\n<rss version='2.0'><channel>"
+            )
+            time.sleep(0.3)  # the route is reading the body when the client goes
+        assert wait_for(lambda: "client disconnected" in caplog.text, timeout=10)
+    assert "unhandled error" not in caplog.text
+    assert server.get("/deliveries").json()["total"] == 0  # nothing half-read was stored

@@ -228,6 +228,8 @@ def test_private_subscriber_urls_are_refused_unless_allowed(db_url: str) -> None
         for url in (
             "http://127.0.0.1:9/x",
             "http://localhost/x",
+            "http://localhost./x",  # a fully qualified name: the same host
+            "http://metadata.google.internal./x",
             "http://10.1.2.3/x",
             "http://[::1]/x",
         ):

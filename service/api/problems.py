@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from service.errors import PlainfeedError
@@ -113,6 +114,21 @@ def install(app: FastAPI) -> None:
             headers["Allow"] = _allowed(request)
         return problem(
             exc.status_code, slug, title, str(exc.detail), request.url.path, headers=headers
+        )
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
+        # The client closed the connection mid-body: nothing was stored, and no one is
+        # left to read the answer. Not an error of the server's.
+        log.info(
+            "client disconnected before sending all of %s %s", request.method, request.url.path
+        )
+        return problem(
+            400,
+            "client-disconnect",
+            "Client disconnected",
+            "the connection closed before the request body was complete",
+            request.url.path,
         )
 
     @app.exception_handler(Exception)

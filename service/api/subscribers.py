@@ -109,7 +109,8 @@ class OutboundOut(BaseModel):
 def _check_url(url: str, allow_private: bool) -> None:
     """Refuse endpoints on this machine or the private network unless allowed (a
     subscriber URL must not turn the server into a proxy for internal services)."""
-    host = (HttpUrl(url).host or "").strip("[]").lower()
+    # "localhost." is localhost: a fully qualified name's final dot changes nothing.
+    host = (HttpUrl(url).host or "").strip("[]").lower().rstrip(".")
     if allow_private:
         return
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
