@@ -118,6 +118,13 @@ def _pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str
     return pinned, {"Host": host_header}, extensions
 
 
+def check_url(url: str, settings: Settings) -> None:
+    """Raise :class:`FetchRefused` when the guard would refuse ``url`` (not http(s), no
+    host, credentials, a private address): for a caller that must know before it records
+    anything that depends on the URL."""
+    _pinned(url, settings)
+
+
 def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
     declared = resp.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:

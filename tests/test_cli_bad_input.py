@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import taken_port
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 FLYDSL = DATA / "corpus" / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
@@ -93,6 +95,17 @@ def test_an_unusable_database_url(tmp_path: Path, url: str, message: str) -> Non
 def test_serve_with_an_unusable_database_url_fails_before_serving(tmp_path: Path) -> None:
     done = plainfeed(tmp_path, "serve", "--port", "0", env={"PLAINFEED_DATABASE_URL": "not a url"})
     assert_bad_input(done, "does not parse")
+
+
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_serve_on_a_taken_port_or_a_foreign_address_fails_before_starting(
+    tmp_path: Path, command: str
+) -> None:
+    with taken_port() as port:
+        done = plainfeed(tmp_path, command, "--port", str(port))
+    assert_bad_input(done, f"cannot serve on 127.0.0.1:{port}")
+    done = plainfeed(tmp_path, command, "--host", "999.1.1.1", "--port", "0")
+    assert_bad_input(done, "cannot serve on 999.1.1.1:0")
 
 
 def test_serve_refuses_a_port_out_of_range(tmp_path: Path) -> None:

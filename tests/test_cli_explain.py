@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from tests.conftest import CORPUS
+from tests.stub_llm import Reply, StubLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 FEED = CORPUS / "feeds" / "ollama-blog-2026-09-02-a2a70b9.xml"
@@ -105,3 +106,31 @@ def test_piped_output_has_no_progress_and_no_colour(tmp_path: Path) -> None:
     docs = json.loads(as_json.stdout)  # one JSON array: pipes into jq
     assert len(docs) == explainers
     assert {"title", "sections", "check", "source"} <= set(docs[0])
+
+
+LLM_JSON = ("--engine", "llm", "--format", "json")
+
+
+def test_explainers_done_before_a_failure_are_written(tmp_path: Path) -> None:
+    """The model answers the first item and refuses the second (401, not retried): the
+    first explainer, already paid for, is on stdout (the JSON array closed over it), and
+    the run exits 2 naming the failure."""
+    with StubLLM(script=[Reply("default"), Reply.error(401, "bad key")]) as stub:
+        run_env = {
+            **env(tmp_path),
+            "OPENAI_BASE_URL": stub.url,
+            "OPENAI_API_KEY": "k",
+            "PLAINFEED_LLM_MAX_ATTEMPTS": "1",
+        }
+        r = subprocess.run(
+            [sys.executable, "-m", "service", "explain", str(FEED), *LLM_JSON],
+            capture_output=True,
+            text=True,
+            env=run_env,
+            cwd=ROOT,
+            timeout=300,
+        )
+    assert r.returncode == 2, r.stderr
+    assert "401" in r.stderr or "bad key" in r.stderr
+    docs = json.loads(r.stdout)
+    assert len(docs) == 1 and docs[0]["title"]

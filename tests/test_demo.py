@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.conftest import free_port, taken_port
@@ -32,5 +33,20 @@ def test_demo_on_a_taken_port_says_so(tmp_path: Path) -> None:
     with taken_port() as port:
         env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
         demo = plainfeed("demo", tmp_path, env, "--port", str(port))
-        assert demo.run(timeout=60) == 1
-    assert f"could not serve on http://127.0.0.1:{port}" in demo.output()
+        assert demo.run(timeout=60) == 2
+    assert f"plainfeed: error: cannot serve on 127.0.0.1:{port}" in demo.output()
+    assert "Traceback" not in demo.output()
+
+
+def test_demo_on_port_0_serves_on_the_port_it_got(tmp_path: Path) -> None:
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
+    with plainfeed("demo", tmp_path, env, "--port", "0", "--wait", "60") as demo:
+        found = wait_until(
+            lambda: re.search(r"http://127\.0\.0\.1:(\d+)/items/\d", demo.output()),
+            300,
+            "the item list",
+        )
+        port = int(found.group(1))
+        assert port != 0
+        status, _ = http_json(f"http://127.0.0.1:{port}/items/1")
+        assert status == 200

@@ -295,6 +295,39 @@ def test_subscribe_without_a_hub_or_to_a_refusing_hub(svc: Service, origin: Orig
     assert cli(svc, "feeds", "subscribe", "999").returncode == 2
 
 
+def test_a_failed_resubscribe_leaves_an_active_subscription_working(
+    svc: Service, origin: Origin
+) -> None:
+    hub = Hub(origin)
+    fid = svc.feed(origin.route("/feed", body=PYTORCH_FEED.read_bytes()))
+    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+    wait_for(lambda: hub.verified)
+    active = svc.row(t.Feed, fid)
+    assert active.websub_state == "active"
+    callback = f"{svc.url}/websub/{fid}"
+    secret = hub.requests[0]["hub.secret"]
+
+    # A hub URL that cannot be asked: refused before anything is recorded.
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", "notaurl")
+    assert done.returncode == 2 and "notaurl" in done.stderr
+    # A hub that refuses the new request: the old subscription is what it was.
+    refusing = Hub(origin)
+    refusing.url = origin.route("/hub2", handler=refusing._take)
+    refusing.status = 400
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", refusing.url)
+    assert done.returncode == 2 and "HTTP 400" in done.stderr
+
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.hub_url, feed.websub_secret) == (
+        "active",
+        active.hub_url,
+        active.websub_secret,
+    )
+    # The hub still signs with the secret it was given, and its pushes are taken.
+    r = hub.distribute(callback, ATOM, secret)
+    assert r.status_code == 202, r.text
+
+
 def test_callback_for_unknown_or_unsubscribed_feeds(svc: Service) -> None:
     assert (
         svc.http.post(

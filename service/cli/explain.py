@@ -91,29 +91,57 @@ def explain(
     if not articles:
         raise InputError(f"{source}: nothing to explain (no item has text)")
     err = Console(stderr=True)
-    outputs: list[str] = []
     unchecked = 0
     # Progress only on a terminal: in a pipe or a log it would be noise (and rich ends a
     # disabled-by-pipe display with a stray blank line).
     show = len(articles) > 1 and err.is_terminal
-    with Progress(console=err, transient=True, disable=not show) as progress:
+    # Each explainer is written as it is done: one item that fails (or a Ctrl-C) must not
+    # throw away the ones already paid for.
+    out = _Output(format, many=len(articles) > 1)
+    # rich moves what is written to stdout above its display, to the display's terminal:
+    # right when stdout is that terminal, wrong when it is a pipe or a file.
+    with Progress(
+        console=err, transient=True, disable=not show, redirect_stdout=sys.stdout.isatty()
+    ) as progress:
         task = progress.add_task("explaining", total=len(articles))
-        for article in articles:
-            progress.update(task, description=article.title[:60] or "(untitled)")
-            outcome = explain_and_check(
-                eng,
-                article,
-                ExplainOptions(),
-                repair_rounds=settings.repair_rounds,
-                review_derived=settings.review_derived,
-            )
-            unchecked += 0 if outcome.publishable else 1
-            outputs.append(render_outcome(outcome, format, article))
-            progress.advance(task)
-    if format is Format.json and len(outputs) > 1:
-        sys.stdout.write("[\n" + ",\n".join(outputs) + "\n]\n")
-    else:
-        sep = "\n\n" + ("-" * 72) + "\n\n" if format in (Format.md, Format.text) else "\n"
-        sys.stdout.write(sep.join(outputs).rstrip("\n") + "\n")
+        try:
+            for article in articles:
+                progress.update(task, description=article.title[:60] or "(untitled)")
+                outcome = explain_and_check(
+                    eng,
+                    article,
+                    ExplainOptions(),
+                    repair_rounds=settings.repair_rounds,
+                    review_derived=settings.review_derived,
+                )
+                unchecked += 0 if outcome.publishable else 1
+                out.write(render_outcome(outcome, format, article))
+                progress.advance(task)
+        finally:
+            out.close()
     if len(articles) > 1:
         err.print(f"{len(articles)} explainers, {unchecked} with numbers that need review")
+
+
+class _Output:
+    """Explainers to stdout one by one, as they are done: several in JSON make one array
+    (closed over those written, whatever stops the run), in Markdown or text they stand
+    between rules."""
+
+    def __init__(self, fmt: Format, *, many: bool) -> None:
+        self.array = fmt is Format.json and many
+        self.sep = "\n\n" + ("-" * 72) + "\n\n" if fmt in (Format.md, Format.text) else "\n"
+        self.written = 0
+
+    def write(self, text: str) -> None:
+        if self.array:
+            sys.stdout.write(("[\n" if not self.written else ",\n") + text.rstrip("\n"))
+        else:
+            sys.stdout.write((self.sep if self.written else "") + text.rstrip("\n"))
+        sys.stdout.flush()
+        self.written += 1
+
+    def close(self) -> None:
+        if self.written:
+            sys.stdout.write("\n]\n" if self.array else "\n")
+            sys.stdout.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -97,8 +98,9 @@ def subscribe(
         feed = s.get(t.Feed, feed_id)
         if feed is None:
             raise NotFound(f"no feed with id {feed_id}")
-        topic, secret, state = feed.url, feed.websub_secret, feed.websub_state
+        topic, secret = feed.url, feed.websub_secret
         hub_url = hub or feed.hub_url
+        previous = _Subscription(feed.hub_url, feed.websub_state, feed.websub_secret)
     if hub is None:
         got = fetch.fetch_url(topic, settings)
         found = websub.discover(got.links, got.body)
@@ -111,6 +113,8 @@ def subscribe(
         else:
             hub_url = found.hubs[0]
     assert hub_url is not None
+    # Before anything is recorded: a hub URL that cannot be asked leaves the feed as it was.
+    fetch.check_url(hub_url, settings)
     mode = "unsubscribe" if unsubscribe else "subscribe"
     if not unsubscribe:
         secret = websub.new_secret()
@@ -129,19 +133,35 @@ def subscribe(
     try:
         answer = fetch.post_form(hub_url, form, settings)
     except FetchError:
-        _restore(make, feed_id, pending, state)
+        _restore(make, feed_id, pending, previous)
         raise
     if answer.status not in (202, 204):
-        _restore(make, feed_id, pending, state)
+        _restore(make, feed_id, pending, previous)
         raise FetchError(f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}")
     typer.echo(f"{mode} requested at {hub_url} for {topic}; the hub verifies at {callback}")
 
 
-def _restore(make: sessionmaker[Session], feed_id: int, pending: str, previous: str | None) -> None:
-    """Undo the pending state of a request the hub refused (unless it moved on already)."""
+@dataclass(frozen=True, slots=True)
+class _Subscription:
+    """What a feed's WebSub columns held before a request."""
+
+    hub_url: str | None
+    state: str | None
+    secret: str | None
+
+
+def _restore(
+    make: sessionmaker[Session], feed_id: int, pending: str, previous: _Subscription
+) -> None:
+    """Undo a request the hub refused or that never reached it (unless the hub moved the
+    state on already): the hub and the secret it signs with are what they were, so a
+    subscription that was active stays active; a subscribe to a feed that had none is
+    marked failed."""
+    live = previous.state in (websub.ACTIVE, websub.PENDING_UNSUBSCRIBE)
+    state = previous.state if live or pending == websub.PENDING_UNSUBSCRIBE else websub.FAILED
     with transaction(make) as s:
         s.execute(
             update(t.Feed)
             .where(t.Feed.id == feed_id, t.Feed.websub_state == pending)
-            .values(websub_state=previous if pending == websub.PENDING_UNSUBSCRIBE else "failed")
+            .values(websub_state=state, hub_url=previous.hub_url, websub_secret=previous.secret)
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import threading
 import time
 import urllib.request
@@ -35,6 +36,32 @@ def _check_database(url: str) -> None:
         db.dispose()
 
 
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything starts: a port in use or an address
+    that is not this machine's is a message and exit 2, not a log line from inside
+    uvicorn after the workers have begun to claim jobs (exit 3)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+        except OSError:
+            sock.close()
+            raise
+    except OSError as exc:  # socket.gaierror included: a host that does not resolve
+        raise ConfigError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def _url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind", min=0, max=65535)] = 8000,
@@ -51,15 +78,15 @@ def serve(
 
     settings = get_settings()
     _check_database(settings.database_url)
+    sock = _bind(host, port)
     setup_logging(settings.log_format, settings.log_level)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings, workers=workers),
-        host=host,
-        port=port,
         http=http_protocol(),
         log_config=None,
         timeout_graceful_shutdown=int(settings.shutdown_grace),
     )
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def worker(
@@ -150,19 +177,18 @@ def demo(
 
     settings = get_settings().model_copy(update={"engine": engine})
     _check_database(settings.database_url)
+    sock = _bind(host, port)
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings),
-        host=host,
-        port=port,
         http=http_protocol(),
         log_config=None,
         log_level="warning",
     )
     server = uvicorn.Server(config)
-    th = threading.Thread(target=server.run, daemon=True)
+    th = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     th.start()
-    base = f"http://{host}:{port}"
+    base = _url(sock)  # the port bound: --port 0 picks a free one
     deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline or not th.is_alive():
