@@ -146,6 +146,21 @@ class LiveServer:
         self.thread.join(timeout=30)
 
 
+@contextmanager
+def api_client(settings: Settings, *, workers: int = 2, timeout: float = 30) -> Iterator[Any]:
+    """An httpx client of the app served by a :class:`LiveServer` (``workers`` in-process
+    workers; 0: the API alone)."""
+    import httpx
+
+    from service.api.app import create_app
+
+    with (
+        LiveServer(create_app(settings, workers=workers)) as live,
+        httpx.Client(base_url=live.url, timeout=timeout) as client,
+    ):
+        yield client
+
+
 def make_settings(db_url: str, **kw: object) -> Settings:
     base: dict[str, object] = {
         "database_url": db_url,

@@ -21,6 +21,7 @@ from tests.conftest import (
     PYTORCH_FEED,
     SEEDS,
     LiveServer,
+    api_client,
     explain_pending,
     make_settings,
     wait_for,
@@ -31,10 +32,7 @@ RSS = "application/rss+xml"
 
 @pytest.fixture
 def server(settings: Settings) -> Iterator[httpx.Client]:
-    with (
-        LiveServer(create_app(settings, workers=2)) as live,
-        httpx.Client(base_url=live.url, timeout=30) as client,
-    ):
+    with api_client(settings) as client:
         yield client
 
 

@@ -12,19 +12,15 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from service.api.app import create_app
 from service.api.limits import MAX_REQUEST_BODY
 from service.config import Settings
-from tests.conftest import LiveServer, wait_for
+from tests.conftest import api_client, wait_for
 from tests.origin import Origin
 
 
 @pytest.fixture
 def server(settings: Settings) -> Iterator[httpx.Client]:
-    with (
-        LiveServer(create_app(settings, workers=0)) as live,
-        httpx.Client(base_url=live.url, timeout=60) as client,
-    ):
+    with api_client(settings, workers=0, timeout=60) as client:
         yield client
 
 

@@ -188,7 +188,8 @@ def test_change_record_without_content_fetches_the_named_feed(svc: Service, orig
     assert svc.post(rec).json()["duplicate"] is True  # the same change record replayed
 
 
-def test_change_record_with_its_artifact(svc: Service) -> None:
+def pytorch_change_record(svc: Service) -> tuple[int, dict[str, Any]]:
+    """The PyTorch blog feed registered, and a seed change record carrying its artifact."""
     fid = svc.feed("https://pytorch.org/blog/feed/", name="pytorch-blog-feed")
     rec = json.loads((HOOKS / "change-record-004.json").read_text())
     rec["data"].update(
@@ -197,6 +198,11 @@ def test_change_record_with_its_artifact(svc: Service) -> None:
         bytes=len(FEED_BYTES),
         content_type="application/rss+xml",
     )
+    return fid, rec
+
+
+def test_change_record_with_its_artifact(svc: Service) -> None:
+    fid, rec = pytorch_change_record(svc)
     d = svc.outcome(svc.post(rec).json()["delivery_id"])
     assert d["items_new"] == PYTORCH_ITEMS
     # The monitor's recorded validators are the feed's now: the next fetch is conditional.
@@ -414,14 +420,7 @@ def test_feed_values_the_database_cannot_hold_keep_the_delivery(svc: Service, do
 def test_recorded_validators_the_feed_row_cannot_hold_are_dropped(
     svc: Service, etag: str, last_modified: str
 ) -> None:
-    fid = svc.feed("https://pytorch.org/blog/feed/", name="pytorch-blog-feed")
-    rec = json.loads((HOOKS / "change-record-004.json").read_text())
-    rec["data"].update(
-        content=base64.b64encode(FEED_BYTES).decode(),
-        content_encoding="base64",
-        bytes=len(FEED_BYTES),
-        content_type="application/rss+xml",
-    )
+    fid, rec = pytorch_change_record(svc)
     rec["data"]["headers"].update({"etag": etag, "last-modified": last_modified})
     d = svc.outcome(svc.post(rec).json()["delivery_id"])
     assert d["state"] == "processed", d
