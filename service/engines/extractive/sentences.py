@@ -121,6 +121,14 @@ _DANGLING = re.compile(
     r"similarly|as a result|in contrast|on the other hand|again|still|yet|otherwise)\b",
     re.IGNORECASE,
 )
+# "The fix closes ...", "The result is ...": the one the sentence before described. Read
+# as leaning on it only without a figure: one with a figure says something alone.
+_BACK_REFERENCE = re.compile(
+    r"^(?:the (?:fix|result|change|problem|issue|approach|solution|answer|difference|"
+    r"payoff|catch|trick|downside|upside|benefit|tradeoff|trade-off|outcome|rest|"
+    r"other half)|with the above)\b",
+    re.IGNORECASE,
+)
 _CONDITION = re.compile(
     r"\b(over|across|versus|vs\.?|compared|baseline|relative|on|under|with|per|at|for|when|"
     r"using|from|to)\b",
@@ -259,7 +267,9 @@ def _score(c: Cand, title_words: set[str]) -> None:
     c.figures = figures(text)
     # A sentence that leans on the one before ("This", "However") reads badly alone;
     # less so at a paragraph start, where it leans on the previous paragraph.
-    dangling = bool(_DANGLING.match(text)) or bool(
+    dangling = bool(
+        _DANGLING.match(text) or (not c.figures and _BACK_REFERENCE.match(text))
+    ) or bool(
         # "Second, ..." without the first point before it reads as a fragment of a list.
         re.match(r"(and|but|or|so|firstly|secondly|second|third|finally|lastly)\b", text, re.I)
     )
