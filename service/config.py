@@ -43,6 +43,11 @@ def _data_dirs() -> list[str]:
 
 DEFAULT_PROMPTS_DIR = find_prompts_dir(PROJECT_ROOT, _data_dirs())
 
+# The smallest cleaned-text budget of one LLM call. The prompt templates alone are 1.5 to
+# 5 thousand characters: below a couple of paragraphs per part a long post becomes
+# thousands of calls, each mostly instructions, and at zero splitting never ended.
+MIN_CONTEXT_CHARS = 2_000
+
 
 class Settings(BaseSettings):
     """Everything configurable. Variables are ``PLAINFEED_<NAME>`` unless noted."""
@@ -81,7 +86,9 @@ class Settings(BaseSettings):
     llm_rpm: float = Field(default=600.0, gt=0, description="LLM requests per minute per process.")
     llm_max_output_tokens: int = 4096
     llm_context_chars: int = Field(
-        default=48_000, description="Cleaned-text budget for one call; longer posts are split."
+        default=48_000,
+        ge=MIN_CONTEXT_CHARS,
+        description="Cleaned-text budget for one call; longer posts are split.",
     )
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=lambda: {

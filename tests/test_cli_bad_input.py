@@ -74,6 +74,17 @@ def test_a_setting_of_the_wrong_type_names_the_variable(
     assert_bad_input(done, message)
 
 
+@pytest.mark.parametrize("chars", ["0", "-1"])
+def test_a_context_budget_that_holds_no_text_is_a_bad_setting(tmp_path: Path, chars: str) -> None:
+    # A long post is split for the model; a budget of zero split it for ever, memory growing.
+    source = tmp_path / "post.md"
+    source.write_text("# Post\n\n" + "It runs 1.5x faster on 8 GPUs. " * 500 + "\n")
+    env = {"PLAINFEED_LLM_CONTEXT_CHARS": chars, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    done = plainfeed(tmp_path, "explain", source, "--engine", "llm", env=env)
+    assert_bad_input(done, f"PLAINFEED_LLM_CONTEXT_CHARS='{chars}'")
+    assert "greater than or equal to 2000" in done.stderr
+
+
 def test_a_worker_without_threads_says_so_and_ends(tmp_path: Path) -> None:
     done = plainfeed(tmp_path, "worker", env={"PLAINFEED_CONCURRENCY": "0"})
     assert_bad_input(done, "at least one thread")

@@ -186,10 +186,10 @@ def test_retries_exhausted_is_retryable_with_the_servers_retry_after(stub: StubL
 
 def test_errors_carry_the_tokens_spent_before_them(stub: StubLLM) -> None:
     # A long post: the first part is answered, the second part's endpoint fails for good.
-    article = Article(title="Two parts", text="# A\n\n" + "a " * 200 + "\n\n# B\n\n" + "b " * 200)
+    article = Article(title="Two parts", text="# A\n\n" + "a " * 1500 + "\n\n# B\n\n" + "b " * 1500)
     stub.push(Reply.explainer(VALID), Reply.error(401, "key revoked"))
     with pytest.raises(LLMRejected) as info:
-        make_engine(stub, llm_context_chars=500).explain(article, OPTIONS)
+        make_engine(stub, llm_context_chars=4000).explain(article, OPTIONS)
     usage = info.value.extra["usage"]
     assert usage.calls == 1 and usage.prompt_tokens > 0
 
@@ -570,3 +570,18 @@ def test_split_for_context_cuts_at_headings_and_keeps_code_whole() -> None:
     assert split_for_context("short", 400) == ["short"]
     long_line = "word " * 500
     assert all(len(p) <= 400 for p in split_for_context(long_line, 400))
+
+
+@pytest.mark.parametrize("budget", [0, -1])
+def test_split_for_context_refuses_a_budget_that_holds_no_text(budget: int) -> None:
+    # It cut empty pieces off a long block for ever, memory growing.
+    with pytest.raises(ValueError, match="holds no text"):
+        split_for_context("word " * 100, budget)
+
+
+@pytest.mark.parametrize("chars", [0, -1, 1999])
+def test_a_context_budget_below_the_minimum_is_refused(chars: int) -> None:
+    from service.config import Settings
+
+    with pytest.raises(ValueError, match="llm_context_chars"):
+        Settings(_env_file=None, llm_context_chars=chars)  # type: ignore[call-arg]

@@ -50,7 +50,12 @@ def _pack(pieces: Sequence[str], budget: int) -> list[str]:
 
 def split_for_context(text: str, budget: int) -> list[str]:
     """Cut cleaned text into parts of at most ``budget`` characters, at headings first,
-    then at blank lines; a single block larger than the budget is cut hard."""
+    then at blank lines; a single block larger than the budget is cut hard.
+
+    Raises :class:`ValueError` for a budget below one character: no part could hold any
+    text, and the hard cut would never shorten a block (it looped for ever)."""
+    if budget < 1:
+        raise ValueError(f"a context budget of {budget} characters holds no text")
     text = text.strip()
     if len(text) <= budget:
         return [text]
