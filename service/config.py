@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sysconfig
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -47,13 +48,31 @@ DEFAULT_PROMPTS_DIR = find_prompts_dir(PROJECT_ROOT, _data_dirs())
 # 5 thousand characters: below a couple of paragraphs per part a long post becomes
 # thousands of calls, each mostly instructions, and at zero splitting never ended.
 MIN_CONTEXT_CHARS = 2_000
+# The longest wait, timeout or lease a setting may ask for. Infinity or 1e300 seconds
+# overflowed later, far from the setting (timestamps, lock timeouts, int()); nothing
+# Plainfeed waits for sensibly takes longer than a day.
+MAX_SECONDS = 86_400.0
+# Tries, repair passes and threads are counts of real work: a backoff doubles per try
+# (2**tries overflows a float past ~1000), every repair pass is a model call, and every
+# worker a thread and a database connection.
+MAX_TRIES = 100
+MAX_REPAIR_ROUNDS = 10
+MAX_WORKERS = 256
+
+# USD per million tokens; a negative one would report a negative cost.
+Price = Annotated[float, Field(ge=0)]
 
 
 class Settings(BaseSettings):
     """Everything configurable. Variables are ``PLAINFEED_<NAME>`` unless noted."""
 
     model_config = SettingsConfigDict(
-        env_prefix="PLAINFEED_", env_file=".env", extra="ignore", populate_by_name=True
+        env_prefix="PLAINFEED_",
+        env_file=".env",
+        extra="ignore",
+        populate_by_name=True,
+        # "inf" and "nan" parse as floats; no duration, rate or price can be either.
+        allow_inf_nan=False,
     )
 
     # storage
@@ -73,24 +92,35 @@ class Settings(BaseSettings):
     )
     model: str = "gpt-4o-mini"
     prompts_dir: Path = DEFAULT_PROMPTS_DIR
-    llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
-    llm_max_attempts: int = Field(default=4, ge=1, description="Tries per LLM call (tenacity).")
-    llm_backoff_initial: float = Field(default=1.0, description="First retry wait, seconds.")
-    llm_backoff_max: float = Field(default=30.0, description="Longest retry wait, seconds.")
+    llm_timeout: float = Field(
+        default=120.0, gt=0, le=MAX_SECONDS, description="Seconds per LLM request."
+    )
+    llm_max_attempts: int = Field(
+        default=4, ge=1, le=MAX_TRIES, description="Tries per LLM call (tenacity)."
+    )
+    llm_backoff_initial: float = Field(
+        default=1.0, ge=0, le=MAX_SECONDS, description="First retry wait, seconds."
+    )
+    llm_backoff_max: float = Field(
+        default=30.0, ge=0, le=MAX_SECONDS, description="Longest retry wait, seconds."
+    )
     llm_retry_after_max: float = Field(
-        default=60.0, description="Cap on a server's Retry-After within one call, seconds."
+        default=60.0,
+        ge=0,
+        le=MAX_SECONDS,
+        description="Cap on a server's Retry-After within one call, seconds.",
     )
     llm_max_concurrency: int = Field(
         default=16, ge=1, description="Concurrent LLM requests per process."
     )
     llm_rpm: float = Field(default=600.0, gt=0, description="LLM requests per minute per process.")
-    llm_max_output_tokens: int = 4096
+    llm_max_output_tokens: int = Field(default=4096, ge=1)
     llm_context_chars: int = Field(
         default=48_000,
         ge=MIN_CONTEXT_CHARS,
         description="Cleaned-text budget for one call; longer posts are split.",
     )
-    prices: dict[str, tuple[float, float]] = Field(
+    prices: dict[str, tuple[Price, Price]] = Field(
         default_factory=lambda: {
             "gpt-4o-mini": (0.15, 0.60),
             "gpt-4o": (2.50, 10.00),
@@ -99,7 +129,9 @@ class Settings(BaseSettings):
         },
         description="USD per million (prompt, completion) tokens, by model.",
     )
-    repair_rounds: int = Field(default=2, ge=0, description="Repair passes before needs_review.")
+    repair_rounds: int = Field(
+        default=2, ge=0, le=MAX_REPAIR_ROUNDS, description="Repair passes before needs_review."
+    )
     review_derived: bool = Field(
         default=False,
         description="Hold an explainer with derived numbers (a rounding, a range end, a ratio "
@@ -108,16 +140,20 @@ class Settings(BaseSettings):
 
     # work
     concurrency: int = Field(
-        default=2, ge=0, description="In-process workers of `plainfeed serve`."
+        default=2, ge=0, le=MAX_WORKERS, description="In-process workers of `plainfeed serve`."
     )
-    lease_seconds: float = Field(default=60.0, gt=0)
-    max_attempts: int = Field(default=5, ge=1, description="Item attempts before `failed`.")
-    backoff_base: float = 2.0
-    backoff_max: float = 3600.0
-    poll_interval: float = Field(default=0.5, ge=0)
-    circuit_threshold: int = Field(default=5, description="Consecutive upstream failures.")
-    circuit_cooldown: float = 30.0
-    shutdown_grace: float = Field(default=20.0, ge=0)
+    # At least 2 s: a running job's lease is renewed every third of it, but not more often
+    # than every half second, so a shorter lease lapses under its own worker.
+    lease_seconds: float = Field(default=60.0, ge=2, le=MAX_SECONDS)
+    max_attempts: int = Field(
+        default=5, ge=1, le=MAX_TRIES, description="Item attempts before `failed`."
+    )
+    backoff_base: float = Field(default=2.0, ge=0, le=MAX_SECONDS)
+    backoff_max: float = Field(default=3600.0, ge=0, le=MAX_SECONDS)
+    poll_interval: float = Field(default=0.5, ge=0, le=MAX_SECONDS)
+    circuit_threshold: int = Field(default=5, ge=1, description="Consecutive upstream failures.")
+    circuit_cooldown: float = Field(default=30.0, ge=0, le=MAX_SECONDS)
+    shutdown_grace: float = Field(default=20.0, ge=0, le=MAX_SECONDS)
     worker_metrics_port: int | None = Field(
         default=None,
         ge=0,
@@ -135,14 +171,15 @@ class Settings(BaseSettings):
 
     # fetching
     allow_private_urls: bool = False
-    fetch_timeout: float = Field(default=20.0, gt=0)
+    fetch_timeout: float = Field(default=20.0, gt=0, le=MAX_SECONDS)
     fetch_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
-    fetch_max_redirects: int = Field(default=5, ge=0)
+    # Browsers give up after 20: more than a hundred is a redirect loop, not a site.
+    fetch_max_redirects: int = Field(default=5, ge=0, le=100)
     user_agent: str = "Plainfeed/0.1 (+https://github.com/plainfeed/plainfeed)"
 
     # logging
     log_format: Literal["text", "json"] = "text"
-    log_level: str = "INFO"
+    log_level: str = Field(default="INFO", description="A logging level name, e.g. DEBUG.")
 
     @field_validator("database_url")
     @classmethod
@@ -153,6 +190,16 @@ class Settings(BaseSettings):
         if v.startswith("postgresql://"):
             v = "postgresql+psycopg://" + v[len("postgresql://") :]
         return v
+
+    @field_validator("log_level")
+    @classmethod
+    def _level_name(cls, v: str) -> str:
+        # Checked here, not where logging is set up: there an unknown name was a
+        # ValueError traceback once the command had started.
+        name = v.strip().upper()
+        if name not in logging.getLevelNamesMapping():
+            raise ValueError("not a logging level; use DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return name
 
     @property
     def llm_configured(self) -> bool:

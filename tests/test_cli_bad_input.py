@@ -63,6 +63,17 @@ def assert_bad_input(done: subprocess.CompletedProcess[str], message: str) -> No
         ("PLAINFEED_ENGINE", "gpt", "PLAINFEED_ENGINE='gpt'"),
         ("PLAINFEED_FETCH_TIMEOUT", "-1", "PLAINFEED_FETCH_TIMEOUT='-1'"),
         ("PLAINFEED_PRICES", "cheap", "PLAINFEED_PRICES is not valid JSON"),
+        ("PLAINFEED_PRICES", '{"m": [-1, 2]}', "PLAINFEED_PRICES: Input should be greater"),
+        ("PLAINFEED_LLM_BACKOFF_MAX", "-1", "PLAINFEED_LLM_BACKOFF_MAX='-1'"),
+        ("PLAINFEED_LLM_BACKOFF_INITIAL", "-1", "PLAINFEED_LLM_BACKOFF_INITIAL='-1'"),
+        ("PLAINFEED_LLM_MAX_OUTPUT_TOKENS", "0", "PLAINFEED_LLM_MAX_OUTPUT_TOKENS='0'"),
+        ("PLAINFEED_BACKOFF_BASE", "nan", "PLAINFEED_BACKOFF_BASE='nan'"),
+        ("PLAINFEED_CIRCUIT_THRESHOLD", "0", "PLAINFEED_CIRCUIT_THRESHOLD='0'"),
+        ("PLAINFEED_SHUTDOWN_GRACE", "1e300", "less than or equal to 86400"),
+        ("PLAINFEED_LEASE_SECONDS", "1", "greater than or equal to 2"),
+        ("PLAINFEED_MAX_ATTEMPTS", "9" * 30, "less than or equal to 100"),
+        ("PLAINFEED_CONCURRENCY", "100000", "less than or equal to 256"),
+        ("PLAINFEED_LOG_LEVEL", "LOUD", "PLAINFEED_LOG_LEVEL='LOUD': Value error, not a logging"),
     ],
 )
 def test_a_setting_of_the_wrong_type_names_the_variable(
@@ -83,6 +94,22 @@ def test_a_context_budget_that_holds_no_text_is_a_bad_setting(tmp_path: Path, ch
     done = plainfeed(tmp_path, "explain", source, "--engine", "llm", env=env)
     assert_bad_input(done, f"PLAINFEED_LLM_CONTEXT_CHARS='{chars}'")
     assert "greater than or equal to 2000" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("PLAINFEED_LOG_LEVEL", "LOUD"),  # was logging's ValueError once the worker started
+        ("PLAINFEED_SHUTDOWN_GRACE", "inf"),  # was an OverflowError when it stopped
+        ("PLAINFEED_LEASE_SECONDS", "inf"),  # was an OverflowError in every claim
+        ("PLAINFEED_POLL_INTERVAL", "1e300"),  # was an OverflowError when it went idle
+    ],
+)
+def test_a_worker_refuses_an_unbounded_setting_before_it_starts(
+    tmp_path: Path, variable: str, value: str
+) -> None:
+    done = plainfeed(tmp_path, "worker", env={variable: value})
+    assert_bad_input(done, f"{variable}='{value}'")
 
 
 def test_a_worker_without_threads_says_so_and_ends(tmp_path: Path) -> None:

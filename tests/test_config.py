@@ -5,7 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from service.config import INSTALLED_PROMPTS, PROJECT_ROOT, Settings, find_prompts_dir
+from service.config import (
+    INSTALLED_PROMPTS,
+    MAX_SECONDS,
+    PROJECT_ROOT,
+    Settings,
+    find_prompts_dir,
+)
+
+FLOATS = sorted(n for n, f in Settings.model_fields.items() if f.annotation is float)
 
 
 def test_engine_auto_picks_llm_only_when_an_endpoint_is_configured(
@@ -29,6 +37,38 @@ def test_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAINFEED_ENGINE", "gpt")
     with pytest.raises(ValueError):
         Settings(_env_file=None)  # type: ignore[call-arg]
+
+
+def test_floats_are_checked_at_all() -> None:
+    assert {"lease_seconds", "shutdown_grace", "llm_backoff_max", "llm_rpm"} <= set(FLOATS)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_no_float_setting_is_infinite_or_nan(name: str, value: str) -> None:
+    # Each overflowed or compared false far from the setting (OverflowError in a lock
+    # timeout, a timestamp, int()).
+    with pytest.raises(ValueError, match="finite"):
+        Settings(_env_file=None, **{name: value})  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("name", sorted(set(FLOATS) - {"llm_rpm"}))
+def test_no_wait_or_timeout_is_longer_than_a_day(name: str) -> None:
+    Settings(_env_file=None, **{name: MAX_SECONDS})  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="less than or equal to 86400"):
+        Settings(_env_file=None, **{name: 1e300})  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("name", ["llm_backoff_initial", "llm_backoff_max", "backoff_base"])
+def test_no_wait_is_negative(name: str) -> None:
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        Settings(_env_file=None, **{name: -1})  # type: ignore[call-arg]
+
+
+def test_the_log_level_is_a_logging_level_name() -> None:
+    assert Settings(_env_file=None, log_level=" debug ").log_level == "DEBUG"  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="not a logging level"):
+        Settings(_env_file=None, log_level="LOUD")  # type: ignore[call-arg]
 
 
 def test_prompts_are_found_in_a_checkout_else_in_an_installed_wheel(tmp_path: Path) -> None:
