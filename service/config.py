@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PLAINFEED_",
         env_file=".env",
+        # Not the locale's encoding: the same .env must read the same on every machine.
+        env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
         # "inf" and "nan" parse as floats; no duration, rate or price can be either.
@@ -245,3 +247,15 @@ def get_settings() -> Settings:
         m = re.search(r'field "(\w+)"', str(exc))
         what = _variable((m.group(1),)) if m else "a setting"
         raise ConfigError(f"bad setting: {what} is not valid JSON") from exc
+    except UnicodeDecodeError as exc:
+        # Only the .env file is decoded here: the environment is text already.
+        raise ConfigError(
+            f"bad setting: {_env_file()} is not UTF-8 text (at byte {exc.start + 1})"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"bad setting: cannot read {_env_file()}: {exc.strerror or exc}") from exc
+
+
+def _env_file() -> Path:
+    """The .env file that settings are read from, as a full path."""
+    return Path(str(Settings.model_config.get("env_file"))).absolute()

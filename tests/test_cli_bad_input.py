@@ -85,6 +85,20 @@ def test_a_setting_of_the_wrong_type_names_the_variable(
     assert_bad_input(done, message)
 
 
+def test_a_dot_env_that_is_not_utf8_is_a_bad_setting_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"PLAINFEED_ENGINE=\xff\n")
+    done = plainfeed(tmp_path, "items", "list")
+    assert_bad_input(done, f"bad setting: {tmp_path / '.env'} is not UTF-8 text")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
+def test_a_dot_env_that_cannot_be_read_is_a_bad_setting_naming_the_file(tmp_path: Path) -> None:
+    # A regular file by stat (so it is read) whose reading fails with EIO.
+    (tmp_path / ".env").symlink_to("/proc/self/mem")
+    done = plainfeed(tmp_path, "items", "list")
+    assert_bad_input(done, f"bad setting: cannot read {tmp_path / '.env'}: ")
+
+
 @pytest.mark.parametrize("chars", ["0", "-1"])
 def test_a_context_budget_that_holds_no_text_is_a_bad_setting(tmp_path: Path, chars: str) -> None:
     # A long post is split for the model; a budget of zero split it for ever, memory growing.
