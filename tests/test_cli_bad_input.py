@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -136,12 +139,48 @@ def test_a_worker_without_threads_says_so_and_ends(tmp_path: Path) -> None:
     [
         ("not a url", "does not parse"),
         ("mysql://user:secret@db/plainfeed", "cannot use the database URL"),
+        ("postgresql://user:secret@db:abc/plainfeed", "does not parse"),  # was int()'s error
+        ("postgresql://user:secret@[::1/plainfeed", "does not parse"),
+        # In memory, everything written would be gone when the command ends.
+        ("sqlite://", "sqlite:// is an in-memory SQLite database"),
+        ("sqlite:///", "sqlite:/// is an in-memory SQLite database"),
+        ("sqlite:///:memory:", "is an in-memory SQLite database"),
+        ("sqlite:///file:pf?mode=memory&uri=true", "is an in-memory SQLite database"),
     ],
 )
 def test_an_unusable_database_url(tmp_path: Path, url: str, message: str) -> None:
     done = plainfeed(tmp_path, "items", "list", env={"PLAINFEED_DATABASE_URL": url})
     assert_bad_input(done, message)
     assert "secret" not in done.stderr
+
+
+def test_a_database_migrated_by_a_newer_plainfeed_is_refused(tmp_path: Path) -> None:
+    assert plainfeed(tmp_path, "items", "list").returncode == 0  # migrated to this head
+    with sqlite3.connect(tmp_path / "cli.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999_from_the_future'")
+    done = plainfeed(tmp_path, "items", "list")
+    assert_bad_input(done, "revision 9999_from_the_future, which this Plainfeed does not know")
+    assert "migrated it" in done.stderr
+
+
+def test_a_database_that_never_answers_times_out(tmp_path: Path) -> None:
+    # A listener that takes connections and never answers: libpq waited for ever.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"postgresql://postgres@127.0.0.1:{silent.getsockname()[1]}/test"
+        started = time.monotonic()
+        done = plainfeed(tmp_path, "items", "list", env={"PLAINFEED_DATABASE_URL": url})
+    assert_bad_input(done, "connection timeout expired")
+    assert time.monotonic() - started < 60
+
+
+def test_an_unreachable_database_is_reported_with_its_reason_on_one_line(
+    tmp_path: Path,
+) -> None:
+    url = "postgresql://postgres@127.0.0.1:1/test"  # nothing listens on port 1
+    for command in (("items", "list"), ("serve", "--port", "0")):
+        done = plainfeed(tmp_path, *command, env={"PLAINFEED_DATABASE_URL": url})
+        assert_bad_input(done, "Connection refused")  # not only "OperationalError"
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
 def test_serve_with_an_unusable_database_url_fails_before_serving(tmp_path: Path) -> None:

@@ -16,8 +16,11 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,6 +30,30 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _migrate_lock = threading.Lock()
+# Seconds a PostgreSQL connection may take to open. libpq waits for ever by default, so a
+# host that accepts the connection and never answers hung every command; a URL's own
+# ``?connect_timeout=`` wins.
+CONNECT_TIMEOUT = 10
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of a database error's own message (the driver's, when there is
+    one): SQLAlchemy's text adds the statement and a documentation link on more lines."""
+    cause = getattr(exc, "orig", None) or exc
+    lines = str(cause).strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else type(cause).__name__
+
+
+def _in_memory(u: URL) -> bool:
+    """Whether a SQLite URL names an in-memory database (``sqlite://``, ``sqlite:///``,
+    ``:memory:``, or a ``file:`` URI in memory mode)."""
+    mode = u.query.get("mode")
+    modes = (mode,) if isinstance(mode, str) else tuple(mode or ())
+    return (
+        u.database in (None, "", ":memory:")
+        or "memory" in modes
+        or (u.database or "").startswith("file::memory:")
+    )
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -53,10 +80,11 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
     """Create an engine for ``url``; the SQLite file's folder is created if missing.
 
     Raises :class:`ConfigError` for a URL that names no usable database (unparsable,
-    unknown dialect, driver not installed, folder that cannot be created)."""
+    unknown dialect, driver not installed, folder that cannot be created, in memory)."""
     try:
         u = make_url(url)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError) as exc:
+        # ValueError: a port that is not a number ("h:abc", an unclosed "[::1").
         raise ConfigError(
             "the database URL (PLAINFEED_DATABASE_URL) does not parse; expected e.g. "
             "sqlite:///./data/plainfeed.db or postgresql://user@host/dbname"
@@ -64,15 +92,21 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
     shown = u.render_as_string(hide_password=True)
     try:
         if u.get_backend_name() == "sqlite":
-            if u.database and u.database != ":memory:":
-                folder = Path(u.database).expanduser().parent
-                try:
-                    folder.mkdir(parents=True, exist_ok=True)
-                except OSError as exc:
-                    raise ConfigError(
-                        f"cannot create the folder of the SQLite database {shown}: "
-                        f"{exc.strerror or exc}"
-                    ) from exc
+            if u.database is None or _in_memory(u):
+                # Each connection (each worker thread) would get its own empty database,
+                # and all of it is gone when the command ends: nothing would be kept.
+                raise ConfigError(  # as given: a SQLite URL has no password to hide
+                    f"the database URL {url} is an in-memory SQLite database, which keeps "
+                    "nothing; name a file, e.g. sqlite:///./data/plainfeed.db"
+                )
+            folder = Path(u.database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot create the folder of the SQLite database {shown}: "
+                    f"{exc.strerror or exc}"
+                ) from exc
             engine = create_engine(
                 url,
                 connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
@@ -80,8 +114,16 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
             return engine
+        connect_args: dict[str, Any] = {}
+        if u.get_driver_name() in ("psycopg", "psycopg2") and "connect_timeout" not in u.query:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT
         return create_engine(
-            url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, future=True
+            url,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=True,
+            future=True,
+            connect_args=connect_args,
         )
     except (ArgumentError, ImportError) as exc:
         # NoSuchModuleError (an unknown dialect) is an ArgumentError; a dialect whose
@@ -111,6 +153,7 @@ def migrate(engine: Engine) -> None:
                     conn.execute(text("SELECT pg_advisory_lock(7321001)"))
                     conn.commit()
                 try:
+                    _refuse_unknown_revision(conn, ScriptDirectory.from_config(cfg))
                     cfg.attributes["connection"] = conn
                     command.upgrade(cfg, "head")
                     conn.commit()
@@ -119,7 +162,25 @@ def migrate(engine: Engine) -> None:
                         conn.execute(text("SELECT pg_advisory_unlock(7321001)"))
                         conn.commit()
         except SQLAlchemyError as exc:
+            raise StoreError(f"database migration failed: {_reason(exc)}") from exc
+        except CommandError as exc:
             raise StoreError(f"database migration failed: {exc}") from exc
+
+
+def _refuse_unknown_revision(conn: Connection, script: ScriptDirectory) -> None:
+    """A schema revision this version has no migration for was written by a newer
+    Plainfeed: upgrading cannot start from it, and running on it could corrupt its data."""
+    current = MigrationContext.configure(conn).get_current_heads()
+    # Reading the revision began a transaction; end it before the upgrade begins its own.
+    conn.rollback()
+    known = {r.revision for r in script.walk_revisions()}
+    unknown = [r for r in current if r not in known]
+    if unknown:
+        raise StoreError(
+            f"the database's schema is at revision {', '.join(unknown)}, which this "
+            "Plainfeed does not know: a newer Plainfeed migrated it; run that version "
+            "or a newer one"
+        )
 
 
 def ping(engine: Engine) -> None:
@@ -128,7 +189,7 @@ def ping(engine: Engine) -> None:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
     except SQLAlchemyError as exc:
-        raise StoreError(f"database unreachable: {exc.__class__.__name__}") from exc
+        raise StoreError(f"database unreachable: {_reason(exc)}") from exc
 
 
 @contextmanager
