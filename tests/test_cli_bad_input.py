@@ -207,6 +207,13 @@ def test_ids_beyond_what_the_tables_hold(tmp_path: Path) -> None:
     assert_bad_input(plainfeed(tmp_path, "items", "retry", "99999999999999999999"), "item_id")
 
 
+def test_a_list_limit_beyond_what_the_tables_hold(tmp_path: Path) -> None:
+    # Was an OverflowError traceback from the driver.
+    done = plainfeed(tmp_path, "items", "list", "--limit", "99999999999999999999")
+    assert_bad_input(done, "--limit")
+    assert plainfeed(tmp_path, "items", "list", "--limit", str(2**31 - 1)).returncode == 0
+
+
 @pytest.mark.parametrize("url", ["http://[::1", "http://example.com:99999/feed"])
 def test_malformed_urls(tmp_path: Path, url: str) -> None:
     assert_bad_input(plainfeed(tmp_path, "explain", url), "not a valid URL")

@@ -137,3 +137,15 @@ def test_retry_requeues(seeded: tuple[str, dict[str, int]]) -> None:
     listed = run(url, "items", "list", "--state", "pending").stdout
     assert f"{ids['review']}\tpending\t" in listed
     assert run(url, "items", "retry", "4242").returncode == 2
+
+
+def test_retry_says_what_it_does_and_does_it_to_a_published_item(
+    seeded: tuple[str, dict[str, int]],
+) -> None:
+    url, ids = seeded
+    help_text = " ".join(run(url, "items", "retry", "--help").stdout.split())
+    assert "any state but processing" in help_text
+    assert "a published one is published again" in help_text
+    r = run(url, "items", "retry", str(ids["published"]))
+    assert r.returncode == 0, r.stderr
+    assert f"{ids['published']}\tpending\t" in run(url, "items", "list").stdout

@@ -58,7 +58,8 @@ def list_(
     state: Annotated[ItemState | None, typer.Option(help="Only items in this state")] = None,
     feed: Annotated[int | None, typer.Option(help="Feed id", min=1, max=ID_MAX)] = None,
     search: Annotated[str | None, typer.Option("--search", "-q", help="Title contains")] = None,
-    limit: Annotated[int, typer.Option(min=1)] = 50,
+    # No table holds more rows than ids; a larger limit reached the driver (OverflowError).
+    limit: Annotated[int, typer.Option(min=1, max=ID_MAX)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
     """Items, newest first: id, state, title (tab-separated), or JSON lines."""
@@ -113,7 +114,10 @@ def show(
 
 @items_app.command("retry")
 def retry(item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)]) -> None:
-    """Re-queue a failed or needs-review item (a running worker picks it up)."""
+    """Re-queue an item in any state but processing, with fresh attempts.
+
+    A failed or needs-review item is explained anew; a published one is published again.
+    """
     from service.config import get_settings
     from service.engines import get_engine
     from service.pipeline import Pipeline
