@@ -292,6 +292,53 @@ def test_eval_case_files_that_are_not_utf8(tmp_path: Path) -> None:
     assert_bad_input(done, "thresholds file is not UTF-8 text")
 
 
+def _one_case(tmp_path: Path) -> Path:
+    cases = tmp_path / "cases"
+    shutil.copytree(CASES / "flydsl-amd-gpus", cases / "flydsl-amd-gpus")
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "the md document holds no text"), (BINARY, "the document is binary data")],
+)
+def test_an_eval_source_without_text_names_the_case_and_file(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    cases = _one_case(tmp_path)
+    source = cases / "flydsl-amd-gpus" / "source.md"
+    source.write_bytes(content)
+    done = plainfeed(tmp_path, "eval", "--cases", cases)
+    assert_bad_input(done, f"{source}: source of case flydsl-amd-gpus: {message}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
+def test_an_eval_source_that_cannot_be_read_names_the_case(tmp_path: Path) -> None:
+    cases = _one_case(tmp_path)
+    source = cases / "flydsl-amd-gpus" / "source.md"
+    source.unlink()
+    source.symlink_to("/proc/self/mem")  # a regular file by stat; reading it fails (EIO)
+    done = plainfeed(tmp_path, "eval", "--cases", cases)
+    assert_bad_input(done, f"{source}: source of case flydsl-amd-gpus: cannot be read")
+
+
+def test_an_eval_source_that_is_a_directory_says_so(tmp_path: Path) -> None:
+    cases = _one_case(tmp_path)
+    source = cases / "flydsl-amd-gpus" / "source.md"
+    source.unlink()
+    source.mkdir()
+    done = plainfeed(tmp_path, "eval", "--cases", cases)
+    assert_bad_input(done, f"{source}: the source is not a file")
+
+
+def test_an_eval_recording_that_cannot_be_read_names_it(tmp_path: Path) -> None:
+    recordings = tmp_path / "recordings"
+    shutil.copytree(ROOT / "eval" / "recordings", recordings)
+    (recordings / "x.json").mkdir()  # was an IsADirectoryError traceback
+    done = plainfeed(tmp_path, "eval", "--engine", "llm", "--recordings", recordings)
+    assert_bad_input(done, f"{recordings / 'x.json'}: cannot read the recording: Is a directory")
+
+
 def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> None:
     # A real SIGINT, delivered while the command's module imports (seconds on a busy
     # machine): a finder that sends it when the import system looks the module up.

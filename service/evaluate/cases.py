@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service import clean
-from service.errors import EvalCaseError, validation_problems
+from service.errors import EvalCaseError, InputError, validation_problems
 from service.models import Article
 
 SOURCE_NAMES = ("source.html", "source.md", "source.txt")
@@ -123,6 +123,11 @@ def load_case(directory: Path) -> Case:
     if not case_yaml.is_file():
         raise EvalCaseError(f"{directory}: no case.yaml")
     spec = parse_case_file(read_text(case_yaml, "case file"), str(case_yaml))
+    for name in SOURCE_NAMES:
+        path = directory / name
+        if path.exists() and not path.is_file():
+            # Else counted as missing: "found 0" beside a source.md in plain sight.
+            raise EvalCaseError(f"{path}: the source is not a file")
     sources = [directory / n for n in SOURCE_NAMES if (directory / n).is_file()]
     if len(sources) != 1:
         raise EvalCaseError(
@@ -146,12 +151,21 @@ def load_cases(root: Path) -> list[Case]:
 
 
 def load_article(case: Case) -> Article:
-    """The case's source as the pipeline cleans it, titled as its feed titles it."""
+    """The case's source as the pipeline cleans it, titled as its feed titles it; errors
+    name the case and the file (the cleaning's own do not: they serve every input)."""
     kind = _KINDS[case.source_path.suffix]
-    return clean.article_from_document(
-        case.source_path.read_bytes(),
-        kind=kind,
-        filename=case.source_path.name,
-        url=case.spec.url,
-        title=case.spec.title,
-    )
+    where = f"{case.source_path}: source of case {case.slug}"
+    try:
+        data = case.source_path.read_bytes()
+    except OSError as exc:
+        raise EvalCaseError(f"{where}: cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return clean.article_from_document(
+            data,
+            kind=kind,
+            filename=case.source_path.name,
+            url=case.spec.url,
+            title=case.spec.title,
+        )
+    except InputError as exc:
+        raise EvalCaseError(f"{where}: {exc.detail}") from exc

@@ -46,7 +46,13 @@ def load_recordings(directory: Path) -> list[Recording]:
     out = []
     for path in sorted(directory.glob("*.json")):
         try:
-            out.append(Recording.model_validate_json(path.read_bytes()))
+            data = path.read_bytes()
+        except OSError as exc:  # a directory named *.json, an unreadable file
+            raise EvalCaseError(
+                f"{path}: cannot read the recording: {exc.strerror or exc}"
+            ) from exc
+        try:
+            out.append(Recording.model_validate_json(data))
         except ValidationError as exc:
             problems = validation_problems(exc, "(file)")
             raise EvalCaseError(f"{path}: not a recording: {problems}") from exc
