@@ -339,6 +339,26 @@ def test_an_eval_recording_that_cannot_be_read_names_it(tmp_path: Path) -> None:
     assert_bad_input(done, f"{recordings / 'x.json'}: cannot read the recording: Is a directory")
 
 
+@pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000, '{"a": ' * 100_000 + "1"])
+def test_an_explainer_nested_too_deeply_is_bad_input(tmp_path: Path, nested: str) -> None:
+    explainer = tmp_path / "explainer.json"
+    explainer.write_text(nested)  # was a RecursionError traceback from json
+    done = plainfeed(tmp_path, "check", "--explainer", explainer, "--source", FLYDSL)
+    assert_bad_input(done, f"explainer file {explainer} is not an explainer in JSON: nested")
+
+
+def test_eval_yaml_nested_too_deeply_is_bad_input(tmp_path: Path) -> None:
+    cases = _one_case(tmp_path)
+    case_yaml = cases / "flydsl-amd-gpus" / "case.yaml"
+    case_yaml.write_text("[" * 5000)  # was a RecursionError traceback from yaml
+    done = plainfeed(tmp_path, "eval", "--cases", cases)
+    assert_bad_input(done, f"{case_yaml}: not usable YAML: nested too deeply")
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("engines: " + "{a: " * 5000)
+    done = plainfeed(tmp_path, "eval", "--thresholds", thresholds)
+    assert_bad_input(done, f"{thresholds}: not usable YAML: nested too deeply")
+
+
 def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> None:
     # A real SIGINT, delivered while the command's module imports (seconds on a busy
     # machine): a finder that sends it when the import system looks the module up.

@@ -57,6 +57,10 @@ def load_explainer(path: Path) -> Explainer | str:
             return Explainer.model_validate(doc)
         except json.JSONDecodeError as exc:
             raise InputError(f"explainer file {path} is not an explainer in JSON: {exc}") from exc
+        except RecursionError as exc:  # thousands of nested [ or {: no explainer looks so
+            raise InputError(
+                f"explainer file {path} is not an explainer in JSON: nested too deeply"
+            ) from exc
         except ValidationError as exc:
             problems = validation_problems(exc, "(file)")
             raise InputError(

@@ -109,6 +109,8 @@ def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise EvalCaseError(f"{where}: not valid YAML: {exc}") from exc
+    except RecursionError as exc:  # thousands of nested [ or {: the parser recurses per level
+        raise EvalCaseError(f"{where}: not usable YAML: nested too deeply") from exc
     if not isinstance(data, dict):
         raise EvalCaseError(f"{where}: expected a mapping with title, url and facts")
     try:

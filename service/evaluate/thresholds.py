@@ -40,6 +40,8 @@ def parse_thresholds(text: str, where: str = "thresholds.yaml") -> Thresholds:
         return Thresholds.model_validate(yaml.safe_load(text))
     except yaml.YAMLError as exc:
         raise EvalCaseError(f"{where}: {exc}") from exc
+    except RecursionError as exc:  # thousands of nested [ or {: the parser recurses per level
+        raise EvalCaseError(f"{where}: not usable YAML: nested too deeply") from exc
     except ValidationError as exc:
         raise EvalCaseError(f"{where}: {validation_problems(exc, '(file)')}") from exc
 
