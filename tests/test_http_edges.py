@@ -14,7 +14,7 @@ import pytest
 
 from service.api.limits import MAX_REQUEST_BODY
 from service.config import Settings
-from tests.conftest import api_client, wait_for
+from tests.conftest import api_client, drop_pg_database, make_settings, wait_for
 from tests.origin import Origin
 
 
@@ -116,3 +116,16 @@ def test_a_client_gone_mid_body_is_no_server_error(
         assert wait_for(lambda: "client disconnected" in caplog.text, timeout=10)
     assert "unhandled error" not in caplog.text
     assert server.get("/deliveries").json()["total"] == 0  # nothing half-read was stored
+
+
+def test_readiness_says_the_database_is_unreachable_without_saying_where(
+    pg_admin_url: str, pg_url: str
+) -> None:
+    with api_client(make_settings(pg_url), workers=0) as client:
+        assert client.get("/readyz").status_code == 200
+        drop_pg_database(pg_admin_url, pg_url)  # the database goes away under the server
+        r = client.get("/readyz")
+    assert r.status_code == 503
+    assert r.json()["checks"]["database"] == "unreachable"
+    # The driver's reason (host, port, database name) is for the log, not for anyone.
+    assert "5432" not in r.text and "127.0.0.1" not in r.text and "pf_test" not in r.text
