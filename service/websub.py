@@ -63,8 +63,8 @@ def _document_links(body: bytes) -> list[tuple[str, set[str]]]:
     if head == b"{":
         try:
             data = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return []
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return []  # not a JSON Feed we can read (nested too deep): no links in it
         out: list[tuple[str, set[str]]] = []
         if isinstance(data, dict):
             for hub in data.get("hubs") or []:

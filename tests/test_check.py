@@ -595,3 +595,19 @@ def test_headline_facts_are_the_lead_figures_with_a_unit() -> None:
     report = check_explainer("FlyDSL is up to 90% faster.", source, facts)
     assert [d.value for d in report.dropped] == ["1.10x", "1.5–2x", "$17"]
     assert report.ok  # reported, not a failure
+
+
+@pytest.mark.parametrize(
+    ("explainer", "status"),
+    [
+        ("The run cost $1e5 in total.", S),  # copied: supported
+        ("The run cost $3e5 in total.", U),
+    ],
+)
+def test_a_name_with_a_sign_no_word_token_holds_is_found_verbatim(
+    explainer: str, status: object
+) -> None:
+    """ "$1e5" is an identifier (a currency sign, scientific notation): its first word is
+    no word token of the source's index, so the source text is searched for it."""
+    report = check_explainer(explainer, "Weight decay was 1e-5. The run cost $1e5 in total.")
+    assert [n.status for n in report.numbers] == [status]

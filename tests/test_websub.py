@@ -78,6 +78,10 @@ def test_discover_from_an_atom_feed_and_a_json_feed() -> None:
 def test_no_hub() -> None:
     assert websub.discover([], PYTORCH_FEED.read_bytes()).hubs == ()
     assert websub.discover([], b"not xml at all").hubs == ()
+    # A JSON document nested past the parser's recursion limit: no links, no crash.
+    assert websub.discover([], b"{" + b'"a":[' * 100_000 + b"1").hubs == ()
+    deep = b'{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    assert websub.discover([], deep).hubs == ()
 
 
 # --- intent verification (pure) -----------

@@ -71,9 +71,10 @@ class SourceIndex:
     def _places(self, key: str, pattern: re.Pattern[str], version: bool) -> Iterator[int]:
         """Offsets in ``joined`` where the name occurs."""
         first = key.split("\x00", 1)[0]
-        if not first:
-            # A name that starts with a separator ("_fp8_cast"): no first word to look
-            # for (finding "" would never move on), so the pattern searches the text.
+        if not first or not _WORD_TOKEN_ONLY.fullmatch(first):
+            # A name that starts with a separator ("_fp8_cast"), or whose first word holds
+            # what no word token does ("$1e5"): no first word to look up (finding ""
+            # would never move on), so the pattern searches the text.
             yield from (m.start() for m in pattern.finditer(self.joined))
             return
         words = self.source_words
@@ -98,7 +99,7 @@ class SourceIndex:
 
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
-        if "\x00" not in key:
+        if "\x00" not in key and _WORD_TOKEN_ONLY.fullmatch(key):
             return key in self.source_words or key + "s" in self.source_words
         return self.first(key, pattern) is not None
 
@@ -148,6 +149,9 @@ class SourceIndex:
         return table
 
 
+# What a word token of ``source_words`` can be made of (WORD_TOKEN's characters): a key
+# with anything else is never among them.
+_WORD_TOKEN_ONLY = re.compile(r"[a-z0-9.=+:]+")
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
 _CLAUSE_SPLIT = re.compile(r";\s+")
 _SQUEEZE = re.compile(r"\s+")
