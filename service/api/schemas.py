@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, HttpUrl, Tag
 
 from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict
 from service.store import tables as t
@@ -266,7 +266,14 @@ class CheckIn(PostIn):
     )
 
     # Markdown or plain text, or the explainer's JSON shape (as `POST /explain` answers it).
-    explainer: Annotated[str, Field(max_length=1024 * 1024)] | Explainer
+    # Told apart by the value's type, so that an error names what was sent: a JSON object
+    # that is no explainer "explainer.json.sections: Field required", not pydantic's
+    # attempts at every member ("explainer.constrained-str: Input should be a string").
+    explainer: Annotated[
+        Annotated[str, Field(max_length=1024 * 1024), Tag("text")]
+        | Annotated[Explainer, Tag("json")],
+        Discriminator(lambda v: "json" if isinstance(v, dict | Explainer) else "text"),
+    ]
 
 
 class CheckOut(BaseModel):
