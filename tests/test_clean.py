@@ -549,3 +549,16 @@ def test_seed_004_image_placeholder_comment_goes() -> None:
         "A high-level sketch of the current state",
         "Figure 1: The current state of model def",
     ]
+
+
+def test_html_nested_past_the_parsers_cap_keeps_its_text() -> None:
+    """Past 2,048 nested elements libxml2 stops, and all that follows was lost (the post
+    "held no text"): such a document is read as paragraphs of plain text instead."""
+    deep = "<div>" * 5000 + "<p>The kernel is 1.10x faster on MI355X.</p>" + "</div>" * 5000
+    html = f"<html><body><p>First &amp; intro.</p>{deep}<p>After the deep part.</p></body></html>"
+    text = clean_html(html)
+    assert text.split("\n\n") == [
+        "First & intro.",
+        "The kernel is 1.10x faster on MI355X.",
+        "After the deep part.",
+    ]
