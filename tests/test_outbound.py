@@ -23,8 +23,8 @@ from service.api.app import create_app
 from service.errors import InputError, SignatureError
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
-from service.store.db import transaction
-from tests.conftest import free_port, make_settings, wait_for
+from service.store.db import make_engine, make_sessionmaker, transaction
+from tests.conftest import api_client, free_port, make_settings, wait_for
 from tests.seed_db import add_feed, add_item
 
 TOKEN = "outbound-test-token"
@@ -441,3 +441,71 @@ def test_sending_refuses_a_subscriber_that_now_resolves_inside(
         d = s.scalars(select(t.OutboundDelivery)).one()
         assert d.state == "pending" and d.last_status is None
         assert d.last_error and "refused" in d.last_error
+
+
+@pytest.mark.postgres
+def test_concurrent_approvals_publish_once_and_send_one_event(pg_url: str) -> None:
+    """Ten reviewers approve the same item at once: one publishes it (one event to send),
+    the others are told it is no longer waiting for review."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = make_settings(pg_url, api_token=TOKEN)
+    with api_client(settings, workers=0) as http:
+        sessions = make_sessionmaker(make_engine(pg_url))
+        fid = add_feed(sessions)
+        assert http.post(
+            f"/feeds/{fid}/subscribers", json={"url": "https://hooks.example.org/x"}, headers=AUTH
+        ).is_success
+        iid = add_item(
+            sessions,
+            fid,
+            title="Faster kernels",
+            text="It runs 1.5x faster.",
+            explainer=Explainer(title="K", sections=[Section(heading="H", paragraphs=["P."])]),
+            report=CheckReport(),
+            state=ItemState.NEEDS_REVIEW,
+            link="https://example.org/k",
+        )
+
+        def approve(n: int) -> int:
+            headers = {**AUTH, "X-Reviewer": f"r{n}"}
+            return http.post(f"/items/{iid}/approve", headers=headers).status_code
+
+        with ThreadPoolExecutor(10) as pool:
+            codes = sorted(pool.map(approve, range(10)))
+    assert codes == [200] + [409] * 9
+    with sessions() as s:
+        events = list(s.scalars(select(t.OutboundDelivery)))
+    assert [e.event_type for e in events] == ["explainer.published"]
+
+
+@pytest.mark.postgres
+def test_a_retry_waits_for_a_workers_claim_and_refuses_it(pg_url: str) -> None:
+    """A claim in flight (the row updated to processing, not yet committed): a retry
+    waits for it and is refused, instead of resetting the item under the worker."""
+    import psycopg
+
+    settings = make_settings(pg_url, api_token=TOKEN)
+    with api_client(settings, workers=0) as http:
+        sessions = make_sessionmaker(make_engine(pg_url))
+        iid = add_item(sessions, add_feed(sessions), title="T", text="It is 2x.")
+        raw = pg_url.replace("postgresql+psycopg://", "postgresql://", 1)
+        with psycopg.connect(raw) as conn:
+            conn.execute(
+                "UPDATE items SET state = 'processing', lease_owner = 'w1' WHERE id = %s", (iid,)
+            )
+            result: list[int] = []
+            th = threading.Thread(
+                target=lambda: result.append(
+                    http.post(f"/items/{iid}/retry", headers=AUTH).status_code
+                )
+            )
+            th.start()
+            time.sleep(1.0)  # the retry is waiting on the row
+            assert not result
+            conn.commit()  # the claim lands
+            th.join(timeout=30)
+    assert result == [409]
+    with sessions() as s:
+        item = s.get(t.Item, iid)
+        assert item is not None and (item.state, item.lease_owner) == ("processing", "w1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import delete
+from sqlalchemy.orm import Session
 
 from service.errors import (
     Conflict,
@@ -25,9 +26,7 @@ class Review(PipelineBase):
         again, without a model call (the explain effect is keyed by content, prompt and
         model), and is published again."""
         with transaction(self.sessions) as s:
-            item = s.get(t.Item, item_id)
-            if item is None:
-                raise NotFound(f"no item with id {item_id}")
+            item = _locked(s, item_id)
             if item.state == ItemState.PROCESSING.value:
                 raise Conflict(f"item {item_id} is being processed")
             # A reviewer asking for a retry wants a new explainer: drop the one that
@@ -49,9 +48,7 @@ class Review(PipelineBase):
     def approve(self, item_id: int, who: str) -> t.Explainer:
         """A person publishes a reviewed explainer; who and when are recorded."""
         with transaction(self.sessions) as s:
-            item = s.get(t.Item, item_id)
-            if item is None:
-                raise NotFound(f"no item with id {item_id}")
+            item = _locked(s, item_id)
             if item.state != ItemState.NEEDS_REVIEW.value:
                 raise Conflict(f"item {item_id} is {item.state}, not needs_review")
             ex = latest_explainer(s, item)
@@ -66,3 +63,15 @@ class Review(PipelineBase):
             if self.on_event is not None:
                 self.on_event(s, "explainer.published", item.feed_id, lambda: (item, ex))
             return ex
+
+
+def _locked(s: Session, item_id: int) -> t.Item:
+    """The item, its row locked until the transaction ends (PostgreSQL: SELECT ... FOR
+    UPDATE; SQLite takes the database's write lock at the first write instead). The state
+    read is then the state written over: ten concurrent approvals publish once (and send
+    one event), and a retry waits for a worker's claim to commit and sees it processing,
+    instead of resetting it under the worker."""
+    item = s.get(t.Item, item_id, with_for_update=True, populate_existing=True)
+    if item is None:
+        raise NotFound(f"no item with id {item_id}")
+    return item
