@@ -225,6 +225,9 @@ def _retry_after(resp: httpx.Response) -> float | None:
     return float(value) if value.isdigit() else None
 
 
+_ANSWER_BYTES = 4096  # of a receiver's answer, read for the delivery log
+
+
 class Sender:
     """A worker's extra job: send at most one pending delivery per call.
 
@@ -246,6 +249,10 @@ class Sender:
         self.read_sessions = readonly(sessions)
         self.max_attempts = max_attempts or settings.max_attempts
         self.timeout = timeout
+        # httpx's timeout bounds each read, not the request: a receiver that drips a byte
+        # every few seconds held a worker thread for ever. A send ends by this deadline
+        # (give or take one read's timeout), well inside its lease.
+        self.deadline = 3 * timeout
         # Redirects are not followed: a subscriber answers at the URL it registered.
         self.client = client or httpx.Client(timeout=timeout, follow_redirects=False)
 
@@ -261,8 +268,26 @@ class Sender:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         fetch.resolve_checked(parts.hostname or "", port)
 
+    def _post(
+        self, url: str, body: bytes, headers: dict[str, str]
+    ) -> tuple[int, str, float | None]:
+        """POST the event: the status, the first 200 characters of the answer (no more
+        than 4 KiB of it is read: a receiver's 500 MiB error page stays on the wire), and
+        its Retry-After. Raises httpx.TimeoutException past the send's deadline."""
+        end = time.monotonic() + self.deadline
+        with self.client.stream("POST", url, content=body, headers=headers) as resp:
+            head = b""
+            for chunk in resp.iter_bytes():
+                head += chunk
+                if len(head) >= _ANSWER_BYTES:
+                    break
+                if time.monotonic() > end:
+                    raise httpx.ReadTimeout(f"no whole answer within {self.deadline:g} s")
+            excerpt = head[:_ANSWER_BYTES].decode(resp.encoding or "utf-8", "replace")[:200]
+            return resp.status_code, excerpt, _retry_after(resp)
+
     def __call__(self, owner: str) -> bool:
-        lease = max(self.settings.lease_seconds, self.timeout * 2)
+        lease = max(self.settings.lease_seconds, self.deadline + 2 * self.timeout)
         with transaction(self.sessions) as s:
             claims = queue.claim(s, queue.OUTBOUND, owner, lease)
         if not claims:
@@ -304,10 +329,10 @@ class Sender:
         retry_after: float | None = None
         try:
             self._guard(url)
-            resp = self.client.post(url, content=body, headers=headers_for(secret, event_id, body))
-            status = resp.status_code
-            error = None if 200 <= status < 300 else f"HTTP {status}: {resp.text[:200]}"
-            retry_after = _retry_after(resp)
+            status, excerpt, retry_after = self._post(
+                url, body, headers_for(secret, event_id, body)
+            )
+            error = None if 200 <= status < 300 else f"HTTP {status}: {excerpt}"
         except httpx.HTTPError as exc:
             error = f"{exc.__class__.__name__}: {exc}"
         except FetchError as exc:

@@ -509,3 +509,74 @@ def test_a_retry_waits_for_a_workers_claim_and_refuses_it(pg_url: str) -> None:
     with sessions() as s:
         item = s.get(t.Item, iid)
         assert item is not None and (item.state, item.lease_owner) == ("processing", "w1")
+
+
+class _Answering:
+    """A receiver that answers every POST with ``status`` and a body of ``size`` bytes,
+    written ``step`` bytes at a time every ``pause`` seconds; it records whether it got
+    to write the whole body (a sender that stops reading closes the connection first)."""
+
+    def __init__(self, status: int, size: int, step: int, pause: float) -> None:
+        self.finished: list[bool] = []
+        answering = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                self.send_response(status)
+                self.send_header("content-length", str(size))
+                self.end_headers()
+                try:
+                    for _ in range(0, size, step):
+                        self.wfile.write(b"x" * step)
+                        self.wfile.flush()
+                        time.sleep(pause)
+                except OSError:
+                    answering.finished.append(False)
+                    return
+                answering.finished.append(True)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "size", "step", "pause", "error"),
+    [
+        # 200, then a byte every 0.4 s: each read is in time, the whole answer never is.
+        (200, 100_000, 1, 0.4, "ReadTimeout"),
+        # A 500 with a 64 MiB page, written as fast as it is read.
+        (500, 64 * 1024 * 1024, 1024 * 1024, 0.0, "HTTP 500: xxx"),
+    ],
+    ids=["dripping", "huge-error-page"],
+)
+def test_a_receiver_cannot_hold_a_send_or_fill_memory(
+    client: TestClient, status: int, size: int, step: int, pause: float, error: str
+) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    answering = _Answering(status, size, step, pause)
+    try:
+        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(c.settings, c.sessions, timeout=1.0)
+        began = time.monotonic()
+        assert sender("test-worker") is True
+        took = time.monotonic() - began
+        wait_for(lambda: answering.finished, timeout=30)
+    finally:
+        answering.close()
+    assert took < sender.deadline + 2 * sender.timeout + 1  # not the 40 s the drip takes
+    assert answering.finished == [False]  # the sender stopped reading and hung up
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert d.state == "pending" and d.last_error is not None
+    assert d.last_error.startswith(error) and len(d.last_error) < 300
