@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import feedparser
 import pytest
@@ -208,6 +209,26 @@ def test_approving_an_item_changes_the_feed(client: TestClient, ids: dict[str, i
     assert r.status_code == 200
     entries = {e.title: e for e in feedparser.parse(r.content).entries}
     assert "published after review by tester" in entries["A2: waits for review"].content[0].value
+
+
+def test_an_entry_leaving_the_feed_moves_last_modified_on(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    """The newest entry leaves (a retry re-queues it): Last-Modified must not fall back to
+    the newest entry still there, or a client holding the old date gets a 304 and keeps
+    the entry that left."""
+    pipeline = client.app.state.ctx.pipeline  # type: ignore[attr-defined]
+    time.sleep(0.01)  # a later publication time, not a timing assertion
+    pipeline.approve(ids["review"], "tester")
+    before = client.get("/feed.atom")
+    seen = before.headers["last-modified"]
+    time.sleep(1.01)  # HTTP dates have whole seconds
+    pipeline.retry(ids["review"])
+    after = client.get("/feed.atom")
+    assert parsedate_to_datetime(after.headers["last-modified"]) > parsedate_to_datetime(seen)
+    assert "A2: waits for review" not in after.text
+    again = client.get("/feed.atom", headers={"If-Modified-Since": seen})
+    assert again.status_code == 200
 
 
 def test_empty_feed_is_valid(client: TestClient) -> None:

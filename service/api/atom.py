@@ -23,7 +23,7 @@ import nh3
 from fastapi import APIRouter, Query, Request, Response
 from lxml import etree
 from markupsafe import escape
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, defer
 
 from service import __version__, render
@@ -98,12 +98,18 @@ def content_html(item: t.Item, ex: t.Explainer, explainer: Explainer, page_url: 
 
 
 def _validator(s: Session, feed_id: int | None) -> tuple[int, datetime | None, datetime | None]:
-    cond = [t.Item.state == ItemState.PUBLISHED.value]
+    """The published entries' count, and the newest publication and change among the
+    items ever published: one that left the feed (changed, re-queued) was updated when it
+    left, so Last-Modified moves on then, never back to the newest entry still there."""
+    cond = [t.Item.published_at.is_not(None)]
     if feed_id is not None:
         cond.append(t.Item.feed_id == feed_id)
+    published = case((t.Item.state == ItemState.PUBLISHED.value, 1), else_=0)
     row = s.execute(
         select(
-            func.count(t.Item.id), func.max(t.Item.published_at), func.max(t.Item.updated_at)
+            func.coalesce(func.sum(published), 0),
+            func.max(t.Item.published_at),
+            func.max(t.Item.updated_at),
         ).where(*cond)
     ).one()
     # SQLite hands aggregates back as naive values or strings; normalise.

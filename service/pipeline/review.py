@@ -44,6 +44,8 @@ class Review(PipelineBase):
             item.next_attempt_at = datetime.now(UTC)
             item.lease_owner = None
             item.lease_until = None
+            # A published item leaves the Atom feed: its Last-Modified moves on with this.
+            item.updated_at = datetime.now(UTC)
 
     def approve(self, item_id: int, who: str) -> t.Explainer:
         """A person publishes a reviewed explainer; who and when are recorded."""
