@@ -23,7 +23,7 @@ import nh3
 from fastapi import APIRouter, Query, Request, Response
 from lxml import etree
 from markupsafe import escape
-from sqlalchemy import case, func, select
+from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session, defer
 
 from service import __version__, render
@@ -101,7 +101,7 @@ def _validator(s: Session, feed_id: int | None) -> tuple[int, datetime | None, d
     """The published entries' count, and the newest publication and change among the
     items ever published: one that left the feed (changed, re-queued) was updated when it
     left, so Last-Modified moves on then, never back to the newest entry still there."""
-    cond = [t.Item.published_at.is_not(None)]
+    cond: list[ColumnElement[bool]] = [t.Item.published_at.is_not(None)]
     if feed_id is not None:
         cond.append(t.Item.feed_id == feed_id)
     published = case((t.Item.state == ItemState.PUBLISHED.value, 1), else_=0)
