@@ -152,6 +152,15 @@ class Settings(BaseSettings):
     )
     backoff_base: float = Field(default=2.0, ge=0, le=MAX_SECONDS)
     backoff_max: float = Field(default=3600.0, ge=0, le=MAX_SECONDS)
+    # Outbound webhooks retry on their own schedule: a subscriber down for a minute (a
+    # deploy) must not lose events, as it did with the items' five tries in ~30 s. The
+    # defaults try 8 times over about two hours (1, 2, 4 ... 64 minutes apart), as the
+    # Standard Webhooks guidance has senders retry for hours.
+    outbound_max_attempts: int = Field(
+        default=8, ge=1, le=MAX_TRIES, description="Outbound webhook tries before `failed`."
+    )
+    outbound_backoff_base: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
+    outbound_backoff_max: float = Field(default=14_400.0, ge=0, le=MAX_SECONDS)
     poll_interval: float = Field(default=0.5, ge=0, le=MAX_SECONDS)
     circuit_threshold: int = Field(default=5, ge=1, description="Consecutive upstream failures.")
     circuit_cooldown: float = Field(default=30.0, ge=0, le=MAX_SECONDS)

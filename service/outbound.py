@@ -247,7 +247,7 @@ class Sender:
         self.settings = settings
         self.sessions = sessions
         self.read_sessions = readonly(sessions)
-        self.max_attempts = max_attempts or settings.max_attempts
+        self.max_attempts = max_attempts or settings.outbound_max_attempts
         self.timeout = timeout
         # httpx's timeout bounds each read, not the request: a receiver that drips a byte
         # every few seconds held a worker thread for ever. A send ends by this deadline
@@ -376,11 +376,12 @@ class Sender:
                     gone.active = False
                 outcome = "gone"
             else:
+                cap = self.settings.outbound_backoff_max
                 delay = queue.backoff_seconds(
-                    claim.attempts, self.settings.backoff_base, self.settings.backoff_max
+                    claim.attempts, self.settings.outbound_backoff_base, cap
                 )
                 if retry_after:
-                    delay = max(delay, min(retry_after, self.settings.backoff_max))
+                    delay = max(delay, min(retry_after, cap))
                 again = claim.attempts < self.max_attempts
                 queue.finish(
                     s,

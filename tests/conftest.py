@@ -170,6 +170,8 @@ def make_settings(db_url: str, **kw: object) -> Settings:
         "poll_interval": 0.05,
         "backoff_base": 0.05,
         "backoff_max": 1.0,
+        "outbound_backoff_base": 0.05,
+        "outbound_backoff_max": 1.0,
         "lease_seconds": 10.0,
         "allow_private_urls": True,
     }

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -145,7 +146,8 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def client(db_url: str) -> Iterator[TestClient]:
-    app = create_app(make_settings(db_url, api_token=TOKEN, max_attempts=3), workers=0)
+    settings = make_settings(db_url, api_token=TOKEN, max_attempts=3, outbound_max_attempts=3)
+    app = create_app(settings, workers=0)
     with TestClient(app) as c:
         yield c
 
@@ -580,3 +582,32 @@ def test_a_receiver_cannot_hold_a_send_or_fill_memory(
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert d.state == "pending" and d.last_error is not None
     assert d.last_error.startswith(error) and len(d.last_error) < 300
+
+
+def test_outbound_retries_on_its_own_schedule_of_hours(db_url: str, receiver: Receiver) -> None:
+    """A receiver down for a minute must not lose the event: the defaults try 8 times,
+    the first retry a minute later (the items' schedule gave up after ~30 s)."""
+    from service.config import Settings
+
+    defaults = Settings.model_fields
+    assert defaults["outbound_max_attempts"].default == 8
+    base = defaults["outbound_backoff_base"].default
+    cap = defaults["outbound_backoff_max"].default
+    # Without jitter: 1 + 2 + ... + 64 minutes between the 8 tries, about two hours.
+    assert sum(min(cap, base * 2**k) for k in range(7)) == 127 * 60
+    settings = make_settings(
+        db_url, api_token=TOKEN, outbound_backoff_base=base, outbound_backoff_max=cap
+    )
+    with TestClient(create_app(settings, workers=0)) as client:
+        c = ctx(client)
+        fid = add_feed(c.sessions)
+        client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+        receiver.statuses[:] = [500]
+        c.pipeline.approve(review_item(client, fid), "tester")
+        began = datetime.now(UTC)
+        assert outbound.Sender(c.settings, c.sessions)("test-worker") is True
+        with c.sessions() as s:
+            d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.attempts, d.last_status) == ("pending", 1, 500)
+    wait = (d.next_attempt_at.replace(tzinfo=UTC) - began).total_seconds()
+    assert 0.75 * base - 1 <= wait <= 1.25 * base + 1  # a minute, give or take the jitter
