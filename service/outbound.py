@@ -22,6 +22,7 @@ import hmac
 import json
 import logging
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -253,6 +254,10 @@ class Sender:
         # every few seconds held a worker thread for ever. A send ends by this deadline
         # (give or take one read's timeout), well inside its lease.
         self.deadline = 3 * timeout
+        # The delivery each worker (by owner name) is sending: one Sender serves every
+        # worker thread, and a stopping worker hands its send back (release).
+        self._sending: dict[str, int] = {}
+        self._lock = threading.Lock()
         # Redirects are not followed: a subscriber answers at the URL it registered.
         self.client = client or httpx.Client(timeout=timeout, follow_redirects=False)
 
@@ -295,11 +300,28 @@ class Sender:
         claim = claims[0]
         if claim.expired:
             metrics.LEASE_EXPIRIES.labels(t.OutboundDelivery.__tablename__).inc()
+        with self._lock:
+            self._sending[owner] = claim.id
         try:
             self._send(claim, owner)
         except LeaseLost:
             log.warning("outbound delivery %s: lease lost, outcome discarded", claim.id)
+        finally:
+            with self._lock:
+                self._sending.pop(owner, None)
         return True
+
+    def release(self, owner: str) -> None:
+        """Hand the delivery ``owner`` is sending back to the queue, its attempt not
+        counted (shutdown past the grace period): another worker sends it, with the same
+        webhook-id, which receivers deduplicate by."""
+        with self._lock:
+            job_id = self._sending.get(owner)
+        if job_id is None:
+            return
+        with transaction(self.sessions) as s:
+            queue.release(s, queue.OUTBOUND, job_id, owner)
+        log.warning("outbound delivery %s: released at shutdown", job_id)
 
     def _send(self, claim: queue.Claim, owner: str) -> None:
         # Read, then let the session go before any write: on SQLite a writing session

@@ -155,7 +155,12 @@ class Worker:
         return True
 
     def release_current(self) -> None:
-        """Hand the running job back to the queue (shutdown past the grace period)."""
+        """Hand the running job back to the queue (shutdown past the grace period): a
+        delivery or an item, or what an extra job (the outbound sender) is doing."""
+        for job in self.extra_jobs:
+            release = getattr(job, "release", None)
+            if release is not None:
+                release(self.name)
         current = self.current
         if current is None:
             return

@@ -611,3 +611,29 @@ def test_outbound_retries_on_its_own_schedule_of_hours(db_url: str, receiver: Re
     assert (d.state, d.attempts, d.last_status) == ("pending", 1, 500)
     wait = (d.next_attempt_at.replace(tzinfo=UTC) - began).total_seconds()
     assert 0.75 * base - 1 <= wait <= 1.25 * base + 1  # a minute, give or take the jitter
+
+
+def test_a_send_running_at_shutdown_is_handed_back_uncounted(client: TestClient) -> None:
+    from service.worker import WorkerPool
+
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    answering = _Answering(200, 100_000, 1, 0.4)  # a send that takes its whole deadline
+    try:
+        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
+        pool = WorkerPool(c.pipeline, 1, extra_jobs=[sender])
+        pool.start()
+
+        def sending() -> bool:
+            with c.sessions() as s:
+                return s.scalars(select(t.OutboundDelivery)).one().state == "sending"
+
+        wait_for(sending, timeout=30)
+        assert pool.shutdown(0.5) is False  # the send outlives the grace period
+    finally:
+        answering.close()
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.lease_owner, d.attempts) == ("pending", None, 0)
