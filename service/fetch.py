@@ -92,8 +92,11 @@ def resolve_checked(host: str, port: int) -> str:
     return addresses[0]
 
 
-def _pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, str]]:
-    """(URL to request, extra headers, request extensions) for one hop, after the guard."""
+def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(URL to request, extra headers, request extensions) for one hop, after the guard:
+    the URL names the address the guard checked (the Host header and TLS SNI keep the
+    name), so that a name resolving elsewhere a moment later (DNS rebinding) is not
+    followed there."""
     try:
         parts = urlsplit(url)
         port_given = parts.port  # a port out of range or not a number raises here
@@ -122,7 +125,7 @@ def check_url(url: str, settings: Settings) -> None:
     """Raise :class:`FetchRefused` when the guard would refuse ``url`` (not http(s), no
     host, credentials, a private address): for a caller that must know before it records
     anything that depends on the URL."""
-    _pinned(url, settings)
+    pinned(url, settings)
 
 
 def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
@@ -167,7 +170,7 @@ def fetch_url(
     try:
         with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
             for hop in range(settings.fetch_max_redirects + 1):
-                target, extra, extensions = _pinned(current, settings)
+                target, extra, extensions = pinned(current, settings)
                 request = client.build_request(
                     "GET", target, headers={**headers, **extra}, extensions=extensions
                 )
@@ -228,7 +231,7 @@ class Posted:
 def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
     """POST a form through the same guard (no redirects followed): WebSub subscription
     requests to a hub."""
-    target, extra, extensions = _pinned(url, settings)
+    target, extra, extensions = pinned(url, settings)
     headers = {"User-Agent": settings.user_agent, **extra}
     try:
         with httpx.Client(

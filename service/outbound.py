@@ -28,7 +28,6 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import ColumnElement, or_, select
@@ -264,23 +263,21 @@ class Sender:
     def close(self) -> None:
         self.client.close()
 
-    def _guard(self, url: str) -> None:
-        """The SSRF guard of fetching, at send time: a subscriber's name may have come to
-        resolve to a private address since it registered."""
-        if self.settings.allow_private_urls:
-            return
-        parts = urlsplit(url)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        fetch.resolve_checked(parts.hostname or "", port)
-
     def _post(
         self, url: str, body: bytes, headers: dict[str, str]
     ) -> tuple[int, str, float | None]:
         """POST the event: the status, the first 200 characters of the answer (no more
         than 4 KiB of it is read: a receiver's 500 MiB error page stays on the wire), and
-        its Retry-After. Raises httpx.TimeoutException past the send's deadline."""
+        its Retry-After. Raises httpx.TimeoutException past the send's deadline.
+
+        The SSRF guard of fetching runs at send time (a subscriber's name may have come
+        to resolve to a private address since it registered), and the request goes to
+        the address it checked, not to a second lookup of the name."""
+        target, extra, extensions = fetch.pinned(url, self.settings)
         end = time.monotonic() + self.deadline
-        with self.client.stream("POST", url, content=body, headers=headers) as resp:
+        with self.client.stream(
+            "POST", target, content=body, headers={**headers, **extra}, extensions=extensions
+        ) as resp:
             head = b""
             for chunk in resp.iter_bytes():
                 head += chunk
@@ -350,7 +347,6 @@ class Sender:
         status: int | None = None
         retry_after: float | None = None
         try:
-            self._guard(url)
             status, excerpt, retry_after = self._post(
                 url, body, headers_for(secret, event_id, body)
             )
