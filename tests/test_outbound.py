@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
 from service import outbound
 from service.api.app import create_app
@@ -156,9 +157,11 @@ def ctx(client: TestClient):  # type: ignore[no-untyped-def]
     return client.app.state.ctx  # type: ignore[attr-defined]
 
 
-def review_item(client: TestClient, feed_id: int) -> int:
+def review_item(client: TestClient | sessionmaker[Session], feed_id: int) -> int:
+    """An item of ``feed_id`` waiting for review (in the app's database, or in the one
+    of ``sessions``)."""
     return add_item(
-        ctx(client).sessions,
+        ctx(client).sessions if isinstance(client, TestClient) else client,
         feed_id,
         title="Faster kernels",
         text="It runs 1.5x faster.",
@@ -458,16 +461,7 @@ def test_concurrent_approvals_publish_once_and_send_one_event(pg_url: str) -> No
         assert http.post(
             f"/feeds/{fid}/subscribers", json={"url": "https://hooks.example.org/x"}, headers=AUTH
         ).is_success
-        iid = add_item(
-            sessions,
-            fid,
-            title="Faster kernels",
-            text="It runs 1.5x faster.",
-            explainer=Explainer(title="K", sections=[Section(heading="H", paragraphs=["P."])]),
-            report=CheckReport(),
-            state=ItemState.NEEDS_REVIEW,
-            link="https://example.org/k",
-        )
+        iid = review_item(sessions, fid)
 
         def approve(n: int) -> int:
             headers = {**AUTH, "X-Reviewer": f"r{n}"}

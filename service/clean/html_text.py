@@ -7,7 +7,6 @@ path.
 
 from __future__ import annotations
 
-import html as html_lib
 import re
 from datetime import datetime
 from typing import NamedTuple
@@ -15,6 +14,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from service.clean.chars import code_text, fence_for, guard_fences, prose
+from service.clean.html_parse import parse_html
 from service.dates import utc_from_iso
 
 _DROP, _BLOCK, _HEADING, _LIST, _ITEM, _PRE, _TABLE, _BR, _IMG, _CHROME, _SUP = range(11)
@@ -358,58 +358,9 @@ def _gather(el: etree._Element) -> str:
     return "".join(out)
 
 
-_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
-
-
-def _parser() -> etree.HTMLParser:
-    # huge_tree lifts libxml2's nesting cap from 256 to 2048: past the cap the parser
-    # stops and everything after the deep element is lost, not only the deep part. One
-    # parser per document: its error log says whether that happened, and worker threads
-    # must not read each other's.
-    return etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, huge_tree=True)
-
-
-def _parse_html(html: str) -> etree._Element | None:
-    if html.startswith("\ufeff"):
-        html = html[1:]
-    if html.lstrip().startswith("<?xml"):
-        # lxml refuses str input that declares an encoding; the str is decoded already.
-        html = _XML_DECL.sub("", html, count=1)
-    if not html.strip():
-        return None
-    parser = _parser()
-    root = etree.fromstring(html, parser)
-    if any("Excessive depth" in e.message for e in parser.error_log):
-        # Nested past the cap (a generator's runaway <div>s): read as paragraphs of plain
-        # text, its markup dropped, rather than losing all that follows the deep element.
-        return _flattened(html)
-    return root
-
-
-_DROPPED = re.compile(r"<(script|style|template)\b.*?</\1\s*>", re.S | re.I)
-_BLOCK_END = re.compile(
-    r"<\s*(?:br|hr)\b[^>]*>|</\s*(?:p|div|li|h[1-6]|tr|pre|blockquote|section|article)\s*>",
-    re.I,
-)
-_TAG = re.compile(r"<[^>]*>")
-
-
-def _flattened(html: str) -> etree._Element:
-    """A document's text as a body of paragraphs, without its markup."""
-    text = _TAG.sub(" ", _BLOCK_END.sub("\n\n", _DROPPED.sub(" ", html)))
-    body = etree.Element("body")
-    for para in re.split(r"\n\s*\n", html_lib.unescape(text)):
-        words = " ".join(para.split())
-        if words:
-            etree.SubElement(body, "p").text = words
-    root = etree.Element("html")
-    root.append(body)
-    return root
-
-
 def clean_html(html: str) -> str:
     """HTML (a feed item's content or a page fragment) to cleaned text."""
-    root = _parse_html(html)
+    root = parse_html(html)
     if root is None:
         return ""
     w = _Writer()
@@ -429,7 +380,7 @@ class Page(NamedTuple):
 def html_document(text: str) -> Page:
     """A whole HTML page: the cleaned text of its first <article>, else its <main>, else
     its body (nav, aside and footer left out); its title from og:title, <title> or <h1>."""
-    root = _parse_html(text)
+    root = parse_html(text)
     if root is None:
         return Page("", "", None, None)
     meta: dict[str, str] = {}
