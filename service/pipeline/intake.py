@@ -162,6 +162,8 @@ class Intake(PipelineBase):
                 if attempt == 2:
                     self._fail_delivery(claim, owner, exc)
                     return
+            except queue.LeaseLost:
+                raise  # another worker owns the delivery now: its outcome is not ours
             except Exception as exc:
                 # A value the database refuses (or a bug): the delivery ends failed with
                 # the reason, instead of staying claimed and retried on every lease.
