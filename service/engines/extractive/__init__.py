@@ -57,7 +57,6 @@ from service.engines.extractive.sentences import (
     Draft,
     collect,
     is_result,
-    said_of,
     with_subject,
 )
 from service.engines.extractive.style import dehype, third_person, write_sentence
@@ -194,8 +193,7 @@ def _write(
                     attribute = attributions
                     attributions += 1
                     attributed = True
-                said = said_of(c.subject, sentences)
-                text = c.text if said else with_subject(c, case)
+                text = with_subject(c, case, sentences)
                 sentences.append(write_sentence(text, attribute, case))
             paras.append(define(" ".join(sentences), glossary, defined))
         code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -268,10 +269,10 @@ def _score(c: Cand, title_words: set[str]) -> None:
     # A sentence that leans on the one before ("This", "However") reads badly alone;
     # less so at a paragraph start, where it leans on the previous paragraph.
     dangling = bool(
-        _DANGLING.match(text) or (not c.figures and _BACK_REFERENCE.match(text))
-    ) or bool(
+        _DANGLING.match(text)
+        or (not c.figures and _BACK_REFERENCE.match(text))
         # "Second, ..." without the first point before it reads as a fragment of a list.
-        re.match(r"(and|but|or|so|firstly|secondly|second|third|finally|lastly)\b", text, re.I)
+        or re.match(r"(and|but|or|so|firstly|secondly|second|third|finally|lastly)\b", text, re.I)
     )
     s = 0.0
     if c.index == 0:
@@ -364,11 +365,13 @@ def subject_of(heading: str) -> str:
     return head
 
 
-def with_subject(c: Cand, case: CaseTable) -> str:
-    """The sentence, its subject in front when it names none of it ("For RMSNorm, speedups
-    ..."; "For TopK and small K, ..." where it opens with "For")."""
-    names = _SUBJECT_NAME.findall(c.subject)
-    if not c.subject or not c.figures or any(n.lower() in c.text.lower() for n in names):
+def with_subject(c: Cand, case: CaseTable, before: Sequence[str] = ()) -> str:
+    """The sentence, its subject in front when neither it nor the sentences ``before`` it
+    in its paragraph name any of it ("For RMSNorm, speedups ..."; "For TopK and small K,
+    ..." where it opens with "For")."""
+    names = [n.lower() for n in _SUBJECT_NAME.findall(c.subject)]
+    said = " ".join([*before, c.text]).lower()
+    if not c.subject or not c.figures or any(n in said for n in names):
         return c.text
     head = subject_case(c.subject, case, unknown_lower=True)
     if re.fullmatch(r"[a-z]+", head.rsplit(" ", 1)[-1]) and " " in head:
@@ -377,12 +380,6 @@ def with_subject(c: Cand, case: CaseTable) -> str:
         return f"For {head} and {c.text[4:]}"
     lowered = lower_first(c.text, case)
     return f"For {head}, {c.text if lowered is None else lowered}"
-
-
-def said_of(subject: str, written: list[str]) -> bool:
-    """Whether the sentences of a paragraph written so far name ``subject`` already."""
-    names = _SUBJECT_NAME.findall(subject)
-    return any(n.lower() in w.lower() for w in written for n in names)
 
 
 # A pronoun for a subject named in the sentence before.
