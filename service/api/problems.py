@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
-from service.errors import PlainfeedError
+from service.errors import PayloadTooLarge, PlainfeedError
 
 log = logging.getLogger(__name__)
 
@@ -102,13 +102,14 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        slug = {
-            404: "not-found",
-            405: "method-not-allowed",
-            401: "unauthorized",
-            413: "payload-too-large",
-        }.get(exc.status_code, "http-error")
-        title = "Payload too large" if exc.status_code == 413 else str(exc.detail)
+        slug = {404: "not-found", 405: "method-not-allowed", 401: "unauthorized"}.get(
+            exc.status_code, "http-error"
+        )
+        title = str(exc.detail)
+        if exc.status_code == 413:
+            # The body cap (service.api.limits) raises Starlette's exception, the one FastAPI
+            # lets through its body parsing; it answers as PayloadTooLarge does.
+            slug, title = PayloadTooLarge.slug, PayloadTooLarge.title
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             headers["Allow"] = _allowed(request)
