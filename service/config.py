@@ -161,7 +161,13 @@ class Settings(BaseSettings):
     )
     outbound_backoff_base: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     outbound_backoff_max: float = Field(default=14_400.0, ge=0, le=MAX_SECONDS)
-    poll_interval: float = Field(default=0.5, ge=0, le=MAX_SECONDS)
+    poll_interval: float = Field(
+        default=0.5,
+        ge=0,
+        le=MAX_SECONDS,
+        description="Seconds between looks at an empty queue (at least 0.05), and between"
+        " looks at deliveries and outbound events while items flow (0: before every item).",
+    )
     circuit_threshold: int = Field(default=5, ge=1, description="Consecutive upstream failures.")
     circuit_cooldown: float = Field(default=30.0, ge=0, le=MAX_SECONDS)
     shutdown_grace: float = Field(default=20.0, ge=0, le=MAX_SECONDS)

@@ -19,6 +19,12 @@ from service.store.db import transaction
 
 log = logging.getLogger(__name__)
 
+# The shortest wait of an idle worker between two looks at an empty queue. A poll
+# interval of 0 means "look for deliveries and outbound events before every item"; taken
+# as the idle wait too, it had each idle worker claim in a loop, thousands of queries a
+# second against the shared database.
+IDLE_FLOOR = 0.05
+
 
 class Heartbeat:
     """Renews the lease of the job its worker is running, every third of the lease.
@@ -100,7 +106,7 @@ class Worker:
                 log.exception("worker %s: unexpected error", self.name)
                 worked = False
             if not worked:
-                self.wake.wait(self.settings.poll_interval)
+                self.wake.wait(max(self.settings.poll_interval, IDLE_FLOOR))
                 self.wake.clear()
                 self._deliveries_due = 0.0
         self.heartbeat.stop()

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 
 from service.engines import get_engine
 from service.pipeline import Pipeline
@@ -478,3 +478,33 @@ def test_an_item_whose_workers_keep_dying_fails_after_the_configured_attempts(
         assert "worker died" in (first.last_error or "")
         assert (second.state, second.attempts) == ("published", 2)
         assert len(stub.calls) == 1  # only the second one was explained
+
+
+def test_an_idle_worker_does_not_spin_on_the_database(db: Engine) -> None:
+    """A poll interval of 0 is "look at deliveries before every item", not "claim in a
+    loop while idle": an idle worker waits at least IDLE_FLOOR between empty looks."""
+    statements: list[str] = []
+
+    def count(*args: Any) -> None:
+        statements.append(args[2])
+
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=0.0)
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        stop = threading.Event()
+        worker = Worker(pipeline, stop=stop)
+        event.listen(db, "before_cursor_execute", count)
+        thread = threading.Thread(target=worker.run, daemon=True)
+        try:
+            thread.start()
+            stop.wait(1.0)
+        finally:
+            stop.set()
+            worker.wake.set()
+            thread.join(5)
+            event.remove(db, "before_cursor_execute", count)
+    # About 20 idle turns in a second at 50 ms, each a few statements (the loop without
+    # the floor ran thousands).
+    turns = sum(1 for sql in statements if "UPDATE" in sql or "SELECT" in sql)
+    assert 0 < turns < 400, turns
+    assert not thread.is_alive()
