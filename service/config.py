@@ -161,6 +161,14 @@ class Settings(BaseSettings):
     )
     outbound_backoff_base: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     outbound_backoff_max: float = Field(default=14_400.0, ge=0, le=MAX_SECONDS)
+    # A subscriber whose events keep failing (each after all its tries, ~2 hours) is
+    # deactivated rather than tried for ever: an endpoint that is gone without saying 410.
+    outbound_disable_after: int = Field(
+        default=5,
+        ge=0,
+        le=1000,
+        description="Deliveries in a row ended `failed` that deactivate a subscriber (0: never).",
+    )
     poll_interval: float = Field(
         default=0.5,
         ge=0,

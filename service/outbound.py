@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import __version__, fetch, metrics, queue
@@ -157,6 +157,16 @@ def event_payload(
             "approved_by": ex.approved_by,
         },
     }
+
+
+def deactivate(s: Session, sub_id: int, reason: str) -> None:
+    """Stop sending to a subscriber, saying why (its pending deliveries are cancelled
+    as they come up; reactivating it does not bring those back: retry them one by one)."""
+    sub = s.get(t.Subscriber, sub_id)
+    if sub is not None and sub.active:
+        sub.active = False
+        sub.inactive_reason = reason[:200]
+        log.warning("subscriber %s (%s) deactivated: %s", sub_id, sub.url, reason)
 
 
 def subscribers_for(s: Session, feed_id: int | None, event_type: str) -> list[t.Subscriber]:
@@ -320,6 +330,24 @@ class Sender:
             queue.release(s, queue.OUTBOUND, job_id, owner)
         log.warning("outbound delivery %s: released at shutdown", job_id)
 
+    def _failed(self, s: Session, sub_id: int, now: datetime) -> None:
+        """Count a delivery that ended ``failed`` against its subscriber; deactivate it
+        at ``outbound_disable_after`` in a row (one SQL increment: two workers ending
+        two of its deliveries at once both count)."""
+        s.execute(
+            update(t.Subscriber)
+            .where(t.Subscriber.id == sub_id)
+            .values(failures=t.Subscriber.failures + 1)
+        )
+        limit = self.settings.outbound_disable_after
+        failures = s.scalar(select(t.Subscriber.failures).where(t.Subscriber.id == sub_id))
+        if limit and failures is not None and failures >= limit:
+            deactivate(
+                s,
+                sub_id,
+                f"{failures} deliveries in a row failed, the last at {now:%Y-%m-%d %H:%M} UTC",
+            )
+
     def _send(self, claim: queue.Claim, owner: str) -> None:
         # Read, then let the session go before any write: on SQLite a writing session
         # holds the write lock (BEGIN IMMEDIATE) and a second writer would wait for it.
@@ -377,6 +405,11 @@ class Sender:
                     last_error=None,
                     delivered_at=now,
                 )
+                s.execute(
+                    update(t.Subscriber)
+                    .where(t.Subscriber.id == sub_id, t.Subscriber.failures != 0)
+                    .values(failures=0)
+                )
                 outcome = "delivered"
             elif status == 410:
                 # Standard Webhooks: 410 Gone means "stop sending to this endpoint".
@@ -389,9 +422,7 @@ class Sender:
                     last_status=status,
                     last_error=error[:ERROR_CHARS],
                 )
-                gone = s.get(t.Subscriber, sub_id)
-                if gone is not None:
-                    gone.active = False
+                deactivate(s, sub_id, f"the endpoint answered 410 Gone at {now:%Y-%m-%d %H:%M} UTC")
                 outcome = "gone"
             else:
                 cap = self.settings.outbound_backoff_max
@@ -412,4 +443,6 @@ class Sender:
                     last_error=error[:ERROR_CHARS],
                 )
                 outcome = "retry" if again else "failed"
+                if not again:
+                    self._failed(s, sub_id, now)
         metrics.OUTBOUND.labels(outcome).inc()

@@ -157,9 +157,9 @@ def ctx(client: TestClient):  # type: ignore[no-untyped-def]
     return client.app.state.ctx  # type: ignore[attr-defined]
 
 
-def review_item(client: TestClient | sessionmaker[Session], feed_id: int) -> int:
+def review_item(client: TestClient | sessionmaker[Session], feed_id: int, n: int = 0) -> int:
     """An item of ``feed_id`` waiting for review (in the app's database, or in the one
-    of ``sessions``)."""
+    of ``sessions``); ``n`` tells several of one feed apart."""
     return add_item(
         ctx(client).sessions if isinstance(client, TestClient) else client,
         feed_id,
@@ -168,7 +168,7 @@ def review_item(client: TestClient | sessionmaker[Session], feed_id: int) -> int
         explainer=Explainer(title="Kernels", sections=[Section(heading="H", paragraphs=["P."])]),
         report=CheckReport(),
         state=ItemState.NEEDS_REVIEW,
-        link="https://example.org/k",
+        link="https://example.org/k" + (f"/{n}" if n else ""),
     )
 
 
@@ -350,7 +350,8 @@ def test_gone_deactivates_and_unreachable_is_retried(
     sender = outbound.Sender(c.settings, c.sessions, timeout=2)
     send_all(sender, 2, client)
 
-    assert client.get(f"/subscribers/{gone['id']}", headers=AUTH).json()["active"] is False
+    got = client.get(f"/subscribers/{gone['id']}", headers=AUTH).json()
+    assert got["active"] is False and "410 Gone" in got["inactive_reason"]
     g = client.get(f"/subscribers/{gone['id']}/deliveries", headers=AUTH).json()["items"][0]
     assert (g["state"], g["last_status"]) == ("failed", 410)
     d = client.get(f"/subscribers/{dead['id']}/deliveries", headers=AUTH).json()["items"][0]
@@ -631,3 +632,61 @@ def test_a_send_running_at_shutdown_is_handed_back_uncounted(client: TestClient)
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert (d.state, d.lease_owner, d.attempts) == ("pending", None, 0)
+
+
+def test_a_subscriber_is_reactivated_or_changed_by_patch(
+    client: TestClient, receiver: Receiver
+) -> None:
+    """After a 410 (or an unsubscribe), PATCH brings a subscriber back; it changes URL
+    and events too, checked as on creation; a PATCH that changes nothing is refused."""
+    fid = add_feed(ctx(client).sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+    path = f"/subscribers/{sub.json()['id']}"
+    assert client.delete(path, headers=AUTH).status_code == 204
+    assert client.get(path, headers=AUTH).json()["inactive_reason"] == "unsubscribed"
+    assert client.patch(path, json={"active": True}).status_code == 401
+    r = client.patch(path, json={"active": True}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    assert (r.json()["active"], r.json()["inactive_reason"]) == (True, None)
+    r = client.patch(
+        path, json={"url": receiver.url + "?v2", "events": ["explainer.published"]}, headers=AUTH
+    )
+    assert (r.json()["url"], r.json()["events"]) == (receiver.url + "?v2", ["explainer.published"])
+    for bad in ({}, {"active": None}, {"events": []}, {"url": "ftp://x"}, {"secret": "x"}):
+        r = client.patch(path, json=bad, headers=AUTH)
+        assert r.status_code in (400, 422), (bad, r.status_code)
+        assert r.headers["content-type"].startswith("application/problem+json")
+    assert client.patch("/subscribers/999", json={"active": True}, headers=AUTH).status_code == 404
+    assert client.get(path, headers=AUTH).json()["url"] == receiver.url + "?v2"
+
+
+def test_deliveries_failing_in_a_row_deactivate_the_subscriber(
+    db_url: str, receiver: Receiver
+) -> None:
+    """An endpoint that fails every event without saying 410 is deactivated after
+    PLAINFEED_OUTBOUND_DISABLE_AFTER failed deliveries in a row; a delivered one in
+    between starts the count again."""
+    settings = make_settings(
+        db_url, api_token=TOKEN, outbound_max_attempts=1, outbound_disable_after=2
+    )
+    with TestClient(create_app(settings, workers=0)) as client:
+        c = ctx(client)
+        fid = add_feed(c.sessions)
+        sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+        path = f"/subscribers/{sub.json()['id']}"
+        sender = outbound.Sender(c.settings, c.sessions, timeout=2)
+        receiver.statuses[:] = [500, 204, 500, 500]
+        seen = []
+        for n in range(1, 5):
+            c.pipeline.approve(review_item(client, fid, n), "tester")
+            send_all(sender, n, client)
+            got = client.get(path, headers=AUTH).json()
+            seen.append((got["failures"], got["active"]))
+        assert seen == [(1, True), (0, True), (1, True), (2, False)]
+        assert got["inactive_reason"].startswith("2 deliveries in a row failed")
+        # Inactive: the next event is not even stored for it.
+        c.pipeline.approve(review_item(client, fid, 5), "tester")
+        with c.sessions() as s:
+            assert len(s.scalars(select(t.OutboundDelivery)).all()) == 4
+        back = client.patch(path, json={"active": True}, headers=AUTH).json()
+        assert (back["active"], back["failures"], back["inactive_reason"]) == (True, 0, None)

@@ -52,12 +52,33 @@ class SubscriberIn(BaseModel):
     )
 
 
+class SubscriberPatch(BaseModel):
+    """What ``PATCH /subscribers/{id}`` may change; absent fields stay as they are."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"active": True}, {"url": "https://example.org/new"}]},
+    )
+
+    active: bool | None = Field(
+        default=None, description="true reactivates (its failure count starts again at 0)"
+    )
+    url: HttpUrl | None = None
+    events: list[EventName] | None = Field(default=None, min_length=1)
+
+
 class SubscriberOut(BaseModel):
     id: int
     feed_id: int | None
     url: str
     events: list[str]
     active: bool
+    inactive_reason: str | None = Field(
+        default=None, description="Why it receives nothing: unsubscribed, 410 Gone, failures"
+    )
+    failures: int = Field(
+        default=0, description="Deliveries ended `failed` since the last delivered one"
+    )
     created_at: datetime
     secret: str | None = Field(default=None, description="Only in the answer that creates it")
 
@@ -69,6 +90,8 @@ class SubscriberOut(BaseModel):
             url=sub.url,
             events=list(sub.events or []),
             active=sub.active,
+            inactive_reason=None if sub.active else sub.inactive_reason,
+            failures=sub.failures or 0,
             created_at=sub.created_at,
             secret=sub.secret if with_secret else None,
         )
@@ -197,8 +220,35 @@ def get_subscriber(sub_id: Id, s: DB, _who: Writer) -> SubscriberOut:
 def unsubscribe(sub_id: Id, ctx: Ctx, _who: Writer) -> Response:
     """Stop sending: the subscriber is deactivated (its delivery log stays)."""
     with transaction(ctx.sessions) as s:
-        _subscriber(s, sub_id).active = False
+        sub = _subscriber(s, sub_id)
+        if sub.active:
+            sub.active = False
+            sub.inactive_reason = "unsubscribed"
     return Response(status_code=204)
+
+
+@router.patch("/subscribers/{sub_id}", response_model=SubscriberOut)
+def update_subscriber(sub_id: Id, body: SubscriberPatch, ctx: Ctx, _who: Writer) -> SubscriberOut:
+    """Reactivate a subscriber (after a 410, failures or an unsubscribe), or change its
+    URL or events. Deliveries cancelled while it was inactive stay so: retry them with
+    `POST /outbound/{id}/retry`."""
+    fields = body.model_fields_set
+    if not fields or any(getattr(body, f) is None for f in fields):
+        raise InputError("give at least one of active, url, events (none may be null)")
+    if body.url is not None:
+        _check_url(str(body.url), ctx.settings.allow_private_urls)
+    with transaction(ctx.sessions) as s:
+        sub = _subscriber(s, sub_id)
+        if body.url is not None:
+            sub.url = str(body.url)
+        if body.events is not None:
+            sub.events = sorted(set(body.events))
+        if body.active is True and not sub.active:
+            sub.active, sub.inactive_reason, sub.failures = True, None, 0
+        elif body.active is False and sub.active:
+            sub.active, sub.inactive_reason = False, "deactivated by a PATCH"
+        s.flush()
+        return SubscriberOut.of(sub)
 
 
 @router.get("/subscribers/{sub_id}/deliveries", response_model=Page)

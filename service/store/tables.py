@@ -206,6 +206,10 @@ class Subscriber(Base):
     events: Mapped[Any] = mapped_column(JSON, default=list)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Why it stopped receiving (None while active), for the operator who reactivates it.
+    inactive_reason: Mapped[str | None] = mapped_column(String(200))
+    # Deliveries ended `failed` since the last delivered one (see Sender._send).
+    failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class OutboundDelivery(Base):
