@@ -161,6 +161,13 @@ class Settings(BaseSettings):
     )
     outbound_backoff_base: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     outbound_backoff_max: float = Field(default=14_400.0, ge=0, le=MAX_SECONDS)
+    outbound_concurrency: int = Field(
+        default=1,
+        ge=0,
+        le=64,
+        description="Threads that send outbound webhooks beside the workers of a process"
+        " (0: the workers send them between items).",
+    )
     # A subscriber whose events keep failing (each after all its tries, ~2 hours) is
     # deactivated rather than tried for ever: an endpoint that is gone without saying 410.
     outbound_disable_after: int = Field(

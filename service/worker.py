@@ -81,8 +81,11 @@ class Worker:
         wake: threading.Event | None = None,
         name: str | None = None,
         extra_jobs: list[Callable[[str], bool]] | None = None,
+        items: bool = True,
     ) -> None:
         self.pipeline = pipeline
+        # False: a thread of the extra jobs alone (the outbound sender), never an item.
+        self.items = items
         self.settings = pipeline.settings
         self.stop = stop
         self.wake = wake or threading.Event()
@@ -114,6 +117,8 @@ class Worker:
 
     def run_once(self) -> bool:
         """Do at most one job; False when there was nothing to do."""
+        if not self.items:
+            return any(job(self.name) for job in self.extra_jobs)
         now = time.monotonic()
         if now >= self._deliveries_due:
             if self._one(queue.DELIVERIES):
@@ -177,19 +182,46 @@ class Worker:
 
 
 class WorkerPool:
-    """N worker threads with a shared stop flag and graceful shutdown."""
+    """N worker threads with a shared stop flag and graceful shutdown.
 
-    def __init__(self, pipeline: Pipeline, n: int, **kw: object) -> None:
+    With ``extra_threads``, that many more threads run the ``extra_jobs`` (the outbound
+    sender) alone, and the N workers run items only: an event goes out while every
+    worker waits minutes on the model, and a slow receiver holds no item worker.
+    Without, the workers take the extra jobs between items.
+    """
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        n: int,
+        *,
+        extra_jobs: list[Callable[[str], bool]] | None = None,
+        extra_threads: int = 0,
+    ) -> None:
         self.stop = threading.Event()
         self.wake = threading.Event()
+        jobs = extra_jobs or []
+        shared = [] if extra_threads > 0 else jobs
         self.workers = [
-            Worker(pipeline, stop=self.stop, wake=self.wake, **kw)  # type: ignore[arg-type]
+            Worker(pipeline, stop=self.stop, wake=self.wake, extra_jobs=shared)
             for _ in range(max(0, n))
         ]
+        if n > 0 and jobs:
+            self.workers += [
+                Worker(pipeline, stop=self.stop, wake=self.wake, extra_jobs=jobs, items=False)
+                for _ in range(extra_threads)
+            ]
         self.threads = [
-            threading.Thread(target=w.run, name=f"worker-{i}", daemon=True)
+            threading.Thread(
+                target=w.run, name=f"worker-{i}" if w.items else f"sender-{i}", daemon=True
+            )
             for i, w in enumerate(self.workers)
         ]
+
+    @property
+    def item_workers(self) -> int:
+        """Threads that take items (the senders not counted)."""
+        return sum(1 for w in self.workers if w.items)
 
     def start(self) -> None:
         for th in self.threads:

@@ -690,3 +690,40 @@ def test_deliveries_failing_in_a_row_deactivate_the_subscriber(
             assert len(s.scalars(select(t.OutboundDelivery)).all()) == 4
         back = client.patch(path, json={"active": True}, headers=AUTH).json()
         assert (back["active"], back["failures"], back["inactive_reason"]) == (True, 0, None)
+
+
+def test_events_go_out_while_every_worker_waits_on_the_model(
+    db_url: str, receiver: Receiver
+) -> None:
+    """The sender has its own thread (PLAINFEED_OUTBOUND_CONCURRENCY): an event is sent
+    while the only worker is minutes into an LLM call, not after it."""
+    from tests.stub_llm import StubLLM
+
+    with StubLLM(delay=15) as stub:
+        settings = make_settings(
+            db_url,
+            api_token=TOKEN,
+            engine="llm",
+            openai_base_url=stub.url,
+            openai_api_key="test-key",
+            model="stub-model",
+            llm_timeout=60,
+            shutdown_grace=0.2,
+            outbound_concurrency=1,
+        )
+        with TestClient(create_app(settings, workers=1)) as client:
+            c = ctx(client)
+            assert client.get("/readyz").json()["checks"]["senders"] == 1
+            fid = add_feed(c.sessions)
+            client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+            add_item(
+                c.sessions, fid, title="Slow", text="A post of 3 lines.", state=ItemState.PENDING
+            )
+            c.notify()
+            wait_for(lambda: len(stub.calls) == 1, timeout=10)  # the worker waits on it
+            c.pipeline.approve(review_item(client, fid), "tester")
+            c.notify()
+            wait_for(lambda: len(receiver.received) == 1, timeout=10)
+            with c.sessions() as s:
+                slow = s.scalars(select(t.Item).where(t.Item.title == "Slow")).one()
+            assert slow.state == "processing"  # the model has not answered yet

@@ -41,7 +41,16 @@ def build_context(settings: Settings, *, workers: int) -> AppContext:
         settings, sessions, get_engine(settings), on_event=outbound.EventHook(settings)
     )
     sender = outbound.Sender(settings, sessions)
-    pool = WorkerPool(pipeline, workers, extra_jobs=[sender]) if workers > 0 else None
+    pool = (
+        WorkerPool(
+            pipeline,
+            workers,
+            extra_jobs=[sender],
+            extra_threads=settings.outbound_concurrency,
+        )
+        if workers > 0
+        else None
+    )
     return AppContext(settings, db, sessions, pipeline, pool)
 
 

@@ -53,7 +53,8 @@ def readyz(ctx: Ctx) -> JSONResponse:
         checks["llm_retry_in_s"] = round(ctx.pipeline.circuit.seconds_until_retry(), 1)
         ok = False
     checks["engine"] = ctx.pipeline.engine.name
-    checks["workers"] = len(ctx.pool.workers) if ctx.pool else 0
+    checks["workers"] = ctx.pool.item_workers if ctx.pool else 0
+    checks["senders"] = len(ctx.pool.workers) - ctx.pool.item_workers if ctx.pool else 0
     return JSONResponse(
         {"status": "ready" if ok else "not ready", "checks": checks},
         status_code=200 if ok else 503,

@@ -146,7 +146,8 @@ def worker(
     signal.signal(signal.SIGINT, _term)
     ctx.pool.start()
     typer.echo(
-        f"plainfeed worker: {len(ctx.pool.workers)} threads, engine {ctx.pipeline.engine.name}",
+        f"plainfeed worker: {ctx.pool.item_workers} threads, engine {ctx.pipeline.engine.name},"
+        f" {len(ctx.pool.workers) - ctx.pool.item_workers} outbound sender threads",
         err=True,
     )
     while not stop.wait(1.0):
