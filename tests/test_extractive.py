@@ -254,6 +254,10 @@ def test_results_are_attributed_and_first_person_is_gone(name: str) -> None:
         ("The loop cut costs by 96%.", 0, "The authors report that the loop cut costs by 96%."),
         ("The loop cut costs by 96%.", 2, "The post reports that the loop cut costs by 96%."),
         ("We cut costs by 96%.", None, "The authors cut costs by 96%."),
+        # "us" is "them" only once the authors are named in the sentence.
+        ("We hope it helps us.", None, "The authors hope it helps them."),
+        ("Join us for two days in San Jose.", None, "Join the authors for two days in San Jose."),
+        ("Find us at booth B714.", None, "Find the authors at booth B714."),
         # A stop word lower-cases; a word the post never writes mid-sentence is not
         # guessed at: the attribution goes to the end.
         (

@@ -52,15 +52,23 @@ _FIRST_PERSON = [
     (re.compile(r"\bOur\b"), "Their"),
     (re.compile(r"\bours\b"), "theirs"),
     (re.compile(r"\bourselves\b"), "themselves"),
-    (re.compile(r"\bus\b"), "them"),
 ]
+_US = re.compile(r"\b[Uu]s\b")
 
 
 def third_person(sentence: str) -> str:
-    """The authors' "we" as "the authors" (numbers are never touched)."""
+    """The authors' "we" as "the authors" (numbers are never touched). "us" is "them"
+    after the authors were named in the sentence ("We hope it helps us"), else "the
+    authors" ("Join us in San Jose" as "Join them in ..." named nobody)."""
     for pat, repl in _FIRST_PERSON:
         sentence = pat.sub(repl, sentence)
-    return sentence
+
+    def us(m: re.Match[str]) -> str:
+        named = "authors" in sentence[: m.start()].lower()
+        word = "them" if named else "the authors"
+        return word[0].upper() + word[1:] if m.group()[0] == "U" else word
+
+    return _US.sub(us, sentence)
 
 
 def finish(sentence: str) -> str:
