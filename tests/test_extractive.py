@@ -645,6 +645,12 @@ def test_no_definition_between_a_figure_and_what_it_is_said_of() -> None:
     assert define(text, glossary, set()) == text
     later = "The backend is new. It was 50% faster."
     assert define(later, glossary, set()).startswith("The backend (")
+    # A name with digits in it is no figure: the term is defined at its first use.
+    names = "They tuned kernels for MXFP8 and FP4 on H100 GPUs."
+    assert define(names, glossary, set()).startswith("They tuned kernels (")
+    for figure in ("(1.5x", "~85.6%", "$5", "-3%"):
+        text = f"They tuned kernels for a gain of {figure} on H100."
+        assert define(text, glossary, set()).startswith("They tuned kernels for"), figure
 
 
 def test_title_claims_keep_ranges_whole_and_versions_with_their_names() -> None:
