@@ -319,7 +319,20 @@ def test_an_eval_source_that_cannot_be_read_names_the_case(tmp_path: Path) -> No
     source.unlink()
     source.symlink_to("/proc/self/mem")  # a regular file by stat; reading it fails (EIO)
     done = plainfeed(tmp_path, "eval", "--cases", cases)
-    assert_bad_input(done, f"{source}: source of case flydsl-amd-gpus: cannot be read")
+    assert_bad_input(done, f"{source}: cannot read the source of case flydsl-amd-gpus")
+
+
+def test_an_eval_source_over_the_cap_is_refused_unread(tmp_path: Path) -> None:
+    from service.evaluate.cases import MAX_FILE_BYTES
+
+    cases = _one_case(tmp_path)
+    source = cases / "flydsl-amd-gpus" / "source.md"
+    with source.open("r+b") as f:
+        f.truncate(MAX_FILE_BYTES + 1)  # sparse: a disk image dropped into the case
+    done = plainfeed(tmp_path, "eval", "--cases", cases)
+    assert_bad_input(
+        done, f"{source}: the source of case flydsl-amd-gpus is over {MAX_FILE_BYTES:,} bytes"
+    )
 
 
 def test_an_eval_source_that_is_a_directory_says_so(tmp_path: Path) -> None:

@@ -93,14 +93,29 @@ class Case:
         return self.directory / self.spec.reference if self.spec.reference else None
 
 
+# No post, case file or recording comes near this: a file over it is a mistake (a disk
+# image dropped into a case directory), read whole it would fill memory first.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """A file of the evaluation set, at most MAX_FILE_BYTES; errors name the file."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise EvalCaseError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise EvalCaseError(f"{path}: the {what} is over {MAX_FILE_BYTES:,} bytes")
+    return data
+
+
 def read_text(path: Path, what: str) -> str:
     """A case's UTF-8 text file (case.yaml, reference, thresholds); errors name the file."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_bytes(path, what).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EvalCaseError(f"{path}: {what} is not UTF-8 text") from exc
-    except OSError as exc:
-        raise EvalCaseError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
 
 
 def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
@@ -157,10 +172,7 @@ def load_article(case: Case) -> Article:
     name the case and the file (the cleaning's own do not: they serve every input)."""
     kind = _KINDS[case.source_path.suffix]
     where = f"{case.source_path}: source of case {case.slug}"
-    try:
-        data = case.source_path.read_bytes()
-    except OSError as exc:
-        raise EvalCaseError(f"{where}: cannot be read: {exc.strerror or exc}") from exc
+    data = read_bytes(case.source_path, f"source of case {case.slug}")
     try:
         return clean.article_from_document(
             data,

@@ -11,6 +11,7 @@ import openai
 from pydantic import BaseModel, Field, ValidationError
 
 from service.errors import EvalCaseError, validation_problems
+from service.evaluate.cases import read_bytes
 from service.models import Explainer
 
 
@@ -45,12 +46,7 @@ def load_recordings(directory: Path) -> list[Recording]:
         raise EvalCaseError(f"{directory}: no directory of recorded answers")
     out = []
     for path in sorted(directory.glob("*.json")):
-        try:
-            data = path.read_bytes()
-        except OSError as exc:  # a directory named *.json, an unreadable file
-            raise EvalCaseError(
-                f"{path}: cannot read the recording: {exc.strerror or exc}"
-            ) from exc
+        data = read_bytes(path, "recording")  # a directory named *.json: an EvalCaseError
         try:
             out.append(Recording.model_validate_json(data))
         except ValidationError as exc:
