@@ -701,3 +701,12 @@ def test_a_single_long_sentence_is_still_explained() -> None:
     e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
     assert len(e.sections) == 1 and "Llama 3.2" in e.all_text()
     assert e.title.startswith("Minions: ")
+
+
+def test_a_table_row_read_as_a_sentence_takes_no_definition() -> None:
+    """ "result +13.4% throughput, how much work is done ..." read as one more cell: the
+    term is defined in prose instead."""
+    text = _explain("pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html")
+    prose = text.all_text()
+    assert "Llama3-8B (dense): optimization Rowwise FP8 vs BF16; result +13.4% throughput." in prose
+    assert "improving throughput, how much work is done per unit of time" in prose
