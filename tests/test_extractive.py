@@ -710,3 +710,13 @@ def test_a_table_row_read_as_a_sentence_takes_no_definition() -> None:
     prose = text.all_text()
     assert "Llama3-8B (dense): optimization Rowwise FP8 vs BF16; result +13.4% throughput." in prose
     assert "improving throughput, how much work is done per unit of time" in prose
+
+
+def test_a_kept_caption_says_what_it_is() -> None:
+    """A caption is a noun phrase ("Figure 1: Rowwise FP8 training throughput on ..."):
+    kept, it reads as a sentence that says a figure of the post shows it."""
+    prose = _explain(
+        "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
+    ).all_text()
+    assert "A figure in the post shows the Rowwise FP8 training throughput on 8×MI300X" in prose
+    assert "\nRowwise FP8 training throughput" not in prose

@@ -56,6 +56,7 @@ from service.engines.extractive.sections import Role, plain_heading, source_sect
 from service.engines.extractive.sentences import (
     Cand,
     Draft,
+    as_caption,
     collect,
     is_result,
     with_subject,
@@ -194,7 +195,7 @@ def _write(
                     attribute = attributions
                     attributions += 1
                     attributed = True
-                text = with_subject(c, case, sentences)
+                text = as_caption(c, with_subject(c, case, sentences), case)
                 sentences.append(write_sentence(text, attribute, case))
             # A table row read as a sentence ("Llama3-8B (dense): result +13.4%
             # throughput.") takes no definition: one there reads as another cell.

@@ -15,7 +15,13 @@ from service.engines.extractive.figures import figures
 from service.engines.extractive.inline import clean_inline
 from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import dehype
-from service.engines.extractive.words import CaseTable, content_words, lower_first, subject_case
+from service.engines.extractive.words import (
+    CaseTable,
+    content_words,
+    lower_first,
+    subject_case,
+    wordset,
+)
 from service.text import split_sentences
 
 try:  # textstat counts syllables offline (pyphen); see service.readability
@@ -44,7 +50,7 @@ class Cand:
     words: int = 0
     base: float = 0.0  # score without the figure-coverage part
     long: bool = False  # too long for a paragraph, still fine to take a title phrase from
-    caption: bool = False
+    caption: str = ""  # what a caption's block is of: "figure", "table", "chart", "image"
     sub: int = 0  # which sub-section (under the n-th sub-heading) of its section
     sub_index: int = 0  # position within that sub-section
     # Its figures take their subject from the sentence before: they name nothing ("this
@@ -100,7 +106,7 @@ class Draft:
 
 
 # Captions often carry the measured figures: their label goes, their text stays.
-_CAPTION = re.compile(r"^(?:figure|fig\.|table|image|chart)\s*\d*[a-z]?\s*[:.]\s+", re.IGNORECASE)
+_CAPTION = re.compile(r"^(figure|fig\.|table|image|chart)\s*\d*[a-z]?\s*[:.]\s+", re.IGNORECASE)
 _HYPE = re.compile(
     r"\b(revolutionary|revolutioniz\w*|game[- ]chang\w*|groundbreaking|unprecedented|"
     r"blazing(ly)?|mind-blowing|incredibl[ey]|amazing|awesome|best-in-class|world-class|"
@@ -202,7 +208,8 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 heading_subject = subject_of(clean_inline(b.text)[0])
             elif b.kind == "paragraph":
                 text, bold = clean_inline(b.text)
-                caption = bool(_CAPTION.match(text))
+                m = _CAPTION.match(text)
+                caption = m.group(1).lower().rstrip(".") if m else ""
                 text = _CAPTION.sub("", text)
                 if sec.role == "intro":
                     text = re.sub(r"^tl;?dr:?\s*", "", text, flags=re.I)
@@ -363,6 +370,26 @@ def subject_of(heading: str) -> str:
     if not head or len(head.split()) > 4 or not _SUBJECT_NAME.search(head):
         return ""
     return head
+
+
+def as_caption(c: Cand, text: str, case: CaseTable) -> str:
+    """A caption's first sentence, a noun phrase ("Rowwise FP8 training throughput on
+    8×MI300X GPU with Llama3-8B (batch size 1, ...)"), as a sentence that says what it
+    is: "A figure in the post shows rowwise FP8 training throughput ..."."""
+    if not c.caption or not c.first_in_block or text != c.text:
+        return text
+    what = {"fig": "figure", "image": "figure"}.get(c.caption, c.caption)
+    lowered = lower_first(text, case)
+    phrase = text if lowered is None else lowered
+    first = phrase.split(" ", 1)[0].lower()
+    # A caption drops its article ("Muse Glimmer agent pipeline on ..."); a sentence
+    # needs it, unless the phrase opens with one or a quantity ("All 24 BF16 cases").
+    if first not in _DETERMINERS and not first[:1].isdigit():
+        phrase = "the " + phrase
+    return f"A {what} in the post shows {phrase}"
+
+
+_DETERMINERS = wordset("the a an all each every some no both this these that those its their")
 
 
 def with_subject(c: Cand, case: CaseTable, before: Sequence[str] = ()) -> str:
