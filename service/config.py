@@ -161,6 +161,13 @@ class Settings(BaseSettings):
     )
     outbound_backoff_base: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     outbound_backoff_max: float = Field(default=14_400.0, ge=0, le=MAX_SECONDS)
+    retention_days: float = Field(
+        default=30.0,
+        ge=0,
+        le=36_500,
+        description="Days a finished delivery keeps its raw body and a finished outbound"
+        " delivery is kept (0: for ever).",
+    )
     outbound_concurrency: int = Field(
         default=1,
         ge=0,

@@ -27,6 +27,7 @@ _MODULES = {
     "eval": "eval",
     "feeds": "feeds",
     "items": "items",
+    "prune": "prune",
 }
 
 

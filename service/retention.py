@@ -1,0 +1,155 @@
+"""Retention: what the database keeps of finished work, and for how long.
+
+A feed monitor that posts the whole feed every ten minutes stores some 40 MB of raw
+bodies a day (the PyTorch feed is 280 KB), and every event sent to a subscriber keeps
+its payload: kept for ever, they outgrow everything else in the database. Past
+``PLAINFEED_RETENTION_DAYS``:
+
+- a finished delivery (``processed`` or ``failed``) keeps its row (outcome, counts, the
+  items it created, its recorded headers, its id, which still deduplicates a replay)
+  but not its raw body (``body_bytes`` reads 0);
+- a finished outbound delivery (``delivered``, ``failed``, ``cancelled``) is deleted.
+
+Items, explainers, check reports and LLM call records are the product and its costs:
+never pruned. Work still to do is never touched. Rows go in batches, each its own short
+transaction, so a large backlog never holds a lock for long.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Select, delete, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.config import Settings
+from service.store import tables as t
+from service.store.db import transaction
+
+log = logging.getLogger(__name__)
+
+DELIVERY_DONE = ("processed", "failed")
+OUTBOUND_DONE = ("delivered", "failed", "cancelled")
+BATCH = 500
+# How often a process prunes on its own (the first time a minute after it starts: not
+# in the way of a start-up backlog).
+EVERY_SECONDS = 3600.0
+FIRST_AFTER_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    """What one pruning did (or, dry, would do)."""
+
+    delivery_bodies: int = 0
+    outbound_deliveries: int = 0
+
+    def __add__(self, other: Pruned) -> Pruned:
+        return Pruned(
+            self.delivery_bodies + other.delivery_bodies,
+            self.outbound_deliveries + other.outbound_deliveries,
+        )
+
+
+def cutoff(now: datetime, days: float) -> datetime:
+    """The time before which finished work is pruned."""
+    return now - timedelta(days=days)
+
+
+def _old_bodies(before: datetime) -> Select[int]:
+    return select(t.Delivery.id).where(
+        t.Delivery.state.in_(DELIVERY_DONE),
+        t.Delivery.received_at < before,
+        t.Delivery.body.is_not(None),
+    )
+
+
+def _old_outbound(before: datetime) -> Select[int]:
+    return select(t.OutboundDelivery.id).where(
+        t.OutboundDelivery.state.in_(OUTBOUND_DONE),
+        t.OutboundDelivery.created_at < before,
+    )
+
+
+def count(s: Session, before: datetime) -> Pruned:
+    """What :func:`prune_batch` calls would prune (a dry run)."""
+    return Pruned(
+        len(s.scalars(_old_bodies(before)).all()),
+        len(s.scalars(_old_outbound(before)).all()),
+    )
+
+
+def prune_batch(s: Session, before: datetime, batch: int = BATCH) -> Pruned:
+    """Prune at most ``batch`` rows of each kind finished before ``before``."""
+    bodies = list(s.scalars(_old_bodies(before).order_by(t.Delivery.id).limit(batch)))
+    if bodies:
+        s.execute(
+            update(t.Delivery)
+            .where(t.Delivery.id.in_(bodies), t.Delivery.body.is_not(None))
+            .values(body=None)
+        )
+    sent = list(s.scalars(_old_outbound(before).order_by(t.OutboundDelivery.id).limit(batch)))
+    if sent:
+        s.execute(
+            delete(t.OutboundDelivery).where(
+                t.OutboundDelivery.id.in_(sent),
+                t.OutboundDelivery.state.in_(OUTBOUND_DONE),
+            )
+        )
+    return Pruned(len(bodies), len(sent))
+
+
+def prune(sessions: sessionmaker[Session], days: float, *, now: datetime | None = None) -> Pruned:
+    """Prune everything finished more than ``days`` ago, batch after batch."""
+    before = cutoff(now or datetime.now(UTC), days)
+    total = Pruned()
+    while True:
+        with transaction(sessions) as s:
+            done = prune_batch(s, before)
+        total += done
+        if done.delivery_bodies < BATCH and done.outbound_deliveries < BATCH:
+            return total
+
+
+class Pruner:
+    """The worker's extra job that prunes once an hour (``Worker(extra_jobs=[...])``).
+
+    It never reports work done: a prune is housekeeping, and the worker's idle wait
+    must not be skipped for it."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: sessionmaker[Session],
+        *,
+        first_after: float = FIRST_AFTER_SECONDS,
+    ) -> None:
+        self.days = settings.retention_days
+        self.sessions = sessions
+        self._due = time.monotonic() + first_after
+        self._lock = threading.Lock()
+
+    def __call__(self, owner: str) -> bool:
+        if not self.days or time.monotonic() < self._due:
+            return False
+        with self._lock:  # one pruning per process, whichever thread comes first
+            if time.monotonic() < self._due:
+                return False
+            self._due = time.monotonic() + EVERY_SECONDS
+        try:
+            done = prune(self.sessions, self.days)
+        except Exception:  # a database blip: the next hour tries again
+            log.warning("pruning finished work failed", exc_info=True)
+            return False
+        if done.delivery_bodies or done.outbound_deliveries:
+            log.info(
+                "pruned %d delivery bodies and %d outbound deliveries older than %g days",
+                done.delivery_bodies,
+                done.outbound_deliveries,
+                self.days,
+            )
+        return False
