@@ -149,3 +149,25 @@ def test_retry_says_what_it_does_and_does_it_to_a_published_item(
     r = run(url, "items", "retry", str(ids["published"]))
     assert r.returncode == 0, r.stderr
     assert f"{ids['published']}\tpending\t" in run(url, "items", "list").stdout
+
+
+def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, int]]) -> None:
+    """After an outage every failed item wants a retry: --state does them all, --feed
+    narrows it; an id and --state together, or a queued state, are bad input."""
+    url, ids = seeded
+    r = run(url, "items", "retry", "--state", "needs_review", "--feed", "999")
+    assert (r.returncode, r.stderr) == (0, "0 items re-queued\n")
+    r = run(url, "items", "retry", "--state", "needs_review")
+    assert (r.returncode, r.stderr) == (0, "1 items re-queued\n")
+    listed = run(url, "items", "list", "--state", "pending").stdout
+    assert f"{ids['review']}\tpending\t" in listed
+    assert f"{ids['published']}\t" not in listed
+    for bad, message in [
+        ((), "give an item id or --state, not both"),
+        ((str(ids["review"]), "--state", "failed"), "give an item id or --state, not both"),
+        (("--feed", "1"), "--feed goes with --state"),
+        (("--state", "pending"), "pending items are queued already"),
+    ]:
+        done = run(url, "items", "retry", *bad)
+        assert done.returncode == 2, bad
+        assert done.stderr == f"plainfeed: error: {message}\n", bad

@@ -15,11 +15,10 @@ from sqlalchemy import func, select
 
 from service import render
 from service.cli.feeds import ID_MAX, sessions
-from service.errors import NotFound
+from service.errors import Conflict, InputError, NotFound
 from service.models import Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
-from service.store.db import transaction
 from service.store.records import article_of, report_of, result_of
 
 items_app = typer.Typer(help="Items and their explainers.", no_args_is_help=True)
@@ -113,8 +112,20 @@ def show(
 
 
 @items_app.command("retry")
-def retry(item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)]) -> None:
-    """Re-queue an item in any state but processing, with fresh attempts.
+def retry(
+    item_id: Annotated[
+        int | None, typer.Argument(min=1, max=ID_MAX, help="The item (or give --state)")
+    ] = None,
+    state: Annotated[
+        ItemState | None,
+        typer.Option(help="Every item in this state instead (failed, after an outage)"),
+    ] = None,
+    feed: Annotated[
+        int | None, typer.Option(help="With --state: of this feed only", min=1, max=ID_MAX)
+    ] = None,
+) -> None:
+    """Re-queue an item in any state but processing, with fresh attempts; or, with
+    --state, every item in that state.
 
     A failed or needs-review item is explained anew; a published one is published again.
     """
@@ -122,9 +133,36 @@ def retry(item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)]) -> None:
     from service.engines import get_engine
     from service.pipeline import Pipeline
 
+    if feed is not None and state is None:
+        raise InputError("--feed goes with --state")
+    if (item_id is None) == (state is None):
+        raise InputError("give an item id or --state, not both")
+    if state is not None and state in (ItemState.PROCESSING, ItemState.PENDING):
+        raise InputError(f"{state.value} items are queued already")
     sm = sessions()
-    with transaction(sm) as s:
-        if s.get(t.Item, item_id) is None:
-            raise NotFound(f"no item with id {item_id}")
-    Pipeline(get_settings(), sm, get_engine(get_settings())).retry(item_id)
-    typer.echo(f"item {item_id} re-queued", err=True)
+    with sm() as s:
+        if item_id is not None:
+            if s.get(t.Item, item_id) is None:
+                raise NotFound(f"no item with id {item_id}")
+            ids = [item_id]
+        else:
+            assert state is not None
+            sel = select(t.Item.id).where(t.Item.state == state.value)
+            if feed is not None:
+                sel = sel.where(t.Item.feed_id == feed)
+            ids = list(s.scalars(sel.order_by(t.Item.id)))
+    pipeline = Pipeline(get_settings(), sm, get_engine(get_settings()))
+    done = 0
+    for i in ids:
+        try:
+            pipeline.retry(i)
+        except Conflict as exc:  # a worker took it meanwhile: not this command's to redo
+            if item_id is not None:
+                raise
+            typer.echo(f"item {i}: {exc.detail}", err=True)
+            continue
+        done += 1
+    if item_id is not None:
+        typer.echo(f"item {item_id} re-queued", err=True)
+    else:
+        typer.echo(f"{done} items re-queued", err=True)
