@@ -147,6 +147,48 @@ def test_feeds_register_list_and_get(server: httpx.Client) -> None:
     assert_problem(server.get("/feeds/999"), 404)
 
 
+def test_a_feed_is_changed_and_removed(server: httpx.Client, settings: Settings) -> None:
+    """PATCH renames a feed and rotates or removes its secret; DELETE removes it with
+    its items (the delivery log stays, without the feed), not while a hub pushes to it."""
+    feed = server.post("/feeds", json={"url": "https://pytorch.org/blog/feed/"}).json()
+    path = f"/feeds/{feed['id']}"
+    r = server.patch(path, json={"name": "PyTorch", "secret": "a-new-secret"})
+    assert r.status_code == 200, r.text
+    assert (r.json()["name"], r.json()["has_secret"]) == ("PyTorch", True)
+    r = server.patch(path, json={"secret": None})
+    assert (r.json()["name"], r.json()["has_secret"]) == ("PyTorch", False)
+    assert_problem(server.patch(path, json={}), 400)
+    assert_problem(server.patch(path, json={"url": "https://example.org/x"}), 422)
+    assert_problem(server.patch(path, json={"secret": "short"}), 422)
+    assert_problem(server.patch("/feeds/999", json={"name": "x"}), 404)
+
+    body = PYTORCH_FEED.read_bytes()
+    delivery = post_feed(server, body, params={"feed_id": feed["id"]}).json()["delivery_id"]
+    wait_delivery(server, delivery)
+    wait_items_settled(server)
+    assert server.get("/items", params={"feed_id": feed["id"]}).json()["total"] == 10
+
+    from sqlalchemy import update
+
+    from service.store import tables as t
+    from service.store.db import make_engine, make_sessionmaker, transaction
+
+    db = make_engine(settings.database_url)
+    try:
+        with transaction(make_sessionmaker(db)) as s:
+            s.execute(update(t.Feed).values(websub_state="active"))
+        assert "unsubscribe first" in assert_problem(server.delete(path), 409)["detail"]  # type: ignore[operator]
+        with transaction(make_sessionmaker(db)) as s:
+            s.execute(update(t.Feed).values(websub_state="unsubscribed"))
+    finally:
+        db.dispose()
+    assert server.delete(path).status_code == 204
+    assert_problem(server.get(path), 404)
+    assert server.get("/items").json()["total"] == 0
+    assert server.get(f"/deliveries/{delivery}").json()["feed_id"] is None
+    assert_problem(server.delete(path), 404)
+
+
 def test_items_filter_and_paginate(server: httpx.Client) -> None:
     wait_delivery(server, post_feed(server, PYTORCH_FEED.read_bytes()).json()["delivery_id"])
     wait_items_settled(server)

@@ -171,3 +171,17 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
         done = run(url, "items", "retry", *bad)
         assert done.returncode == 2, bad
         assert done.stderr == f"plainfeed: error: {message}\n", bad
+
+
+def test_feeds_remove_takes_the_items_with_it(seeded: tuple[str, dict[str, int]]) -> None:
+    url, ids = seeded
+    fid = run(url, "feeds", "list").stdout.split("\t", 1)[0]
+    unconfirmed = run(url, "feeds", "remove", fid)
+    assert unconfirmed.returncode == 2
+    assert "deletes its items and explainers: add --yes" in unconfirmed.stderr
+    assert run(url, "items", "list").stdout.count("\n") == 3
+    done = run(url, "feeds", "remove", fid, "--yes")
+    assert (done.returncode, done.stderr) == (0, f"feed {fid} removed\n")
+    assert run(url, "items", "list").stdout == "" and run(url, "feeds", "list").stdout == ""
+    again = run(url, "feeds", "remove", fid, "--yes")
+    assert (again.returncode, again.stderr) == (2, f"plainfeed: error: no feed with id {fid}\n")

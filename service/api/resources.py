@@ -18,17 +18,19 @@ from service.api.schemas import (
     FeedFilter,
     FeedIn,
     FeedOut,
+    FeedPatch,
     Id,
     ItemOut,
     Limit,
     Offset,
     Page,
 )
-from service.errors import Conflict, NotAcceptable, NotFound
+from service.errors import Conflict, InputError, NotAcceptable, NotFound
 from service.models import CheckReport, DeliveryState, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.feeds import remove_feed
 from service.store.records import article_of, report_of, result_of
 
 router = APIRouter()
@@ -72,6 +74,33 @@ def get_feed(feed_id: Id, s: DB) -> FeedOut:
     if feed is None:
         raise NotFound(f"no feed with id {feed_id}")
     return FeedOut.of(feed)
+
+
+@router.patch("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
+def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut:
+    """Rename a feed, rotate or remove its webhook secret, change its audience or
+    language (the next explainers use them; published ones stay as they are)."""
+    fields = body.model_fields_set
+    if not fields:
+        raise InputError("give at least one of name, secret, audience, language")
+    with transaction(ctx.sessions) as s:
+        feed = s.get(t.Feed, feed_id)
+        if feed is None:
+            raise NotFound(f"no feed with id {feed_id}")
+        for name in fields:
+            setattr(feed, name, getattr(body, name))
+        s.flush()
+        return FeedOut.of(feed)
+
+
+@router.delete("/feeds/{feed_id}", status_code=204, tags=["feeds"])
+def delete_feed(feed_id: Id, ctx: Ctx, _who: Writer) -> Response:
+    """Remove a feed with its items, explainers and its own subscribers (the webhook
+    deliveries stay in the log, without their feed). Refused (409) while a WebSub hub
+    pushes to it (unsubscribe first) or while a worker is explaining one of its items."""
+    with transaction(ctx.sessions) as s:
+        remove_feed(s, feed_id)
+    return Response(status_code=204)
 
 
 # --- deliveries -----------

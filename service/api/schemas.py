@@ -39,6 +39,21 @@ class FeedIn(BaseModel):
     language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
 
 
+class FeedPatch(BaseModel):
+    """What ``PATCH /feeds/{id}`` changes: the fields given (``null`` clears one; a
+    feed's URL is its identity and stays)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"secret": "a-new-secret-for-the-monitor"}]},
+    )
+
+    name: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
+    audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
+
+
 class FeedOut(BaseModel):
     id: int
     url: str

@@ -16,6 +16,7 @@ from service.config import get_settings
 from service.errors import Conflict, FetchError, InputError, NotFound, Unprocessable
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
+from service.store.feeds import remove_feed
 
 # The largest id the tables hold (ids are INTEGER: 32 bits on PostgreSQL). A larger one on
 # the command line would reach the driver and fail there (OverflowError, DataError).
@@ -72,6 +73,19 @@ def list_() -> None:
     with sessions()() as s:
         for f in s.scalars(select(t.Feed).order_by(t.Feed.id)):
             typer.echo(f"{f.id}\t{f.url}\t{f.name or f.title or ''}")
+
+
+@feeds_app.command("remove")
+def remove(
+    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm: its items go with it")] = False,
+) -> None:
+    """Remove a feed with its items and explainers (not while a hub pushes to it)."""
+    if not yes:
+        raise InputError(f"removing feed {feed_id} deletes its items and explainers: add --yes")
+    with transaction(sessions()) as s:
+        remove_feed(s, feed_id)
+    typer.echo(f"feed {feed_id} removed", err=True)
 
 
 @feeds_app.command("subscribe")
