@@ -239,6 +239,13 @@ class AnswerTruncated(LLMError):
     title = "LLM answer was cut by length"
 
 
+class AnswerTooLarge(LLMError):
+    """The endpoint's answer is larger than any explainer could be (a broken server)."""
+
+    slug = "llm-answer-too-large"
+    title = "LLM answer too large"
+
+
 class CircuitOpen(LLMRetryable):
     """Too many consecutive upstream failures: calls are held back for a while."""
 

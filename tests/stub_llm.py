@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 REPLY_KINDS = (
     "explainer",  # body: an explainer dict, answered as JSON content
@@ -47,6 +48,9 @@ REPLY_KINDS = (
     "length",  # body (optional): half of the JSON, finish_reason "length"
     "reject_schema",  # a 500 that names json_schema, as llama.cpp answers
     "default",  # the built-in small explainer
+    "drip",  # body (optional): the explainer, sent 16 bytes every ``seconds``
+    "huge",  # body: the size in bytes of a content of "a"s (a runaway server)
+    "choice",  # body: the whole first choice (content_filter, tool_calls, refusal...)
 )
 
 
@@ -107,6 +111,18 @@ class Reply:
     @classmethod
     def length(cls, body: Mapping[str, Any] | None = None) -> Reply:
         return cls("length", body=dict(body) if body else None)
+
+    @classmethod
+    def drip(cls, seconds: float, body: Mapping[str, Any] | None = None) -> Reply:
+        return cls("drip", body=dict(body) if body else None, seconds=seconds)
+
+    @classmethod
+    def huge(cls, size: int) -> Reply:
+        return cls("huge", body=size)
+
+    @classmethod
+    def choice(cls, choice: Mapping[str, Any]) -> Reply:
+        return cls("choice", body=dict(choice))
 
 
 @dataclass(frozen=True)
@@ -195,6 +211,7 @@ class StubLLM:
             self.recordings = list(recordings or ())
         self._script: deque[Reply] = deque(script)
         self._calls: list[dict[str, Any]] = []
+        self.proxied: list[str] = []  # the absolute URLs of requests sent as to a proxy
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -305,7 +322,14 @@ class StubLLM:
             return _error(500, "json_schema is not supported: failed to parse grammar")
         body = reply.body if reply.body is not None else default_explainer(user_text)
         finish = "stop"
-        if reply.kind == "text":
+        headers: dict[str, str] = {}
+        if reply.kind == "drip":
+            headers[DRIP_HEADER] = str(reply.seconds)
+        if reply.kind == "huge":
+            content = "a" * int(body)
+        elif reply.kind == "choice":
+            content = str(body.get("message", {}).get("content") or "")
+        elif reply.kind == "text":
             content = str(body)
         elif reply.kind == "fenced":
             content = "Here is the explainer.\n\n```json\n" + json.dumps(body, indent=2) + "\n```\n"
@@ -314,21 +338,22 @@ class StubLLM:
             content, finish = full[: len(full) // 2], "length"
         else:
             content = json.dumps(body, ensure_ascii=False)
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": finish,
+        }
+        if reply.kind == "choice":
+            choice = {"index": 0, **body}
         return (
             200,
-            {},
+            headers,
             {
                 "id": f"chatcmpl-stub-{record['seq']}",
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": request.get("model") or "stub",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": finish,
-                    }
-                ],
+                "choices": [choice],
                 "usage": {
                     "prompt_tokens": _tokens(all_text),
                     "completion_tokens": _tokens(content),
@@ -336,6 +361,10 @@ class StubLLM:
                 },
             },
         )
+
+
+# An answer's header that is not sent: the handler writes the body slowly instead.
+DRIP_HEADER = "x-stub-drip"
 
 
 def _error(
@@ -364,14 +393,21 @@ def _handler_for(stub: StubLLM) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
             data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+            headers = dict(headers or {})
+            drip = float(headers.pop(DRIP_HEADER, 0.0))
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
+                for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                if not drip:
+                    self.wfile.write(data)
+                for start in range(0, len(data) if drip else 0, 16):
+                    self.wfile.write(data[start : start + 16])
+                    self.wfile.flush()
+                    time.sleep(drip)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test): nothing to tell it
 
@@ -402,6 +438,10 @@ def _handler_for(stub: StubLLM) -> type[BaseHTTPRequestHandler]:
             except (ValueError, UnicodeDecodeError):
                 self._send(400, {"error": {"message": "body is not JSON"}})
                 return
+            if self.path.startswith("http://"):
+                # Sent as to a proxy (HTTP_PROXY aimed here): the absolute form of the path.
+                stub.proxied.append(self.path)
+                self.path = urlsplit(self.path).path
             if self.path == "/_script":
                 stub.push(*[Reply.from_dict(d) for d in data])
                 self._send(200, {"queued": len(data)})

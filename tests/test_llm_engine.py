@@ -4,6 +4,7 @@ of each kind of answer."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from service.engines.llm import (
     split_for_context,
 )
 from service.errors import (
+    AnswerTooLarge,
     AnswerTruncated,
     ConfigError,
     InvalidAnswer,
@@ -209,6 +211,37 @@ def test_timeouts_only_end_in_a_retryable_error(stub: StubLLM) -> None:
     with pytest.raises(LLMRetryable, match="timed out"):
         make_engine(stub, llm_timeout=0.3, llm_max_attempts=2).explain(SMALL, OPTIONS)
     assert len(stub.calls) == 2
+
+
+def test_a_server_that_drips_its_answer_times_out_within_the_request_timeout(
+    stub: StubLLM,
+) -> None:
+    # 16 bytes every 0.05 s: no single read waits long, but the whole answer takes seconds.
+    stub.push(Reply.drip(0.05))
+    started = time.monotonic()
+    with pytest.raises(LLMRetryable, match="timed out"):
+        make_engine(stub, llm_timeout=0.5, llm_max_attempts=1).explain(SMALL, OPTIONS)
+    assert time.monotonic() - started < 1.5
+
+
+def test_an_enormous_answer_is_refused_without_reading_it_all_or_retrying(stub: StubLLM) -> None:
+    stub.push(Reply.huge(100 * 1024 * 1024))
+    with pytest.raises(AnswerTooLarge, match="over 4194304 bytes"):
+        make_engine(stub, llm_max_attempts=3).explain(SMALL, OPTIONS)
+    assert len(stub.calls) == 1  # neither re-asked nor retried
+
+
+def test_the_client_goes_through_the_proxy_of_the_environment(
+    stub: StubLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stub as the proxy; the endpoint's name does not resolve, so only the proxy
+    # reaches it.
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", stub.url.removesuffix("/v1"))
+    engine = make_engine(stub, openai_base_url="http://llm.invalid/v1", llm_max_attempts=1)
+    assert engine.explain(SMALL, OPTIONS).usage.calls == 1
+    assert stub.proxied == ["http://llm.invalid/v1/chat/completions"]
 
 
 def test_connection_refused_is_retryable() -> None:

@@ -8,15 +8,16 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from service.config import Settings
 from service.engines.llm.formats import ResponseMode
-from service.errors import LLMError, LLMRejected, LLMRetryable
+from service.errors import AnswerTooLarge, LLMError, LLMRejected, LLMRetryable
 from service.ratelimit import RateLimiter
 
 T = TypeVar("T")
@@ -24,6 +25,10 @@ T = TypeVar("T")
 # A server refusing a response_format says so in its error text (llama.cpp answers 500).
 _MODE_REFUSAL = re.compile(r"response_format|json_schema|json_object|structured output", re.I)
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
+# An explainer is a few thousand tokens (tens of KiB of JSON); an answer of megabytes is a
+# broken or hostile server, and reading it whole would hold it in memory per worker thread.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+_DEADLINE = "plainfeed.deadline"  # the request extension holding its answer's deadline
 
 
 class ModeRefused(Exception):
@@ -31,14 +36,76 @@ class ModeRefused(Exception):
     leaves the package."""
 
 
+class _BoundedStream(httpx2.SyncByteStream):
+    """An answer's body, read against a deadline for the whole request and a size cap.
+
+    httpx's timeouts are per socket operation: a server that sends a byte every few
+    seconds never trips them, and a worker waits for it for ever (its lease renewed all
+    the while). The deadline ends that; the cap ends an answer of any size."""
+
+    def __init__(
+        self, inner: httpx2.SyncByteStream, deadline: float, timeout: float, max_bytes: int
+    ) -> None:
+        self._inner = inner
+        self._deadline = deadline
+        self._timeout = timeout
+        self._max_bytes = max_bytes
+
+    def __iter__(self) -> Iterator[bytes]:
+        size = 0
+        for chunk in self._inner:
+            size += len(chunk)
+            if size > self._max_bytes:
+                # Not an httpx error: openai would wrap it as a connection error and it
+                # would be retried; the project's own error passes through it unchanged.
+                raise AnswerTooLarge(
+                    f"the LLM endpoint's answer is over {self._max_bytes} bytes; "
+                    "an explainer is a few KiB"
+                )
+            if time.monotonic() > self._deadline:
+                # An httpx timeout: openai maps it onto APITimeoutError, as any other.
+                raise httpx2.ReadTimeout(
+                    f"the answer was still arriving {self._timeout:g}s after the request"
+                )
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _bound_answers(timeout: float, max_bytes: int) -> dict[str, list[Callable[..., None]]]:
+    """httpx event hooks that read every answer through a :class:`_BoundedStream`, its
+    deadline ``timeout`` after the request was sent.
+
+    Hooks, not a transport of our own: the client keeps its own transports, and with them
+    the proxies of the environment (HTTPS_PROXY), which a client given a transport drops."""
+
+    def sent(request: httpx2.Request) -> None:
+        # On the request itself: transports read the extensions they know of only.
+        request.extensions[_DEADLINE] = time.monotonic() + timeout
+
+    def answered(response: httpx2.Response) -> None:
+        deadline = response.request.extensions.get(_DEADLINE, time.monotonic() + timeout)
+        stream = response.stream
+        if isinstance(stream, httpx2.SyncByteStream):
+            response.stream = _BoundedStream(stream, deadline, timeout, max_bytes)
+
+    return {"request": [sent], "response": [answered]}
+
+
 def openai_client(settings: Settings) -> openai.OpenAI:
-    """A client for the settings' endpoint; retries are ours (``with_retries``)."""
+    """A client for the settings' endpoint; retries are ours (``with_retries``), and an
+    answer must arrive whole within ``llm_timeout`` and ``MAX_ANSWER_BYTES``."""
     return openai.OpenAI(
         base_url=settings.openai_base_url,
         # Local servers (llama.cpp, vLLM, Ollama) take any key; the client insists on one.
         api_key=settings.openai_api_key or "not-needed",
         max_retries=0,  # tenacity retries, so that Retry-After and the caps are ours
         timeout=settings.llm_timeout,
+        http_client=openai.DefaultHttpxClient(
+            timeout=settings.llm_timeout,
+            event_hooks=_bound_answers(settings.llm_timeout, MAX_ANSWER_BYTES),
+        ),
     )
 
 
