@@ -63,16 +63,50 @@ def explain_and_check(
         if repaired is None:
             break
         repairs += 1
-        # Repair calls cost tokens too: carry the usage forward.
-        repaired = repaired.model_copy(
-            update={
-                "usage": result.usage + repaired.usage,
-                "cost_usd": result.cost_usd + repaired.cost_usd,
-            }
-        )
-        result = repaired
-        report = _check(result, article)
+        # Repair calls cost tokens too: carry the usage forward, kept rewrite or not.
+        spent = {
+            "usage": result.usage + repaired.usage,
+            "cost_usd": result.cost_usd + repaired.cost_usd,
+        }
+        repaired_report = _check(repaired, article)
+        rejected = repair_rejected(result, report, repaired, repaired_report)
+        if rejected:
+            # A rewrite that flags as much as before, or passes by cutting whole sections,
+            # is no repair: keep the explainer it was given (a person reviews it), and stop,
+            # since asking again from the same explainer loops.
+            log.info("repair round %d rejected: %s", repairs, rejected)
+            result = result.model_copy(update=spent)
+            break
+        result = repaired.model_copy(update=spent)
+        report = repaired_report
     return Outcome(result, report, repairs, review_derived)
+
+
+def _flagged(report: CheckReport) -> int:
+    return report.count(CheckStatus.UNSUPPORTED) + report.count(CheckStatus.MISATTACHED)
+
+
+def repair_rejected(
+    before: ExplainResult,
+    before_report: CheckReport,
+    after: ExplainResult,
+    after_report: CheckReport,
+) -> str | None:
+    """Why a repair's rewrite must not replace the explainer, or ``None`` to take it.
+
+    The repair prompt rewrites or drops the sentences that hold flagged numbers and keeps
+    everything else; a rewrite with fewer sections dropped content the check never
+    flagged (an explainer of one section "passes" any check), and one that flags no fewer
+    numbers made nothing better."""
+    had, has = len(before.explainer.sections), len(after.explainer.sections)
+    if has < had:
+        return f"the rewrite has {has} of the explainer's {had} sections"
+    if _flagged(after_report) >= _flagged(before_report):
+        return (
+            f"the rewrite has {_flagged(after_report)} flagged numbers, "
+            f"the explainer had {_flagged(before_report)}"
+        )
+    return None
 
 
 def _read_source_meanwhile(article: Article) -> threading.Thread:

@@ -87,3 +87,53 @@ def test_the_pipeline_holds_an_item_with_derived_numbers_when_told(tmp_path: Pat
                 (stored,) = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid))
                 assert stored.check_ok is False  # what the review queue and the feed read
             assert client.get(f"/items/{iid}/check").json()["numbers"][-1]["status"] == "derived"
+
+
+def _explainer(*paragraphs: str) -> dict[str, object]:
+    headings = ["What the kernel does", "How fast it runs", "What comes next"]
+    return {
+        "title": "Kernels: faster on MI355X",
+        "sections": [
+            {"heading": h, "paragraphs": [p]} for h, p in zip(headings, paragraphs, strict=True)
+        ],
+    }
+
+
+KERNEL = Article(title="Kernels", text="The kernel ran 1.10x faster on MI355X across 15 shapes.")
+ONE_WRONG = _explainer("The kernel runs on MI355X.", "It ran 1.2x faster.", "More shapes follow.")
+
+
+def test_a_repair_that_flags_more_numbers_is_not_taken() -> None:
+    worse = _explainer("The kernel runs on 9 MI355X.", "It ran 1.3x faster.", "16 shapes follow.")
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(ONE_WRONG), Reply.explainer(worse), Reply.explainer(worse))
+        engine = LLMEngine(settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000))
+        outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
+        # The first explainer stays: one flagged number, not four; no second round of the
+        # same request.
+        assert outcome.result.explainer.model_dump(exclude_none=True) == ONE_WRONG
+        assert [n.text for n in outcome.report.numbers if n.status.value != "supported"] == ["1.2x"]
+        assert outcome.state == ItemState.NEEDS_REVIEW and outcome.repairs == 1
+        assert len(stub.calls) == 2
+        # The rejected rewrite was paid for: its tokens are counted.
+        assert outcome.result.usage.calls == 2
+
+
+def test_a_repair_that_drops_sections_to_pass_is_not_published() -> None:
+    cut = {"title": "Kernels: faster on MI355X", "sections": [ONE_WRONG["sections"][0]]}
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(ONE_WRONG), Reply.explainer(cut))
+        engine = LLMEngine(settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000))
+        outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
+    assert len(outcome.result.explainer.sections) == 3
+    assert outcome.state == ItemState.NEEDS_REVIEW
+
+
+def test_a_repair_that_fixes_the_number_is_taken() -> None:
+    fixed = _explainer("The kernel runs on MI355X.", "It ran 1.10x faster.", "More shapes follow.")
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(ONE_WRONG), Reply.explainer(fixed))
+        engine = LLMEngine(settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000))
+        outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
+    assert outcome.result.explainer.model_dump(exclude_none=True) == fixed
+    assert outcome.state == ItemState.PUBLISHED and outcome.repairs == 1
