@@ -30,6 +30,7 @@ from service.errors import (
     InvalidAnswer,
     LLMRejected,
     LLMRetryable,
+    NothingToExplain,
     TemplateError,
 )
 from service.models import (
@@ -229,6 +230,13 @@ def test_an_enormous_answer_is_refused_without_reading_it_all_or_retrying(stub: 
     with pytest.raises(AnswerTooLarge, match="over 4194304 bytes"):
         make_engine(stub, llm_max_attempts=3).explain(SMALL, OPTIONS)
     assert len(stub.calls) == 1  # neither re-asked nor retried
+
+
+@pytest.mark.parametrize("text", ["", "  \n\n\t "])
+def test_a_post_without_text_is_refused_before_any_call(stub: StubLLM, text: str) -> None:
+    with pytest.raises(NothingToExplain, match="no text"):
+        make_engine(stub).explain(Article(title="Empty 2026 post", text=text), OPTIONS)
+    assert stub.calls == []
 
 
 def test_the_client_goes_through_the_proxy_of_the_environment(

@@ -23,7 +23,13 @@ from service.engines.llm.formats import (
     response_format,
 )
 from service.engines.llm.parts import blocks, split_for_context
-from service.errors import AnswerTruncated, EngineError, InvalidAnswer, LLMRejected
+from service.errors import (
+    AnswerTruncated,
+    EngineError,
+    InvalidAnswer,
+    LLMRejected,
+    NothingToExplain,
+)
 from service.models import Article, CheckReport, CheckStatus, Explainer, ExplainResult, Usage
 from service.prompts import EXPLAIN_SET, RenderedPrompt, load_set, set_version
 from service.ratelimit import RateLimiter, limiter_for
@@ -75,6 +81,11 @@ class LLMEngine:
     def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
         """Write an explainer; any ``EngineError`` carries ``extra["usage"]``, the tokens
         spent before it."""
+        if not article.text.strip():
+            # A model asked about an empty <post> answers anyway (with the title, or made
+            # up): paid for, and published when it has no digit. The extractive engine
+            # refuses the same article with the same error.
+            raise NothingToExplain("the article has no text to explain (empty content)")
         templates = self._templates(options)
         tally = _Tally()
         try:
