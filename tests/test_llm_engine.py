@@ -275,6 +275,16 @@ def test_client_errors_are_rejected_without_retry(stub: StubLLM, status: int) ->
     assert_explain_request(call)
 
 
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_says_the_key_is_wrong_whatever_the_server_words(
+    stub: StubLLM, status: int
+) -> None:
+    stub.push(Reply.error(status, "Forbidden" if status == 403 else "Unauthorized"))
+    with pytest.raises(LLMRejected, match=r"API key .*\(OPENAI_API_KEY\)"):
+        make_engine(stub, llm_max_attempts=4).explain(SMALL, OPTIONS)
+    assert len(stub.calls) == 1  # never retried
+
+
 # --- answers that are not explainers -----------------------------------------------------------
 
 

@@ -25,6 +25,10 @@ T = TypeVar("T")
 # A server refusing a response_format says so in its error text (llama.cpp answers 500).
 _MODE_REFUSAL = re.compile(r"response_format|json_schema|json_object|structured output", re.I)
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
+_KEY_REFUSED = {
+    401: "the API key is wrong, revoked or missing",
+    403: "the API key is not allowed to use this endpoint or model",
+}
 # An explainer is a few thousand tokens (tens of KiB of JSON); an answer of megabytes is a
 # broken or hostile server, and reading it whole would hold it in memory per worker thread.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
@@ -194,6 +198,14 @@ def _classify(exc: openai.APIStatusError, mode: ResponseMode) -> Exception:
         return LLMRetryable(
             f"LLM endpoint answered {status}: {exc.message}",
             retry_after=parse_retry_after(exc.response.headers),
+            status=status,
+        )
+    if status in _KEY_REFUSED:
+        # Servers word this many ways ("Unauthorized", "Forbidden", an HTML page): name
+        # the setting to fix, so that a failed item's reason says what to do.
+        return LLMRejected(
+            f"LLM endpoint rejected the request ({status}): {_KEY_REFUSED[status]} "
+            f"(OPENAI_API_KEY): {exc.message}",
             status=status,
         )
     return LLMRejected(
