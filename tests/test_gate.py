@@ -15,7 +15,8 @@ from service.gate import explain_and_check
 from service.models import Article, CheckStatus, ItemState
 from service.ratelimit import RateLimiter
 from service.store import tables as t
-from tests.conftest import explain_pending, llm_settings
+from tests.conftest import explain_pending, llm_settings, wait_for
+from tests.seed_db import add_feed, add_item
 from tests.stub_llm import Reply, StubLLM, settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,3 +138,34 @@ def test_a_repair_that_fixes_the_number_is_taken() -> None:
         outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
     assert outcome.result.explainer.model_dump(exclude_none=True) == fixed
     assert outcome.state == ItemState.PUBLISHED and outcome.repairs == 1
+
+
+def test_the_tokens_of_a_failed_attempt_are_on_the_bill(tmp_path: Path) -> None:
+    """Calls whose answers came to nothing are billed all the same: /stats counts them."""
+    with StubLLM() as stub:
+        # Not JSON twice (the re-ask included): the item fails after two paid calls.
+        stub.push(Reply.text("not an explainer"), Reply.text("still not one"))
+        settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            iid = add_item(
+                ctx.sessions,
+                add_feed(ctx.sessions),
+                title="Kernels",
+                text="The kernel ran 1.10x faster.",
+                state=ItemState.PENDING,
+            )
+            ctx.notify()
+
+            def failed() -> bool:
+                with ctx.sessions() as s:
+                    return str(s.get(t.Item, iid).state) == "failed"
+
+            wait_for(failed)
+            assert len(stub.calls) == 2
+            with ctx.sessions() as s:
+                (row,) = s.scalars(select(t.LLMCall).where(t.LLMCall.item_id == iid))
+                assert (row.purpose, row.model) == ("explain-failed", "stub-model")
+                assert row.prompt_tokens > 0 and row.completion_tokens > 0
+            (per_feed,) = client.get("/stats").json()["per_feed"]
+            assert per_feed["prompt_tokens"] == row.prompt_tokens

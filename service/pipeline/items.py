@@ -6,10 +6,12 @@ worker  -> process_item()      explain -> check (-> repair) -> store -> publish
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select
+from sqlalchemy.orm import Session
 
 from service import metrics, queue
 from service.errors import (
@@ -20,6 +22,7 @@ from service.gate import Outcome, explain_and_check
 from service.models import (
     Article,
     ItemState,
+    Usage,
 )
 from service.pipeline.base import PipelineBase, feed_options, insert_ignore
 from service.store import tables as t
@@ -60,6 +63,45 @@ _ITEM_AND_EXPLAINER = (
         t.Explainer.model == bindparam("model"),
     )
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _Spent:
+    """The tokens an attempt paid for before it failed (an engine error's
+    ``extra["usage"]`` and ``extra["cost_usd"]``): recorded as an LLM call row, so that
+    ``GET /stats`` counts what the endpoint will bill, not only what got stored."""
+
+    feed_id: int | None
+    model: str
+    usage: Usage
+    cost_usd: float
+
+    @classmethod
+    def of(cls, exc: PlainfeedError, feed_id: int | None, model: str) -> _Spent | None:
+        usage = exc.extra.get("usage")
+        if not isinstance(usage, Usage) or not usage.calls:
+            return None
+        cost = exc.extra.get("cost_usd")
+        return cls(feed_id, model, usage, float(cost) if isinstance(cost, int | float) else 0.0)
+
+    def record(self, s: Session, item_id: int) -> None:
+        s.execute(
+            insert(t.Base.metadata.tables[t.LLMCall.__tablename__]),
+            {
+                "item_id": item_id,
+                "feed_id": self.feed_id,
+                "model": self.model,
+                "purpose": "explain-failed",
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cost_usd": self.cost_usd,
+                "created_at": datetime.now(UTC),
+            },
+        )
+        metrics.LLM_CALLS.labels(self.model).inc(self.usage.calls)
+        metrics.LLM_TOKENS.labels(self.model, "prompt").inc(self.usage.prompt_tokens)
+        metrics.LLM_TOKENS.labels(self.model, "completion").inc(self.usage.completion_tokens)
+        metrics.LLM_COST.labels(self.model).inc(self.cost_usd)
 
 
 class Publishing(PipelineBase):
@@ -115,11 +157,12 @@ class Publishing(PipelineBase):
             )
         except LLMRetryable as exc:
             self.circuit.failure()
-            return self._retry_item(claim, owner, exc, getattr(exc, "retry_after", None))
+            spent = _Spent.of(exc, feed_id, model)
+            return self._retry_item(claim, owner, exc, exc.retry_after, spent)
         except PlainfeedError as exc:
             # Not transient (rejected request, invalid answer, no text): fail with reason.
             self.circuit.success()
-            return self._fail_item(claim, owner, exc)
+            return self._fail_item(claim, owner, exc, _Spent.of(exc, feed_id, model))
         except Exception as exc:
             log.exception("item %s crashed while explaining", claim.id)
             return self._retry_item(claim, owner, exc, None)
@@ -212,7 +255,12 @@ class Publishing(PipelineBase):
         return state.value
 
     def _retry_item(
-        self, claim: queue.Claim, owner: str, exc: BaseException, retry_after: float | None
+        self,
+        claim: queue.Claim,
+        owner: str,
+        exc: BaseException,
+        retry_after: float | None,
+        spent: _Spent | None = None,
     ) -> str:
         error = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"
         delay = queue.backoff_seconds(
@@ -221,6 +269,8 @@ class Publishing(PipelineBase):
         if retry_after:
             delay = max(delay, min(retry_after, self.settings.backoff_max))
         with transaction(self.sessions) as s:
+            if spent is not None:
+                spent.record(s, claim.id)
             again = queue.retry_later(
                 s,
                 queue.ITEMS,
@@ -235,13 +285,17 @@ class Publishing(PipelineBase):
         metrics.ITEM_OUTCOMES.labels("retry" if again else "failed").inc()
         return state.value
 
-    def _fail_item(self, claim: queue.Claim, owner: str, exc: PlainfeedError) -> str:
+    def _fail_item(
+        self, claim: queue.Claim, owner: str, exc: PlainfeedError, spent: _Spent | None = None
+    ) -> str:
         chain = [exc.detail]
         cause = exc.__cause__
         while cause is not None and len(chain) < 4:
             chain.append(f"{cause.__class__.__name__}: {cause}")
             cause = cause.__cause__
         with transaction(self.sessions) as s:
+            if spent is not None:
+                spent.record(s, claim.id)
             queue.finish(
                 s, queue.ITEMS, claim.id, owner, state="failed", last_error=" <- ".join(chain)
             )

@@ -79,8 +79,8 @@ class LLMEngine:
         return self.model, self._templates_version(options)
 
     def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
-        """Write an explainer; any ``EngineError`` carries ``extra["usage"]``, the tokens
-        spent before it."""
+        """Write an explainer; any ``EngineError`` carries ``extra["usage"]`` and
+        ``extra["cost_usd"]``, the tokens spent before it and their price."""
         if not article.text.strip():
             # A model asked about an empty <post> answers anyway (with the title, or made
             # up): paid for, and published when it has no digit. The extractive engine
@@ -91,7 +91,7 @@ class LLMEngine:
         try:
             explainer = self._explain(article, options, templates, tally)
         except EngineError as exc:
-            exc.extra["usage"] = tally.usage
+            self._charge(exc, tally)
             raise
         return self._result(explainer, tally.usage, set_version(templates))
 
@@ -151,7 +151,7 @@ class LLMEngine:
         try:
             explainer = self._ask(prompt, tally)
         except EngineError as exc:
-            exc.extra["usage"] = tally.usage
+            self._charge(exc, tally)
             raise
         # Usage and cost of the repair call(s) alone: the gate adds them to the result's.
         return result.model_copy(
@@ -196,6 +196,12 @@ class LLMEngine:
             )
             notes.append(self._ask(prompt, tally).model_dump_json(indent=1, exclude_none=True))
         return self._ask(templates["combine"].render({**common, "parts": notes}), tally)
+
+    def _charge(self, exc: EngineError, tally: _Tally) -> None:
+        """Tell the caller what a failed explain or repair spent: the orchestrator records
+        it, since the endpoint bills it whether or not an explainer came of it."""
+        exc.extra["usage"] = tally.usage
+        exc.extra["cost_usd"] = cost_usd(self.model, tally.usage, self.settings.prices)
 
     def _result(self, explainer: Explainer, usage: Usage, version: str) -> ExplainResult:
         return ExplainResult(
