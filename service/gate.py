@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from service import metrics
 from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import Engine, ExplainOptions
-from service.models import Article, CheckReport, CheckStatus, ExplainResult, ItemState
+from service.errors import EngineError
+from service.models import (
+    Article,
+    CheckReport,
+    CheckStatus,
+    ExplainResult,
+    ItemState,
+    Usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,27 @@ def explain_and_check(
     report = _check(result, article)
     repairs = 0
     while not report.ok and repairs < repair_rounds:
-        repaired = engine.repair(article, result, report, options)
+        try:
+            repaired = engine.repair(article, result, report, options)
+        except EngineError as exc:
+            # The explainer is paid for and checked: a repair call that fails (503s past
+            # the retries, an invalid rewrite) leaves it to a person, with its report,
+            # instead of throwing it away to be written and paid for again.
+            log.warning(
+                "repair round %d failed, the explainer waits for review: %s", repairs + 1, exc
+            )
+            usage = exc.extra.get("usage")
+            if isinstance(usage, Usage) and usage.calls:
+                repairs += 1
+                cost = exc.extra.get("cost_usd")
+                result = result.model_copy(
+                    update={
+                        "usage": result.usage + usage,
+                        "cost_usd": result.cost_usd
+                        + (float(cost) if isinstance(cost, int | float) else 0.0),
+                    }
+                )
+            break
         if repaired is None:
             break
         repairs += 1

@@ -169,3 +169,19 @@ def test_the_tokens_of_a_failed_attempt_are_on_the_bill(tmp_path: Path) -> None:
                 assert row.prompt_tokens > 0 and row.completion_tokens > 0
             (per_feed,) = client.get("/stats").json()["per_feed"]
             assert per_feed["prompt_tokens"] == row.prompt_tokens
+
+
+def test_a_failing_repair_call_keeps_the_paid_explainer_for_review() -> None:
+    with StubLLM() as stub:
+        # The explainer comes; every try of the repair call meets a 503.
+        stub.push(Reply.explainer(ONE_WRONG), *[Reply.error(503, "overloaded")] * 3)
+        engine = LLMEngine(
+            settings_for(stub, llm_max_attempts=3),
+            modes=ModeMemory(),
+            limiter=RateLimiter(4, 60_000),
+        )
+        outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
+        assert len(stub.calls) == 4  # the explain call and three tries of one repair call
+    assert outcome.result.explainer.model_dump(exclude_none=True) == ONE_WRONG
+    assert outcome.state == ItemState.NEEDS_REVIEW
+    assert outcome.result.usage.calls == 1  # the 503s answered no tokens
