@@ -309,6 +309,41 @@ def test_garbage_then_valid_reasks_with_the_validation_error(stub: StubLLM) -> N
     assert result.usage.calls == 2
 
 
+@pytest.mark.parametrize("content", ["", json.dumps(VALID)])
+def test_a_content_filtered_answer_is_neither_taken_nor_asked_again(
+    stub: StubLLM, content: str
+) -> None:
+    message = {"role": "assistant", "content": content}
+    stub.push(Reply.choice({"message": message, "finish_reason": "content_filter"}))
+    with pytest.raises(InvalidAnswer, match="content filter withheld the 'explain' answer"):
+        make_engine(stub).explain(SMALL, OPTIONS)
+    assert len(stub.calls) == 1
+
+
+def test_a_tool_call_instead_of_content_is_named_in_the_reask(stub: StubLLM) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "explainer", "arguments": "{}"}}
+    stub.push(
+        Reply.choice(
+            {
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+            }
+        ),
+        Reply.explainer(VALID),
+    )
+    result = make_engine(stub).explain(SMALL, OPTIONS)
+    assert result.explainer.title == VALID["title"]
+    reask = stub.calls[1]["messages"][3]["content"]
+    assert "called a tool (explainer) instead of writing the JSON" in reask
+
+
+def test_a_refusal_is_named_in_the_error(stub: StubLLM) -> None:
+    refused = {"role": "assistant", "content": None, "refusal": "I cannot help with that."}
+    stub.push(*[Reply.choice({"message": refused, "finish_reason": "stop"})] * 2)
+    with pytest.raises(InvalidAnswer, match="the model refused: I cannot help with that"):
+        make_engine(stub).explain(SMALL, OPTIONS)
+
+
 def test_wrong_shape_reask_names_the_field(stub: StubLLM) -> None:
     stub.push(Reply.explainer({"title": "T", "sections": []}), Reply.explainer(VALID))
     make_engine(stub).explain(SMALL, OPTIONS)

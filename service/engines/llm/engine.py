@@ -48,6 +48,21 @@ class _Tally:
     usage: Usage = field(default_factory=Usage)
 
 
+def _instead(message: Any) -> str | None:
+    """What an answer's message holds instead of text: a refusal (structured outputs) or
+    tool calls (a server or model that calls a tool unasked). ``None`` when nothing."""
+    refusal = getattr(message, "refusal", None)
+    if refusal:
+        return f"the model refused: {str(refusal)[:300]}"
+    calls = getattr(message, "tool_calls", None) or []
+    if calls:
+        names = ", ".join(
+            str(getattr(getattr(c, "function", None), "name", None) or "?") for c in calls
+        )
+        return f"the model called a tool ({names}) instead of writing the JSON"
+    return None
+
+
 class LLMEngine:
     """Explains articles through an OpenAI-compatible chat-completions endpoint."""
 
@@ -221,7 +236,16 @@ class LLMEngine:
         max_tokens = min(prompt.max_tokens or limit, limit)
         reasked = grown = False
         while True:
-            content, finish = self._complete(messages, prompt.temperature, max_tokens, tally)
+            content, finish, instead = self._complete(
+                messages, prompt.temperature, max_tokens, tally
+            )
+            if finish == "content_filter":
+                # The endpoint withheld the answer (Azure, some proxies): asking the same
+                # again meets the same filter, and what did come is not the whole answer.
+                raise InvalidAnswer(
+                    f"the endpoint's content filter withheld the {prompt.name!r} answer"
+                    + (f" ({instead})" if instead else "")
+                )
             if finish == "length":
                 if not grown:
                     grown = True
@@ -231,6 +255,8 @@ class LLMEngine:
                     f"the {prompt.name!r} answer was cut at max_tokens={max_tokens}"
                 )
             try:
+                if instead and not content.strip():
+                    raise ValueError(f"the answer has no content: {instead}")
                 return parse_explainer(content)
             except ValueError as exc:
                 if reasked:
@@ -251,9 +277,10 @@ class LLMEngine:
         temperature: float,
         max_tokens: int,
         tally: _Tally,
-    ) -> tuple[str, str | None]:
+    ) -> tuple[str, str | None, str | None]:
         """One chat completion (retried, stepping down response formats as refused):
-        the answer text and finish reason."""
+        the answer text, the finish reason, and what the answer holds instead of text
+        (a refusal, a tool call), if anything."""
         while True:
             mode = self.modes.get(self.mode_key)
             try:
@@ -272,9 +299,9 @@ class LLMEngine:
                 calls=1,
             )
             if not response.choices:
-                return "", "stop"
+                return "", "stop", "the endpoint answered no choices"
             choice = response.choices[0]
-            return choice.message.content or "", choice.finish_reason
+            return choice.message.content or "", choice.finish_reason, _instead(choice.message)
 
     def _request(
         self,
