@@ -4,6 +4,7 @@ of each kind of answer."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -483,6 +484,30 @@ def test_long_post_goes_through_explain_part_and_combine(stub: StubLLM) -> None:
     assert note.model_dump_json(indent=1, exclude_none=True) in user
     assert result.usage.calls == len(parts) + 1
     assert sum(len(p) for p in parts) >= len(text.strip()) - 2 * len(parts)
+
+
+def test_the_notes_of_a_very_long_post_are_merged_in_calls_that_fit_the_context(
+    stub: StubLLM,
+) -> None:
+    # 40 sections of about 1,900 characters: 40 parts at the smallest context, and 40
+    # notes, far more text than one combining call may send.
+    sections = [f"# Topic {n}\n\n" + "The kernel reads data. " * 80 for n in range(40)]
+    article = Article(title="A very long post", text="\n\n".join(sections))
+    budget = 2000
+    parts = split_for_context(article.text, budget)
+    assert len(parts) == 40
+    result = make_engine(stub, llm_context_chars=budget).explain(article, OPTIONS)
+
+    combines = [c for c in stub.calls if "<notes part=" in c["messages"][1]["content"]]
+    assert len(stub.calls) == len(parts) + len(combines)
+    for call in combines:
+        user = call["messages"][1]["content"]
+        notes = re.findall(r"<notes part=\"\d+\">\n(.*?)\n</notes>", user, re.S)
+        # Two notes at least (merging ends), and no more than the context holds, give or
+        # take the one note a group may take past it.
+        assert len(notes) >= 2
+        assert sum(map(len, notes)) <= budget + max(map(len, notes))
+    assert result.usage.calls == len(stub.calls)
 
 
 # --- repair ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from service.engines.llm.formats import (
     reask,
     response_format,
 )
-from service.engines.llm.parts import blocks, split_for_context
+from service.engines.llm.parts import blocks, group_notes, split_for_context
 from service.errors import (
     AnswerTruncated,
     EngineError,
@@ -210,7 +210,17 @@ class LLMEngine:
                 {**common, "text": part, "part_number": number, "part_count": len(parts)}
             )
             notes.append(self._ask(prompt, tally).model_dump_json(indent=1, exclude_none=True))
-        return self._ask(templates["combine"].render({**common, "parts": notes}), tally)
+        # The notes of a very long post (hundreds of parts) are longer than the context
+        # themselves: merge them in groups that fit, then merge the merges.
+        while True:
+            groups = group_notes(notes, self.settings.llm_context_chars)
+            merged = [
+                self._ask(templates["combine"].render({**common, "parts": group}), tally)
+                for group in groups
+            ]
+            if len(merged) == 1:
+                return merged[0]
+            notes = [m.model_dump_json(indent=1, exclude_none=True) for m in merged]
 
     def _charge(self, exc: EngineError, tally: _Tally) -> None:
         """Tell the caller what a failed explain or repair spent: the orchestrator records

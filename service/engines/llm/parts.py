@@ -73,3 +73,25 @@ def split_for_context(text: str, budget: int) -> list[str]:
             if block:
                 pieces.append(block)
     return _pack(pieces, budget)
+
+
+def group_notes(notes: Sequence[str], budget: int) -> list[list[str]]:
+    """Consecutive notes in groups of at most ``budget`` characters for one combining call
+    each; one group when all fit.
+
+    A group takes at least two notes even past the budget (a note is an answer, at most
+    ``max_tokens`` long, so two overshoot by little): each round of merging then at least
+    halves the notes, and merging ends."""
+    groups: list[list[str]] = []
+    size = 0
+    for note in notes:
+        if groups and (len(groups[-1]) < 2 or size + len(note) <= budget):
+            groups[-1].append(note)
+            size += len(note)
+        else:
+            groups.append([note])
+            size = len(note)
+    if len(groups) > 1 and len(groups[-1]) == 1:
+        # A lone last note would be "merged" by itself: it joins the group before it.
+        groups[-2].extend(groups.pop())
+    return groups
