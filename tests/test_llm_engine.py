@@ -510,6 +510,26 @@ def test_the_notes_of_a_very_long_post_are_merged_in_calls_that_fit_the_context(
     assert result.usage.calls == len(stub.calls)
 
 
+def test_a_retry_after_a_failed_part_does_not_pay_for_the_answered_parts_again(
+    stub: StubLLM,
+) -> None:
+    sections = [f"# Topic {n}\n\n" + "The kernel reads data. " * 80 for n in range(3)]
+    article = Article(title="A long post", text="\n\n".join(sections))
+    engine = make_engine(stub, llm_context_chars=2000, llm_max_attempts=2)
+    # Parts 1 and 2 are answered; part 3 meets 503s until the tries run out.
+    stub.push(Reply("default"), Reply("default"), *[Reply.error(503, "overloaded")] * 2)
+    with pytest.raises(LLMRetryable):
+        engine.explain(article, OPTIONS)
+    assert len(stub.calls) == 4
+    stub.clear_calls()
+    # The item's retry: part 3 and the combining call, nothing more.
+    result = engine.explain(article, OPTIONS)
+    users = [c["messages"][1]["content"] for c in stub.calls]
+    assert len(users) == 2
+    assert "Part 3 of 3" in users[0] and "Notes on the 3 parts" in users[1]
+    assert result.usage.calls == 2  # what this attempt paid for
+
+
 # --- repair ----------------------------------------------------------------------------------
 
 

@@ -5,6 +5,10 @@ cut one; repair of flagged sentences; tokens and cost of every call."""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +67,40 @@ def _instead(message: Any) -> str | None:
     return None
 
 
+class _NoteMemo:
+    """The notes on parts already answered, by model and exact prompt (thread-safe, the
+    newest ``size`` kept).
+
+    A long post is many paid calls before the combining one; when a later call fails (a
+    503 past the retries, the process's workers retry the item later), the parts already
+    answered are not asked, nor paid for, again. The engine is shared by the process's
+    worker threads, so any of them retrying the item finds them."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._notes: OrderedDict[str, Explainer] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(model: str, prompt: RenderedPrompt) -> str:
+        text = json.dumps([model, prompt.version, prompt.messages], ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get(self, key: str) -> Explainer | None:
+        with self._lock:
+            note = self._notes.get(key)
+            if note is not None:
+                self._notes.move_to_end(key)
+            return note
+
+    def put(self, key: str, note: Explainer) -> None:
+        with self._lock:
+            self._notes[key] = note
+            self._notes.move_to_end(key)
+            while len(self._notes) > self._size:
+                self._notes.popitem(last=False)
+
+
 class LLMEngine:
     """Explains articles through an OpenAI-compatible chat-completions endpoint."""
 
@@ -87,6 +125,7 @@ class LLMEngine:
             self.endpoint, settings.llm_max_concurrency, settings.llm_rpm
         )
         self.modes = modes or SHARED_MODES
+        self.notes = _NoteMemo()
 
     # -- Engine protocol ------------------------------------------------------------------
 
@@ -209,7 +248,12 @@ class LLMEngine:
             prompt = templates["explain-part"].render(
                 {**common, "text": part, "part_number": number, "part_count": len(parts)}
             )
-            notes.append(self._ask(prompt, tally).model_dump_json(indent=1, exclude_none=True))
+            key = _NoteMemo.key(self.model, prompt)
+            note = self.notes.get(key)
+            if note is None:
+                note = self._ask(prompt, tally)
+                self.notes.put(key, note)
+            notes.append(note.model_dump_json(indent=1, exclude_none=True))
         # The notes of a very long post (hundreds of parts) are longer than the context
         # themselves: merge them in groups that fit, then merge the merges.
         while True:
