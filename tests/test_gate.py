@@ -185,3 +185,31 @@ def test_a_failing_repair_call_keeps_the_paid_explainer_for_review() -> None:
     assert outcome.result.explainer.model_dump(exclude_none=True) == ONE_WRONG
     assert outcome.state == ItemState.NEEDS_REVIEW
     assert outcome.result.usage.calls == 1  # the 503s answered no tokens
+
+
+def test_a_template_that_does_not_load_fails_the_item_with_its_reason(tmp_path: Path) -> None:
+    override = tmp_path / "templates"
+    override.mkdir()
+    (override / "explain.md").write_text("---\nname: explain\n---\nno blocks\n", encoding="utf-8")
+    with StubLLM() as stub:
+        settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            feed = add_feed(ctx.sessions, template_dir=str(override))
+            iid = add_item(
+                ctx.sessions, feed, title="Kernels", text="It ran.", state=ItemState.PENDING
+            )
+            ctx.notify()
+
+            def failed() -> t.Item | None:
+                with ctx.sessions() as s:
+                    item = s.get(t.Item, iid)
+                    return item if str(item.state) == "failed" else None
+
+            # At once, not after the job's lease (60 s) ran out attempt after attempt.
+            item = wait_for(failed, timeout=10)
+            assert item.attempts == 1
+            assert "explain.md: bad front matter: description: Field required" in str(
+                item.last_error
+            )
+        assert stub.calls == []

@@ -130,12 +130,18 @@ class Publishing(PipelineBase):
             item, feed = rows[0][0], rows[0][1]
             options = feed_options(feed)
             article = article_of(item)
-            model, prompt_version = self.engine.identity(options)
             feed_id = item.feed_id
-            done = next(
-                (r for r in rows if (r.prompt_version, r.model) == (prompt_version, model)),
-                None,
-            )
+        try:
+            model, prompt_version = self.engine.identity(options)
+        except PlainfeedError as exc:
+            # A template that does not load (a feed's override, an edit of prompts/):
+            # failing here keeps the reason; escaping, it left the job to its lease, and
+            # every attempt after ran out too, ending in "the worker died".
+            return self._fail_item(claim, owner, exc)
+        done = next(
+            (r for r in rows if (r.prompt_version, r.model) == (prompt_version, model)),
+            None,
+        )
         if done is not None:
             # The effect happened already (a redelivery, or a worker died after storing):
             # never explain the same (content, prompt, model) twice.
