@@ -345,6 +345,14 @@ def test_a_refusal_is_named_in_the_error(stub: StubLLM) -> None:
         make_engine(stub).explain(SMALL, OPTIONS)
 
 
+def test_an_answer_nested_too_deep_is_invalid_not_a_crash(stub: StubLLM) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    stub.push(Reply.text(deep), Reply.text(deep))
+    with pytest.raises(InvalidAnswer, match=r"not JSON \(nested too deep\)"):
+        make_engine(stub).explain(SMALL, OPTIONS)
+    assert len(stub.calls) == 2  # re-asked once, as any answer that is not JSON
+
+
 def test_wrong_shape_reask_names_the_field(stub: StubLLM) -> None:
     stub.push(Reply.explainer({"title": "T", "sections": []}), Reply.explainer(VALID))
     make_engine(stub).explain(SMALL, OPTIONS)

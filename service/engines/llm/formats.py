@@ -104,12 +104,16 @@ def extract_json(text: str) -> Any:
     start, end = stripped.find("{"), stripped.rfind("}")
     if 0 <= start < end:
         candidates.append(stripped[start : end + 1])
-    error: json.JSONDecodeError | None = None
+    error: Exception | None = None
     for candidate in candidates:
         try:
             return json.loads(candidate)
         except json.JSONDecodeError as exc:
             error = error or exc
+        except RecursionError:
+            # Arrays nested thousands deep ("[[[[..."): the decoder recurses per level.
+            # Not JSON an explainer could be, and not a crash of the worker either.
+            error = error or ValueError("nested too deep")
     raise ValueError(f"the answer is not JSON ({error})")
 
 
