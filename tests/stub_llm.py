@@ -51,6 +51,7 @@ REPLY_KINDS = (
     "drip",  # body (optional): the explainer, sent 16 bytes every ``seconds``
     "huge",  # body: the size in bytes of a content of "a"s (a runaway server)
     "choice",  # body: the whole first choice (content_filter, tool_calls, refusal...)
+    "body",  # body: the whole answer's JSON, whatever it is (not a chat completion)
 )
 
 
@@ -123,6 +124,10 @@ class Reply:
     @classmethod
     def choice(cls, choice: Mapping[str, Any]) -> Reply:
         return cls("choice", body=dict(choice))
+
+    @classmethod
+    def whole(cls, body: Any) -> Reply:
+        return cls("body", body=body)
 
 
 @dataclass(frozen=True)
@@ -320,6 +325,8 @@ class StubLLM:
             )
         if reply.kind == "reject_schema":
             return _error(500, "json_schema is not supported: failed to parse grammar")
+        if reply.kind == "body":
+            return 200, {}, reply.body
         body = reply.body if reply.body is not None else default_explainer(user_text)
         finish = "stop"
         headers: dict[str, str] = {}

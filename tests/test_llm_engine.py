@@ -29,6 +29,7 @@ from service.errors import (
     AnswerTruncated,
     ConfigError,
     InvalidAnswer,
+    LLMError,
     LLMRejected,
     LLMRetryable,
     NothingToExplain,
@@ -351,6 +352,31 @@ def test_an_answer_nested_too_deep_is_invalid_not_a_crash(stub: StubLLM) -> None
     with pytest.raises(InvalidAnswer, match=r"not JSON \(nested too deep\)"):
         make_engine(stub).explain(SMALL, OPTIONS)
     assert len(stub.calls) == 2  # re-asked once, as any answer that is not JSON
+
+
+@pytest.mark.parametrize("body", ["<html>It works!</html>", [1, 2]])
+def test_an_answer_that_is_no_chat_completion_says_so(stub: StubLLM, body: object) -> None:
+    # A base URL without /v1 reaches a server's HTML page, answered 200.
+    stub.push(Reply.whole(body))
+    with pytest.raises(LLMError, match=r"not a chat completion .*OPENAI_BASE_URL"):
+        make_engine(stub).explain(SMALL, OPTIONS)
+    assert len(stub.calls) == 1
+
+
+def test_a_choice_without_a_message_is_reasked(stub: StubLLM) -> None:
+    stub.push(Reply.choice({"finish_reason": "stop"}), Reply.explainer(VALID))
+    result = make_engine(stub).explain(SMALL, OPTIONS)
+    assert result.explainer.title == VALID["title"]
+    assert "a choice without a message" in stub.calls[1]["messages"][3]["content"]
+
+
+def test_content_as_a_list_of_parts_and_odd_usage_are_read(stub: StubLLM) -> None:
+    parts = [{"type": "text", "text": json.dumps(VALID)[:20]}, {"text": json.dumps(VALID)[20:]}]
+    message = {"role": "assistant", "content": parts}
+    stub.push(Reply.choice({"message": message, "finish_reason": "stop"}))
+    result = make_engine(stub).explain(SMALL, OPTIONS)
+    assert result.explainer.title == VALID["title"]
+    assert result.usage.calls == 1
 
 
 def test_wrong_shape_reask_names_the_field(stub: StubLLM) -> None:

@@ -31,6 +31,7 @@ from service.errors import (
     AnswerTruncated,
     EngineError,
     InvalidAnswer,
+    LLMError,
     LLMRejected,
     NothingToExplain,
 )
@@ -50,6 +51,56 @@ class _Tally:
     """The tokens one explain or repair has spent so far."""
 
     usage: Usage = field(default_factory=Usage)
+
+
+def _tokens(usage: Any, name: str) -> int:
+    value = getattr(usage, name, None)
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)  # a server that writes its counts as strings
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _text(content: Any) -> str:
+    """A message's content as text: a string, or the text of a list of content parts
+    (servers that answer in the parts form of requests)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = (p.get("text") if isinstance(p, dict) else getattr(p, "text", "") for p in content)
+        return "".join(str(t or "") for t in texts)
+    return ""
+
+
+def _read_completion(response: Any) -> tuple[Usage, str, str | None, str | None]:
+    """The tokens, text, finish reason and what came instead of text (see ``_instead``)
+    of a chat completion, whatever of it the server left out or wrote in another shape.
+
+    The client hands over what it parsed without validating it: a body that is no chat
+    completion (an HTML page at a wrong base URL comes as a str) would otherwise raise
+    AttributeError, which the worker takes for a crash and retries as one."""
+    if isinstance(response, str | bytes) or not hasattr(response, "choices"):
+        shown = str(response)[:200]
+        raise LLMError(
+            f"the LLM endpoint's answer is not a chat completion (is OPENAI_BASE_URL the "
+            f"API's base, ending in /v1?): {shown!r}"
+        )
+    raw_usage = getattr(response, "usage", None)
+    usage = Usage(
+        prompt_tokens=_tokens(raw_usage, "prompt_tokens"),
+        completion_tokens=_tokens(raw_usage, "completion_tokens"),
+        calls=1,
+    )
+    choices = getattr(response, "choices", None)
+    if not choices:
+        error = getattr(response, "error", None)
+        why = f": {str(error)[:300]}" if error else ""
+        return usage, "", "stop", f"the endpoint answered no choices{why}"
+    choice = choices[0]
+    finish = getattr(choice, "finish_reason", None)
+    message = getattr(choice, "message", None)
+    if message is None:
+        return usage, "", finish, "the endpoint answered a choice without a message"
+    return usage, _text(getattr(message, "content", None)), finish, _instead(message)
 
 
 def _instead(message: Any) -> str | None:
@@ -346,16 +397,9 @@ class LLMEngine:
                 if self.modes.step_down(self.mode_key, mode) is None:
                     raise LLMRejected(f"the endpoint refused every answer format: {exc}") from exc
                 continue
-            usage = response.usage
-            tally.usage = tally.usage + Usage(
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
-                calls=1,
-            )
-            if not response.choices:
-                return "", "stop", "the endpoint answered no choices"
-            choice = response.choices[0]
-            return choice.message.content or "", choice.finish_reason, _instead(choice.message)
+            usage, content, finish, instead = _read_completion(response)
+            tally.usage = tally.usage + usage
+            return content, finish, instead
 
     def _request(
         self,
