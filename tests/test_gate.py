@@ -213,3 +213,40 @@ def test_a_template_that_does_not_load_fails_the_item_with_its_reason(tmp_path: 
                 item.last_error
             )
         assert stub.calls == []
+
+
+def test_an_item_that_never_reached_the_model_does_not_close_the_circuit(
+    tmp_path: Path,
+) -> None:
+    """Two upstream failures open a circuit of threshold 2, even with an item between
+    them that failed before any call (no text): it says nothing of the endpoint."""
+    with StubLLM() as stub:
+        settings = llm_settings(
+            f"sqlite:///{tmp_path / 'g.db'}",
+            stub.url,
+            circuit_threshold=2,
+            llm_max_attempts=1,
+            backoff_base=3600,
+        )
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            feed = add_feed(ctx.sessions)
+
+            def settle(title: str, text: str, *replies: Reply) -> str:
+                stub.push(*replies)
+                iid = add_item(ctx.sessions, feed, title=title, text=text, state=ItemState.PENDING)
+                ctx.notify()
+
+                def attempted() -> str | None:
+                    with ctx.sessions() as s:
+                        item = s.get(t.Item, iid)
+                        return str(item.state) if item.last_error else None
+
+                return str(wait_for(attempted, timeout=10))
+
+            assert settle("One", "The kernel ran.", Reply.error(503, "down")) == "pending"
+            assert settle("Two", "") == "failed"  # NothingToExplain, no call
+            assert ctx.pipeline.circuit.state == "closed"
+            assert settle("Three", "The kernel ran.", Reply.error(503, "down")) == "pending"
+            assert ctx.pipeline.circuit.state == "open"
+            assert len(stub.calls) == 2

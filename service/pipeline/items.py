@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from service import metrics, queue
 from service.errors import (
+    LLMError,
     LLMRetryable,
     PlainfeedError,
 )
@@ -167,7 +168,10 @@ class Publishing(PipelineBase):
             return self._retry_item(claim, owner, exc, exc.retry_after, spent)
         except PlainfeedError as exc:
             # Not transient (rejected request, invalid answer, no text): fail with reason.
-            self.circuit.success()
+            if isinstance(exc, LLMError):
+                # The endpoint answered, if not well. An error before any call (no text, a
+                # template) says nothing of it: the worker gives back a trial it held.
+                self.circuit.success()
             return self._fail_item(claim, owner, exc, _Spent.of(exc, feed_id, model))
         except Exception as exc:
             log.exception("item %s crashed while explaining", claim.id)
