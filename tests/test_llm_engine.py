@@ -399,7 +399,7 @@ def test_garbage_twice_is_invalid_answer(stub: StubLLM) -> None:
 
 def test_cut_by_length_retries_once_with_more_tokens(stub: StubLLM) -> None:
     stub.push(Reply.length(VALID), Reply.explainer(VALID))
-    result = make_engine(stub).explain(SMALL, OPTIONS)
+    result = make_engine(stub, llm_max_output_tokens=8192).explain(SMALL, OPTIONS)
     first, second = stub.calls
     assert_explain_request(first, max_tokens=3000)
     assert_explain_request(second, max_tokens=6000)
@@ -409,8 +409,18 @@ def test_cut_by_length_retries_once_with_more_tokens(stub: StubLLM) -> None:
 def test_cut_by_length_twice_is_answer_truncated(stub: StubLLM) -> None:
     stub.push(Reply.length(VALID), Reply.length(VALID))
     with pytest.raises(AnswerTruncated, match="max_tokens=6000"):
-        make_engine(stub).explain(SMALL, OPTIONS)
+        make_engine(stub, llm_max_output_tokens=8192).explain(SMALL, OPTIONS)
     assert [c["max_tokens"] for c in stub.calls] == [3000, 6000]
+
+
+@pytest.mark.parametrize(("limit", "sent"), [(4096, [3000, 4096]), (3000, [3000])])
+def test_more_tokens_for_a_cut_answer_stay_within_the_output_limit(
+    stub: StubLLM, limit: int, sent: list[int]
+) -> None:
+    stub.push(Reply.length(VALID), Reply.length(VALID))
+    with pytest.raises(AnswerTruncated, match=f"max_tokens={sent[-1]}"):
+        make_engine(stub, llm_max_output_tokens=limit).explain(SMALL, OPTIONS)
+    assert [c["max_tokens"] for c in stub.calls] == sent
 
 
 def test_cut_twice_on_a_post_with_headings_goes_part_wise(stub: StubLLM) -> None:

@@ -352,9 +352,12 @@ class LLMEngine:
                     + (f" ({instead})" if instead else "")
                 )
             if finish == "length":
-                if not grown:
+                if not grown and max_tokens < limit:
+                    # Twice the tokens, within PLAINFEED_LLM_MAX_OUTPUT_TOKENS: a server
+                    # answers a max_tokens past its model's output limit with a 400, which
+                    # fails the item where a cut answer goes part-wise.
                     grown = True
-                    max_tokens *= 2
+                    max_tokens = min(max_tokens * 2, limit)
                     continue
                 raise AnswerTruncated(
                     f"the {prompt.name!r} answer was cut at max_tokens={max_tokens}"
