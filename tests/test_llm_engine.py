@@ -628,6 +628,29 @@ def test_repair_sends_the_flagged_numbers_and_takes_the_rewrite(stub: StubLLM) -
     assert after.prompt_version == engine.identity(OPTIONS)[1]
 
 
+def test_the_repair_of_a_long_post_is_shown_the_passage_of_the_flagged_claim(
+    stub: StubLLM,
+) -> None:
+    filler = [f"# Topic {n}\n\nThe kernel reads data from disk in batches. " * 3 for n in range(60)]
+    claim = "The cache hit rate rose to 97% on the Zephyr cluster."
+    article = Article(title="Caches", text="\n\n".join([*filler, "# Results\n\n" + claim]))
+    wrong = "The cache hit rate rose to 99% on the Zephyr cluster."
+    before = _result({"title": "Caches", "sections": [{"heading": "A", "paragraphs": [wrong]}]})
+    report = CheckReport(
+        numbers=[
+            NumberVerdict(
+                text="99%", kind="quantity", status=CheckStatus.UNSUPPORTED, sentence=wrong
+            )
+        ]
+    )
+    engine = make_engine(stub, llm_context_chars=2000)
+    assert engine.repair(article, before, report, OPTIONS) is not None
+    user = stub.calls[0]["messages"][1]["content"]
+    post = user[user.index("<post>") : user.index("</post>")]
+    assert claim in post  # the last block of the post, not its first 2,000 characters
+    assert len(post) <= 2000 + len("<post>\n")
+
+
 def test_repair_without_flagged_numbers_sends_nothing(stub: StubLLM) -> None:
     before = _result(VALID)
     report = CheckReport(

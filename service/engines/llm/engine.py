@@ -26,7 +26,7 @@ from service.engines.llm.formats import (
     reask,
     response_format,
 )
-from service.engines.llm.parts import blocks, group_notes, split_for_context
+from service.engines.llm.parts import blocks, group_notes, passages_for, split_for_context
 from service.errors import (
     AnswerTruncated,
     EngineError,
@@ -239,9 +239,10 @@ class LLMEngine:
         if not flagged:
             return None  # nothing this engine can fix
         templates = self._templates(options)
-        text = article.text
-        if len(text) > self.settings.llm_context_chars:
-            text = text[: self.settings.llm_context_chars] + "\n\n(the post goes on; cut here)"
+        # A post longer than the context: the passages the flagged sentences speak of.
+        text = passages_for(
+            article.text, [n.sentence for n in flagged], self.settings.llm_context_chars
+        )
         prompt = templates["repair"].render(
             {
                 "title": article.title,

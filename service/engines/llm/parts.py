@@ -95,3 +95,41 @@ def group_notes(notes: Sequence[str], budget: int) -> list[list[str]]:
         # A lone last note would be "merged" by itself: it joins the group before it.
         groups[-2].extend(groups.pop())
     return groups
+
+
+_WORD = re.compile(r"[^\W_]{3,}")
+_GAP = "\n\n[...]\n\n"
+
+
+def passages_for(text: str, sentences: Sequence[str], budget: int) -> str:
+    """The blocks of ``text`` nearest to ``sentences`` (by the words they share), in the
+    post's order and within ``budget`` characters; ``[...]`` marks what is left out.
+
+    The repair of a post longer than the context sees these instead of the post's first
+    ``budget`` characters: a claim from its second half would otherwise find no number
+    in what the model is shown, and the prompt has it drop the claim."""
+    if len(text) <= budget:
+        return text
+    wanted = {w.casefold() for s in sentences for w in _WORD.findall(s)}
+    found = blocks(text)
+    ranked = sorted(
+        range(len(found)),
+        key=lambda i: (-len(wanted & {w.casefold() for w in _WORD.findall(found[i])}), i),
+    )
+    chosen: set[int] = set()
+    size = 0
+    for i in ranked:
+        cost = len(found[i]) + len(_GAP)
+        if size + cost > budget:
+            continue
+        chosen.add(i)
+        size += cost
+    out: list[str] = []
+    for i in range(len(found)):
+        if i in chosen:
+            out.append(found[i])
+        elif not out or out[-1] != "[...]":
+            out.append("[...]")
+    if not chosen:  # one block larger than the budget: its start, as before
+        return text[: budget - len(_GAP)] + _GAP.rstrip()
+    return "\n\n".join(out)
