@@ -250,3 +250,21 @@ def test_an_item_that_never_reached_the_model_does_not_close_the_circuit(
             assert settle("Three", "The kernel ran.", Reply.error(503, "down")) == "pending"
             assert ctx.pipeline.circuit.state == "open"
             assert len(stub.calls) == 2
+
+
+def test_the_tokens_of_a_synchronous_explain_are_on_the_bill(tmp_path: Path) -> None:
+    """POST /explain pays for LLM calls as the workers do: /stats counts them, answered
+    or failed."""
+    with StubLLM() as stub:
+        settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
+        with TestClient(create_app(settings, workers=0)) as client:
+            post = {"title": "Kernels", "text": "The kernel ran faster on the new chip."}
+            answered = client.post("/explain", json=post)
+            assert answered.status_code == 200, answered.text
+            usage = answered.json()["usage"]
+            stub.push(Reply.text("not an explainer"), Reply.text("still not one"))
+            assert client.post("/explain", json=post).status_code == 502
+            (day,) = client.get("/stats").json()["per_day"]
+            assert day["calls"] == 2  # one row each
+            assert day["prompt_tokens"] > usage["prompt_tokens"] > 0
+        assert len(stub.calls) == usage["calls"] + 2

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from sqlalchemy import String, func, select
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from service import clean, fetch, render
@@ -19,8 +20,9 @@ from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, Unprocessable
 from service.gate import explain_and_check
 from service.models import Article
+from service.pipeline.base import Spent
 from service.store import tables as t
-from service.store.db import ping
+from service.store.db import ping, transaction
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +149,18 @@ def _one_source(body: PostIn) -> None:
         raise Unprocessable(f"give exactly one of {', '.join(_SOURCES)}")
 
 
+def _record_spent(ctx: Ctx, spent: Spent | None) -> None:
+    if spent is None:
+        return
+    try:
+        with transaction(ctx.sessions) as s:
+            spent.record(s, None, "explain-sync")
+    except SQLAlchemyError:
+        # The explainer is the caller's answer: a database that cannot take the row
+        # costs the count, not the answer.
+        log.warning("the tokens of a synchronous explain were not recorded", exc_info=True)
+
+
 def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     from service.engines import get_engine
 
@@ -162,9 +176,12 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
             repair_rounds=ctx.settings.repair_rounds,
             review_derived=ctx.settings.review_derived,
         )
-    except PlainfeedError:
+    except PlainfeedError as exc:
+        _record_spent(ctx, Spent.of(exc, None, ctx.settings.model))
         raise
     r = outcome.result
+    # Billed as any item's calls are: GET /stats counts them (no feed, no item).
+    _record_spent(ctx, Spent(None, r.model, r.usage, r.cost_usd) if r.usage.calls else None)
     return ExplainOut(
         explainer=r.explainer,
         check=outcome.report,

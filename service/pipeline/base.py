@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import queue
+from service import metrics, queue
 from service.circuit import Circuit
 from service.config import Settings
 from service.engines.base import DEFAULT_AUDIENCE, Engine, ExplainOptions
-from service.errors import LeaseLost
+from service.errors import LeaseLost, PlainfeedError
+from service.models import Usage
 from service.store import tables as t
 from service.store.db import readonly, transaction
 
@@ -45,6 +48,45 @@ class PipelineBase:
         self.engine = engine
         self.circuit = circuit or Circuit(settings.circuit_threshold, settings.circuit_cooldown)
         self.on_event = on_event
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """Tokens paid for outside a stored explainer (an attempt that failed: its engine
+    error's ``extra["usage"]`` and ``extra["cost_usd"]``; a synchronous explain), recorded
+    as an LLM call row, so that ``GET /stats`` counts what the endpoint will bill."""
+
+    feed_id: int | None
+    model: str
+    usage: Usage
+    cost_usd: float
+
+    @classmethod
+    def of(cls, exc: PlainfeedError, feed_id: int | None, model: str) -> Spent | None:
+        usage = exc.extra.get("usage")
+        if not isinstance(usage, Usage) or not usage.calls:
+            return None
+        cost = exc.extra.get("cost_usd")
+        return cls(feed_id, model, usage, float(cost) if isinstance(cost, int | float) else 0.0)
+
+    def record(self, s: Session, item_id: int | None, purpose: str = "explain-failed") -> None:
+        s.execute(
+            insert(t.Base.metadata.tables[t.LLMCall.__tablename__]),
+            {
+                "item_id": item_id,
+                "feed_id": self.feed_id,
+                "model": self.model,
+                "purpose": purpose,
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cost_usd": self.cost_usd,
+                "created_at": datetime.now(UTC),
+            },
+        )
+        metrics.LLM_CALLS.labels(self.model).inc(self.usage.calls)
+        metrics.LLM_TOKENS.labels(self.model, "prompt").inc(self.usage.prompt_tokens)
+        metrics.LLM_TOKENS.labels(self.model, "completion").inc(self.usage.completion_tokens)
+        metrics.LLM_COST.labels(self.model).inc(self.cost_usd)
 
 
 def feed_options(feed: t.Feed | None) -> ExplainOptions:

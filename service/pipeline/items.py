@@ -6,12 +6,10 @@ worker  -> process_item()      explain -> check (-> repair) -> store -> publish
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select
-from sqlalchemy.orm import Session
 
 from service import metrics, queue
 from service.errors import (
@@ -23,9 +21,8 @@ from service.gate import Outcome, explain_and_check
 from service.models import (
     Article,
     ItemState,
-    Usage,
 )
-from service.pipeline.base import PipelineBase, feed_options, insert_ignore
+from service.pipeline.base import PipelineBase, Spent, feed_options, insert_ignore
 from service.store import tables as t
 from service.store.db import transaction
 from service.store.records import article_of
@@ -64,45 +61,6 @@ _ITEM_AND_EXPLAINER = (
         t.Explainer.model == bindparam("model"),
     )
 )
-
-
-@dataclass(frozen=True, slots=True)
-class _Spent:
-    """The tokens an attempt paid for before it failed (an engine error's
-    ``extra["usage"]`` and ``extra["cost_usd"]``): recorded as an LLM call row, so that
-    ``GET /stats`` counts what the endpoint will bill, not only what got stored."""
-
-    feed_id: int | None
-    model: str
-    usage: Usage
-    cost_usd: float
-
-    @classmethod
-    def of(cls, exc: PlainfeedError, feed_id: int | None, model: str) -> _Spent | None:
-        usage = exc.extra.get("usage")
-        if not isinstance(usage, Usage) or not usage.calls:
-            return None
-        cost = exc.extra.get("cost_usd")
-        return cls(feed_id, model, usage, float(cost) if isinstance(cost, int | float) else 0.0)
-
-    def record(self, s: Session, item_id: int) -> None:
-        s.execute(
-            insert(t.Base.metadata.tables[t.LLMCall.__tablename__]),
-            {
-                "item_id": item_id,
-                "feed_id": self.feed_id,
-                "model": self.model,
-                "purpose": "explain-failed",
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "cost_usd": self.cost_usd,
-                "created_at": datetime.now(UTC),
-            },
-        )
-        metrics.LLM_CALLS.labels(self.model).inc(self.usage.calls)
-        metrics.LLM_TOKENS.labels(self.model, "prompt").inc(self.usage.prompt_tokens)
-        metrics.LLM_TOKENS.labels(self.model, "completion").inc(self.usage.completion_tokens)
-        metrics.LLM_COST.labels(self.model).inc(self.cost_usd)
 
 
 class Publishing(PipelineBase):
@@ -164,7 +122,7 @@ class Publishing(PipelineBase):
             )
         except LLMRetryable as exc:
             self.circuit.failure()
-            spent = _Spent.of(exc, feed_id, model)
+            spent = Spent.of(exc, feed_id, model)
             return self._retry_item(claim, owner, exc, exc.retry_after, spent)
         except PlainfeedError as exc:
             # Not transient (rejected request, invalid answer, no text): fail with reason.
@@ -172,7 +130,7 @@ class Publishing(PipelineBase):
                 # The endpoint answered, if not well. An error before any call (no text, a
                 # template) says nothing of it: the worker gives back a trial it held.
                 self.circuit.success()
-            return self._fail_item(claim, owner, exc, _Spent.of(exc, feed_id, model))
+            return self._fail_item(claim, owner, exc, Spent.of(exc, feed_id, model))
         except Exception as exc:
             log.exception("item %s crashed while explaining", claim.id)
             return self._retry_item(claim, owner, exc, None)
@@ -270,7 +228,7 @@ class Publishing(PipelineBase):
         owner: str,
         exc: BaseException,
         retry_after: float | None,
-        spent: _Spent | None = None,
+        spent: Spent | None = None,
     ) -> str:
         error = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"
         delay = queue.backoff_seconds(
@@ -296,7 +254,7 @@ class Publishing(PipelineBase):
         return state.value
 
     def _fail_item(
-        self, claim: queue.Claim, owner: str, exc: PlainfeedError, spent: _Spent | None = None
+        self, claim: queue.Claim, owner: str, exc: PlainfeedError, spent: Spent | None = None
     ) -> str:
         chain = [exc.detail]
         cause = exc.__cause__
