@@ -379,6 +379,17 @@ def test_content_as_a_list_of_parts_and_odd_usage_are_read(stub: StubLLM) -> Non
     assert result.usage.calls == 1
 
 
+def test_a_runaway_answer_goes_back_with_the_reask_cut_to_what_max_tokens_holds(
+    stub: StubLLM,
+) -> None:
+    stub.push(Reply.text("Sure! " * 200_000), Reply.explainer(VALID))  # 1.2 MB, no JSON
+    result = make_engine(stub).explain(SMALL, OPTIONS)
+    assert result.explainer.title == VALID["title"]
+    echoed = stub.calls[1]["messages"][2]["content"]
+    assert len(echoed) <= 3000 * 8 + 100
+    assert echoed.endswith("[... the rest of this answer is cut]")
+
+
 def test_wrong_shape_reask_names_the_field(stub: StubLLM) -> None:
     stub.push(Reply.explainer({"title": "T", "sections": []}), Reply.explainer(VALID))
     make_engine(stub).explain(SMALL, OPTIONS)

@@ -39,6 +39,11 @@ from service.models import Article, CheckReport, CheckStatus, Explainer, Explain
 from service.prompts import EXPLAIN_SET, RenderedPrompt, load_set, set_version
 from service.ratelimit import RateLimiter, limiter_for
 
+# A token is about four characters of English; twice that bounds what an answer of
+# max_tokens can hold in any language or code.
+_CHARS_PER_TOKEN_MAX = 8
+_CUT = "\n[... the rest of this answer is cut]"
+
 
 def cost_usd(model: str, usage: Usage, prices: Mapping[str, tuple[float, float]]) -> float:
     """USD for ``usage`` at ``prices`` (per million prompt/completion tokens); 0 if unknown."""
@@ -374,9 +379,14 @@ class LLMEngine:
                         f"re-ask: {exc}"
                     ) from exc
                 reasked = True
+                # The invalid answer goes back with the re-ask, billed as prompt tokens: no
+                # more of it than max_tokens could have produced (a server that ignores
+                # max_tokens sends up to MAX_ANSWER_BYTES; the reason says what is wrong).
+                room = max_tokens * _CHARS_PER_TOKEN_MAX
+                echoed = content if len(content) <= room else content[:room] + _CUT
                 messages = [
                     *prompt.messages,
-                    {"role": "assistant", "content": content},
+                    {"role": "assistant", "content": echoed},
                     {"role": "user", "content": reask(str(exc))},
                 ]
 
