@@ -268,3 +268,39 @@ def test_the_tokens_of_a_synchronous_explain_are_on_the_bill(tmp_path: Path) -> 
             assert day["calls"] == 2  # one row each
             assert day["prompt_tokens"] > usage["prompt_tokens"] > 0
         assert len(stub.calls) == usage["calls"] + 2
+
+
+def test_the_tokens_of_a_result_discarded_for_a_lost_lease_are_on_the_bill(
+    tmp_path: Path,
+) -> None:
+    with StubLLM() as stub:
+        stub.push(Reply.sleep(1.0))  # the default explainer, a second late
+        settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            iid = add_item(
+                ctx.sessions,
+                add_feed(ctx.sessions),
+                title="Kernels",
+                text="The kernel ran faster.",
+                state=ItemState.PENDING,
+            )
+            ctx.notify()
+            wait_for(lambda: stub.calls, timeout=10)
+            # Meanwhile another worker took the item over (this one's lease ran out).
+            with ctx.sessions.begin() as s:
+                item = s.get(t.Item, iid)
+                item.lease_owner = "another-worker"
+
+            def billed() -> list[t.LLMCall]:
+                with ctx.sessions() as s:
+                    return list(s.scalars(select(t.LLMCall)))
+
+            (row,) = wait_for(billed, timeout=10)
+            assert (row.item_id, row.purpose) == (iid, "explain-lease-lost")
+            assert row.prompt_tokens > 0
+            with ctx.sessions() as s:
+                item = s.get(t.Item, iid)
+                # The new owner's to finish: nothing of this worker's result was stored.
+                assert (str(item.state), item.lease_owner) == ("processing", "another-worker")
+                assert s.scalars(select(t.Explainer)).all() == []

@@ -13,6 +13,7 @@ from sqlalchemy import bindparam, insert, select
 
 from service import metrics, queue
 from service.errors import (
+    LeaseLost,
     LLMError,
     LLMRetryable,
     PlainfeedError,
@@ -135,7 +136,20 @@ class Publishing(PipelineBase):
             log.exception("item %s crashed while explaining", claim.id)
             return self._retry_item(claim, owner, exc, None)
         self.circuit.success()
-        return self._store_outcome(claim, owner, outcome, model, prompt_version, article, feed_id)
+        try:
+            return self._store_outcome(
+                claim, owner, outcome, model, prompt_version, article, feed_id
+            )
+        except LeaseLost:
+            # Another worker owns the item now and writes its result; these calls were
+            # paid for all the same: count them, then let the worker discard the rest.
+            r = outcome.result
+            if r.usage.calls:
+                with transaction(self.sessions) as s:
+                    Spent(feed_id, r.model, r.usage, r.cost_usd).record(
+                        s, claim.id, "explain-lease-lost"
+                    )
+            raise
 
     def _store_outcome(
         self,
