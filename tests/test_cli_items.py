@@ -174,7 +174,7 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
 
 
 def test_feeds_remove_takes_the_items_with_it(seeded: tuple[str, dict[str, int]]) -> None:
-    url, ids = seeded
+    url, _ = seeded
     fid = run(url, "feeds", "list").stdout.split("\t", 1)[0]
     unconfirmed = run(url, "feeds", "remove", fid)
     assert unconfirmed.returncode == 2
