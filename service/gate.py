@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from service import metrics
 from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import Engine, ExplainOptions
-from service.errors import EngineError
+from service.errors import EngineError, TemplateError
 from service.models import (
     Article,
     CheckReport,
@@ -69,10 +69,11 @@ def explain_and_check(
     while not report.ok and repairs < repair_rounds:
         try:
             repaired = engine.repair(article, result, report, options)
-        except EngineError as exc:
+        except (EngineError, TemplateError) as exc:
             # The explainer is paid for and checked: a repair call that fails (503s past
-            # the retries, an invalid rewrite) leaves it to a person, with its report,
-            # instead of throwing it away to be written and paid for again.
+            # the retries, an invalid rewrite) or a repair template that does not render
+            # (a feed's repair.md naming an unknown variable) leaves it to a person, with
+            # its report, instead of throwing it away to be written and paid for again.
             log.warning(
                 "repair round %d failed, the explainer waits for review: %s", repairs + 1, exc
             )

@@ -304,3 +304,24 @@ def test_the_tokens_of_a_result_discarded_for_a_lost_lease_are_on_the_bill(
                 # The new owner's to finish: nothing of this worker's result was stored.
                 assert (str(item.state), item.lease_owner) == ("processing", "another-worker")
                 assert s.scalars(select(t.Explainer)).all() == []
+
+
+def test_a_repair_template_that_does_not_render_keeps_the_paid_explainer(
+    tmp_path: Path,
+) -> None:
+    """A feed's own repair.md naming a variable no one passes: the explainer (paid for,
+    checked) waits for review instead of the item failing after the explain call."""
+    override = tmp_path / "templates"
+    override.mkdir()
+    repair = (Path(__file__).parent.parent / "prompts" / "repair.md").read_text(encoding="utf-8")
+    broken = repair.replace("{% block user -%}", "{% block user -%}\n{{ no_such_variable.field }}")
+    (override / "repair.md").write_text(broken, encoding="utf-8")
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(ONE_WRONG))
+        engine = LLMEngine(settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000))
+        outcome = explain_and_check(
+            engine, KERNEL, ExplainOptions(template_dir=override), repair_rounds=2
+        )
+        assert len(stub.calls) == 1  # the explain call; the repair never got sent
+    assert outcome.result.explainer.model_dump(exclude_none=True) == ONE_WRONG
+    assert outcome.state == ItemState.NEEDS_REVIEW
