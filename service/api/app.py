@@ -113,5 +113,6 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     # The root is the index page; the API's own documentation stays at /docs.
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
+    problems.document(app)
 
     return app

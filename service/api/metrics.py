@@ -167,7 +167,7 @@ class _Joined:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {"text/plain; version=0.0.4": {}}}},
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}}},
 )
 def prometheus(ctx: Ctx) -> Response:
     """Prometheus metrics, names prefixed `plainfeed_`."""

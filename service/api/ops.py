@@ -35,7 +35,17 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", tags=["ops"], responses={503: {"description": "Not ready"}})
+@router.get(
+    "/readyz",
+    tags=["ops"],
+    responses={
+        503: {
+            "description": "Not ready: the database does not answer, or the LLM circuit is"
+            " open (`status`: `not ready`, and the same `checks`)",
+            "content": {"application/json": {}},
+        }
+    },
+)
 def readyz(ctx: Ctx) -> JSONResponse:
     """Ready to take work: the database answers. Also reports the LLM circuit."""
     checks: dict[str, Any] = {}
@@ -109,7 +119,10 @@ def stats(
     "/explain",
     response_model=ExplainOut,
     tags=["explain"],
-    responses={422: {"description": "No usable text"}, 502: {"description": "Engine failed"}},
+    responses={
+        422: {"description": "No usable text, not exactly one source, or no llm engine"},
+        502: {"description": "The engine failed, or fetching `url` did"},
+    },
 )
 async def explain(body: ExplainIn, ctx: Ctx, _who: Writer) -> ExplainOut:
     """Explain one article given as `html`, `markdown`, `text` or `url`, synchronously."""
@@ -202,7 +215,10 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     "/check",
     response_model=CheckOut,
     tags=["explain"],
-    responses={422: {"description": "An empty explainer, or a source without text"}},
+    responses={
+        422: {"description": "An empty explainer, or a source without text"},
+        502: {"description": "Fetching `url` failed"},
+    },
 )
 async def check(body: CheckIn, ctx: Ctx, _who: Writer) -> CheckOut:
     """Check every number of an explainer written anywhere against the post it explains

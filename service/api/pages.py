@@ -47,7 +47,9 @@ SECURITY_HEADERS = {
 PAGE_SIZE = 50
 MAX_FORM_BYTES = 16 * 1024
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(tags=["pages"])
+# The pages answer their errors as HTML pages, not as problems.
+_HTML: dict[str, Any] = {"text/html": {}}
 
 
 def _date(value: datetime | None, time: bool = False) -> str:
@@ -223,7 +225,11 @@ def item_page(
     )
 
 
-@router.get("/ui/items/{item_id}", response_class=HTMLResponse)
+@router.get(
+    "/ui/items/{item_id}",
+    response_class=HTMLResponse,
+    responses={404: {"description": "No such item", "content": _HTML}},
+)
 def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse:
     """An explainer beside its source; each number links to its supporting sentence."""
     iid = _item_id(item_id)
@@ -237,7 +243,36 @@ def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse
     return item_page(s, found, ctx, notice=notice)
 
 
-@router.post("/ui/items/{item_id}/review", response_class=HTMLResponse)
+@router.post(
+    "/ui/items/{item_id}/review",
+    response_class=HTMLResponse,
+    responses={
+        303: {"description": "Done: to the item's page"},
+        400: {"description": "Neither approve nor retry", "content": _HTML},
+        401: {"description": "Wrong or missing API token (form field `token`)", "content": _HTML},
+        404: {"description": "No such item", "content": _HTML},
+        409: {"description": "The item cannot be approved or retried now", "content": _HTML},
+        413: {"description": "Form over 16 KB", "content": _HTML},
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "action": {"type": "string", "enum": ["approve", "retry"]},
+                            "reviewer": {"type": "string"},
+                            "token": {"type": "string"},
+                        },
+                        "required": ["action"],
+                    }
+                }
+            },
+        }
+    },
+)
 async def review(item_id: str, request: Request, ctx: Ctx) -> Response:
     """Approve or retry from the page's form; the API token travels as a form field
     (a browser form cannot set an Authorization header)."""
@@ -281,7 +316,7 @@ def _review_sync(
     return RedirectResponse(f"/ui/items/{found.id}?done={done}", status_code=303)
 
 
-@router.get("/ui/{rest:path}", response_class=HTMLResponse)
+@router.get("/ui/{rest:path}", response_class=HTMLResponse, include_in_schema=False)
 def unknown_page(rest: str) -> HTMLResponse:
     """Any other page address: an HTML 404, not the API's JSON problem."""
     return error_page(404, "Not found", "There is no page at this address.")

@@ -8,10 +8,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
+from service.api.limits import MAX_REQUEST_BODY
 from service.errors import PayloadTooLarge, PlainfeedError
 
 log = logging.getLogger(__name__)
@@ -142,3 +144,110 @@ def install(app: FastAPI) -> None:
             "an unexpected error occurred; it has been logged",
             request.url.path,
         )
+
+
+# The body of every problem, for the OpenAPI document.
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "type": "object",
+    "description": "RFC 9457 problem details. Some problems add members: `errors` (a "
+    "validation error's every error), `upstream_status` (the far side's status of a failed "
+    "fetch), and others named in their `detail`.",
+    "properties": {
+        "type": {"type": "string", "format": "uri", "title": "Type"},
+        "title": {"type": "string", "title": "Title"},
+        "status": {"type": "integer", "title": "Status"},
+        "detail": {"type": "string", "title": "Detail"},
+        "instance": {"type": "string", "title": "Instance"},
+        "errors": {
+            "type": "array",
+            "title": "Errors",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "loc": {"type": "array", "items": {"type": ["string", "integer"]}},
+                    "msg": {"type": "string"},
+                    "type": {"type": "string"},
+                },
+            },
+        },
+    },
+    "required": ["type", "title", "status", "detail"],
+    "additionalProperties": True,
+}
+_PROBLEM_CONTENT = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+
+
+def _api_routes(routes: list[Any]) -> list[APIRoute]:
+    """The API routes of the app and of the routers it includes."""
+    found: list[APIRoute] = []
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            found.extend(_api_routes(included.routes))
+        elif isinstance(route, APIRoute):
+            found.append(route)
+    return found
+
+
+def _needs_token(route: APIRoute) -> bool:
+    from service.api.deps import require_token
+
+    stack = list(route.dependant.dependencies)
+    while stack:
+        dep = stack.pop()
+        if dep.call is require_token:
+            return True
+        stack.extend(dep.dependencies)
+    return False
+
+
+def _document(schema: dict[str, Any], app: FastAPI) -> None:
+    """What the handlers above answer, in the OpenAPI document: every error as
+    ``application/problem+json`` (FastAPI says ``application/json`` with its own
+    validation shape), 401 where the bearer token is checked, 400 and 413 where a body is
+    read."""
+    schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Problem"] = PROBLEM_SCHEMA
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    cap = MAX_REQUEST_BODY // (1024 * 1024)
+    for route in _api_routes(app.routes):
+        if not route.include_in_schema:
+            continue
+        for method in route.methods or ():
+            op = schema["paths"].get(route.path, {}).get(method.lower())
+            if op is None:
+                continue
+            responses = op.setdefault("responses", {})
+            if _needs_token(route):
+                responses.setdefault(
+                    "401", {"description": "Missing or wrong bearer token (PLAINFEED_API_TOKEN)"}
+                )
+            body = op.get("requestBody", {}).get("content", {})
+            if body:
+                if "application/json" in body:
+                    responses.setdefault("400", {"description": "The body is not valid JSON"})
+                responses.setdefault("413", {"description": f"Body over {cap} MiB"})
+            for status, response in responses.items():
+                content = response.get("content")
+                # FastAPI's own 422 names its validation shape; a response that declares
+                # a content of its own (the pages' HTML, /readyz's 503) keeps it.
+                default = "HTTPValidationError" in str(content)
+                if int(status) >= 400 and (not content or default):
+                    response["content"] = _PROBLEM_CONTENT
+                    if response.get("description") == "Validation Error":
+                        response["description"] = "Invalid request (the `errors` say where)"
+
+
+def document(app: FastAPI) -> None:
+    """Make ``app``'s OpenAPI document declare its problems (see :func:`_document`)."""
+    base = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            _document(base(), app)
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -39,7 +39,13 @@ router = APIRouter()
 # --- feeds -----------
 
 
-@router.post("/feeds", status_code=201, response_model=FeedOut, tags=["feeds"])
+@router.post(
+    "/feeds",
+    status_code=201,
+    response_model=FeedOut,
+    tags=["feeds"],
+    responses={409: {"description": "A feed with that url is already registered"}},
+)
 def create_feed(body: FeedIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Register a feed. `secret` makes its webhooks require a signature."""
     try:
@@ -68,7 +74,12 @@ def list_feeds(request: Request, s: DB, limit: Limit = 50, offset: Offset = 0) -
     return Page.of(request, total, limit, offset, [FeedOut.of(f) for f in rows])
 
 
-@router.get("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
+@router.get(
+    "/feeds/{feed_id}",
+    response_model=FeedOut,
+    tags=["feeds"],
+    responses={404: {"description": "No feed with that id"}},
+)
 def get_feed(feed_id: Id, s: DB) -> FeedOut:
     feed = s.get(t.Feed, feed_id)
     if feed is None:
@@ -128,7 +139,12 @@ def list_deliveries(
     return Page.of(request, total, limit, offset, [DeliveryOut.of(d) for d in rows])
 
 
-@router.get("/deliveries/{delivery_id}", response_model=DeliveryOut, tags=["deliveries"])
+@router.get(
+    "/deliveries/{delivery_id}",
+    response_model=DeliveryOut,
+    tags=["deliveries"],
+    responses={404: {"description": "No delivery with that id"}},
+)
 def get_delivery(delivery_id: Id, s: DB) -> DeliveryOut:
     d = s.get(t.Delivery, delivery_id)
     if d is None:
@@ -177,7 +193,12 @@ def _item(s: DB, item_id: int) -> t.Item:
     return item
 
 
-@router.get("/items/{item_id}", response_model=ItemOut, tags=["items"])
+@router.get(
+    "/items/{item_id}",
+    response_model=ItemOut,
+    tags=["items"],
+    responses={404: {"description": "No item with that id"}},
+)
 def get_item(item_id: Id, s: DB) -> ItemOut:
     """An item with its state, source text, explainer, check report, tokens and cost."""
     item = _item(s, item_id)
@@ -311,7 +332,12 @@ def negotiate(accept: str) -> str | None:
     return best
 
 
-@router.get("/items/{item_id}/check", response_model=CheckReport, tags=["items"])
+@router.get(
+    "/items/{item_id}/check",
+    response_model=CheckReport,
+    tags=["items"],
+    responses={404: {"description": "No item with that id, or no checked explainer yet"}},
+)
 def get_check(item_id: Id, s: DB) -> CheckReport:
     """The number check of the item's explainer: every number and its source sentence."""
     item = _item(s, item_id)
@@ -321,7 +347,16 @@ def get_check(item_id: Id, s: DB) -> CheckReport:
     return CheckReport.model_validate(ex.check)
 
 
-@router.post("/items/{item_id}/retry", status_code=202, response_model=ItemOut, tags=["items"])
+@router.post(
+    "/items/{item_id}/retry",
+    status_code=202,
+    response_model=ItemOut,
+    tags=["items"],
+    responses={
+        404: {"description": "No item with that id"},
+        409: {"description": "The item is being processed"},
+    },
+)
 def retry_item(item_id: Id, ctx: Ctx, _who: Writer) -> ItemOut:
     """Re-queue an item now (a failed or needs-review one is explained anew; a published
     one finds its stored explainer again, without a model call)."""
@@ -340,7 +375,15 @@ def _header_text(value: str) -> str:
         return value
 
 
-@router.post("/items/{item_id}/approve", response_model=ItemOut, tags=["items"])
+@router.post(
+    "/items/{item_id}/approve",
+    response_model=ItemOut,
+    tags=["items"],
+    responses={
+        404: {"description": "No item with that id"},
+        409: {"description": "The item is not in needs_review, or has no explainer"},
+    },
+)
 def approve_item(item_id: Id, ctx: Ctx, who: Writer, request: Request) -> ItemOut:
     """Publish a reviewed `needs_review` explainer; records who (X-Reviewer) and when."""
     reviewer = _header_text(request.headers.get("x-reviewer", "")).strip()[:200] or who

@@ -20,6 +20,7 @@ from service.store import tables as t
 from service.store.db import transaction
 
 router = APIRouter(tags=["subscribers"])
+_NO_SUB: dict[int | str, dict[str, Any]] = {404: {"description": "No subscriber with that id"}}
 
 EventName = Literal["explainer.published", "explainer.needs_review"]
 
@@ -168,7 +169,15 @@ def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
     )
 
 
-@router.post("/feeds/{feed_id}/subscribers", status_code=201, response_model=SubscriberOut)
+@router.post(
+    "/feeds/{feed_id}/subscribers",
+    status_code=201,
+    response_model=SubscriberOut,
+    responses={
+        400: {"description": "A private url, a malformed secret, or another feed_id"},
+        404: {"description": "No feed with that id"},
+    },
+)
 def subscribe_feed(feed_id: Id, body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Send this feed's explainer events to `url`, signed as Standard Webhooks. The
     answer carries the signing secret; later reads do not."""
@@ -177,7 +186,15 @@ def subscribe_feed(feed_id: Id, body: SubscriberIn, ctx: Ctx, _who: Writer) -> J
     return _create(ctx, body, feed_id)
 
 
-@router.post("/subscribers", status_code=201, response_model=SubscriberOut)
+@router.post(
+    "/subscribers",
+    status_code=201,
+    response_model=SubscriberOut,
+    responses={
+        400: {"description": "A private url, or a malformed secret"},
+        404: {"description": "No feed with that feed_id"},
+    },
+)
 def subscribe(body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Subscribe to one feed (`feed_id`) or, without it, to every feed."""
     return _create(ctx, body, body.feed_id)
@@ -211,12 +228,12 @@ def _subscriber(s: DB, sub_id: int) -> t.Subscriber:
     return sub
 
 
-@router.get("/subscribers/{sub_id}", response_model=SubscriberOut)
+@router.get("/subscribers/{sub_id}", response_model=SubscriberOut, responses=_NO_SUB)
 def get_subscriber(sub_id: Id, s: DB, _who: Writer) -> SubscriberOut:
     return SubscriberOut.of(_subscriber(s, sub_id))
 
 
-@router.delete("/subscribers/{sub_id}", status_code=204)
+@router.delete("/subscribers/{sub_id}", status_code=204, responses=_NO_SUB)
 def unsubscribe(sub_id: Id, ctx: Ctx, _who: Writer) -> Response:
     """Stop sending: the subscriber is deactivated (its delivery log stays)."""
     with transaction(ctx.sessions) as s:
@@ -227,7 +244,14 @@ def unsubscribe(sub_id: Id, ctx: Ctx, _who: Writer) -> Response:
     return Response(status_code=204)
 
 
-@router.patch("/subscribers/{sub_id}", response_model=SubscriberOut)
+@router.patch(
+    "/subscribers/{sub_id}",
+    response_model=SubscriberOut,
+    responses={
+        400: {"description": "No field to change, a null one, or a private url"},
+        404: {"description": "No subscriber with that id"},
+    },
+)
 def update_subscriber(sub_id: Id, body: SubscriberPatch, ctx: Ctx, _who: Writer) -> SubscriberOut:
     """Reactivate a subscriber (after a 410, failures or an unsubscribe), or change its
     URL or events. Deliveries cancelled while it was inactive stay so: retry them with
@@ -251,7 +275,7 @@ def update_subscriber(sub_id: Id, body: SubscriberPatch, ctx: Ctx, _who: Writer)
         return SubscriberOut.of(sub)
 
 
-@router.get("/subscribers/{sub_id}/deliveries", response_model=Page)
+@router.get("/subscribers/{sub_id}/deliveries", response_model=Page, responses=_NO_SUB)
 def list_outbound(
     sub_id: Id,
     request: Request,
@@ -278,7 +302,11 @@ def list_outbound(
     return Page.of(request, total, limit, offset, [OutboundOut.of(r) for r in rows])
 
 
-@router.get("/outbound/{delivery_id}", response_model=OutboundOut)
+@router.get(
+    "/outbound/{delivery_id}",
+    response_model=OutboundOut,
+    responses={404: {"description": "No outbound delivery with that id"}},
+)
 def get_outbound(delivery_id: Id, s: DB, _who: Writer) -> OutboundOut:
     """One outbound delivery with its payload."""
     d = s.get(t.OutboundDelivery, delivery_id)
@@ -287,7 +315,15 @@ def get_outbound(delivery_id: Id, s: DB, _who: Writer) -> OutboundOut:
     return OutboundOut.of(d, full=True)
 
 
-@router.post("/outbound/{delivery_id}/retry", status_code=202, response_model=OutboundOut)
+@router.post(
+    "/outbound/{delivery_id}/retry",
+    status_code=202,
+    response_model=OutboundOut,
+    responses={
+        404: {"description": "No outbound delivery with that id"},
+        409: {"description": "The delivery is neither failed nor cancelled"},
+    },
+)
 def retry_outbound(delivery_id: Id, ctx: Ctx, _who: Writer) -> OutboundOut:
     """Send a failed or cancelled delivery again now, with fresh attempts."""
     with transaction(ctx.sessions) as s:

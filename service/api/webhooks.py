@@ -42,7 +42,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         400: {"description": "Empty body or bad JSON"},
         401: {"description": "Missing or wrong bearer token or signature"},
         404: {"description": "No registered feed with that id, url or name"},
-        413: {"description": "Body over 10 MiB"},
+        413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
         415: {"description": "Unsupported content type"},
         422: {"description": "Not a feed, or JSON without a feed reference"},
     },

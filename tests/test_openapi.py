@@ -1,0 +1,107 @@
+"""GET /openapi.json against what the server really answers, on a real server on loopback:
+every route is documented, and every status and content type it answers is declared."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute
+
+from service.api.app import create_app
+from tests.conftest import LiveServer, make_settings
+
+TOKEN = "openapi-test-token"
+# The page for any other /ui address: a catch-all, not an address of its own.
+UNDOCUMENTED = {"/ui/{rest:path}"}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    db = tmp_path_factory.mktemp("openapi") / "plainfeed.db"
+    app = create_app(make_settings(f"sqlite:///{db}", api_token=TOKEN), workers=0)
+    with LiveServer(app) as server:
+        yield server.url, app
+
+
+def _spec(url: str) -> dict[str, Any]:
+    return httpx.get(f"{url}/openapi.json").json()  # type: ignore[no-any-return]
+
+
+def _routes(routes: list[Any]) -> Iterator[Any]:
+    """The routes of the app and of the routers it includes (all without a prefix)."""
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _routes(included.routes)
+        else:
+            yield route
+
+
+def test_every_route_is_documented(live: tuple[str, Any]) -> None:
+    url, app = live
+    paths = _spec(url)["paths"]
+    for route in _routes(app.routes):
+        if not isinstance(route, APIRoute) or route.path in UNDOCUMENTED:
+            continue
+        for method in route.methods:
+            assert method.lower() in paths.get(route.path, {}), f"{method} {route.path}"
+
+
+def _media(content_type: str) -> str:
+    return content_type.split(";")[0].strip()
+
+
+def _declared(response: dict[str, Any]) -> set[str]:
+    return {_media(c) for c in response.get("content", {})}
+
+
+@pytest.mark.parametrize("with_token", [False, True])
+def test_every_answer_is_declared(live: tuple[str, Any], with_token: bool) -> None:
+    """Each operation, called with unknown ids and an empty body, with and without the
+    token: its status is one the document lists, with the content type it lists."""
+    url, _ = live
+    spec = _spec(url)
+    headers = {"Authorization": f"Bearer {TOKEN}"} if with_token else {}
+    undeclared = []
+    with httpx.Client(base_url=url, headers=headers, timeout=30) as c:
+        for path, ops in spec["paths"].items():
+            concrete = re.sub(r"\{[^}]+\}", "999999", path)
+            for method, op in ops.items():
+                kw: dict[str, Any] = {}
+                if method in ("post", "patch", "put"):
+                    kw["json"] = {}
+                r = c.request(method.upper(), concrete, **kw)
+                declared = op["responses"].get(str(r.status_code))
+                if declared is None:
+                    undeclared.append(f"{method.upper()} {path}: {r.status_code} not declared")
+                    continue
+                media = _declared(declared)
+                got = _media(r.headers.get("content-type", ""))
+                if r.content and got not in media:
+                    undeclared.append(
+                        f"{method.upper()} {path}: {r.status_code} is {got}, declared {media}"
+                    )
+    assert not undeclared, "\n".join(undeclared)
+
+
+def test_problems_are_declared_as_problem_json(live: tuple[str, Any]) -> None:
+    spec = _spec(live[0])
+    wrong = []
+    for path, ops in spec["paths"].items():
+        if path == "/" or path.startswith("/ui/"):
+            continue  # the pages answer their errors as HTML pages
+        for method, op in ops.items():
+            for status, response in op["responses"].items():
+                if (path, status) == ("/readyz", "503"):
+                    continue
+                if int(status) >= 400 and _declared(response) != {"application/problem+json"}:
+                    wrong.append(f"{method.upper()} {path} {status}: {_declared(response)}")
+    assert not wrong, "\n".join(wrong)
+    # Not a problem: the readiness report, with its checks.
+    assert _declared(spec["paths"]["/readyz"]["get"]["responses"]["503"]) == {"application/json"}
+    problem = spec["components"]["schemas"]["Problem"]
+    assert {"type", "title", "status", "detail"} <= set(problem["required"])
