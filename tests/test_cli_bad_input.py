@@ -203,6 +203,17 @@ def test_serve_refuses_a_port_out_of_range(tmp_path: Path) -> None:
     assert_bad_input(plainfeed(tmp_path, "serve", "--port", "99999"), "--port")
 
 
+@pytest.mark.parametrize(
+    ("command", "option"), [("serve", "--workers"), ("worker", "--concurrency")]
+)
+def test_more_worker_threads_than_the_setting_allows_are_refused(
+    tmp_path: Path, command: str, option: str
+) -> None:
+    # PLAINFEED_CONCURRENCY stops at 256 (each worker a thread and a database connection);
+    # the option started as many as asked.
+    assert_bad_input(plainfeed(tmp_path, command, option, "257"), option)
+
+
 def test_ids_beyond_what_the_tables_hold(tmp_path: Path) -> None:
     assert_bad_input(plainfeed(tmp_path, "items", "retry", "99999999999999999999"), "item_id")
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from service.config import get_settings
+from service.config import MAX_WORKERS, get_settings
 from service.errors import ConfigError
 from service.logsetup import setup_logging
 
@@ -67,7 +67,9 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to bind", min=0, max=65535)] = 8000,
     workers: Annotated[
         int | None,
-        typer.Option(help="In-process workers (default PLAINFEED_CONCURRENCY)", min=0),
+        typer.Option(
+            help="In-process workers (default PLAINFEED_CONCURRENCY)", min=0, max=MAX_WORKERS
+        ),
     ] = None,
 ) -> None:
     """Run the HTTP API with in-process workers."""
@@ -92,7 +94,7 @@ def serve(
 def worker(
     concurrency: Annotated[
         int | None,
-        typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)", min=1),
+        typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)", min=1, max=MAX_WORKERS),
     ] = None,
     metrics_port: Annotated[
         int | None,
