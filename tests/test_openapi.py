@@ -51,6 +51,14 @@ def test_every_route_is_documented(live: tuple[str, Any]) -> None:
             assert method.lower() in paths.get(route.path, {}), f"{method} {route.path}"
 
 
+def test_every_get_is_documented_with_head(live: tuple[str, Any]) -> None:
+    url, _ = live
+    for path, ops in _spec(url)["paths"].items():
+        if "get" in ops:
+            assert "head" in ops, path
+            assert set(ops["head"]["responses"]) == set(ops["get"]["responses"]), path
+
+
 def _media(content_type: str) -> str:
     return content_type.split(";")[0].strip()
 
@@ -95,6 +103,8 @@ def test_problems_are_declared_as_problem_json(live: tuple[str, Any]) -> None:
         if path == "/" or path.startswith("/ui/"):
             continue  # the pages answer their errors as HTML pages
         for method, op in ops.items():
+            if method == "head":
+                continue  # no body at all
             for status, response in op["responses"].items():
                 if (path, status) == ("/readyz", "503"):
                     continue

@@ -206,7 +206,7 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
     """What the handlers above answer, in the OpenAPI document: every error as
     ``application/problem+json`` (FastAPI says ``application/json`` with its own
     validation shape), 401 where the bearer token is checked, 400 and 413 where a body is
-    read."""
+    read; and HEAD beside every GET."""
     schemas = schema.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = PROBLEM_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):
@@ -238,6 +238,19 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                     response["content"] = _PROBLEM_CONTENT
                     if response.get("description") == "Validation Error":
                         response["description"] = "Invalid request (the `errors` say where)"
+    for ops in schema["paths"].values():
+        get = ops.get("get")
+        if get is not None and "head" not in ops:
+            # service.api.limits.HeadAsGet: every GET answers HEAD, without the body.
+            ops["head"] = {
+                **{k: get[k] for k in ("tags", "summary", "parameters") if k in get},
+                "description": "As GET, without the body.",
+                "operationId": f"{get.get('operationId', 'get')}_head",
+                "responses": {
+                    status: {"description": r.get("description", "")}
+                    for status, r in get["responses"].items()
+                },
+            }
 
 
 def document(app: FastAPI) -> None:
