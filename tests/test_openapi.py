@@ -11,6 +11,7 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
+from service import ingest
 from service.api.app import create_app
 from tests.conftest import LiveServer, make_settings
 
@@ -57,6 +58,14 @@ def test_every_get_is_documented_with_head(live: tuple[str, Any]) -> None:
         if "get" in ops:
             assert "head" in ops, path
             assert set(ops["head"]["responses"]) == set(ops["get"]["responses"]), path
+
+
+def test_the_feed_bodies_taken_are_documented(live: tuple[str, Any]) -> None:
+    paths = _spec(live[0])["paths"]
+    webhook = paths["/webhooks/feed"]["post"]["requestBody"]["content"]
+    assert ingest.FEED_TYPES | {"application/json"} <= set(webhook)
+    websub = paths["/websub/{feed_id}"]["post"]["requestBody"]["content"]
+    assert set(websub) >= ingest.FEED_TYPES
 
 
 def _media(content_type: str) -> str:

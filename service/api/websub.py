@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from service import websub
 from service.api.deps import AppContext, Ctx
 from service.api.schemas import Accepted, Id
-from service.api.webhooks import take_delivery
+from service.api.webhooks import FEED_DOCUMENT, take_delivery
 from service.errors import NotFound
 from service.store import tables as t
 from service.store.db import transaction
@@ -65,6 +65,7 @@ async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextRes
         413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
         422: {"description": "The body is not a feed document"},
     },
+    openapi_extra={"requestBody": {"required": True, "content": FEED_DOCUMENT}},
 )
 async def content_distribution(feed_id: Id, request: Request, ctx: Ctx) -> JSONResponse:
     """WebSub content distribution: the hub POSTs the updated feed document, signed with
