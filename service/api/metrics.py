@@ -170,7 +170,8 @@ class _Joined:
     responses={200: {"content": {CONTENT_TYPE_LATEST: {}}}},
 )
 def prometheus(ctx: Ctx) -> Response:
-    """Prometheus metrics, names prefixed `plainfeed_`."""
+    """Prometheus metrics, names prefixed `plainfeed_`, beside the client library's
+    `process_` and `python_` ones."""
     # The configured engine's and model's series exist before their first explainer.
     engine = ctx.pipeline.engine.name
     metrics.EXPLAIN_SECONDS.labels(engine)

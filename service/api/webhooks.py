@@ -94,10 +94,10 @@ async def feed_changed(
     a change record (`feed.changed` envelope), or a Miniflux / changedetection.io payload.
 
     A feed with a secret takes only signed deliveries (`X-Hub-Signature-256`,
-    `X-Hub-Signature` or Standard Webhooks `webhook-signature`); a valid signature also
-    stands in for the API token. Answers 202 once the delivery is durably stored;
-    `GET /deliveries/{id}` shows what the worker made of it. A replay of a stored delivery
-    is answered 200 with `duplicate: true` and causes no work.
+    `X-Hub-Signature`, Standard Webhooks `webhook-signature` or `X-Miniflux-Signature`); a
+    valid signature also stands in for the API token. Answers 202 once the delivery is
+    durably stored; `GET /deliveries/{id}` shows what the worker made of it. A replay of a
+    stored delivery is answered 200 with `duplicate: true` and causes no work.
     """
     return await take_delivery(request, ctx, feed_id=feed_id, websub=False)
 
