@@ -87,7 +87,12 @@ def get_feed(feed_id: Id, s: DB) -> FeedOut:
     return FeedOut.of(feed)
 
 
-@router.patch("/feeds/{feed_id}", response_model=FeedOut, tags=["feeds"])
+@router.patch(
+    "/feeds/{feed_id}",
+    response_model=FeedOut,
+    tags=["feeds"],
+    responses={404: {"description": "No feed with that id"}},
+)
 def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut:
     """Rename a feed, rotate or remove its webhook secret, change its audience or
     language (the next explainers use them; published ones stay as they are)."""
@@ -104,7 +109,15 @@ def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut
         return FeedOut.of(feed)
 
 
-@router.delete("/feeds/{feed_id}", status_code=204, tags=["feeds"])
+@router.delete(
+    "/feeds/{feed_id}",
+    status_code=204,
+    tags=["feeds"],
+    responses={
+        404: {"description": "No feed with that id"},
+        409: {"description": "A WebSub hub pushes to it, or one of its items is being explained"},
+    },
+)
 def delete_feed(feed_id: Id, ctx: Ctx, _who: Writer) -> Response:
     """Remove a feed with its items, explainers and its own subscribers (the webhook
     deliveries stay in the log, without their feed). Refused (409) while a WebSub hub
