@@ -91,9 +91,8 @@ def _check_standard(
         raise SignatureError("webhook-timestamp must be integer seconds") from exc
     if abs(now - ts) > tolerance:
         # A stale timestamp is how a captured request replayed later is recognised.
-        raise SignatureError(
-            f"webhook-timestamp is {int(now - ts)} s from now (tolerance {tolerance} s)"
-        )
+        when = f"{int(now - ts)} s old" if now > ts else f"{int(ts - now)} s in the future"
+        raise SignatureError(f"webhook-timestamp is {when} (tolerance {tolerance} s)")
     expected = _hmac(standard_key(secret), f"{msg_id}.{stamp}.".encode() + body)
     for part in headers.get("webhook-signature", "").split():
         version, _, sig = part.partition(",")
@@ -144,7 +143,7 @@ def verify(
     if not failures:
         raise SignatureError(
             "the feed has a secret and the delivery is unsigned: send X-Hub-Signature-256, "
-            "X-Hub-Signature or Standard Webhooks headers"
+            "X-Hub-Signature, X-Miniflux-Signature or Standard Webhooks headers"
         )
     raise SignatureError(failures[0])
 

@@ -59,8 +59,10 @@ def test_a_changed_body_breaks_the_signature() -> None:
 
 
 def test_unsigned_delivery_is_refused_with_the_schemes_to_use() -> None:
-    with pytest.raises(SignatureError, match="X-Hub-Signature-256"):
+    with pytest.raises(SignatureError) as caught:
         signatures.verify(SECRET, BODY, {})
+    for scheme in ("X-Hub-Signature-256", "X-Hub-Signature,", "X-Miniflux-Signature", "Standard"):
+        assert scheme in caught.value.detail
 
 
 def test_standard_webhooks_with_a_whsec_secret() -> None:
@@ -89,12 +91,15 @@ def test_standard_webhooks_several_signatures_during_key_rotation() -> None:
     assert signatures.verify(SECRET, BODY, headers) == "webhook-signature"
 
 
-@pytest.mark.parametrize("skew", [-301, 301, 3600])
-def test_standard_webhooks_outside_five_minutes_is_refused(skew: int) -> None:
-    now = time.time()
-    headers = signatures.standard_headers(SECRET, "msg_3", BODY, timestamp=int(now) + skew)
-    with pytest.raises(SignatureError, match="tolerance"):
+@pytest.mark.parametrize(
+    ("skew", "said"), [(-301, "301 s old"), (301, "301 s in the future"), (3600, "3600 s in the")]
+)
+def test_standard_webhooks_outside_five_minutes_is_refused(skew: int, said: str) -> None:
+    now = int(time.time())
+    headers = signatures.standard_headers(SECRET, "msg_3", BODY, timestamp=now + skew)
+    with pytest.raises(SignatureError, match="tolerance") as caught:
         signatures.verify(SECRET, BODY, headers, now=now)
+    assert said in caught.value.detail
 
 
 @pytest.mark.parametrize("skew", [-299, 0, 299])

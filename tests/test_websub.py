@@ -162,9 +162,10 @@ class Hub:
     def _take(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
         form = {k: v[0] for k, v in parse_qs(seen.body.decode()).items()}
         self.requests.append(form)
-        if self.status == 202:
+        accepted = 200 <= self.status < 300
+        if accepted:
             threading.Thread(target=self._verify, args=(form,), daemon=True).start()
-        return self.status, {"Content-Type": "text/plain"}, b"" if self.status == 202 else b"no"
+        return self.status, {"Content-Type": "text/plain"}, b"" if accepted else b"no"
 
     def _verify(self, form: dict[str, str]) -> None:
         challenge = secrets.token_urlsafe(16)
@@ -280,6 +281,17 @@ def test_hub_discovered_in_the_feed_body(svc: Service, origin: Origin) -> None:
         origin.route("/feed", body=body, headers={"Content-Type": "application/rss+xml"})
     )
     done = cli(svc, "feeds", "subscribe", str(fid))
+    assert done.returncode == 0, done.stderr
+    wait_for(lambda: hub.verified)
+    assert svc.row(t.Feed, fid).websub_state == "active"
+
+
+def test_a_hub_that_accepts_with_200_is_taken_at_its_word(svc: Service, origin: Origin) -> None:
+    """WebSub asks for 202; a hub answering 200 (or 204) accepted the request too."""
+    hub = Hub(origin)
+    hub.status = 200
+    fid = svc.feed(origin.route("/feed", body=PYTORCH_FEED.read_bytes()))
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
     assert done.returncode == 0, done.stderr
     wait_for(lambda: hub.verified)
     assert svc.row(t.Feed, fid).websub_state == "active"

@@ -149,7 +149,8 @@ def subscribe(
     except FetchError:
         _restore(make, feed_id, pending, previous)
         raise
-    if answer.status not in (202, 204):
+    # WebSub asks hubs for 202 Accepted; some answer 200 or 204, which accept it too.
+    if not 200 <= answer.status < 300:
         _restore(make, feed_id, pending, previous)
         raise FetchError(f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}")
     typer.echo(f"{mode} requested at {hub_url} for {topic}; the hub verifies at {callback}")
