@@ -508,3 +508,19 @@ def test_an_idle_worker_does_not_spin_on_the_database(db: Engine) -> None:
     turns = sum(1 for sql in statements if "UPDATE" in sql or "SELECT" in sql)
     assert 0 < turns < 400, turns
     assert not thread.is_alive()
+
+
+def test_a_worker_logging_json_writes_only_json_lines(tmp_path: Path) -> None:
+    """PLAINFEED_LOG_FORMAT=json is for log collectors: the worker's start-up lines
+    (threads, metrics port) are log records too, not plain text among them."""
+    import json
+
+    port = free_port()
+    env = plainfeed_env(
+        f"sqlite:///{tmp_path / 'plainfeed.db'}", log_format="json", worker_metrics_port=port
+    )
+    with plainfeed("worker", tmp_path, env) as worker:
+        wait_until(lambda: "threads, engine" in worker.output(), 60, "the worker to start")
+    lines = [line for line in worker.output().splitlines() if line.strip()]
+    messages = [json.loads(line)["msg"] for line in lines]  # each line is JSON
+    assert any("metrics on http://" in m for m in messages)

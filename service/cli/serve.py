@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import socket
 import threading
@@ -16,6 +17,8 @@ import typer
 from service.config import MAX_WORKERS, get_settings
 from service.errors import ConfigError
 from service.logsetup import setup_logging
+
+log = logging.getLogger(__name__)
 
 
 def register(app: typer.Typer) -> None:
@@ -132,10 +135,11 @@ def worker(
         except OSError as exc:
             typer.echo(f"plainfeed worker: cannot serve metrics on port {port}: {exc}", err=True)
             raise typer.Exit(2) from exc
-        typer.echo(
-            f"plainfeed worker: metrics on http://{settings.worker_metrics_host}:"
-            f"{server.server_port}/metrics",
-            err=True,
+        # Through the log, so that PLAINFEED_LOG_FORMAT=json keeps every line JSON.
+        log.info(
+            "plainfeed worker: metrics on http://%s:%s/metrics",
+            settings.worker_metrics_host,
+            server.server_port,
         )
     ctx = build_context(settings, workers=threads)
     assert ctx.pool is not None
@@ -147,10 +151,11 @@ def worker(
     signal.signal(signal.SIGTERM, _term)
     signal.signal(signal.SIGINT, _term)
     ctx.pool.start()
-    typer.echo(
-        f"plainfeed worker: {ctx.pool.item_workers} threads, engine {ctx.pipeline.engine.name},"
-        f" {len(ctx.pool.workers) - ctx.pool.item_workers} outbound sender threads",
-        err=True,
+    log.info(
+        "plainfeed worker: %d threads, engine %s, %d outbound sender threads",
+        ctx.pool.item_workers,
+        ctx.pipeline.engine.name,
+        len(ctx.pool.workers) - ctx.pool.item_workers,
     )
     while not stop.wait(1.0):
         pass
