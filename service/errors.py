@@ -225,6 +225,15 @@ class LLMRejected(LLMError):
     title = "LLM endpoint rejected the request"
 
 
+class LLMKeyRefused(LLMRejected):
+    """The endpoint refused the key (401, 403): no item can be explained until the key
+    is fixed, so items wait for it (retried later, the circuit opened) instead of each
+    failing for good, a whole backlog lost to one rotated key."""
+
+    slug = "llm-key-refused"
+    title = "LLM endpoint refused the API key"
+
+
 class InvalidAnswer(LLMError):
     """The model's answer does not validate as an explainer, even after one re-ask."""
 

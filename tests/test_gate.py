@@ -325,3 +325,35 @@ def test_a_repair_template_that_does_not_render_keeps_the_paid_explainer(
         assert len(stub.calls) == 1  # the explain call; the repair never got sent
     assert outcome.result.explainer.model_dump(exclude_none=True) == ONE_WRONG
     assert outcome.state == ItemState.NEEDS_REVIEW
+
+
+def test_a_refused_key_opens_the_circuit_and_the_items_wait_for_it(tmp_path: Path) -> None:
+    """A rotated or wrong key refuses every call: the items wait (retried later, the
+    circuit opened after its threshold), not each failed for good, a backlog lost."""
+    with StubLLM() as stub:
+        settings = llm_settings(
+            f"sqlite:///{tmp_path / 'g.db'}",
+            stub.url,
+            circuit_threshold=2,
+            circuit_cooldown=3600,
+            backoff_base=3600,
+        )
+        stub.push(*[Reply.error(401, "Unauthorized")] * 3)
+        with TestClient(create_app(settings, workers=1)) as client:
+            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+            feed = add_feed(ctx.sessions)
+            ids = [
+                add_item(
+                    ctx.sessions, feed, title=f"Post {n}", text="It ran.", state=ItemState.PENDING
+                )
+                for n in range(3)
+            ]
+            ctx.notify()
+            wait_for(lambda: ctx.pipeline.circuit.state == "open", timeout=10)
+            with ctx.sessions() as s:
+                items = [s.get(t.Item, i) for i in ids]
+                states = sorted(str(i.state) for i in items)
+                errors = [i.last_error for i in items if i.last_error]
+        assert states == ["pending"] * 3  # two tried and waiting, one never tried
+        assert len(stub.calls) == 2
+        assert len(errors) == 2 and all("OPENAI_API_KEY" in e for e in errors)

@@ -15,6 +15,7 @@ from service import metrics, queue
 from service.errors import (
     LeaseLost,
     LLMError,
+    LLMKeyRefused,
     LLMRetryable,
     PlainfeedError,
 )
@@ -121,10 +122,13 @@ class Publishing(PipelineBase):
                 repair_rounds=self.settings.repair_rounds,
                 review_derived=self.settings.review_derived,
             )
-        except LLMRetryable as exc:
+        except (LLMRetryable, LLMKeyRefused) as exc:
+            # A refused key is the endpoint's state, not the item's: like an outage, it
+            # opens the circuit and the item waits, its attempt counted.
             self.circuit.failure()
             spent = Spent.of(exc, feed_id, model)
-            return self._retry_item(claim, owner, exc, exc.retry_after, spent)
+            retry_after = exc.retry_after if isinstance(exc, LLMRetryable) else None
+            return self._retry_item(claim, owner, exc, retry_after, spent)
         except PlainfeedError as exc:
             # Not transient (rejected request, invalid answer, no text): fail with reason.
             if isinstance(exc, LLMError):

@@ -17,7 +17,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from service.config import Settings
 from service.engines.llm.formats import ResponseMode
-from service.errors import AnswerTooLarge, LLMError, LLMRejected, LLMRetryable
+from service.errors import AnswerTooLarge, LLMError, LLMKeyRefused, LLMRejected, LLMRetryable
 from service.ratelimit import RateLimiter
 
 T = TypeVar("T")
@@ -203,7 +203,7 @@ def _classify(exc: openai.APIStatusError, mode: ResponseMode) -> Exception:
     if status in _KEY_REFUSED:
         # Servers word this many ways ("Unauthorized", "Forbidden", an HTML page): name
         # the setting to fix, so that a failed item's reason says what to do.
-        return LLMRejected(
+        return LLMKeyRefused(
             f"LLM endpoint rejected the request ({status}): {_KEY_REFUSED[status]} "
             f"(OPENAI_API_KEY): {exc.message}",
             status=status,
