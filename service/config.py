@@ -122,6 +122,14 @@ class Settings(BaseSettings):
         ge=MIN_CONTEXT_CHARS,
         description="Cleaned-text budget for one call; longer posts are split.",
     )
+    # A 10 MB text split by 48,000 characters is 200+ paid calls (and the merges of their
+    # notes): a post past this many parts is refused before the first call.
+    llm_max_parts: int = Field(
+        default=40,
+        ge=1,
+        le=10_000,
+        description="Parts of PLAINFEED_LLM_CONTEXT_CHARS a post may take; longer ones fail.",
+    )
     prices: dict[str, tuple[Price, Price]] = Field(
         default_factory=lambda: {
             "gpt-4o-mini": (0.15, 0.60),

@@ -203,6 +203,15 @@ class NothingToExplain(EngineError):
     title = "Nothing to explain"
 
 
+class PostTooLong(EngineError):
+    """The post would take more calls than PLAINFEED_LLM_MAX_PARTS allows (a dump, a
+    book): refused before any call, as its cost would be."""
+
+    status = 413
+    slug = "post-too-long"
+    title = "Post too long to explain"
+
+
 class LLMError(EngineError):
     """The language-model endpoint failed."""
 

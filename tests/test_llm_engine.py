@@ -33,6 +33,7 @@ from service.errors import (
     LLMRejected,
     LLMRetryable,
     NothingToExplain,
+    PostTooLong,
     TemplateError,
 )
 from service.models import (
@@ -794,3 +795,17 @@ def test_a_context_budget_below_the_minimum_is_refused(chars: int) -> None:
 
     with pytest.raises(ValueError, match="llm_context_chars"):
         Settings(_env_file=None, llm_context_chars=chars)  # type: ignore[call-arg]
+
+
+def test_a_post_past_the_parts_cap_is_refused_before_any_call(stub: StubLLM) -> None:
+    """40 parts is 40 paid calls and their merges: past PLAINFEED_LLM_MAX_PARTS the post
+    is refused, naming both settings, before the first call."""
+    sections = [f"# Topic {n}\n\n" + "The kernel reads data. " * 80 for n in range(40)]
+    article = Article(title="A very long post", text="\n\n".join(sections))
+    engine = make_engine(stub, llm_context_chars=2000, llm_max_parts=39)
+    with pytest.raises(PostTooLong) as caught:
+        engine.explain(article, OPTIONS)
+    assert "takes 40 calls of PLAINFEED_LLM_CONTEXT_CHARS=2,000" in caught.value.detail
+    assert "PLAINFEED_LLM_MAX_PARTS=39" in caught.value.detail
+    assert caught.value.status == 413
+    assert stub.calls == []

@@ -34,6 +34,7 @@ from service.errors import (
     LLMError,
     LLMRejected,
     NothingToExplain,
+    PostTooLong,
 )
 from service.models import Article, CheckReport, CheckStatus, Explainer, ExplainResult, Usage
 from service.prompts import EXPLAIN_SET, RenderedPrompt, load_set, set_version
@@ -214,6 +215,12 @@ class LLMEngine:
     ) -> Explainer:
         common = self._article_vars(article, options)
         parts = split_for_context(article.text, self.settings.llm_context_chars)
+        if len(parts) > self.settings.llm_max_parts:
+            raise PostTooLong(
+                f"the post ({len(article.text):,} characters) takes {len(parts)} calls of "
+                f"PLAINFEED_LLM_CONTEXT_CHARS={self.settings.llm_context_chars:,}, over "
+                f"PLAINFEED_LLM_MAX_PARTS={self.settings.llm_max_parts}"
+            )
         if len(parts) > 1:
             return self._explain_parts(parts, common, templates, tally)
         prompt = templates["explain"].render({**common, "text": article.text})
