@@ -119,7 +119,7 @@ DOCUMENT_META = frozenset(
 
 
 class Explainer(BaseModel):
-    """The explainer's content, in the JSON shape of DESIGN.md."""
+    """The explainer's content, in the JSON shape of README's "The explainer"."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -2,7 +2,7 @@
 
 textstat 0.7.4 is pinned on purpose: it counts syllables with pyphen's bundled
 dictionaries, while later versions fetch nltk data at run time. It measures the style
-target 003 at grade 11.3, the figure DESIGN.md quotes.
+target 003 at grade 11.3, the figure the project's design quotes for it.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ _CODE_LINE = [
 
 def document(result: ExplainResult, report: CheckReport | None, source: Article) -> dict[str, Any]:
     """The explainer's JSON document: its content plus where it came from and how it was
-    made (DESIGN.md's JSON shape). One definition for the API and the CLI."""
+    made (the JSON shape of README's "The explainer"). One definition for the API and the CLI."""
     return {
         **result.explainer.model_dump(mode="json"),
         "source": {

@@ -165,7 +165,7 @@ def structure_problems(
     max_sections: int = 7,
     max_paragraphs: int = 4,
 ) -> list[str]:
-    """What keeps the explainer from the DESIGN.md shape; empty when it has it."""
+    """What keeps the explainer from its shape (README, "The explainer"); empty when it has it."""
     problems: list[str] = []
     if not title_ok(explainer.title):
         problems.append(f"title {explainer.title!r} is neither 'Subject: ...' nor a statement")
@@ -186,7 +186,7 @@ def structure_problems(
 
 @dataclass(slots=True)
 class CaseScore:
-    """The metrics of one case (the first eight fields are DESIGN.md's JSON keys)."""
+    """The metrics of one case (the first eight fields are the keys of eval/README's JSON)."""
 
     slug: str
     number_precision: float

@@ -153,7 +153,7 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
     if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
         new = ""  # "Why ExecuTorch?" says no more than the subject
     # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
-    # the explainer does not (DESIGN.md: no first person), its sentences neither.
+    # the explainer does not (README, "The explainer": no first person), its sentences neither.
     new = sentence_case(third_person(new), case) if new else ""
     for claim in [*_claims(draft, new), ""]:
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
