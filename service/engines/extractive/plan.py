@@ -34,8 +34,9 @@ def plan(draft: Draft, case: CaseTable) -> list[Plan]:
     usage = [i for i, s in enumerate(secs) if s.role == "usage"]
     nxt = [i for i, s in enumerate(secs) if s.role == "next"]
     concl = [i for i, s in enumerate(secs) if s.role == "conclusion"]
-    # The explainer ends with what comes next (README, "The explainer"); a post without such a section
-    # ends with its conclusion instead, where the wrap-up and any outlook stand.
+    # The explainer ends with what comes next (README, "The explainer"); a post without
+    # such a section ends with its conclusion instead, where the wrap-up and any outlook
+    # stand.
     tail = usage[:1] + (nxt[:1] or concl[-1:])
     room = MAX_SECTIONS - len(intro) - len(tail)
     if len(body) > room:
