@@ -52,11 +52,18 @@ def test_no_float_setting_is_infinite_or_nan(name: str, value: str) -> None:
         Settings(_env_file=None, **{name: value})  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize("name", sorted(set(FLOATS) - {"llm_rpm"}))
+@pytest.mark.parametrize("name", sorted(set(FLOATS) - {"llm_rpm", "retention_days"}))
 def test_no_wait_or_timeout_is_longer_than_a_day(name: str) -> None:
     Settings(_env_file=None, **{name: MAX_SECONDS})  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="less than or equal to 86400"):
         Settings(_env_file=None, **{name: 1e300})  # type: ignore[call-arg]
+
+
+def test_retention_is_counted_in_days_up_to_a_century() -> None:
+    assert Settings(_env_file=None, retention_days=0.5).retention_days == 0.5  # type: ignore[call-arg]
+    for bad in (-1, 36_501):
+        with pytest.raises(ValueError, match="retention_days"):
+            Settings(_env_file=None, retention_days=bad)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("name", ["llm_backoff_initial", "llm_backoff_max", "backoff_base"])
