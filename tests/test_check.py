@@ -416,6 +416,20 @@ def test_number_words_count_only_when_the_source_has_them() -> None:
     assert check_explainer("One of the five models is new.", source).numbers == []
 
 
+def test_a_multiplier_word_is_matched_as_a_multiplier() -> None:
+    # "six times faster" and "twice as fast" claim a multiple: a 6 or a 2 of another
+    # unit elsewhere in the source does not back them (it did: any value of the word's),
+    # and "ten times faster" is a claim even where the source has no 10 (it was skipped).
+    source = "TopK is 4.82x faster than ATen on 6 GPUs. MXFP8 reached 2.04x in 2 runs."
+    assert status("TopK is six times faster than ATen.", source, "six times") == U
+    assert status("TopK is ten times faster than ATen.", source, "ten times") == U
+    assert status("TopK is twice as fast as ATen.", source, "twice") == U
+    assert status("MXFP8 doubled the speed.", source, "doubled") == D  # 2.04x, rounded
+    assert status("TopK is about five times faster than ATen.", source, "five times") == D
+    assert status("TopK is more than five times faster.", source, "five times") == U
+    assert status("It runs on six GPUs.", source, "six") == S  # a count, as before
+
+
 def test_code_is_checked_verbatim() -> None:
     source = "Try it:\n\n```python\nx = torch.randn(128, 4096)\n```\n"
     same = Explainer(

@@ -307,6 +307,33 @@ def test_ordinary_words_are_not_numbers(text: str) -> None:
     assert extract_numbers(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "written", "hedge"),
+    [
+        ("six times faster than ATen", "six times", Hedge.NONE),
+        ("three times the throughput", "three times", Hedge.NONE),
+        ("a five-fold larger batch", "five-fold", Hedge.NONE),
+        ("nearly twice as fast", "twice", Hedge.UPPER),
+        ("more than three times faster", "three times", Hedge.LOWER),
+    ],
+)
+def test_a_count_word_before_a_comparison_is_a_multiplier(
+    text: str, written: str, hedge: Hedge
+) -> None:
+    n = one(text)
+    assert (n.kind, n.text, n.unit, n.hedge) == (Kind.WORD, written, "x", hedge)
+
+
+@pytest.mark.parametrize("text", ["the tests ran three times.", "it ran three times a day"])
+def test_a_count_word_with_times_and_no_comparison_counts(text: str) -> None:
+    assert one(text).unit == ""
+
+
+def test_doubles_as_is_no_multiple() -> None:
+    assert extract_numbers("every model doubles as a stress test") == []
+    assert one("throughput doubled as a result").unit == "x"
+
+
 def test_words_can_be_left_out() -> None:
     assert extract_numbers("two runs of 5 ms", words=False)[0].text == "5 ms"
 

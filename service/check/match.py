@@ -100,7 +100,7 @@ def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[De
 
 def _arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str] | None:
     """A ratio, percentage, difference or sum of two numbers of one source unit."""
-    if q.value is None or not q.unit or q.kind != QUANTITY:
+    if q.value is None or not q.unit or q.kind not in (QUANTITY, WORD):
         return None
     if q.hedge in (UPPER, LOWER):
         return None  # a bound is no computation
@@ -127,7 +127,7 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         if _unit_ok(q, h[1])
         and (
             (h[1].kind == QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
-            or (h[1].kind == WORD and q.exp == 0)
+            or (h[1].kind == WORD and q.exp == 0 and _hedge_ok(q.hedge, h[1].hedge))
         )
     ]
     first = _first_bound(idx, exact, binding)

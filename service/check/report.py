@@ -22,6 +22,7 @@ from service.check.table import row_support
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
+from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
 
 _SECTION_NUMBER = re.compile(r"\d{1,2}\.\s+(?=\D)")
@@ -153,7 +154,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start, Binding())
-            if n.kind in (QUANTITY, RANGE):
+            # A multiplier word ("twice as fast", "six times faster") the source has the
+            # value of is a figure: matched with its unit, hedge and binding, as "6x" is.
+            multiplier = n.kind == WORD and bool(n.unit)
+            multiplier = multiplier and (stated_multiple(n) or match_word(idx, n) is not None)
+            if n.kind in (QUANTITY, RANGE) or multiplier:
                 if binding.names:
                     own.extend(binding.names)
                 elif not (binding.nouns and not n.unit):

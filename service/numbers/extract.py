@@ -78,7 +78,7 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     digit = (_ASCII_DIGIT if s.isascii() else _DIGIT).search(s)
     found = list(tokens(s)) if digit else []
     if not found:
-        return number_words(text, s) if words else []
+        return [read_hedge(s, w) if w.unit else w for w in number_words(text, s)] if words else []
     nums: list[Number] = []
     for start, token in found:
         nums.extend(classify(text, s, start, token.rstrip("+")))
@@ -102,6 +102,8 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     else:
         nums = [version_by_context(text, s, n) for n in refined]
     if words:
-        nums.extend(number_words(text, s))
+        # A multiplier word ("nearly twice", "more than three times faster") is a figure:
+        # its hedge is read as a quantity's is.
+        nums.extend(read_hedge(s, w) if w.unit else w for w in number_words(text, s))
         nums.sort(key=_START)
     return nums

@@ -80,6 +80,15 @@ _ONE_AFTER = re.compile(
 _HYPHEN_IDIOMS = frozenset({"one-off", "one-time", "one-shot", "one-to-one", "one-way"})
 _DOUBLE_OK_AFTER = re.compile(r"\s+(?:the|its|their|that|this)\b", re.I)
 _DOUBLE_OK_BEFORE = re.compile(r"\b(?:to|will|would|can|could|may|might|nearly|almost)\s+$", re.I)
+_SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
+# "six times faster", "three times the throughput", "five-fold more": a count word made a
+# multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
+# before a comparison: "ran three times." counts runs.
+_TIMES_AFTER = re.compile(
+    r"(?:[ \t]times|-fold)(?=\s+(?:as|the|more|less|fewer|over|faster|slower|larger|smaller"
+    r"|bigger|higher|lower|greater|longer|shorter|better|quicker|cheaper|wider)\b)",
+    re.I,
+)
 
 
 def number_words(text: str, s: str) -> list[Number]:
@@ -105,11 +114,16 @@ def number_words(text: str, s: str) -> list[Number]:
             _ONE_BEFORE.search(s, max(0, start - 8), start) or _ONE_AFTER.match(s, end)
         ):
             continue
+        if word.startswith(("doubl", "tripl")) and _SERVES_AS.match(s, end):
+            continue  # "doubles as a stress test": serves as, no multiple
         if word in ("double", "triple") and not (
             _DOUBLE_OK_AFTER.match(s, end) or _DOUBLE_OK_BEFORE.search(s, max(0, start - 10), start)
         ):
             continue
         value, unit = _WORD_VALUES[word]
+        times = _TIMES_AFTER.match(s, end) if not unit and isinstance(value, int) else None
+        if times is not None:
+            unit, end = "x", times.end()
         out.append(
             Number(
                 text=text[start:end], start=start, end=end, kind=WORD,
@@ -117,3 +131,10 @@ def number_words(text: str, s: str) -> list[Number]:
             )
         )  # fmt: skip
     return out
+
+
+def stated_multiple(n: Number) -> bool:
+    """Whether ``n`` is a count word made a multiplier before a comparison ("six times
+    faster"): a claim as "6 times faster" is, whether or not the source has the value
+    ("twice", "doubled" are claims only where it has: "called twice" counts calls)."""
+    return n.kind == WORD and n.unit == "x" and n.text.lower() not in _WORD_VALUES
