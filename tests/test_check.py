@@ -65,6 +65,33 @@ def test_rounding_of_a_more_precise_source_number_is_derived() -> None:
     assert v.status == D and v.reason == "rounded from 1.13x"
 
 
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("TopK is nearly 2x faster.", "2x", D),  # 1.95x is below 2x
+        ("TopK is almost 2x faster.", "2x", D),
+        ("TopK is over 2x faster.", "2x", U),  # 1.95x is not over 2x
+        ("MXFP8 reached over 2x.", "2x", D),  # 2.04x is
+        ("MXFP8 reached nearly 2x.", "2x", U),
+        ("It has nearly 3,000 commits.", "3,000", D),  # 2,995: the zeros are no digits
+        ("It has about 3,000 commits.", "3,000", D),
+        ("It has over 3,000 commits.", "3,000", U),
+        ("It has 3,000 commits.", "3,000", U),  # unhedged, every digit is a claim
+        ("It has almost 500 contributors.", "500", D),
+        ("It has more than 500 contributors.", "500", U),
+        ("Loss fell by about 10% in training.", "10%", U),  # 7% is no 10%, nor "about"
+    ],
+)
+def test_a_hedged_rounding_keeps_the_side_of_the_source_value(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    source = (
+        "TopK is 1.95x faster than ATen. MXFP8 reached 2.04x. It has 2,995 commits from 487"
+        " contributors. Loss fell by 7% in training."
+    )
+    assert status(explainer, source, written) == expected
+
+
 def test_percent_and_thousands_separators() -> None:
     source = "It cut serving costs by 96 percent across 1,362,998 requests."
     assert status("Costs fell by 96%.", source, "96%") == S

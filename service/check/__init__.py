@@ -20,6 +20,10 @@ Rules, in short (the module's tests spell them out):
   ``1.10`` is unsupported: false precision). Fewer digits is a rounding, ``derived``
   (``1.1`` for ``1.10`` or ``1.13``), and only in the same unit (``1.7`` shapes is no
   rounding of ``1.68x``). An explainer digit matches a source word ("1" for "one").
+  A hedged rounding must say which side the source value is on ("nearly 2x" for
+  ``1.95x``, "over 2x" for ``2.04x``; not "over 2x" for ``1.95x``), and under a hedge a
+  whole number's trailing zeros are no digits when the source value is within 5% of it
+  ("about 3,000 commits" for 2,995, derived; not "about 10%" for 7%).
 - Ranges match with both ends. A single value inside a source range is unsupported; a
   range end is ``derived``, or ``supported`` when a hedge says which end it is ("up to
   3.66x" for "1.17x–3.66x").

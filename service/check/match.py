@@ -29,6 +29,42 @@ def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
     return mine == theirs
 
 
+def _rounding_exps(q: Number) -> range:
+    """The digits ``q`` may be a rounding to: its last written one; under a hedge, the
+    trailing zeros of a whole number are no digits ("about 3,000 commits" rounds 2,995
+    to the thousand, or the ten, :func:`_close` to it; a bare "3,000" claims every
+    digit)."""
+    if q.hedge is NO_HEDGE or q.exp != 0 or q.value is None or not q.value:
+        return range(q.exp, q.exp + 1)
+    digits = str(abs(q.value.to_integral_value()))
+    if q.value != q.value.to_integral_value() or len(digits) > 40:
+        return range(q.exp, q.exp + 1)
+    return range(0, len(digits) - len(digits.rstrip("0")) + 1)
+
+
+def _close(q: Number, theirs: Number) -> bool:
+    """Whether a source value is within 5% of a hedged whole number rounded past its
+    last written digit: "about 500" for 487, not "about 10%" for 7% (a rounding to the
+    ten, but no figure a reader would take 7% for)."""
+    assert q.value is not None and theirs.value is not None
+    return abs(theirs.value - q.value) * 20 <= abs(q.value)
+
+
+def _rounding_hedge_ok(q: Number, theirs: Number) -> bool:
+    """Whether a hedged rounding says which side of it the source value lies on: "nearly
+    2x" (upper) for 1.95x, "over 2x" (lower) for 2.04x; not "nearly 2x" for 2.04x. A
+    source bound of the same direction holds when the rounding does not cut it ("up to
+    2x" for "up to 1.95x"); "about" and no hedge go with any rounding, as with any value."""
+    if q.hedge in (NO_HEDGE, APPROX):
+        return True
+    assert q.value is not None and theirs.value is not None
+    if theirs.hedge not in (NO_HEDGE, q.hedge):
+        return False
+    if q.hedge == UPPER:
+        return theirs.value < q.value or (theirs.hedge == UPPER and theirs.value == q.value)
+    return theirs.value > q.value or (theirs.hedge == LOWER and theirs.value == q.value)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """A verdict and the source unit that backs it."""
@@ -159,9 +195,11 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
     # A rounding of a more precise source number.
     cands = [
         h
-        for h in idx.rounded(q.exp).get(q.value, [])
+        for exp in _rounding_exps(q)
+        for h in idx.rounded(exp).get(q.value, [])
         if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
-        and _hedge_ok(q.hedge, h[1].hedge)
+        and _rounding_hedge_ok(q, h[1])
+        and (exp == q.exp or _close(q, h[1]))
     ]
     rounding = _first_bound(idx, cands, binding)
     lent, unit = lent or rounding.lent, rounding.unit
