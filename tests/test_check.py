@@ -652,3 +652,16 @@ def test_a_name_with_a_sign_no_word_token_holds_is_found_verbatim(
     no word token of the source's index, so the source text is searched for it."""
     report = check_explainer(explainer, "Weight decay was 1e-5. The run cost $1e5 in total.")
     assert [n.status for n in report.numbers] == [status]
+
+
+@pytest.mark.timeout(30)
+def test_a_name_of_hundreds_of_parts_does_not_crash_the_check() -> None:
+    # Each optional part of a name's pattern nested in the one before: "1-1-...-1" of 600
+    # parts overflowed the regex parser's recursion (RecursionError) in the explainer
+    # and in the source alike.
+    chain = "-".join(["1"] * 600)
+    report = check_explainer(f"Range {chain} out.", "Version 1.5 is 2x faster.")
+    assert [n.status for n in report.numbers] == [U]
+    source = f"It is 2x faster than {chain} and 3x faster than Triton."
+    report = check_explainer(f"It is 2x faster than {chain}.", source)
+    assert [n.status for n in report.numbers] == [S, S]

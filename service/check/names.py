@@ -24,6 +24,9 @@ class Name:
     pattern: re.Pattern[str]
 
 
+_OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches
+
+
 @lru_cache(maxsize=4096)
 def name_pattern(key: str) -> re.Pattern[str]:
     """A pattern for a folded name: plural-tolerant; a long model name also matches its
@@ -35,6 +38,10 @@ def name_pattern(key: str) -> re.Pattern[str]:
         if any(c.isdigit() for c in "".join(head)):
             keep = i
             break
+    if len(segments) - keep > _OPTIONAL_PARTS:
+        # Each optional part nests in the one before: some 500 of them ("1-1-1-...")
+        # overflow the regex parser's recursion. A name has a few; so many are written out.
+        keep = len(segments)
     body = _SEP.join(re.escape(s) for s in segments[:keep])
     for s in segments[keep:]:
         body += "(?:" + _SEP + re.escape(s)
