@@ -665,3 +665,17 @@ def test_a_name_of_hundreds_of_parts_does_not_crash_the_check() -> None:
     source = f"It is 2x faster than {chain} and 3x faster than Triton."
     report = check_explainer(f"It is 2x faster than {chain}.", source)
     assert [n.status for n in report.numbers] == [S, S]
+
+
+@pytest.mark.timeout(15)
+def test_a_unit_of_thousands_of_figures_is_derived_from_in_linear_time() -> None:
+    # Every pair of a unit's figures was combined: a pasted column of thousands of figures
+    # (no sentence end) took a minute per unit of measure an explainer asked for. Now a
+    # figure is combined with the few near it, as a writer computes.
+    source = ", ".join(f"{i} ms" for i in range(1, 2001)) + "."
+    report = check_explainer("It fell 0.5%. It took 3999 ms. It took 4001 ms.", source)
+    assert [(n.text, n.status) for n in report.numbers] == [
+        ("0.5%", D),  # percent change of 201 ms and 200 ms
+        ("3999 ms", D),  # 2000 ms + 1999 ms
+        ("4001 ms", U),
+    ]

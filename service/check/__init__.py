@@ -8,7 +8,8 @@ Each number of the explainer gets a verdict:
   ties it to (another model, operator, baseline).
 - ``derived``: not written in the source but computable from one source sentence or
   table row: a rounding, the end of a range, the span of several values, a ratio,
-  difference, sum or percentage. Shown for review; it does not fail the check.
+  difference, sum or percentage (of two figures at most eight apart in it). Shown for
+  review; it does not fail the check.
 - ``unsupported``: nothing in the source backs it.
 
 Rules, in short (the module's tests spell them out):

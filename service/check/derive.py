@@ -56,15 +56,31 @@ class Derived(NamedTuple):
     b_text: str
 
 
+# A writer computes from figures that stand near each other: each operand is paired with
+# the few before and after it. Pairing all of them was quadratic: a unit of 10,000 bare
+# numbers (a pasted data column with no sentence end) took a minute to index.
+_NEAR_OPERANDS = 8
+
+
 def combinations(u: int, ops: list[Operand], target: str) -> Iterator[Derived]:
-    """Values computable from two numbers of unit ``u`` (its :func:`operands`), for a number
-    with unit ``target``."""
+    """Values computable from two numbers of unit ``u`` (its :func:`operands`), near each
+    other, for a number with unit ``target``."""
     for i, (a, a_unit, a_text) in enumerate(ops):
-        for j, (b, b_unit, b_text) in enumerate(ops):
+        if not _combines(target, a_unit):
+            continue  # nothing computed from numbers of this unit (a bare count for "x")
+        for j in range(max(0, i - _NEAR_OPERANDS), min(len(ops), i + _NEAR_OPERANDS + 1)):
+            b, b_unit, b_text = ops[j]
             if i == j or a_unit != b_unit or not b:
                 continue
             for value, how in _combine(target, a, b, a_unit):
                 yield Derived(value, u, how, a, b, a_text, b_text)
+
+
+def _combines(target: str, unit: str) -> bool:
+    """Whether :func:`_combine` computes anything from two numbers of ``unit``."""
+    if target == "x":
+        return bool(unit) and unit not in _RATIO_UNITS
+    return (target == "%" and unit != "%") or target == unit
 
 
 def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decimal, str]]:
