@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.bind import Binding, bind_numbers, clause_names, known_names, swapped
+from service.check.bind import Binding, Clauses, bind_numbers, known_names, swapped
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import (
@@ -139,7 +139,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         row = row_support(idx.rows, text, nums, s)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
-        own: list[Name] = []
+        clauses: Clauses | None = None  # read on first use: most figures have names
+        own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
         said: list[tuple[int, Number, Name]] = []
         for n in nums:
             if n.start in row.backed:  # a cell of the source table row the sentence restates
@@ -160,11 +161,12 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             multiplier = multiplier and (stated_multiple(n) or match_word(idx, n) is not None)
             if n.kind in (QUANTITY, RANGE) or multiplier:
                 if binding.names:
-                    own.extend(binding.names)
+                    own.update(dict.fromkeys(binding.names))
                 elif not (binding.nouns and not n.unit):
                     # Said of its clause's names, else of the names of the sentence's
                     # figures so far, else of the last sentence that bound some.
-                    topic = clause_names(s, names, n.start) or tuple(dict.fromkeys(own))
+                    clauses = clauses or Clauses(s, names)
+                    topic = clauses.names_before(n.start) or tuple(own)
                     binding = Binding(inherited=topic or carried)
                 else:
                     binding = Binding(nouns=binding.nouns)
@@ -185,7 +187,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             verdicts.append(_verdict(idx, n, text, outcome))
         _mark_swaps(idx, verdicts, said)
         if own:
-            carried = tuple(dict.fromkeys(own))
+            carried = tuple(own)
     return verdicts
 
 
