@@ -85,13 +85,15 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     nums = _join_models(text, s, [start for start, _ in found], nums)
     # Sign, hedge and unit are read number by number: one loop, not a list per pass. A
     # sign or unit is read only where one can be (the functions return any other number
-    # as it is): a quantity, or a range for units, half of the numbers being names.
+    # as it is): a quantity, or a range for units, half of the numbers being names. The
+    # hedge is read after the unit: one written after the number follows its unit ("10 ms
+    # or more", "500 requests per second or more").
     refined = []
     for n in nums:
         if n.kind == QUANTITY:
-            n = spaced_unit(text, s, read_hedge(s, read_sign(text, s, n)))
+            n = read_hedge(s, spaced_unit(text, s, read_sign(text, s, n)))
         elif n.kind == RANGE:
-            n = spaced_unit(text, s, read_hedge(s, n))
+            n = read_hedge(s, spaced_unit(text, s, n))
         else:
             n = read_hedge(s, n)
         refined.append(n)
