@@ -152,6 +152,10 @@ UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."
         ("The fleet has over 10 GPUs.", "10", S),
         ("The fleet has up to 10 GPUs.", "10", U),
         ("The fleet has nearly 10 GPUs.", "10", U),
+        ("Llama-3.1-8B gains in excess of 1.13 times.", "1.13 times", U),
+        ("Llama-3.1-8B gains north of 1.13 times.", "1.13 times", U),
+        ("Llama-3.1-8B gains top out at 1.13 times.", "1.13 times", S),
+        ("The fleet has in excess of 10 GPUs.", "10", S),
         ("Llama-3.1-8B gains 1.13 times or more.", "1.13 times", U),  # after the unit
         ("Llama-3.1-8B gains 1.13 times or less.", "1.13 times", S),
     ],

@@ -204,6 +204,9 @@ def test_a_list_is_not_a_range() -> None:
         ("beyond 1,000 GPUs", Hedge.LOWER),
         ("10,000+ users", Hedge.LOWER),
         ("2 or more runs", Hedge.LOWER),
+        ("in excess of 500 requests", Hedge.LOWER),
+        ("north of $27M", Hedge.LOWER),
+        ("tops out at 10 ms", Hedge.UPPER),
         ("10 ms or more", Hedge.LOWER),  # after the unit written after the number
         ("500 requests per second or fewer", Hedge.UPPER),
         ("a 1.13x speedup", Hedge.NONE),

@@ -32,12 +32,14 @@ for _phrases, _kind in (
     (
         "up to|as much as|as many as|as high as|at most|no more than|less than|fewer than|"
         "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|"
+        "tops out at|topped out at|topping out at|capped at|south of|"
         "maximum of|a maximum of|max.|max|<=|≤|<",
         UPPER,
     ),
     (
         "over|more than|at least|above|exceeding|exceeds|greater than|upwards of|upward of|"
         "beyond|no less than|just over|as low as|as little as|as few as|minimum of|"
+        "in excess of|north of|"
         "a minimum of|>=|≥|>",
         LOWER,
     ),
