@@ -406,6 +406,41 @@ def test_table_cells_count_with_their_headers() -> None:
     assert status("Qwen3-32B gained 1.5 times.", source, "1.5 times") == M
 
 
+FORMAT_TABLE = (
+    "Results on MI355X:\n\n| Model | BF16 | MXFP8 | MXFP4 |\n| --- | --- | --- | --- |\n"
+    "| Llama-3.1-8B | 1.13x | 1.45x | 1.90x |\n| Qwen3-32B | 1.05x | 2.04x | 3.01x |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("Llama-3.1-8B gains 1.90x with MXFP4.", "1.90x", S),
+        ("Qwen3-32B gains 2.04x with MXFP8 on MI355X.", "2.04x", S),
+        # Every header is in each row's context: any column's name held for any cell.
+        ("Llama-3.1-8B gains 1.90x with MXFP8.", "1.90x", M),
+        ("Qwen3-32B gains 3.01x with MXFP8.", "3.01x", M),
+        ("Qwen3-32B reaches 2.04x in BF16.", "2.04x", M),
+    ],
+)
+def test_a_figure_of_a_table_cell_is_said_of_its_own_column(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    v = verdict(explainer, FORMAT_TABLE, written)
+    assert v.status == expected
+    if expected == M:
+        assert v.reason in ("the source gives it for MXFP4", "the source gives it for MXFP8")
+
+
+def test_a_name_of_its_own_column_or_row_is_no_other_column() -> None:
+    # A name in the header of the figure's own column, or in its row's label, is its own.
+    source = (
+        "| Model | MXFP8 speedup | MXFP4 speedup |\n| --- | --- | --- |\n"
+        "| MXFP4 Llama | 1.45x | 1.90x |\n"
+    )
+    assert status("MXFP4 Llama gains 1.45x with MXFP8.", source, "1.45x") == S
+
+
 def test_source_block_points_into_the_split_source() -> None:
     source = "# Title\n\nIntro without numbers.\n\nFlyDSL is 1.10x faster on MI355X."
     v = verdict("It is 1.10 times faster.", source, "1.10 times")

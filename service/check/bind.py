@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from service.check.index import SourceIndex
 from service.check.names import Name, content_words, is_name, name_pattern, noun_pattern
+from service.check.table import Row
 from service.check.unit import Unit
 from service.numbers import Number
 from service.numbers.context import list_runs
@@ -388,6 +389,12 @@ def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tupl
     coordinated subject keeps it ("TopK is 1.5x faster than Triton" for "TopK is 4.82x
     faster than ATen and 1.5x faster than Triton": Triton is 1.5x's alone); nor does an
     explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively")."""
+    row = idx.row_of.get(u)
+    if row is not None:
+        header = idx.units[row.header_unit].display.split(" | ")
+        column = _other_column(idx.units[u], row, header, m, names)
+        if column:
+            return column
     if not m.unit:
         # A bare count ("across 24 cases") is mostly what several figures of the sentence
         # share ("1.20x over Triton across all 24 grouped-GEMM cases" holds for the 1.95x
@@ -411,6 +418,29 @@ def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tupl
     # As the source writes them (the unit's text in its own case).
     cased = idx.units[u].cased
     return tuple(cased[x.start : x.end] for x in mine if x.key in alone)
+
+
+def _other_column(
+    unit: Unit, row: Row, header: Sequence[str], m: Number, names: Sequence[Name]
+) -> tuple[str, ...]:
+    """The header (as ``header`` writes it) of the column of a table row's figure ``m``,
+    when the explainer's
+    ``names`` name another column's header and not its own ("Llama-3.1-8B gains 1.90x
+    with MXFP8" where 1.90x stands under MXFP4): every header is in a row's context, so
+    each column's name held for every figure of the row. Else nothing."""
+    column = unit.text.count(" | ", unit.start, m.start)
+    if column == 0 or column >= len(row.headers):
+        return ()  # the label's column, or a cell past the header
+    own = row.headers[column]
+    others = [h for j, h in enumerate(row.headers) if j not in (0, column) and h]
+    for name in names:
+        if (
+            any(name.pattern.search(h) for h in others)
+            and not name.pattern.search(own)
+            and not name.pattern.search(row.label)
+        ):
+            return (header[column] if column < len(header) else own.strip(),)
+    return ()
 
 
 def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:

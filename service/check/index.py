@@ -42,6 +42,7 @@ class SourceIndex:
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     text_blocks: int = 0  # blocks of the text; a block past them is the title
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
+    row_of: dict[int, Row] = field(default_factory=dict)  # the row of a table-row unit
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
     _operands: list[tuple[int, list[Operand]]] | None = None
@@ -351,6 +352,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
                 make_row(first + 1 + k, first, block.header, row)
                 for k, row in enumerate(block.rows)
             )
+    idx.row_of = {row.unit: row for row in idx.rows}
     idx.text_blocks = len(blocks)
     if title.strip():
         title = " ".join(title.split())
