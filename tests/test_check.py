@@ -498,6 +498,16 @@ def test_a_multiplier_word_is_matched_as_a_multiplier() -> None:
     assert status("It runs on six GPUs.", source, "six") == S  # a count, as before
 
 
+def test_a_fraction_word_is_no_count() -> None:
+    # "two-thirds" read as "two": any 2 of the source backed it.
+    source = "Half of the 2 teams improved, and two-thirds of the 3 models."
+    assert status("Two-thirds of the models improved.", source, "Two-thirds") == S
+    assert [n.text for n in check_explainer("Two-thirds of teams improved.", source).numbers] == [
+        "Two-thirds"
+    ]
+    assert check_explainer("Three quarters of teams improved.", source).numbers == []
+
+
 def test_code_is_checked_verbatim() -> None:
     source = "Try it:\n\n```python\nx = torch.randn(128, 4096)\n```\n"
     same = Explainer(

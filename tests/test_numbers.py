@@ -334,6 +334,22 @@ def test_a_count_word_with_times_and_no_comparison_counts(text: str) -> None:
     assert one(text).unit == ""
 
 
+@pytest.mark.parametrize(
+    ("text", "written", "value"),
+    [
+        ("two-thirds of the teams", "two-thirds", Decimal(2) / 3),
+        ("three quarters of GPUs", "three quarters", Decimal("0.75")),
+        ("one-third of runs", "one-third", Decimal(1) / 3),
+        ("one half of it", "one half", Decimal("0.5")),  # one number, not "half" again
+    ],
+)
+def test_a_count_word_before_a_fraction_is_a_fraction(
+    text: str, written: str, value: Decimal
+) -> None:
+    n = one(text)
+    assert (n.kind, n.text, n.value) == (Kind.WORD, written, value)
+
+
 def test_doubles_as_is_no_multiple() -> None:
     assert extract_numbers("every model doubles as a stress test") == []
     assert one("throughput doubled as a result").unit == "x"

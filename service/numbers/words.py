@@ -15,6 +15,7 @@ _WORD_VALUES: dict[str, tuple[int | str, str]] = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
+_COUNTS = {w: int(v) for w, (v, _) in _WORD_VALUES.items()}  # one to twenty: numerators
 _WORD_VALUES.update(
     {
         "thirty": (30, ""),
@@ -80,6 +81,16 @@ _ONE_AFTER = re.compile(
 _HYPHEN_IDIOMS = frozenset({"one-off", "one-time", "one-shot", "one-to-one", "one-way"})
 _DOUBLE_OK_AFTER = re.compile(r"\s+(?:the|its|their|that|this)\b", re.I)
 _DOUBLE_OK_BEFORE = re.compile(r"\b(?:to|will|would|can|could|may|might|nearly|almost)\s+$", re.I)
+# "two-thirds", "three quarters": a fraction, not a count (it backed any 2 of the source).
+_FRACTION_AFTER = re.compile(
+    r"[- ](?P<d>half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?"
+    r"|tenths?)(?!\w)",
+    re.I,
+)
+_DENOMINATORS = {
+    "half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+    "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+}  # fmt: skip
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
@@ -101,9 +112,22 @@ def number_words(text: str, s: str) -> list[Number]:
         if len(lower) != len(s):  # a character whose lower case is longer: keep positions
             lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in s)
         found = [(m.start(), m.group(0)) for m in _WORD.finditer(lower)]
+    taken = 0  # where the last fraction ends: "half" in "one half" is part of it
     for start, raw in found:
+        if start < taken:
+            continue
         word = raw.rstrip("-").lower()
         end = start + len(word)
+        fraction = _FRACTION_AFTER.match(s, end) if word in _COUNTS else None
+        if fraction is not None:
+            # Its value as a Decimal quotient: the same words in the source give the same.
+            denominator = _DENOMINATORS[fraction.group("d").lower().rstrip("s")]
+            quotient = Decimal(_COUNTS[word]) / denominator
+            end = taken = fraction.end()
+            out.append(
+                Number(text=text[start:end], start=start, end=end, kind=WORD, value=quotient)
+            )
+            continue
         if raw.endswith("-"):
             compound = re.match(r"[\w-]+", s[start:])
             if word == "half" or (compound and compound.group(0).lower() in _HYPHEN_IDIOMS):
