@@ -189,6 +189,10 @@ IDS = (
         ("It needs the 0.4.x series.", "0.4.x", U),
         ("It needs PyTorch 2.14.", "2.14", S),
         ("It needs ROCm 2.14.", "2.14", M),  # a version given for another product
+        ("It needs TensorFlow 2.14.", "2.14", M),  # ... or for one the source never names
+        ("It needs JAX 2.14 too.", "2.14", M),
+        ("It needs TensorFlow 2.15.", "2.15", U),
+        ("Since 2.14, it is faster.", "2.14", S),  # no product: a sentence's first word
     ],
 )
 def test_identifiers_and_versions_match_verbatim(

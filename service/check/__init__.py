@@ -33,7 +33,8 @@ Rules, in short (the module's tests spell them out):
   hedge go with anything.
 - Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant); a
   version right after a product name must stand with that name in the source ("ROCm
-  2.14" where the source has "PyTorch 2.14" is ``misattached``).
+  2.14" where the source has "PyTorch 2.14" is ``misattached``, as is "TensorFlow 2.14"
+  when the source never names TensorFlow).
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
 - Binding: the names within six words of a number in the explainer (model, operator,
   format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not

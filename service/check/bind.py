@@ -106,11 +106,11 @@ def known_names(
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and m.start() < nums[i].end:
             continue
-        initial = _initial(s, m.start())
+        first = initial(s, m.start())
         offset = 0
         for word in token.split("-"):
             at, offset = m.start() + offset, offset + len(word) + 1
-            if not is_name(word, initial and at == m.start()):
+            if not is_name(word, first and at == m.start()):
                 continue
             known = idx.name(word)
             if known is not None:
@@ -122,7 +122,7 @@ def known_names(
 _OPENERS = "\"'([*_`"
 
 
-def _initial(s: str, pos: int) -> bool:
+def initial(s: str, pos: int) -> bool:
     """Whether ``pos`` starts its sentence: nothing but white space and opening marks
     before it, or a sentence end. Read back from ``pos`` (a source clause is a slice of
     its whole paragraph: copying all before it for each word would cost more than the

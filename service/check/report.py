@@ -6,7 +6,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.bind import Binding, Clauses, bind_numbers, known_names, swapped
+from service.check.bind import (
+    Binding,
+    Clauses,
+    bind_numbers,
+    initial,
+    known_names,
+    swapped,
+)
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import (
@@ -17,7 +24,7 @@ from service.check.match import (
     match_verbatim,
     match_word,
 )
-from service.check.names import Name
+from service.check.names import Name, is_name
 from service.check.table import row_support
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
@@ -121,6 +128,23 @@ def _product_before(s: str, n: Number, names: Sequence[Name]) -> Name | None:
     return None
 
 
+# The word right before a version ("TensorFlow 2.14"), its last hyphenated part.
+_WORD_BEFORE = re.compile(r"(?<![\w.-])(?:[\w.+]+-)*(?P<w>[A-Za-z][\w.+]*)[ \t]+$")
+
+
+def _unknown_product(idx: SourceIndex, s: str, n: Number) -> str | None:
+    """The name written right before a version when the source never names it
+    ("TensorFlow 2.14" in the explainer of a post on PyTorch 2.14): the source gives the
+    version for no such product."""
+    m = _WORD_BEFORE.search(s, max(0, n.start - 60), n.start)
+    if m is None:
+        return None
+    word = m.group("w")
+    if not is_name(word, initial(s, m.start("w"))) or idx.name(word) is not None:
+        return None
+    return word
+
+
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
@@ -181,7 +205,12 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 outcome = found
             else:
                 product = _product_before(s, n, names) if n.kind == VERSION else None
+                unknown = _unknown_product(idx, s, n) if n.kind == VERSION and not product else None
                 outcome = match_verbatim(idx, n, product)
+                if unknown is not None and outcome.status == CheckStatus.SUPPORTED:
+                    # The version is in the source, for other products than this one.
+                    reason = f"the source does not name {unknown}"
+                    outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED and binding.nearest is not None:
                 said.append((len(verdicts), n, binding.nearest))
             verdicts.append(_verdict(idx, n, text, outcome))
