@@ -240,6 +240,15 @@ def test_respectively_pairs_numbers_and_names_in_order() -> None:
     assert not check_explainer(ok, source).count(M)
     swapped = "Speedups were 1.68 and 1.58 times for MXFP8 and MXFP4, respectively."
     assert check_explainer(swapped, source).count(M) == 2
+    # The names before the figures pair with them the same way (they were not paired:
+    # both figures held for both names).
+    ok = "MXFP8 and MXFP4 reach 1.58 and 1.68 times, respectively."
+    assert not check_explainer(ok, source).count(M)
+    swapped = "MXFP4 and MXFP8 reach 1.58 and 1.68 times, respectively."
+    assert check_explainer(swapped, source).count(M) == 2
+    # Three names before two figures: which two go with them is not sure; none is paired.
+    unsure = "ATen's MXFP4 and MXFP8 reach 1.58 and 1.68 times, respectively."
+    assert not check_explainer(unsure, source).count(M)
 
 
 # One source clause with two figures and their names: all the explainer's names stand in

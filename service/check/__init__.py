@@ -47,7 +47,8 @@ Rules, in short (the module's tests spell them out):
   against the source sentence and the one before it, then the rest of its paragraph
   before it: a paragraph copied from the source passes). Two like figures of one
   sentence said of two names the other way round from the source ("1.95x over Triton
-  and 1.20x over ATen") are both ``misattached``.
+  and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
+  ``misattached``.
 - No borrowed names: the figures of the source clause are bound to its names the same
   way. A clause that holds all the explainer's names does not back a figure with a
   unit of measure when one of those names is one it gives only another figure of that

@@ -323,10 +323,18 @@ def bind_numbers(
             nouns += content_words(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
         preceding = [x for x in own if x.start < first.start]
-        respectively = said_respectively and len(group) > 1 and len(following) >= len(group)
+        # "1.58x and 1.68x for MXFP8 and MXFP4, respectively": the names after the figures,
+        # in order; else the names before them, when they are exactly as many ("MXFP8 and
+        # MXFP4 reach 1.58x and 1.68x, respectively": more would leave the pairs unsure).
+        paired: list[Name] = []
+        if said_respectively and len(group) > 1:
+            if len(following) >= len(group):
+                paired = following
+            elif len({x.key for x in preceding}) == len(preceding) == len(group):
+                paired = preceding
         for i, n in enumerate(group):
-            if respectively:
-                nearest: Name | None = following[i]
+            if paired:
+                nearest: Name | None = paired[i]
             else:
                 nearest = following[0] if following else (preceding[-1] if preceding else None)
             out[n.start] = Binding(names=bound, nouns=tuple(nouns), nearest=nearest)
