@@ -80,6 +80,8 @@ def test_rounding_of_a_more_precise_source_number_is_derived() -> None:
         ("It has almost 500 contributors.", "500", D),
         ("It has more than 500 contributors.", "500", U),
         ("Loss fell by about 10% in training.", "10%", U),  # 7% is no 10%, nor "about"
+        ("Latency fell nearly 20% in the test.", "20%", D),  # "about 19%": below 20%
+        ("Latency fell over 20% in the test.", "20%", U),
     ],
 )
 def test_a_hedged_rounding_keeps_the_side_of_the_source_value(
@@ -87,7 +89,7 @@ def test_a_hedged_rounding_keeps_the_side_of_the_source_value(
 ) -> None:
     source = (
         "TopK is 1.95x faster than ATen. MXFP8 reached 2.04x. It has 2,995 commits from 487"
-        " contributors. Loss fell by 7% in training."
+        " contributors. Loss fell by 7% in training. Latency fell about 19% in the test."
     )
     assert status(explainer, source, written) == expected
 

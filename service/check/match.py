@@ -54,12 +54,13 @@ def _rounding_hedge_ok(q: Number, theirs: Number) -> bool:
     """Whether a hedged rounding says which side of it the source value lies on: "nearly
     2x" (upper) for 1.95x, "over 2x" (lower) for 2.04x; not "nearly 2x" for 2.04x. A
     source bound of the same direction holds when the rounding does not cut it ("up to
-    2x" for "up to 1.95x"); "about" and no hedge go with any rounding, as with any value."""
+    2x" for "up to 1.95x"); "about" and no hedge go with any rounding, as with any value.
+    A source value written with "about" is taken as written."""
     if q.hedge in (NO_HEDGE, APPROX):
         return True
     assert q.value is not None and theirs.value is not None
-    if theirs.hedge not in (NO_HEDGE, q.hedge):
-        return False
+    if theirs.hedge not in (NO_HEDGE, APPROX, q.hedge):
+        return False  # an approximate value has a side too: "nearly 20%" for "about 19%"
     if q.hedge == UPPER:
         return theirs.value < q.value or (theirs.hedge == UPPER and theirs.value == q.value)
     return theirs.value > q.value or (theirs.hedge == LOWER and theirs.value == q.value)
