@@ -137,6 +137,27 @@ def test_the_span_of_ranges_in_one_sentence_is_derived() -> None:
     assert status("Qwen3-32B gains were 1.53–3.01 times.", source, "1.53–3.01 times") == S
 
 
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("The prompt shrank from 6,000 to 1,500 tokens.", "6,000 to 1,500", S),
+        ("The prompt shrank from 6,000 to 1,200 tokens.", "6,000 to 1,200", U),
+        ("Latency fell from 40 ms to 30 ms.", "40 ms to 30 ms", S),
+        ("Latency fell from 40 s to 30 s.", "40 s to 30 s", U),
+    ],
+)
+def test_a_change_matches_its_two_ends_written_apart_in_one_sentence(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    # A change is two measured values: the source may write them apart ("from roughly
+    # 6,000 tokens down to about 1,500"), not as one range (it was unsupported).
+    source = (
+        "Gisting compressed the prompt from roughly 6,000 tokens down to about 1,500 "
+        "learned tokens. Latency was 40 ms before and 30 ms after."
+    )
+    assert status(explainer, source, written) == expected
+
+
 # --- hedges ---------------------------------------------------------------------------------------
 
 UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."

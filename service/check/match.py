@@ -264,6 +264,9 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
     first = _first_bound(idx, exact, binding)
     if first.unit is not None:
         return Outcome(CheckStatus.SUPPORTED, first.unit)
+    ends = _change_ends(idx, r, binding) if r.change else None
+    if ends is not None:
+        return Outcome(CheckStatus.SUPPORTED, ends)
     # The span of several values or ranges of one sentence (min to max).
     lows = {u for u, _ in idx.singles.get(r.value, [])} | {
         u for u, _ in idx.range_lows.get(r.value, [])
@@ -283,6 +286,32 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
     if hits:
         return Outcome(CheckStatus.UNSUPPORTED, None, f"the source writes {hits[0][1].text}")
     return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source as a range")
+
+
+def _change_ends(idx: SourceIndex, r: Number, binding: Binding) -> int | None:
+    """A source unit that writes both ends of the change ``r`` as values of their own, in
+    its order ("from roughly 6,000 tokens down to about 1,500" for "from 6,000 to 1,500
+    tokens"): a change is two measured values, and the source need not write them as
+    one range. (A change the source writes as one is matched as a range, and only so:
+    its ends have no order of their own here, "from 1,500 to 6,000" would pass too.)"""
+    assert r.value is not None and r.high is not None
+    highs: dict[int, list[int]] = {}
+    for u, h in idx.singles.get(r.high, []):
+        if h.kind == QUANTITY and not h.change and h.exp == r.high_exp and _unit_ok(r, h):
+            highs.setdefault(u, []).append(h.start)
+    for u, h in idx.singles.get(r.value, []) if highs else []:
+        if (
+            u in highs
+            and h.kind == QUANTITY
+            and not h.change
+            and h.exp == r.exp
+            and _unit_ok(r, h)
+            and _hedge_ok(r.hedge, h.hedge)
+            and any(h.start < b for b in highs[u])
+            and binding.holds(idx.units[u], h)
+        ):
+            return u
+    return None
 
 
 def locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
