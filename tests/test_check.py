@@ -367,6 +367,17 @@ def test_a_row_of_an_explainers_own_table_is_read_cell_by_cell() -> None:
     assert {n.text for n in crossed.numbers if n.status != S} >= {"7.14"}
 
 
+def test_a_figure_of_an_explainers_own_table_is_said_of_its_row_label() -> None:
+    # A row "Format: MXFP8 | Speedup: 1.68x" bound its figure to nothing (no window of
+    # words crosses the cells): two figures swapped between rows passed.
+    source = "MXFP8 reached 1.58x and MXFP4 reached 1.68x over ATen on 17 shapes."
+    table = "| Format | Speedup | Shapes |\n|---|---|---|\n| MXFP8 | {} | 17 |\n| MXFP4 | {} | 17 |"
+    same = check_explainer(table.format("1.58x", "1.68x over ATen"), source)
+    assert [n.status for n in same.numbers] == [S] * 6
+    swapped = check_explainer(table.format("1.68x", "1.58x over ATen"), source)
+    assert {n.text: n.status for n in swapped.numbers if n.status != S} == {"1.68x": M, "1.58x": M}
+
+
 def test_a_figure_without_names_near_it_takes_its_own_sentence_first() -> None:
     source = (
         "HiF8 reaches parity with FP16 and a 1.5x GEMM speedup.\n\n"

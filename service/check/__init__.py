@@ -62,7 +62,9 @@ Rules, in short (the module's tests spell them out):
 - Tables: a sentence that restates a source table row (its label written in it) is
   backed cell by cell when each figure stands in a ``;``-separated part naming its
   column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); a row of the explainer's own
-  table, by its cells. One written as the row ("<label>: ...", or a table row) that puts
+  table, by its cells. A figure of a row of the explainer's own table is said of its
+  row's label too ("| MXFP8 | 1.68x |" is ``misattached`` where the source gives 1.68x
+  for MXFP4). One written as the row ("<label>: ...", or a table row) that puts
   a figure under another column or takes it from another row is ``misattached``. In
   prose too, a cell's figure is said of its own column: one tied to another column's
   header and not its own ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x stands

@@ -42,6 +42,7 @@ class _Sentence:
     text: str
     group: int  # paragraph: names carry over between sentences of one group
     code: bool = False
+    label_end: int = 0  # a table row: where its first cell (its label) ends in ``text``
 
 
 def _code_lines(code: str, group: int) -> list[_Sentence]:
@@ -56,7 +57,8 @@ def _sentences_of(text: str, group: int) -> list[_Sentence]:
             out.extend(_code_lines(block.text, g))
         elif block.kind == "table":
             for row in block.rows:
-                out.append(_Sentence(render_row(block.header, row), g))
+                text = render_row(block.header, row)
+                out.append(_Sentence(text, g, label_end=len(text.split(" | ", 1)[0])))
         elif block.kind == "heading":
             # "## 1. What is new": the section's number is the explainer's own (its
             # Markdown numbers the sections), not a claim about the post.
@@ -145,6 +147,20 @@ def _unknown_product(idx: SourceIndex, s: str, n: Number) -> str | None:
     return word
 
 
+def _with_label(binding: Binding, names: Sequence[Name], label_end: int) -> Binding:
+    """A figure of a row of the explainer's own table is said of its row's label too
+    ("Format: MXFP8 | Speedup: 1.68x"): no window of words reaches across the cells, and
+    the figure bound nothing, or only its cell's names."""
+    label = tuple(x for x in names if x.end <= label_end)
+    if not label:
+        return binding
+    return Binding(
+        names=tuple(dict.fromkeys((*label, *binding.names))),
+        nouns=binding.nouns,
+        nearest=binding.nearest or label[-1],
+    )
+
+
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
@@ -179,6 +195,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start, Binding())
+            if sentence.label_end and n.start > sentence.label_end:
+                binding = _with_label(binding, names, sentence.label_end)
             # A multiplier word ("twice as fast", "six times faster") the source has the
             # value of is a figure: matched with its unit, hedge and binding, as "6x" is.
             multiplier = n.kind == WORD and bool(n.unit)
