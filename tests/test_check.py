@@ -555,6 +555,26 @@ def test_a_fraction_word_is_no_count() -> None:
     assert check_explainer("Three quarters of teams improved.", source).numbers == []
 
 
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        "(1) MXFP8 reached 1.58x; (2) MXFP4 reached 1.68x.",
+        "MXFP8 reached 1.58x [3].",
+        "MXFP8 reached 1.58x [4, 5].",
+    ],
+)
+def test_enumeration_and_citation_marks_are_no_figures(explainer: str) -> None:
+    # "(1)", "(2)" and "[3]" were reported as figures the source does not have.
+    source = "MXFP8 reached 1.58x and MXFP4 reached 1.68x."
+    assert [n.text for n in check_explainer(explainer, source).numbers if n.status != S] == []
+
+
+def test_a_figure_in_parentheses_is_still_a_figure() -> None:
+    source = "It ran on 2 GPUs (8 cases)."
+    assert status("It ran on 2 GPUs (9 cases).", source, "9") == U
+    assert status("It ran (3) times.", source, "3") == U
+
+
 def test_code_is_checked_verbatim() -> None:
     source = "Try it:\n\n```python\nx = torch.randn(128, 4096)\n```\n"
     same = Explainer(

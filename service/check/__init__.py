@@ -37,6 +37,8 @@ Rules, in short (the module's tests spell them out):
   2.14" where the source has "PyTorch 2.14" is ``misattached``, as is "TensorFlow 2.14"
   when the source never names TensorFlow).
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
+- The explainer's own marks are no figures: a citation ("[3]") and an enumeration
+  starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not.
 - Binding: the names within six words of a number in the explainer (model, operator,
   format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
   across a comma or a relative clause) must all occur in the source clause where that

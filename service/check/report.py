@@ -33,6 +33,9 @@ from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
 
 _SECTION_NUMBER = re.compile(r"\d{1,2}\.\s+(?=\D)")
+# Markers, not figures: a citation ("[3]", "[1, 2]") and an enumeration at the start of a
+# sentence or clause ("(1) MXFP8 ...; (2) MXFP4 ..."), the explainer's own numbering.
+_MARKER = re.compile(r"\[\d{1,3}(?:\s*[,\-–]\s*\d{1,3})*\]|(?:^|(?<=[;:,.]\s))\(\d{1,2}\)(?=\s)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
+        if "(" in s or "[" in s:
+            markers = [m.span() for m in _MARKER.finditer(s)]
+            nums = [n for n in nums if not any(a <= n.start < b for a, b in markers)]
+            if not nums:
+                continue
         row = row_support(idx.rows, text, nums, s)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
