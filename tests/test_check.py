@@ -224,6 +224,28 @@ def test_identifiers_and_versions_match_verbatim(
     assert status(explainer, IDS, written) == expected
 
 
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("It supports CUDA 12.6, 13.0 and 13.2.", "13.2", S),
+        ("It supports ROCm 7.2 and 7.14.", "7.14", S),
+        # The clause names CUDA, but gives 7.14 for ROCm (it was supported).
+        ("It supports CUDA 7.14.", "7.14", M),
+        ("It supports ROCm 13.2.", "13.2", M),
+        ("TorchVision 2.14 is ABI stable.", "2.14", M),  # "TorchVision ... torch 2.14"
+        ("TorchVision 0.29 ships.", "0.29", S),
+    ],
+)
+def test_a_version_stands_after_its_own_product_in_the_source(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    source = (
+        "PyTorch 2.14 supports CUDA 12.6, 13.0 and 13.2, and ROCm 7.2 and 7.14. TorchVision "
+        "is now ABI stable w.r.t. torch 2.14, and torchvision 0.29 ships."
+    )
+    assert status(explainer, source, written) == expected
+
+
 # --- binding --------------------------------------------------------------------------------------
 
 FORMATS = "MXFP8 GEMM runs 1.58x faster than ATen. MXFP4 GEMM runs 1.68x faster than ATen."

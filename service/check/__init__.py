@@ -33,9 +33,10 @@ Rules, in short (the module's tests spell them out):
   bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
   hedge go with anything.
 - Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant); a
-  version right after a product name must stand with that name in the source ("ROCm
-  2.14" where the source has "PyTorch 2.14" is ``misattached``, as is "TensorFlow 2.14"
-  when the source never names TensorFlow).
+  version right after a product name must stand after that name in the source, no other
+  name between: "CUDA 7.14" for "CUDA 12.6 and ROCm 7.14" is ``misattached``, as are
+  "ROCm 2.14" where the source has "PyTorch 2.14" and "TensorFlow 2.14" when the source
+  never names TensorFlow.
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
 - The explainer's own marks are no figures: a citation ("[3]") and an enumeration
   starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not.

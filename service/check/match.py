@@ -5,6 +5,7 @@ for other things: misattached; else unsupported)."""
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -333,12 +334,35 @@ def match_verbatim(idx: SourceIndex, n: Number, product: Name | None) -> Outcome
         return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
     if product is not None:
         for u in locate(idx, n.key, version=version):  # from ``first`` on
-            if product.pattern.search(idx.units[u].context):
+            if _after_product(idx.units[u], n.key, product):
                 return Outcome(CheckStatus.SUPPORTED, u)
         return Outcome(
             CheckStatus.MISATTACHED, first, f"the source does not give it for {product.key}"
         )
     return Outcome(CheckStatus.SUPPORTED, first)
+
+
+# A word with a capital: a name (another product) standing between a product and a version.
+_CAPITALISED = re.compile(r"[A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
+def _after_product(unit: Unit, key: str, product: Name) -> bool:
+    """Whether the version ``key`` stands in ``unit`` after ``product`` with no other name
+    between ("CUDA 12.6, 13.0 and 13.2", not the 7.14 of "CUDA 12.6 and ROCm 7.14": the
+    clause names CUDA, but gives 7.14 for ROCm). A version found only in the unit's
+    context (a heading) goes with a product anywhere in it."""
+    text = unit.text
+    found = False
+    for m in verbatim_pattern(key, True).finditer(text, unit.start, unit.end):
+        found = True
+        ends = [p.end() for p in product.pattern.finditer(text, unit.start, m.start())]
+        if not ends:
+            continue
+        # (A text whose lower case has another length has no offsets in common with it.)
+        cased = unit.cased if len(unit.cased) == len(text) else text
+        if not _CAPITALISED.search(cased, ends[-1], m.start()):
+            return True
+    return not found and product.pattern.search(unit.context) is not None
 
 
 def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
