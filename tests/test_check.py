@@ -94,6 +94,12 @@ def test_a_hedged_rounding_keeps_the_side_of_the_source_value(
     assert status(explainer, source, written) == expected
 
 
+def test_a_fraction_written_from_its_point_is_checked() -> None:
+    source = "Decode had a 0.5x slowdown and a 1.5x speedup."
+    assert status("Decode had a .5x slowdown.", source, ".5x") == S
+    assert status("Decode had a .7x slowdown.", source, ".7x") == U  # it went unchecked
+
+
 def test_percent_and_thousands_separators() -> None:
     source = "It cut serving costs by 96 percent across 1,362,998 requests."
     assert status("Costs fell by 96%.", source, "96%") == S

@@ -355,6 +355,27 @@ def test_doubles_as_is_no_multiple() -> None:
     assert one("throughput doubled as a result").unit == "x"
 
 
+@pytest.mark.parametrize(
+    ("text", "written", "value", "unit"),
+    [
+        ("a .5x slowdown", ".5x", "0.5", "x"),
+        ("latency of .25 ms", ".25 ms", "0.25", "ms"),
+        ("it costs $.99", "$.99", "0.99", "$"),
+    ],
+)
+def test_a_fraction_written_from_its_point_is_a_quantity(
+    text: str, written: str, value: str, unit: str
+) -> None:
+    # The digits after a leading point were no token at all: the figure went unchecked.
+    n = one(text)
+    assert (n.kind, n.text, n.value, n.unit) == (Kind.QUANTITY, written, Decimal(value), unit)
+
+
+@pytest.mark.parametrize("text", ["v1.5", "e.g.5", "file.5", "wait...5"])
+def test_a_point_inside_a_word_starts_no_fraction(text: str) -> None:
+    assert all(not n.text.startswith(".") for n in extract_numbers(text))
+
+
 def test_words_can_be_left_out() -> None:
     assert extract_numbers("two runs of 5 ms", words=False)[0].text == "5 ms"
 

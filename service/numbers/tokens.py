@@ -75,9 +75,20 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
             if token is not None and token.end() > pos:
                 start = token.start()
         end = tail.end()
+        if start == pos and _leading_point(s, start):
+            start = _currency_before(s, start - 1)  # ".5x", "$.99": a fraction, point first
         if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
             continue
         yield start, s[start:end]
+
+
+def _leading_point(s: str, start: int) -> bool:
+    """Whether the digits at ``start`` follow a point that starts a number (".5x slowdown"),
+    not one inside a word or after one ("v1.5", "e.g.5", "...5"): a token after a point
+    was dropped, and the figure went unchecked."""
+    if start == 0 or s[start - 1] != ".":
+        return False
+    return start == 1 or not (s[start - 2].isalnum() or s[start - 2] in "._")
 
 
 def identifier(text: str, start: int, core: str, kind: Kind = IDENTIFIER) -> Number:

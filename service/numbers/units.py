@@ -14,7 +14,7 @@ from service.numbers.number import (
     updated,
 )
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 
 # Bytes, written onto the digits or after a space alike.
 _BYTE_SIZES: dict[str, tuple[str, int]] = {
