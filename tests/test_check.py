@@ -507,6 +507,16 @@ def test_a_figure_of_a_table_cell_is_said_of_its_own_column(
         assert v.reason in ("the source gives it for MXFP4", "the source gives it for MXFP8")
 
 
+def test_a_column_of_another_measure_does_not_take_a_figure_from_its_row() -> None:
+    # A speedup over ATen is FlyDSL's, though "FlyDSL (ms)" heads another column: that
+    # column holds times, not speedups (it was misattached, for "Speedup").
+    source = (
+        "| Shape | ATen (ms) | FlyDSL (ms) | Speedup |\n|---|---|---|---|\n"
+        "| 4096 | 2.26 | 2.00 | 1.13x |\n"
+    )
+    assert status("FlyDSL reaches 1.13x over ATen.", source, "1.13x") == S
+
+
 def test_a_name_of_its_own_column_or_row_is_no_other_column() -> None:
     # A name in the header of the figure's own column, or in its row's label, is its own.
     source = (

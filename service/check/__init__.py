@@ -69,9 +69,10 @@ Rules, in short (the module's tests spell them out):
   row's label too ("| MXFP8 | 1.68x |" is ``misattached`` where the source gives 1.68x
   for MXFP4). One written as the row ("<label>: ...", or a table row) that puts
   a figure under another column or takes it from another row is ``misattached``. In
-  prose too, a cell's figure is said of its own column: one tied to another column's
-  header and not its own ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x stands
-  under MXFP4) is ``misattached``.
+  prose too, a cell's figure is said of its own column: one tied to the header of
+  another column holding a like figure (same unit of measure), and not to its own
+  ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x stands under MXFP4), is
+  ``misattached``.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm. A multiplier word

@@ -440,7 +440,17 @@ def _other_column(
     if column == 0 or column >= len(row.headers):
         return ()  # the label's column, or a cell past the header
     own = row.headers[column]
-    others = [h for j, h in enumerate(row.headers) if j not in (0, column) and h]
+    # Only the columns holding a like figure (same unit of measure) in this row: in
+    # "| ATen (ms) | FlyDSL (ms) | Speedup |" a speedup over ATen is FlyDSL's.
+    cells = row.cell_numbers
+    others = [
+        h
+        for j, h in enumerate(row.headers)
+        if j not in (0, column)
+        and h
+        and j < len(cells)
+        and any(c.kind in (QUANTITY, RANGE) and c.unit == m.unit for c in cells[j])
+    ]
     for name in names:
         if (
             any(name.pattern.search(h) for h in others)
