@@ -517,6 +517,27 @@ def test_a_column_of_another_measure_does_not_take_a_figure_from_its_row() -> No
     assert status("FlyDSL reaches 1.13x over ATen.", source, "1.13x") == S
 
 
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("ATen takes 2.26 ms.", "2.26 ms", S),  # it was unsupported: "another unit"
+        ("FlyDSL takes 2.00 ms.", "2.00 ms", S),
+        ("FlyDSL takes 2.00 s.", "2.00 s", U),
+        ("FlyDSL takes 2.26 ms.", "2.26 ms", M),  # ATen's time
+        ("FlyDSL reaches 1.13x over ATen.", "1.13x", S),
+        ("FlyDSL reaches 1.13% over ATen.", "1.13%", U),
+    ],
+)
+def test_a_bare_cell_takes_the_unit_its_column_header_gives(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    source = (
+        "| Shape | ATen (ms) | FlyDSL (ms) | Speedup (x) |\n|---|---|---|---|\n"
+        "| 4096 | 2.26 | 2.00 | 1.13 |\n"
+    )
+    assert status(explainer, source, written) == expected
+
+
 def test_a_name_of_its_own_column_or_row_is_no_other_column() -> None:
     # A name in the header of the figure's own column, or in its row's label, is its own.
     source = (

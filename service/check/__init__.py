@@ -62,17 +62,18 @@ Rules, in short (the module's tests spell them out):
   source gives it. A name both figures have is no borrowing ("TopK is 1.5x faster than
   Triton" for "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a
   bare count ("across 24 cases": mostly what all the figures around it share).
-- Tables: a sentence that restates a source table row (its label written in it) is
-  backed cell by cell when each figure stands in a ``;``-separated part naming its
-  column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in 2.14"); a row of the explainer's own
-  table, by its cells. A figure of a row of the explainer's own table is said of its
-  row's label too ("| MXFP8 | 1.68x |" is ``misattached`` where the source gives 1.68x
-  for MXFP4). One written as the row ("<label>: ...", or a table row) that puts
-  a figure under another column or takes it from another row is ``misattached``. In
-  prose too, a cell's figure is said of its own column: one tied to the header of
-  another column holding a like figure (same unit of measure), and not to its own
-  ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x stands under MXFP4), is
-  ``misattached``.
+- Tables: a bare figure of a source table cell has the unit its column's header gives
+  ("2.26" under "ATen (ms)" is 2.26 ms). A sentence that restates a source table row
+  (its label written in it) is backed cell by cell when each figure stands in a
+  ``;``-separated part naming its column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in
+  2.14"); a row of the explainer's own table, by its cells. A figure of a row of the
+  explainer's own table is said of its row's label too ("| MXFP8 | 1.68x |" is
+  ``misattached`` where the source gives 1.68x for MXFP4). One written as the row
+  ("<label>: ...", or a table row) that puts a figure under another column or takes it
+  from another row is ``misattached``. In prose too, a cell's figure is said of its own
+  column: one tied to the header of another column holding a like figure (same unit of
+  measure), and not to its own ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x
+  stands under MXFP4), is ``misattached``.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm. A multiplier word

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.index import SourceIndex
+from service.check.index import SourceIndex, column_unit
 from service.check.names import Name, content_words, is_name, name_pattern, noun_pattern
 from service.check.table import Row
 from service.check.unit import Unit
@@ -449,7 +449,11 @@ def _other_column(
         if j not in (0, column)
         and h
         and j < len(cells)
-        and any(c.kind in (QUANTITY, RANGE) and c.unit == m.unit for c in cells[j])
+        and any(
+            c.kind in (QUANTITY, RANGE)
+            and (c.unit or (column_unit(header[j]) if j < len(header) else "")) == m.unit
+            for c in cells[j]
+        )
     ]
     for name in names:
         if (

@@ -214,6 +214,37 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+# A header's unit: "Latency (ms)", "Throughput [tok/s]", "Speedup (x)", "Share (%)".
+_HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]\d]{1,16}?)\s*[)\]]\s*$")
+
+
+@lru_cache(maxsize=256)
+def column_unit(header: str) -> str:
+    """The unit a table column's header gives its cells ("" for none)."""
+    m = _HEADER_UNIT.search(header)
+    if m is None:
+        return ""
+    found = extract_numbers(f"1 {m.group(1)}", words=False)
+    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(m.group(1)) + 2:
+        return ""
+    return found[0].unit if found[0].value == 1 else ""
+
+
+def _with_column_units(
+    text: str, start: int, nums: tuple[Number, ...], column_units: Sequence[str]
+) -> tuple[Number, ...]:
+    """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
+    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it."""
+    out = []
+    for n in nums:
+        column = text.count(" | ", start, n.start)
+        unit = column_units[column] if column < len(column_units) else ""
+        if unit and not n.unit and n.kind in (QUANTITY, RANGE):
+            n = replace(n, unit=unit)
+        out.append(n)
+    return tuple(out)
+
+
 def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
     for n in nums:
         if n.kind == RANGE:
@@ -258,19 +289,27 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
 
     units = idx.units
 
-    def lines(block: int, items: list[tuple[str, str, str]], prepared: str | None = None) -> None:
+    def lines(
+        block: int,
+        items: list[tuple[str, str, str]],
+        prepared: str | None = None,
+        column_units: Sequence[str] = (),
+    ) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
         (display, own text, extra context): their numbers are found in one pass
-        (``prepared``: the lines' text already prepared)."""
+        (``prepared``: the lines' text already prepared; ``column_units``: a table's
+        units per column, which the bare figures of its rows after the header take)."""
         joined = " |\n".join(own for _, own, _ in items)
         prepared = prepare(joined) if prepared is None else prepared
         lower = prepared.lower()
         nums = extract_numbers(joined, prepared=prepared)
         starts = [n.start for n in nums]
         first_unit, unit_starts, pos = len(units), [], 0
-        for display, own, extra in items:
+        for k, (display, own, extra) in enumerate(items):
             end = pos + len(own)
             mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
+            if k and any(column_units):
+                mine = _with_column_units(joined, pos, mine, column_units)
             # The parts of the context after the line itself (those that are not empty).
             after = "".join("\x00" + x for x in (extra, heading_context) if x)
             if mine:
@@ -347,7 +386,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             rows = [(header, header, prepare(caption).lower())]
             rows += [(render_row(block.header, row), " | ".join(row), extra) for row in block.rows]
             first = len(idx.units)
-            lines(b, rows)
+            lines(b, rows, column_units=[column_unit(h) for h in block.header])
             idx.rows.extend(
                 make_row(first + 1 + k, first, block.header, row)
                 for k, row in enumerate(block.rows)
