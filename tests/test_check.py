@@ -604,6 +604,13 @@ def test_a_multiplier_word_is_matched_as_a_multiplier() -> None:
     assert status("It runs on six GPUs.", source, "six") == S  # a count, as before
 
 
+def test_a_compound_number_word_is_checked_as_one() -> None:
+    source = "It covered 24 cases and 20 shapes."
+    assert status("It covered twenty-four cases.", source, "twenty-four") == S
+    # "twenty-five" was read as twenty: backed by the 20 shapes.
+    assert [n.text for n in check_explainer("It covered twenty-five cases.", source).numbers] == []
+
+
 def test_a_fraction_word_is_no_count() -> None:
     # "two-thirds" read as "two": any 2 of the source backed it.
     source = "Half of the 2 teams improved, and two-thirds of the 3 models."

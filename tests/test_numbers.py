@@ -350,6 +350,16 @@ def test_a_count_word_before_a_fraction_is_a_fraction(
     assert (n.kind, n.text, n.value) == (Kind.WORD, written, value)
 
 
+@pytest.mark.parametrize(
+    ("text", "written", "value"),
+    [("twenty-four cases", "twenty-four", 24), ("Ninety-Six runs", "Ninety-Six", 96)],
+)
+def test_a_compound_number_word_is_one_number(text: str, written: str, value: int) -> None:
+    # "twenty-four" was read as twenty (and no four).
+    n = one(text)
+    assert (n.kind, n.text, n.value) == (Kind.WORD, written, Decimal(value))
+
+
 def test_doubles_as_is_no_multiple() -> None:
     assert extract_numbers("every model doubles as a stress test") == []
     assert one("throughput doubled as a result").unit == "x"

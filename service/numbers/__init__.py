@@ -8,8 +8,8 @@ more). Kinds:
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
 - ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``.
-- ``word``: ``two``, ``dozen``, ``half``, ``twice``, ``double``, ``six times`` (before a
-  comparison), ``two-thirds``.
+- ``word``: ``two``, ``twenty-four``, ``dozen``, ``half``, ``twice``, ``double``, ``six
+  times`` (before a comparison), ``two-thirds``.
 
 The text is read through a one-to-one character map (dash styles, Unicode minus,
 U+2011, U+2236, no-break spaces) and with link targets, URLs and emphasis markers

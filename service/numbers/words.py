@@ -91,6 +91,8 @@ _DENOMINATORS = {
     "half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
     "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }  # fmt: skip
+_TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())  # noqa: SIM905
+_ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)", re.I)
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
@@ -128,7 +130,10 @@ def number_words(text: str, s: str) -> list[Number]:
                 Number(text=text[start:end], start=start, end=end, kind=WORD, value=quotient)
             )
             continue
-        if raw.endswith("-"):
+        ones = _ONES_AFTER.match(s, end) if word in _TENS else None
+        if ones is not None:  # "ninety-six": one number, not ninety (and no six)
+            end = ones.end()
+        elif raw.endswith("-"):
             compound = re.match(r"[\w-]+", s[start:])
             if word == "half" or (compound and compound.group(0).lower() in _HYPHEN_IDIOMS):
                 continue
@@ -145,6 +150,8 @@ def number_words(text: str, s: str) -> list[Number]:
         ):
             continue
         value, unit = _WORD_VALUES[word]
+        if ones is not None:
+            value = int(value) + _COUNTS[ones.group(1).lower()]
         times = _TIMES_AFTER.match(s, end) if not unit and isinstance(value, int) else None
         if times is not None:
             unit, end = "x", times.end()
