@@ -604,6 +604,15 @@ def test_a_multiplier_word_is_matched_as_a_multiplier() -> None:
     assert status("It runs on six GPUs.", source, "six") == S  # a count, as before
 
 
+def test_a_share_in_words_is_matched_as_a_percentage() -> None:
+    # "ninety percent" was a count: backed by any 90 of the source.
+    source = "Costs fell 96% across 90 requests, and 19% of runs failed."
+    assert status("Costs fell ninety percent.", source, "ninety percent") == U
+    assert status("Costs fell ninety-six percent.", source, "ninety-six percent") == S
+    assert status("About twenty percent of runs failed.", source, "twenty percent") == D
+    assert status("Costs fell eighty percent.", source, "eighty percent") == U  # no 80
+
+
 def test_a_compound_number_word_is_checked_as_one() -> None:
     source = "It covered 24 cases and 20 shapes."
     assert status("It covered twenty-four cases.", source, "twenty-four") == S

@@ -79,8 +79,8 @@ Rules, in short (the module's tests spell them out):
   a word or a digit, so ordinary words never raise an alarm. A multiplier word
   ("twice as fast", "doubled"; "six times faster", which is reported always) is matched
   as a figure with unit ``x``: its hedge, binding and rounding as for "6x" ("six times
-  faster" is no claim a "6 GPUs" backs). A fraction ("two-thirds") is its quotient, not
-  its count.
+  faster" is no claim a "6 GPUs" backs); so is a share ("ninety percent", reported
+  always). A fraction ("two-thirds") is its quotient, not its count.
 - Known limits: a source clause binds its names to its figures by nearness, as the
   explainer does (six words, not across a comma): in a long list sentence a name still
   goes with a figure it stands near but does not describe, and a bare count, a figure

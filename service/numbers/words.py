@@ -93,6 +93,7 @@ _DENOMINATORS = {
 }  # fmt: skip
 _TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())  # noqa: SIM905
 _ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)", re.I)
+_PERCENT_AFTER = re.compile(r"[ \t](?:percent|per[ \t]cent)(?!\w)|[ \t]?%", re.I)
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
@@ -155,6 +156,9 @@ def number_words(text: str, s: str) -> list[Number]:
         times = _TIMES_AFTER.match(s, end) if not unit and isinstance(value, int) else None
         if times is not None:
             unit, end = "x", times.end()
+        percent = _PERCENT_AFTER.match(s, end) if not unit and isinstance(value, int) else None
+        if percent is not None:  # "twenty percent": a share, as "20 percent" is
+            unit, end = "%", percent.end()
         out.append(
             Number(
                 text=text[start:end], start=start, end=end, kind=WORD,
@@ -166,6 +170,7 @@ def number_words(text: str, s: str) -> list[Number]:
 
 def stated_multiple(n: Number) -> bool:
     """Whether ``n`` is a count word made a multiplier before a comparison ("six times
-    faster"): a claim as "6 times faster" is, whether or not the source has the value
-    ("twice", "doubled" are claims only where it has: "called twice" counts calls)."""
-    return n.kind == WORD and n.unit == "x" and n.text.lower() not in _WORD_VALUES
+    faster") or a share ("twenty percent"): a claim as "6 times faster" is, whether or not
+    the source has the value ("twice", "doubled" are claims only where it has: "called
+    twice" counts calls)."""
+    return n.kind == WORD and n.unit in ("x", "%") and n.text.lower() not in _WORD_VALUES
