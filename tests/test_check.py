@@ -602,6 +602,8 @@ def test_a_multiplier_word_is_matched_as_a_multiplier() -> None:
     assert status("TopK is about five times faster than ATen.", source, "five times") == D
     assert status("TopK is more than five times faster.", source, "five times") == U
     assert status("It runs on six GPUs.", source, "six") == S  # a count, as before
+    # "twice" with no comparison counts occurrences: "2 runs" backs "runs twice".
+    assert status("MXFP8 runs twice.", source, "twice") == S
 
 
 def test_a_share_in_words_is_matched_as_a_percentage() -> None:

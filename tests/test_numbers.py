@@ -329,7 +329,9 @@ def test_a_count_word_before_a_comparison_is_a_multiplier(
     assert (n.kind, n.text, n.unit, n.hedge) == (Kind.WORD, written, "x", hedge)
 
 
-@pytest.mark.parametrize("text", ["the tests ran three times.", "it ran three times a day"])
+@pytest.mark.parametrize(
+    "text", ["the tests ran three times.", "it ran three times a day", "it runs twice a day"]
+)
 def test_a_count_word_with_times_and_no_comparison_counts(text: str) -> None:
     assert one(text).unit == ""
 

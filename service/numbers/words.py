@@ -98,11 +98,13 @@ _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
 # before a comparison: "ran three times." counts runs.
-_TIMES_AFTER = re.compile(
-    r"(?:[ \t]times|-fold)(?=\s+(?:as|the|more|less|fewer|over|faster|slower|larger|smaller"
-    r"|bigger|higher|lower|greater|longer|shorter|better|quicker|cheaper|wider)\b)",
-    re.I,
+_COMPARISON = (
+    r"(?=\s+(?:as|the|more|less|fewer|over|faster|slower|larger|smaller|bigger|higher"
+    r"|lower|greater|longer|shorter|better|quicker|cheaper|wider)\b)"
 )
+_TIMES_AFTER = re.compile(r"(?:[ \t]times|-fold)" + _COMPARISON, re.I)
+# "twice as fast", "twice the throughput" are multiples; "runs twice" counts runs.
+_TWICE_COMPARES = re.compile(_COMPARISON, re.I)
 
 
 def number_words(text: str, s: str) -> list[Number]:
@@ -151,6 +153,8 @@ def number_words(text: str, s: str) -> list[Number]:
         ):
             continue
         value, unit = _WORD_VALUES[word]
+        if word == "twice" and not _TWICE_COMPARES.match(s, end):
+            unit = ""
         if ones is not None:
             value = int(value) + _COUNTS[ones.group(1).lower()]
         times = _TIMES_AFTER.match(s, end) if not unit and isinstance(value, int) else None
