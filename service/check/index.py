@@ -236,8 +236,10 @@ def _with_column_units(
     """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
     column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it."""
     out = []
-    for n in nums:
-        column = text.count(" | ", start, n.start)
+    column, pos = 0, start
+    for n in nums:  # in order: the separators are counted once, not from the row's start
+        column += text.count(" | ", pos, n.start)
+        pos = max(pos, n.start)
         unit = column_units[column] if column < len(column_units) else ""
         if unit and not n.unit and n.kind in (QUANTITY, RANGE):
             n = replace(n, unit=unit)
