@@ -75,7 +75,7 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
             if token is not None and token.end() > pos:
                 start = token.start()
         end = tail.end()
-        if start == pos and _leading_point(s, start):
+        if start == pos and start and s[start - 1] == "." and _leading_point(s, start):
             start = _currency_before(s, start - 1)  # ".5x", "$.99": a fraction, point first
         if start > 0 and (s[start - 1].isalnum() or s[start - 1] in _NO_START_AFTER):
             continue

@@ -93,6 +93,7 @@ _DENOMINATORS = {
 }  # fmt: skip
 _TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())  # noqa: SIM905
 _ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)", re.I)
+_FRACTION_LEADS = frozenset("htqfsen")  # the first letters of the fraction words
 _PERCENT_AFTER = re.compile(r"[ \t](?:percent|per[ \t]cent)(?!\w)|[ \t]?%", re.I)
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
@@ -123,7 +124,14 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         word = raw.rstrip("-").lower()
         end = start + len(word)
-        fraction = _FRACTION_AFTER.match(s, end) if word in _COUNTS else None
+        # What can follow a word made more than a count starts with one of these (each
+        # pattern is tried only then: most words are followed by a space and a noun).
+        after, lead = s[end : end + 1], s[end + 1 : end + 2].lower()
+        fraction = (
+            _FRACTION_AFTER.match(s, end)
+            if after in ("-", " ") and lead in _FRACTION_LEADS and word in _COUNTS
+            else None
+        )
         if fraction is not None:
             # Its value as a Decimal quotient: the same words in the source give the same.
             denominator = _DENOMINATORS[fraction.group("d").lower().rstrip("s")]
@@ -133,9 +141,10 @@ def number_words(text: str, s: str) -> list[Number]:
                 Number(text=text[start:end], start=start, end=end, kind=WORD, value=quotient)
             )
             continue
-        ones = _ONES_AFTER.match(s, end) if word in _TENS else None
+        ones = _ONES_AFTER.match(s, end) if after == "-" and word in _TENS else None
         if ones is not None:  # "ninety-six": one number, not ninety (and no six)
             end = ones.end()
+            after, lead = s[end : end + 1], s[end + 1 : end + 2].lower()
         elif raw.endswith("-"):
             compound = re.match(r"[\w-]+", s[start:])
             if word == "half" or (compound and compound.group(0).lower() in _HYPHEN_IDIOMS):
@@ -157,10 +166,15 @@ def number_words(text: str, s: str) -> list[Number]:
             unit = ""
         if ones is not None:
             value = int(value) + _COUNTS[ones.group(1).lower()]
-        times = _TIMES_AFTER.match(s, end) if not unit and isinstance(value, int) else None
+        count = not unit and isinstance(value, int)
+        times = _TIMES_AFTER.match(s, end) if count and lead in ("t", "f") else None
         if times is not None:
             unit, end = "x", times.end()
-        percent = _PERCENT_AFTER.match(s, end) if not unit and isinstance(value, int) else None
+        percent = (
+            _PERCENT_AFTER.match(s, end)
+            if count and not unit and (after == "%" or lead in ("p", "%"))
+            else None
+        )
         if percent is not None:  # "twenty percent": a share, as "20 percent" is
             unit, end = "%", percent.end()
         out.append(
