@@ -181,9 +181,10 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             continue
         if "(" in s or "[" in s:
             markers = [m.span() for m in _MARKER.finditer(s)]
-            nums = [n for n in nums if not any(a <= n.start < b for a, b in markers)]
-            if not nums:
-                continue
+            if markers:
+                nums = [n for n in nums if not any(a <= n.start < b for a, b in markers)]
+                if not nums:
+                    continue
         row = row_support(idx.rows, text, nums, s)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)

@@ -69,6 +69,15 @@ def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> li
     return sorted(kept, key=lambda n: n.start)
 
 
+def _hedged(s: str, found: list[Number]) -> list[Number]:
+    """Number words, a multiplier or share among them ("nearly twice", "more than three
+    times faster", "about ninety percent") with its hedge read as a quantity's is (most
+    words have no unit: the list as it is)."""
+    if not any(w.unit for w in found):
+        return found
+    return [read_hedge(s, w) if w.unit else w for w in found]
+
+
 def extract_numbers(text: str, *, words: bool = True, prepared: str | None = None) -> list[Number]:
     """Every number of ``text`` in order of position (``prepared``: ``prepare(text)``, when
     the caller has it already)."""
@@ -78,7 +87,7 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     digit = (_ASCII_DIGIT if s.isascii() else _DIGIT).search(s)
     found = list(tokens(s)) if digit else []
     if not found:
-        return [read_hedge(s, w) if w.unit else w for w in number_words(text, s)] if words else []
+        return _hedged(s, number_words(text, s)) if words else []
     nums: list[Number] = []
     for start, token in found:
         nums.extend(classify(text, s, start, token.rstrip("+")))
@@ -104,8 +113,6 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     else:
         nums = [version_by_context(text, s, n) for n in refined]
     if words:
-        # A multiplier word ("nearly twice", "more than three times faster") is a figure:
-        # its hedge is read as a quantity's is.
-        nums.extend(read_hedge(s, w) if w.unit else w for w in number_words(text, s))
+        nums.extend(_hedged(s, number_words(text, s)))
         nums.sort(key=_START)
     return nums
