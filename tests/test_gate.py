@@ -169,6 +169,7 @@ def test_the_tokens_of_a_failed_attempt_are_on_the_bill(tmp_path: Path) -> None:
                 assert row.prompt_tokens > 0 and row.completion_tokens > 0
             (per_feed,) = client.get("/stats").json()["per_feed"]
             assert per_feed["prompt_tokens"] == row.prompt_tokens
+            assert per_feed["calls"] == row.calls == 2  # the call and its re-ask: one row
 
 
 def test_a_failing_repair_call_keeps_the_paid_explainer_for_review() -> None:
@@ -265,7 +266,7 @@ def test_the_tokens_of_a_synchronous_explain_are_on_the_bill(tmp_path: Path) -> 
             stub.push(Reply.text("not an explainer"), Reply.text("still not one"))
             assert client.post("/explain", json=post).status_code == 502
             (day,) = client.get("/stats").json()["per_day"]
-            assert day["calls"] == 2  # one row each
+            assert day["calls"] == usage["calls"] + 2  # model calls, not rows
             assert day["prompt_tokens"] > usage["prompt_tokens"] > 0
         assert len(stub.calls) == usage["calls"] + 2
 

@@ -82,7 +82,7 @@ def stats(
     since = datetime.now(UTC) - timedelta(days=days)
     day = func.substr(func.cast(t.LLMCall.created_at, String), 1, 10)
     fields = (
-        func.count(t.LLMCall.id),
+        func.coalesce(func.sum(t.LLMCall.calls), 0),
         func.coalesce(func.sum(t.LLMCall.prompt_tokens), 0),
         func.coalesce(func.sum(t.LLMCall.completion_tokens), 0),
         func.coalesce(func.sum(t.LLMCall.cost_usd), 0.0),

@@ -77,6 +77,7 @@ class Spent:
                 "feed_id": self.feed_id,
                 "model": self.model,
                 "purpose": purpose,
+                "calls": self.usage.calls,
                 "prompt_tokens": self.usage.prompt_tokens,
                 "completion_tokens": self.usage.completion_tokens,
                 "cost_usd": self.cost_usd,

@@ -200,6 +200,7 @@ class Publishing(PipelineBase):
                         "feed_id": feed_id,
                         "model": r.model,
                         "purpose": "explain+repair" if outcome.repairs else "explain",
+                        "calls": r.usage.calls,
                         "prompt_tokens": r.usage.prompt_tokens,
                         "completion_tokens": r.usage.completion_tokens,
                         "cost_usd": r.cost_usd,

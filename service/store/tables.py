@@ -188,6 +188,8 @@ class LLMCall(Base):
     feed_id: Mapped[int | None] = mapped_column(ForeignKey("feeds.id", ondelete="SET NULL"))
     model: Mapped[str] = mapped_column(String(256))
     purpose: Mapped[str] = mapped_column(String(32), default="explain")
+    # The model calls the row stands for (an attempt's re-asks, parts and repairs).
+    calls: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
