@@ -11,12 +11,16 @@ steer the request inside.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
+import ssl
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+import httpcore
 import httpx
 
 from service import clean
@@ -128,6 +132,104 @@ def check_url(url: str, settings: Settings) -> None:
     pinned(url, settings)
 
 
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write ends by the fetch's deadline.
+
+    httpx's timeouts bound each read, not the request: an origin that sends a header line
+    every second (a slow-loris answer) never lets one read time out, and the status line
+    and headers are read before :func:`_read_capped` can look at the clock."""
+
+    def __init__(self, inner: httpcore.NetworkStream, deadline: float) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def _left(self, timeout: float | None, error: type[Exception]) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise error("the fetch's time limit passed")
+        return left if timeout is None else min(timeout, left)
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, self._left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        left = self._left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(
+            self._inner.start_tls(ssl_context, server_hostname, left), self._deadline
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """TCP connections that end by ``deadline`` (a ``time.monotonic()`` value)."""
+
+    def __init__(self, deadline: float) -> None:
+        self._inner = httpcore.SyncBackend()
+        self._deadline = deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise httpcore.ConnectTimeout("the fetch's time limit passed")
+        timeout = left if timeout is None else min(timeout, left)
+        stream = self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("fetches go over TCP only")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """The TLS settings of every fetch, built once (loading the CA bundle costs ~40 ms)."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
+class _DeadlineTransport(httpx.HTTPTransport):
+    """httpx's transport over :class:`_DeadlineBackend`: all of one fetch (connects, TLS,
+    status line, headers, body, redirects) ends by one deadline."""
+
+    def __init__(self, deadline: float) -> None:
+        # HTTPTransport.__init__ only builds its pool; this one is built over the backend.
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=_ssl_context(), network_backend=_DeadlineBackend(deadline)
+        )
+
+
+def _client(timeout: float, deadline: float) -> httpx.Client:
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        trust_env=False,
+        transport=_DeadlineTransport(deadline),
+    )
+
+
 def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
     declared = resp.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
@@ -164,11 +266,10 @@ def fetch_url(
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
-    timeout = httpx.Timeout(settings.fetch_timeout)
     deadline = time.monotonic() + settings.fetch_timeout
     current = url
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+        with _client(settings.fetch_timeout, deadline) as client:
             for hop in range(settings.fetch_max_redirects + 1):
                 target, extra, extensions = pinned(current, settings)
                 request = client.build_request(
@@ -233,16 +334,14 @@ def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
     requests to a hub."""
     target, extra, extensions = pinned(url, settings)
     headers = {"User-Agent": settings.user_agent, **extra}
+    deadline = time.monotonic() + settings.fetch_timeout
     try:
-        with httpx.Client(
-            timeout=httpx.Timeout(settings.fetch_timeout), follow_redirects=False, trust_env=False
-        ) as client:
+        with _client(settings.fetch_timeout, deadline) as client:
             request = client.build_request(
                 "POST", target, data=data, headers=headers, extensions=extensions
             )
             resp = client.send(request, stream=True)
             try:
-                deadline = time.monotonic() + settings.fetch_timeout
                 try:
                     body = _read_capped(resp, url, 64 * 1024, deadline)
                 except FetchTooLarge:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import gzip
 import socket
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -242,3 +245,48 @@ def test_article_page_without_text_is_unprocessable(origin: Origin, settings: Se
     )
     with pytest.raises(Unprocessable, match="no text"):
         fetch.fetch_article(url, settings)
+
+
+@contextmanager
+def raw_origin(answer: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A loopback server that reads a request and lets ``answer`` write to the socket as it
+    likes (byte by byte, for ever): what no well-behaved server does."""
+    stop = threading.Event()
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            # OSError: the client hung up, which is what the test wants.
+            with conn, suppress(OSError):
+                conn.recv(65536)
+                answer(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/feed"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        server.close()
+
+
+def test_an_origin_dripping_its_headers_is_cut_off_at_the_time_limit(tmp_path: Path) -> None:
+    quick = make_settings(f"sqlite:///{tmp_path / 'd.db'}", fetch_timeout=1.0)
+
+    def drip(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(100):  # a header line every 0.2 s: no single read ever times out
+            conn.sendall(b"X-Slow: 1\r\n")
+            time.sleep(0.2)
+
+    with raw_origin(drip) as url:
+        started = time.monotonic()
+        with pytest.raises(FetchError, match="timed out"):
+            fetch.fetch_url(url, quick)
+        assert time.monotonic() - started < 3
