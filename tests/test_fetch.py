@@ -4,9 +4,11 @@ size cap, timeouts, the SSRF guard, and main-content extraction of article pages
 from __future__ import annotations
 
 import gzip
+import resource
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -290,3 +292,63 @@ def test_an_origin_dripping_its_headers_is_cut_off_at_the_time_limit(tmp_path: P
         with pytest.raises(FetchError, match="timed out"):
             fetch.fetch_url(url, quick)
         assert time.monotonic() - started < 3
+
+
+def test_stacked_compression_is_unpacked_no_further_than_the_cap(tmp_path: Path) -> None:
+    small = make_settings(f"sqlite:///{tmp_path / 'b.db'}", fetch_max_bytes=100_000)
+    # 1 GiB of zeros gzipped twice: about 1 KB on the wire. Unpacked layer by layer in
+    # whole chunks it would take gigabytes of memory before the cap could count.
+    inner = zlib.compressobj(9, zlib.DEFLATED, 31)
+    layer = b"".join(inner.compress(b"\0" * (1 << 20)) for _ in range(1024)) + inner.flush()
+    bomb = gzip.compress(layer, 9)
+    assert len(bomb) < 5_000
+
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n"
+            b"Content-Encoding: gzip, gzip\r\n"
+            + f"Content-Length: {len(bomb)}\r\n\r\n".encode()
+            + bomb
+        )
+
+    with raw_origin(answer) as url:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        with pytest.raises(FetchTooLarge):
+            fetch.fetch_url(url, small)
+        grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 100 * 1024
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate", "gzip-members"])
+def test_compressed_feeds_are_read_whole(coding: str, tmp_path: Path) -> None:
+    body = PYTORCH_FEED.read_bytes()
+    if coding == "gzip":
+        wire, header = gzip.compress(body), "gzip"
+    elif coding == "deflate":
+        wire, header = zlib.compress(body), "deflate"
+    elif coding == "raw-deflate":  # what some servers send as "deflate"
+        raw = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        wire, header = raw.compress(body) + raw.flush(), "deflate"
+    else:
+        half = len(body) // 2
+        wire, header = gzip.compress(body[:half]) + gzip.compress(body[half:]), "gzip"
+
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(
+            f"HTTP/1.1 200 OK\r\nContent-Encoding: {header}\r\n"
+            f"Content-Length: {len(wire)}\r\n\r\n".encode()
+            + wire
+        )
+
+    settings = make_settings(f"sqlite:///{tmp_path / 'c.db'}")
+    with raw_origin(answer) as url:
+        assert fetch.fetch_url(url, settings).body == body
+
+
+def test_a_content_coding_not_asked_for_is_a_fetch_error(
+    origin: Origin, settings: Settings
+) -> None:
+    url = origin.route("/br", body=b"\x0b\x02\x80<rss/>\x03", headers={"Content-Encoding": "br"})
+    with pytest.raises(FetchError, match="content coding not asked for: br"):
+        fetch.fetch_url(url, settings)
+    assert origin.requests_to("/br")[0].headers["accept-encoding"] == "gzip, deflate"
