@@ -463,6 +463,36 @@ def test_a_truncated_feed_changes_no_stored_item_and_leaves_its_last_entry_out(
     assert d["items_changed"] == 1
 
 
+def test_a_change_record_older_than_one_applied_does_not_undo_its_edits(svc: Service) -> None:
+    """A monitor retries a record it could not deliver after it delivered a newer one (or
+    two workers take two records of one feed at once and the older one commits last):
+    the older artifact's version of an edited post must not replace the newer one."""
+    fid, rec = pytorch_change_record(svc)
+    marker = b"<content:encoded><![CDATA["
+    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+
+    def record(body: bytes, at: str) -> dict[str, Any]:
+        data = {**rec["data"], "content": base64.b64encode(body).decode(), "bytes": len(body)}
+        data["headers"] = {**data["headers"], "etag": f'"{at}"', "observed_at": at}
+        return {**rec, "timestamp": at, "data": data}
+
+    first = svc.outcome(svc.post(record(FEED_BYTES, "2026-09-23T04:00:00Z")).json()["delivery_id"])
+    assert first["items_new"] == PYTORCH_ITEMS
+    newer = svc.outcome(svc.post(record(edited, "2026-09-23T06:00:00Z")).json()["delivery_id"])
+    assert newer["items_changed"] == 1
+    with svc.sessions() as s:
+        texts = {i.key: i.text for i in s.scalars(select(t.Item))}
+    assert any("A paragraph added later." in x for x in texts.values())
+    # The record of 05:00, observed before the edit, arrives last.
+    older = svc.outcome(svc.post(record(FEED_BYTES, "2026-09-23T05:00:00Z")).json()["delivery_id"])
+    assert older["state"] == "processed", older
+    assert older["items_changed"] == 0 and older["item_ids"] == []
+    assert "older than" in older["problems"]
+    with svc.sessions() as s:
+        assert {i.key: i.text for i in s.scalars(select(t.Item))} == texts
+    assert svc.row(t.Feed, fid).etag == '"2026-09-23T06:00:00Z"'  # the newer record's
+
+
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413

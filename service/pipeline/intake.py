@@ -9,11 +9,12 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service import changes, clean, fetch, ingest, metrics, parse, queue
+from service.dates import utc_from_iso
 from service.errors import (
     FeedParseError,
     NotAFeed,
@@ -49,6 +50,32 @@ def _storable_validators(
     return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
 
 
+def _observed_at(sender: str, record: dict[str, Any]) -> datetime | None:
+    """When the monitor observed the document a change record carries (its ``timestamp``,
+    else the recorded ``observed_at``); None for other senders, which say nothing of it."""
+    if sender != "change-record":
+        return None
+    meta = record.get("meta") or {}
+    recorded = meta.get("recorded_headers") or {}
+    return utc_from_iso(meta.get("timestamp")) or utc_from_iso(recorded.get("observed_at"))
+
+
+def _observed_newest(s: Session, feed_id: int, observed: datetime) -> bool:
+    """Record ``observed`` as the feed's newest observation; False when a document
+    observed later was applied already. The conditional UPDATE locks the feed's row, so
+    two deliveries of one feed decide one after the other (the later commit sees the
+    earlier one's time)."""
+    res = s.execute(
+        update(t.Feed)
+        .where(
+            t.Feed.id == feed_id,
+            or_(t.Feed.observed_at.is_(None), t.Feed.observed_at <= observed),
+        )
+        .values(observed_at=observed)
+    )
+    return bool(res.rowcount == 1)  # type: ignore[attr-defined]
+
+
 class Intake(PipelineBase):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
@@ -76,6 +103,7 @@ class Intake(PipelineBase):
             named_feed, sender, record = d.feed_id, d.sender, dict(d.headers or {})
         problems: list[str] = []
         validators: tuple[str | None, str | None] | None = None
+        observed = _observed_at(sender, record) if body is not None else None
         try:
             if body is None:
                 url = fetch_url or (feed.url if feed is not None else None)
@@ -120,17 +148,24 @@ class Intake(PipelineBase):
                                 f"unsigned document of feed {feed_id}, which has a secret: "
                                 "nothing was taken from it"
                             )
-                    if validators is not None and named_feed is not None:
+                    stale = observed is not None and not _observed_newest(s, feed_id, observed)
+                    if validators is not None and named_feed is not None and not stale:
                         s.execute(
                             update(t.Feed)
                             .where(t.Feed.id == named_feed)
                             .values(etag=validators[0], last_modified=validators[1])
                         )
                     new, changed, skipped = self._store_items(
-                        s, feed_id, claim.id, articles, apply_changes=doc.well_formed
+                        s, feed_id, claim.id, articles, apply_changes=doc.well_formed and not stale
                     )
                     noted = [*doc.problems, *problems]
-                    if skipped:
+                    if skipped and stale:
+                        noted.append(
+                            f"{skipped} changed entr{'y' if skipped == 1 else 'ies'} not "
+                            f"applied: the document was observed at {observed:%Y-%m-%dT%H:%M:%SZ}, "
+                            "older than one applied to the feed before"
+                        )
+                    elif skipped:
                         noted.append(
                             f"{skipped} changed entr{'y' if skipped == 1 else 'ies'} not "
                             "applied: the document is not well-formed XML, and a stored "

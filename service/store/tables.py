@@ -68,6 +68,9 @@ class Feed(Base):
     # conditional GET state of the last fetch
     etag: Mapped[str | None] = mapped_column(String(512))
     last_modified: Mapped[str | None] = mapped_column(String(128))
+    # When the newest document applied was observed (a change record's timestamp): an
+    # older one delivered later changes no stored item.
+    observed_at: Mapped[datetime | None]
     # WebSub
     hub_url: Mapped[str | None] = mapped_column(String(2048))
     websub_state: Mapped[str | None] = mapped_column(String(32))  # pending-subscribe, active, ...
