@@ -631,6 +631,23 @@ def test_documents_of_a_new_feed_processed_by_four_workers(pg_url: str) -> None:
         assert svc.count(t.Feed) == 1 and svc.count(t.Item) == PYTORCH_ITEMS
 
 
+def test_a_feed_of_seventy_thousand_entries_on_postgres(pg_url: str) -> None:
+    # 4.8 MB, well under the caps: one query parameter per entry key was over the 65,535
+    # PostgreSQL's protocol takes, and the delivery failed.
+    n = 70_000
+    entries = "".join(f"<item><guid>g{i}</guid><title>t{i}</title></item>" for i in range(n))
+    doc = f'<rss version="2.0"><channel><title>Big</title>{entries}</channel></rss>'.encode()
+    with running(make_settings(pg_url), workers=1) as svc:
+        d = svc.outcome(svc.post(doc, RSS).json()["delivery_id"])
+        assert d["state"] == "processed", d["error"]
+        assert d["items_new"] == n
+        # The whole feed again (a monitor that sends it each time): nothing new, no change.
+        again = svc.outcome(svc.post(doc + b"\n", RSS).json()["delivery_id"])
+        assert again["state"] == "processed", again["error"]
+        assert again["items_new"] == 0 and again["items_changed"] == 0
+        assert svc.count(t.Item) == n
+
+
 def test_replay_storm_changes_nothing(db_url: str) -> None:
     # The LLM engine against the stub server: its call log counts every real call.
     with StubLLM() as stub:

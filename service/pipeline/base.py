@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import insert, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -98,6 +98,19 @@ def feed_options(feed: t.Feed | None) -> ExplainOptions:
         language=feed.language or "English",
         template_dir=Path(feed.template_dir) if feed.template_dir else None,
     )
+
+
+_T = TypeVar("_T")
+# Values per ``IN (...)`` list: each is a bound parameter, and PostgreSQL's protocol takes
+# at most 65,535 in one statement (SQLite builds before 3.32, 999): a feed of 70,000
+# entries failed its delivery when all its keys went into one list.
+IN_CHUNK = 900
+
+
+def in_chunks(values: Sequence[_T], size: int = IN_CHUNK) -> Iterator[Sequence[_T]]:
+    """``values`` in slices short enough for one ``IN (...)`` list each."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def insert_ignore(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:

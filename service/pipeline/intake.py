@@ -26,7 +26,7 @@ from service.models import (
     FeedDoc,
     ItemState,
 )
-from service.pipeline.base import PipelineBase, insert_ignore
+from service.pipeline.base import PipelineBase, in_chunks, insert_ignore
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -260,12 +260,15 @@ class Intake(PipelineBase):
                 if feed_id is None:
                     return {}
             keys = [e.key for e in doc.entries]
-            rows = s.execute(
-                select(t.Item.key, t.Item.content_source).where(
-                    t.Item.feed_id == feed_id, t.Item.key.in_(keys)
+            return {
+                row.key: row.content_source
+                for part in in_chunks(keys)
+                for row in s.execute(
+                    select(t.Item.key, t.Item.content_source).where(
+                        t.Item.feed_id == feed_id, t.Item.key.in_(part)
+                    )
                 )
-            )
-            return {row.key: row.content_source for row in rows}
+            }
 
     def _page_article(self, link: str, excerpt: Article, problems: list[str]) -> Article:
         try:
@@ -332,9 +335,10 @@ class Intake(PipelineBase):
         keys = [e.key for e, _ in articles]
         known = {
             row.key: (row.id, row.content_hash)
+            for part in in_chunks(keys)
             for row in s.execute(
                 select(t.Item.key, t.Item.id, t.Item.content_hash).where(
-                    t.Item.feed_id == feed_id, t.Item.key.in_(keys)
+                    t.Item.feed_id == feed_id, t.Item.key.in_(part)
                 )
             )
         }
@@ -369,15 +373,17 @@ class Intake(PipelineBase):
             )
         # ON CONFLICT DO NOTHING: a concurrent delivery may have inserted the same item.
         insert_ignore(s, t.Item.__table__, rows)
-        new_ids = list(
-            s.scalars(
+        new_ids = [
+            item_id
+            for part in in_chunks(new_keys)
+            for item_id in s.scalars(
                 select(t.Item.id).where(
                     t.Item.feed_id == feed_id,
-                    t.Item.key.in_(new_keys),
+                    t.Item.key.in_(part),
                     t.Item.delivery_id == delivery_id,
                 )
             )
-        )
+        ]
         changed_ids = []
         for key, a in decision.changed if apply_changes else ():
             item_id, old_hash = known[key]
