@@ -24,10 +24,16 @@ ACTIVE = "active"
 UNSUBSCRIBED = "unsubscribed"
 DENIED = "denied"
 FAILED = "failed"
-# States in which the hub may deliver content: subscribed, or asked to stop but not yet
-# confirmed (the hub keeps delivering until it has verified the unsubscription).
-RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE)
+# An active subscription whose lease is being renewed: the hub keeps delivering under
+# the lease that still runs, signed with the same secret, until it verifies the renewal.
+RENEWING = "pending-renewal"
+# States in which the hub may deliver content: subscribed, asked to stop but not yet
+# confirmed (the hub keeps delivering until it has verified the unsubscription), renewing.
+RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE, RENEWING)
 DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
+# A subscription is renewed this long before its lease ends (WebSub section 5.1: the
+# subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.
+RENEW_BEFORE = timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +156,7 @@ def answer_intent(
     challenge = params.get("hub.challenge", "")
     if not challenge:
         raise NotFound("hub.challenge is missing")
-    if mode == "subscribe" and state == PENDING_SUBSCRIBE:
+    if mode == "subscribe" and state in (PENDING_SUBSCRIBE, RENEWING):
         raw = params.get("hub.lease_seconds", "")
         lease = int(raw) if raw.isdigit() else DEFAULT_LEASE_SECONDS
         return IntentAnswer(challenge, ACTIVE, now + timedelta(seconds=lease))

@@ -16,9 +16,11 @@ from urllib.parse import parse_qs
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from service import signatures, websub
 from service.errors import NotFound
+from service.pipeline import subscriptions
 from service.store import tables as t
 from tests.conftest import CORPUS, DATA, PYTORCH_FEED, make_settings, wait_for
 from tests.origin import Origin, Seen
@@ -100,6 +102,14 @@ def test_pending_subscribe_is_confirmed_with_its_lease() -> None:
     assert answer.body == "c-123"
     assert answer.state == websub.ACTIVE
     assert answer.lease_until == NOW + timedelta(seconds=3600)
+
+
+def test_a_renewal_is_confirmed_with_its_new_lease() -> None:
+    answer = websub.answer_intent(
+        websub.RENEWING, TOPIC, params("subscribe", **{"hub.lease_seconds": "7200"}), NOW
+    )
+    assert (answer.body, answer.state) == ("c-123", websub.ACTIVE)
+    assert answer.lease_until == NOW + timedelta(seconds=7200)
 
 
 def test_pending_unsubscribe_is_confirmed() -> None:
@@ -342,6 +352,43 @@ def test_a_failed_resubscribe_leaves_an_active_subscription_working(
     # The hub still signs with the secret it was given, and its pushes are taken.
     r = hub.distribute(callback, ATOM, secret)
     assert r.status_code == 202, r.text
+
+
+def test_a_lease_about_to_end_is_renewed_and_pushes_are_taken_meanwhile(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)  # a look a minute, in production
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url  # the callback the hub reaches, known once it listens
+        hub = Hub(origin)
+        fid = svc.feed(origin.route("/feed", body=ATOM))
+        assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+        wait_for(lambda: hub.verified)
+        callback = f"{svc.url}/websub/{fid}"
+        secret = hub.requests[0]["hub.secret"]
+        # Of the ten days the hub granted, 50 minutes are left: the hub stops delivering
+        # when they end unless the subscriber asks again.
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == fid)
+                .values(websub_lease_until=datetime.now(UTC) + timedelta(minutes=50))
+            )
+        wait_for(lambda: len(hub.verified) == 2)
+        assert len(hub.requests) == 2
+        assert hub.requests[1] == hub.requests[0]  # same callback, topic and secret
+        assert hub.verified[1] == ("subscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == "active" and feed.websub_secret == secret
+        assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
+        assert hub.distribute(callback, ATOM, secret).status_code == 202
+
+        # Until the hub verifies a renewal, it delivers under the lease that still runs.
+        with svc.sessions.begin() as s:
+            s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_state=websub.RENEWING))
+        r = hub.distribute(callback, ATOM + b"\n", secret)
+        assert r.status_code == 202, r.text
 
 
 def test_callback_for_unknown_or_unsubscribed_feeds(svc: Service) -> None:

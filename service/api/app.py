@@ -26,6 +26,7 @@ from service.api.deps import AppContext
 from service.config import Settings, get_settings
 from service.engines import get_engine
 from service.pipeline import Pipeline
+from service.pipeline.subscriptions import Renewer
 from service.retention import Pruner
 from service.store.db import make_engine, make_sessionmaker, migrate
 from service.worker import WorkerPool
@@ -46,7 +47,7 @@ def build_context(settings: Settings, *, workers: int) -> AppContext:
         WorkerPool(
             pipeline,
             workers,
-            extra_jobs=[sender, Pruner(settings, sessions)],
+            extra_jobs=[sender, Renewer(settings, sessions), Pruner(settings, sessions)],
             extra_threads=settings.outbound_concurrency,
         )
         if workers > 0

@@ -172,7 +172,7 @@ def _restore(
     state on already): the hub and the secret it signs with are what they were, so a
     subscription that was active stays active; a subscribe to a feed that had none is
     marked failed."""
-    live = previous.state in (websub.ACTIVE, websub.PENDING_UNSUBSCRIBE)
+    live = previous.state in websub.RECEIVING
     state = previous.state if live or pending == websub.PENDING_UNSUBSCRIBE else websub.FAILED
     with transaction(make) as s:
         s.execute(

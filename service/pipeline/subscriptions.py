@@ -1,0 +1,105 @@
+"""Subscriptions: WebSub leases renewed before they end (a worker's extra job).
+
+worker -> Renewer()   lease ends soon? -> pending-renewal -> ask the hub again
+                      (the hub verifies at the callback: active, with the new lease)
+
+A hub delivers only while the lease it granted runs (days); renewing it is the
+subscriber's part (WebSub section 5.1). Without this, pushes stopped silently when the
+first lease ended while the feed still read ``active``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import UTC, datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from service import fetch, websub
+from service.config import Settings
+from service.errors import FetchError
+from service.store import tables as t
+from service.store.db import transaction
+
+log = logging.getLogger(__name__)
+
+LOOK_EVERY = 60.0  # seconds between looks for due leases (each worker thread calls in)
+RETRY_AFTER = 300.0  # seconds before a hub that refused a renewal is asked again
+
+
+class Renewer:
+    """``Worker(extra_jobs=[Renewer(settings, sessions)])``: renews one due subscription
+    per call; False when none was due (or it is not time to look yet)."""
+
+    def __init__(self, settings: Settings, sessions: sessionmaker[Session]) -> None:
+        self.settings = settings
+        self.sessions = sessions
+        self._lock = threading.Lock()
+        self._next_look = 0.0  # monotonic time of the next look (shared by the threads)
+        self._refused: dict[int, float] = {}  # feed id -> monotonic time to ask again
+
+    def __call__(self, owner: str) -> bool:
+        now_m = time.monotonic()
+        with self._lock:
+            if now_m < self._next_look:
+                return False
+            self._next_look = now_m + LOOK_EVERY
+            waiting = {fid for fid, at in self._refused.items() if at > now_m}
+        now = datetime.now(UTC)
+        with transaction(self.sessions) as s:
+            due = s.execute(
+                select(t.Feed.id, t.Feed.url, t.Feed.hub_url, t.Feed.websub_secret)
+                .where(
+                    t.Feed.websub_state == websub.ACTIVE,
+                    t.Feed.hub_url.is_not(None),
+                    t.Feed.websub_lease_until < now + websub.RENEW_BEFORE,
+                )
+                .order_by(t.Feed.websub_lease_until)
+                .limit(len(waiting) + 1)
+            ).all()
+            row = next((r for r in due if r.id not in waiting), None)
+            if row is None:
+                return False
+            # One worker (of any process) wins the feed: the others see it renewing.
+            taken = s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == row.id, t.Feed.websub_state == websub.ACTIVE)
+                .values(websub_state=websub.RENEWING)
+            )
+            if taken.rowcount != 1:  # type: ignore[attr-defined]
+                return True
+        with self._lock:
+            self._next_look = 0.0  # more may be due: look again at the next call
+        self._ask(row.id, row.url, row.hub_url, row.websub_secret)
+        return True
+
+    def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None) -> None:
+        """Subscribe again with the same callback, topic and secret; a hub that refuses
+        or cannot be reached leaves the subscription active (its lease still runs) and is
+        asked again after RETRY_AFTER."""
+        form = websub.subscription_form(
+            callback=f"{self.settings.public_url.rstrip('/')}/websub/{feed_id}",
+            topic=topic,
+            mode="subscribe",
+            secret=secret,
+        )
+        try:
+            answer = fetch.post_form(hub_url, form, self.settings)
+            reason = None if answer.status in (202, 204) else f"HTTP {answer.status}"
+        except FetchError as exc:
+            reason = exc.detail
+        if reason is None:
+            log.info("feed %s: WebSub lease renewal asked of %s", feed_id, hub_url)
+            return
+        log.warning("feed %s: the hub %s did not take the renewal: %s", feed_id, hub_url, reason)
+        with self._lock:
+            self._refused[feed_id] = time.monotonic() + RETRY_AFTER
+        with transaction(self.sessions) as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.RENEWING)
+                .values(websub_state=websub.ACTIVE)
+            )
