@@ -203,9 +203,22 @@ def _parse_xml(
         headers["content-type"] = content_type
     # No sanitizing here: clean drops scripts and markup anyway, and the sanitizer is
     # 80% of feedparser's time on the PyTorch feed (105 ms -> 21 ms without it).
-    d = feedparser.parse(
-        body, response_headers=headers, sanitize_html=False, resolve_relative_uris=False
-    )
+    try:
+        d = feedparser.parse(
+            body, response_headers=headers, sanitize_html=False, resolve_relative_uris=False
+        )
+    except UnicodeEncodeError:
+        # The loose parser encodes each character reference to UTF-8; one to a lone
+        # surrogate (&#xD800;, which no XML allows) raised out of it: read it as U+FFFD.
+        try:
+            d = feedparser.parse(
+                _CHAR_REF.sub(_no_surrogate, body),
+                response_headers=headers,
+                sanitize_html=False,
+                resolve_relative_uris=False,
+            )
+        except UnicodeEncodeError as err:
+            raise FeedParseError(f"feed could not be read: {err}") from err
     problems: list[str] = []
     exc = d.get("bozo_exception")
     if d.get("bozo") and exc is not None:
@@ -258,6 +271,15 @@ def _parse_xml(
     )
 
 
+_CHAR_REF = re.compile(rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+
+
+def _no_surrogate(m: re.Match[bytes]) -> bytes:
+    """A numeric character reference, U+FFFD's when it names a surrogate."""
+    code = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+    return b"&#xFFFD;" if 0xD800 <= code <= 0xDFFF else m.group(0)
+
+
 def _cut_short(body: bytes) -> bool:
     """Whether an XML document ends before the end tag of its root element."""
     head = body[:_SNIFF_BYTES].decode("utf-8", "replace")
@@ -282,13 +304,23 @@ def _without_epilog(body: bytes) -> bytes:
             return tail
 
 
+# A UTF-16 surrogate on its own: JSON's "\ud800" and XML's "&#xD800;" (read by the
+# loose parser) hand one over, and no UTF-8 text (the database, lxml) can hold it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _storable(doc: FeedDoc) -> FeedDoc:
     """``doc`` with what the database cannot hold taken out: NUL characters (PostgreSQL
-    refuses them in text), feed links longer than a URL column (the feed is then known by
+    refuses them in text), lone surrogates (U+FFFD instead: one in a title failed the
+    whole delivery), feed links longer than a URL column (the feed is then known by
     another of its addresses), titles cut to their column."""
 
     def fit(value: str | None) -> str | None:
-        return value.replace("\x00", "") if value and "\x00" in value else value
+        if not value:
+            return value
+        if "\x00" in value:
+            value = value.replace("\x00", "")
+        return _LONE_SURROGATE.sub("\ufffd", value)
 
     def url(value: str | None) -> str | None:
         value = fit(value)

@@ -257,3 +257,19 @@ def test_values_a_database_cannot_hold_are_taken_out() -> None:
     assert doc.self_url is None  # longer than a URL column: not the feed's address
     assert doc.entries[0].key == "i1"
     assert "\x00" not in (doc.entries[0].content_html or "")
+
+
+def test_lone_surrogates_become_replacement_characters() -> None:
+    doc = parse_feed(
+        b'{"version": "https://jsonfeed.org/version/1.1", "title": "a\\ud800b",'
+        b' "items": [{"id": "i\\udc00", "title": "t\\udfff", "content_text": "T\\ud800ext.",'
+        b' "tags": ["\\ud800"]}, {"id": "ok", "title": "\\ud83d\\ude00 pair"}]}'
+    )
+    assert doc.title == "a\ufffdb"
+    first, second = doc.entries
+    assert (first.key, first.guid, first.title) == ("i\ufffd", "i\ufffd", "t\ufffd")
+    assert first.categories == ("\ufffd",)
+    assert "T\ufffdext." in (first.content_html or "")
+    assert second.title == "\U0001f600 pair"  # a whole pair is one character, kept
+    for value in (doc.title, first.key, first.title, first.content_html or ""):
+        value.encode("utf-8")

@@ -400,8 +400,19 @@ def test_entry_fields_longer_than_their_columns_keep_the_delivery(svc: Service) 
                 ],
             }
         ),
+        # A lone surrogate escape in a JSON Feed (json.loads keeps it; UTF-8 cannot hold
+        # it): one bad title failed the delivery and every entry with it.
+        '{"version": "https://jsonfeed.org/version/1.1", "title": "S\\ud800",'
+        ' "items": [{"id": "s\\udc001", "title": "caf\\ud800e",'
+        ' "content_text": "A lone \\udfff half, 3 times."}]}',
+        # The same as an XML character reference (not well-formed; the loose parser
+        # hands it over).
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>T</title>'
+        "<link>https://sur.example/</link><item><guid>a&#xD800;</guid>"
+        "<title>x &#xD800; y</title><description>Text with &#55296; 4 numbers.</description>"
+        "</item></channel></rss>",
     ],
-    ids=["long-self-link", "long-title", "nul"],
+    ids=["long-self-link", "long-title", "nul", "surrogate-json", "surrogate-xml"],
 )
 def test_feed_values_the_database_cannot_hold_keep_the_delivery(svc: Service, doc: str) -> None:
     ctype = "application/feed+json" if doc.startswith("{") else "application/rss+xml"
