@@ -144,7 +144,7 @@ def read_webhook(
         if websub:
             raise NotAFeed("WebSub content must be the feed document itself")
         try:
-            data = json.loads(body)
+            data = _without_surrogates(json.loads(body))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BadJSON(f"body is not valid JSON: {exc}") from exc
         except RecursionError as exc:  # thousands of nested [ or {: no payload looks so
@@ -158,6 +158,19 @@ def read_webhook(
     raise UnsupportedMediaType(
         f"content type {mt!r} is not taken; send a feed (RSS, Atom, RDF, JSON Feed) or JSON"
     )
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` (loaded JSON) with each lone surrogate escape ("\\ud800", valid JSON but no
+    character) read as U+FFFD: a name, URL or document holding one was a 500 when it was
+    looked up or encoded, and the sender retried it for ever."""
+    if isinstance(value, str):
+        return parse.LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def _is_json(body: bytes) -> bool:

@@ -306,7 +306,7 @@ def _without_epilog(body: bytes) -> bytes:
 
 # A UTF-16 surrogate on its own: JSON's "\ud800" and XML's "&#xD800;" (read by the
 # loose parser) hand one over, and no UTF-8 text (the database, lxml) can hold it.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _storable(doc: FeedDoc) -> FeedDoc:
@@ -320,7 +320,7 @@ def _storable(doc: FeedDoc) -> FeedDoc:
             return value
         if "\x00" in value:
             value = value.replace("\x00", "")
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return LONE_SURROGATE.sub("\ufffd", value)
 
     def url(value: str | None) -> str | None:
         value = fit(value)

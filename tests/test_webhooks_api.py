@@ -504,6 +504,39 @@ def test_a_change_record_older_than_one_applied_does_not_undo_its_edits(svc: Ser
     assert svc.row(t.Feed, fid).etag == '"2026-09-23T06:00:00Z"'  # the newer record's
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"type": "feed.changed", "data": {"source": "x\\ud800"}}',
+        b'{"feed_url": "https://e.example/\\ud800"}',
+        b'{"title": "x", "message": "https://e.example/\\udc00 changed"}',
+    ],
+    ids=["change-record-source", "feed-url", "apprise-url"],
+)
+def test_a_lone_surrogate_in_a_name_is_no_server_error(svc: Service, body: bytes) -> None:
+    # Valid JSON, but no character: looking it up was a 500, which senders retry for ever.
+    r = svc.post(body, {"Content-Type": "application/json"})
+    assert r.status_code == 404, r.text
+
+
+def test_a_change_record_whose_text_content_holds_a_lone_surrogate(svc: Service) -> None:
+    svc.feed("https://sur.example/feed", name="sur")
+    doc = (
+        '<rss version="2.0"><channel><title>S\\ud800</title><item><guid>1</guid>'
+        "<title>One \\udfff</title><description>Text with 3 numbers.</description>"
+        "</item></channel></rss>"
+    )
+    body = (
+        '{"type": "feed.changed", "data": {"source": "sur", "content": "'
+        + doc.replace('"', '\\"')
+        + '", "content_type": "application/rss+xml"}}'
+    ).encode()
+    r = svc.post(body, {"Content-Type": "application/json"})
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["state"] == "processed" and d["items_new"] == 1, d
+
+
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413
