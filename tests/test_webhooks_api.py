@@ -30,7 +30,7 @@ from tests.conftest import (
     make_settings,
     wait_for,
 )
-from tests.origin import Origin
+from tests.origin import Origin, Seen
 from tests.stub_llm import StubLLM
 
 HOOKS = DATA / "webhooks"
@@ -299,6 +299,36 @@ def test_failed_fetch_is_a_failed_delivery(
         assert svc.count(t.Item) == 0
         failed = svc.http.get("/deliveries", params={"state": "failed"}).json()
         assert failed["total"] == 1
+
+
+def test_a_feed_whose_origin_is_down_for_a_moment_is_fetched_again(
+    tmp_path: Any, origin: Origin
+) -> None:
+    # A monitor's ping says the feed changed; its origin answers 503 twice (a deploy). The
+    # ping was answered 202 and will not come again: one failed fetch lost the change.
+    answers = iter([503, 503])
+
+    def flaky(seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        status = next(answers, 200)
+        return status, RSS, FEED_BYTES if status == 200 else b"down for a deploy"
+
+    with running(make_settings(f"sqlite:///{tmp_path / 'r.db'}")) as svc:
+        fid = svc.feed(origin.route("/feed", handler=flaky))
+        d = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
+        assert d["state"] == "processed", d
+        assert d["items_new"] == PYTORCH_ITEMS and d["attempts"] == 3
+        assert len(origin.requests_to("/feed")) == 3
+
+
+def test_a_feed_whose_origin_stays_down_fails_after_the_configured_attempts(
+    tmp_path: Any, origin: Origin
+) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 'd.db'}", max_attempts=2)
+    with running(settings) as svc:
+        fid = svc.feed(origin.route("/feed", status=503, body=b"down"))
+        d = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
+        assert d["state"] == "failed" and "HTTP 503" in d["error"], d
+        assert d["attempts"] == 2 and len(origin.requests_to("/feed")) == 2
 
 
 def test_refused_fetch_is_a_failed_delivery(tmp_path: Any, origin: Origin) -> None:

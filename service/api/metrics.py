@@ -38,7 +38,7 @@ OUTBOUND_STATES = ("pending", "sending", "delivered", "failed", "cancelled")
 def _touch_labels() -> None:
     """Series that exist from the first scrape, at zero, so rates and alerts work
     before the first event."""
-    for outcome in ("accepted", "duplicate", "processed", "failed"):
+    for outcome in ("accepted", "duplicate", "processed", "retry", "failed"):
         metrics.DELIVERIES.labels(outcome)
     for outcome in ("delivered", "retry", "failed", "gone", "cancelled"):
         metrics.OUTBOUND.labels(outcome)

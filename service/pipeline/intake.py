@@ -17,6 +17,9 @@ from service import changes, clean, fetch, ingest, metrics, parse, queue
 from service.dates import utc_from_iso
 from service.errors import (
     FeedParseError,
+    FetchError,
+    FetchRefused,
+    FetchTooLarge,
     NotAFeed,
     PlainfeedError,
     SignatureError,
@@ -76,6 +79,16 @@ def _observed_newest(s: Session, feed_id: int, observed: datetime) -> bool:
     return bool(res.rowcount == 1)  # type: ignore[attr-defined]
 
 
+def _transient(exc: FetchError) -> bool:
+    """Whether a failed feed fetch may work a moment later: a timeout, a connection that
+    failed, an origin answering 408, 429 or 5xx. (A refused URL, a document over the cap,
+    another 4xx answer do not change by asking again.)"""
+    if isinstance(exc, FetchRefused | FetchTooLarge):
+        return False
+    status = exc.extra.get("status")
+    return status is None or status in (408, 429) or (isinstance(status, int) and status >= 500)
+
+
 class Intake(PipelineBase):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
@@ -128,6 +141,12 @@ class Intake(PipelineBase):
                 validators = _storable_validators(*validators)
             doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
             articles = self._articles(named_feed, doc, fetch_url, problems)
+        except FetchError as exc:
+            if _transient(exc) and claim.attempts < self.settings.max_attempts:
+                self._retry_delivery(claim, owner, exc)
+            else:
+                self._fail_delivery(claim, owner, exc)
+            return
         except PlainfeedError as exc:
             self._fail_delivery(claim, owner, exc)
             return
@@ -287,6 +306,25 @@ class Intake(PipelineBase):
             published=excerpt.published,
             content_source="page",
         )
+
+    def _retry_delivery(self, claim: queue.Claim, owner: str, exc: FetchError) -> None:
+        """Fetch again later (backoff as items): the feed's origin was down for a moment."""
+        delay = queue.backoff_seconds(
+            claim.attempts, self.settings.backoff_base, self.settings.backoff_max
+        )
+        with transaction(self.sessions) as s:
+            queue.retry_later(
+                s,
+                queue.DELIVERIES,
+                claim.id,
+                owner,
+                attempts=claim.attempts,
+                max_attempts=self.settings.max_attempts,
+                error=exc.detail,
+                delay=delay,
+                error_column="error",
+            )
+        metrics.DELIVERIES.labels("retry").inc()
 
     def _fail_delivery(self, claim: queue.Claim, owner: str, exc: BaseException) -> None:
         reason = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"
