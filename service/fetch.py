@@ -121,11 +121,19 @@ def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str,
         raise FetchRefused("URLs with credentials are not fetched")
     if settings.allow_private_urls:
         return url, {}, {}
+    # The name as DNS, the Host header and TLS carry it: an internationalized name in
+    # its IDNA form (xn--...). As typed, "bücher.example" made the Host header non-ASCII
+    # and the fetch raise UnicodeEncodeError instead of fetching.
+    try:
+        host = httpx.URL(url).raw_host.decode("ascii")
+    except (httpx.InvalidURL, UnicodeError) as exc:
+        raise FetchRefused(f"not a valid host name: {url} ({exc})") from exc
     port = port_given or (443 if parts.scheme == "https" else 80)
     addr = resolve_checked(host, port)
     ip_host = f"[{addr}]" if ":" in addr else addr
     netloc = f"{ip_host}:{parts.port}" if parts.port else ip_host
-    host_header = f"{host}:{parts.port}" if parts.port else host
+    name = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
+    host_header = f"{name}:{parts.port}" if parts.port else name
     extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
     pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
     return pinned, {"Host": host_header}, extensions

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+import httpx
 import pytest
 
 from service import fetch
@@ -167,6 +168,38 @@ def test_a_name_that_resolves_inside_is_refused(
     with pytest.raises(FetchRefused):
         fetch.fetch_url(f"http://feeds.example.com:{origin.url.rsplit(':', 1)[1]}/f", strict)
     assert origin.seen == []
+
+
+@pytest.mark.parametrize(
+    ("url", "asked", "host"),
+    [
+        ("https://bücher.example/feed", "xn--bcher-kva.example", "xn--bcher-kva.example"),
+        ("http://Straße.example:8080/f", "xn--strae-oqa.example", "xn--strae-oqa.example:8080"),
+        ("http://[2606:4700::1111]:8080/f", "2606:4700::1111", "[2606:4700::1111]:8080"),
+    ],
+)
+def test_the_guard_sends_a_name_as_dns_and_http_carry_it(
+    url: str, asked: str, host: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An internationalized name is resolved, sent (Host) and named to TLS (SNI) in its
+    # IDNA form; nothing is connected to here (the resolver answers a public address).
+    seen: list[str] = []
+
+    def resolver(name: str, port: int, *args: object, **kw: object) -> object:
+        seen.append(name)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("1.1.1.1", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    strict = make_settings(f"sqlite:///{tmp_path / 'i.db'}", allow_private_urls=False)
+    target, headers, extensions = fetch.pinned(url, strict)
+    assert seen == [asked]
+    assert headers == {"Host": host}
+    assert target.split("/")[2].startswith("1.1.1.1")
+    if url.startswith("https"):
+        assert extensions == {"sni_hostname": asked}
+    # What httpx is given is a request it can send (it raised UnicodeEncodeError).
+    with httpx.Client() as client:
+        client.build_request("GET", target, headers=headers, extensions=extensions)
 
 
 @pytest.mark.parametrize(
