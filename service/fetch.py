@@ -18,6 +18,8 @@ import ssl
 import time
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -146,28 +148,49 @@ def check_url(url: str, settings: Settings) -> None:
     pinned(url, settings)
 
 
+# When the request being sent must be done (a ``time.monotonic()`` value), for the
+# thread sending it; None: only httpx's own timeouts. Read at each connect, read and
+# write, so that a client shared by threads (outbound events) bounds each one's request.
+_DEADLINE: ContextVar[float | None] = ContextVar("plainfeed_http_deadline", default=None)
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Requests sent in this block by a client over :func:`deadline_transport` end within
+    ``seconds``, all of it: connects, TLS, status line, headers, body, redirects.
+
+    httpx's timeouts bound each read, not the request: an origin (or a subscriber) that
+    sends a header line every second never lets one read time out, and the status line
+    and headers are read before a caller can look at the clock."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _left(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` shortened to what is left before the deadline; raises ``error`` past it."""
+    end = _DEADLINE.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise error("the request's time limit passed")
+    return left if timeout is None else min(timeout, left)
+
+
 class _DeadlineStream(httpcore.NetworkStream):
-    """A connection whose every read and write ends by the fetch's deadline.
+    """A connection whose every read and write ends by the deadline (see ``deadline``)."""
 
-    httpx's timeouts bound each read, not the request: an origin that sends a header line
-    every second (a slow-loris answer) never lets one read time out, and the status line
-    and headers are read before :func:`_read_capped` can look at the clock."""
-
-    def __init__(self, inner: httpcore.NetworkStream, deadline: float) -> None:
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
-        self._deadline = deadline
-
-    def _left(self, timeout: float | None, error: type[Exception]) -> float:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise error("the fetch's time limit passed")
-        return left if timeout is None else min(timeout, left)
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, self._left(timeout, httpcore.ReadTimeout))
+        return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, self._left(timeout, httpcore.WriteTimeout))
+        self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
         self._inner.close()
@@ -178,21 +201,18 @@ class _DeadlineStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
-        left = self._left(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(
-            self._inner.start_tls(ssl_context, server_hostname, left), self._deadline
-        )
+        left = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, left))
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
 
 
 class _DeadlineBackend(httpcore.NetworkBackend):
-    """TCP connections that end by ``deadline`` (a ``time.monotonic()`` value)."""
+    """TCP connections whose connects, reads and writes end by the deadline."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self) -> None:
         self._inner = httpcore.SyncBackend()
-        self._deadline = deadline
 
     def connect_tcp(
         self,
@@ -202,17 +222,15 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise httpcore.ConnectTimeout("the fetch's time limit passed")
-        timeout = left if timeout is None else min(timeout, left)
-        stream = self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        return _DeadlineStream(stream, self._deadline)
+        left = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(
+            self._inner.connect_tcp(host, port, left, local_address, socket_options)
+        )
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Any = None
     ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("fetches go over TCP only")
+        raise httpcore.ConnectError("requests go over TCP only")
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
@@ -225,22 +243,26 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 class _DeadlineTransport(httpx.HTTPTransport):
-    """httpx's transport over :class:`_DeadlineBackend`: all of one fetch (connects, TLS,
-    status line, headers, body, redirects) ends by one deadline."""
+    """httpx's transport over :class:`_DeadlineBackend`."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self) -> None:
         # HTTPTransport.__init__ only builds its pool; this one is built over the backend.
         self._pool = httpcore.ConnectionPool(
-            ssl_context=_ssl_context(), network_backend=_DeadlineBackend(deadline)
+            ssl_context=_ssl_context(), network_backend=_DeadlineBackend()
         )
 
 
-def _client(timeout: float, deadline: float) -> httpx.Client:
+def deadline_transport() -> httpx.HTTPTransport:
+    """A transport whose requests end by the :func:`deadline` of the block sending them."""
+    return _DeadlineTransport()
+
+
+def _client(timeout: float) -> httpx.Client:
     return httpx.Client(
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
         trust_env=False,
-        transport=_DeadlineTransport(deadline),
+        transport=deadline_transport(),
     )
 
 
@@ -295,7 +317,7 @@ def _decoded(resp: httpx.Response, url: str) -> Iterator[bytes]:
     return iter(pieces)
 
 
-def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
+def _read_capped(resp: httpx.Response, url: str, cap: int, end: float) -> bytes:
     declared = resp.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise FetchTooLarge(f"{url} is {declared} bytes, over the {cap}-byte cap")
@@ -306,7 +328,7 @@ def _read_capped(resp: httpx.Response, url: str, cap: int, deadline: float) -> b
         size += len(chunk)
         if size > cap:
             raise FetchTooLarge(f"{url} is over the {cap}-byte cap")
-        if time.monotonic() > deadline:
+        if time.monotonic() > end:
             raise FetchError(f"fetching {url} took longer than the time limit")
         chunks.append(chunk)
     return b"".join(chunks)
@@ -334,10 +356,10 @@ def fetch_url(
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
-    deadline = time.monotonic() + settings.fetch_timeout
+    end = time.monotonic() + settings.fetch_timeout
     current = url
     try:
-        with _client(settings.fetch_timeout, deadline) as client:
+        with deadline(settings.fetch_timeout), _client(settings.fetch_timeout) as client:
             for hop in range(settings.fetch_max_redirects + 1):
                 target, extra, extensions = pinned(current, settings)
                 request = client.build_request(
@@ -367,7 +389,7 @@ def fetch_url(
                         raise FetchError(
                             f"HTTP {resp.status_code} from {current}", status=resp.status_code
                         )
-                    body = _read_capped(resp, current, settings.fetch_max_bytes, deadline)
+                    body = _read_capped(resp, current, settings.fetch_max_bytes, end)
                     return Fetched(
                         body,
                         resp.headers.get("content-type"),
@@ -402,16 +424,16 @@ def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
     requests to a hub."""
     target, extra, extensions = pinned(url, settings)
     headers = {"User-Agent": settings.user_agent, "Accept-Encoding": ACCEPT_ENCODING, **extra}
-    deadline = time.monotonic() + settings.fetch_timeout
+    end = time.monotonic() + settings.fetch_timeout
     try:
-        with _client(settings.fetch_timeout, deadline) as client:
+        with deadline(settings.fetch_timeout), _client(settings.fetch_timeout) as client:
             request = client.build_request(
                 "POST", target, data=data, headers=headers, extensions=extensions
             )
             resp = client.send(request, stream=True)
             try:
                 try:
-                    body = _read_capped(resp, url, 64 * 1024, deadline)
+                    body = _read_capped(resp, url, 64 * 1024, end)
                 except FetchTooLarge:
                     body = b""
             finally:

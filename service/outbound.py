@@ -267,8 +267,11 @@ class Sender:
         # worker thread, and a stopping worker hands its send back (release).
         self._sending: dict[str, int] = {}
         self._lock = threading.Lock()
-        # Redirects are not followed: a subscriber answers at the URL it registered.
-        self.client = client or httpx.Client(timeout=timeout, follow_redirects=False)
+        # Redirects are not followed: a subscriber answers at the URL it registered. The
+        # transport ends each send by its deadline, the status line and headers included.
+        self.client = client or httpx.Client(
+            timeout=timeout, follow_redirects=False, transport=fetch.deadline_transport()
+        )
 
     def close(self) -> None:
         self.client.close()
@@ -285,9 +288,12 @@ class Sender:
         the address it checked, not to a second lookup of the name."""
         target, extra, extensions = fetch.pinned(url, self.settings)
         end = time.monotonic() + self.deadline
-        with self.client.stream(
-            "POST", target, content=body, headers={**headers, **extra}, extensions=extensions
-        ) as resp:
+        with (
+            fetch.deadline(self.deadline),
+            self.client.stream(
+                "POST", target, content=body, headers={**headers, **extra}, extensions=extensions
+            ) as resp,
+        ):
             head = b""
             for chunk in resp.iter_bytes():
                 head += chunk

@@ -4,9 +4,11 @@ retries to a real HTTP receiver on loopback."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -577,6 +579,49 @@ def test_a_receiver_cannot_hold_a_send_or_fill_memory(
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert d.state == "pending" and d.last_error is not None
     assert d.last_error.startswith(error) and len(d.last_error) < 300
+
+
+def test_a_receiver_dripping_its_headers_cannot_hold_a_send(client: TestClient) -> None:
+    # The status line, then a header line every 0.3 s for a minute: no read ever waits
+    # long enough to time out, and the headers come before any body is read. The send
+    # held its worker thread (and the items behind it) until the receiver stopped.
+    stop = threading.Event()
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                for _ in range(200):
+                    conn.sendall(b"X-Slow: 1\r\n")
+                    time.sleep(0.3)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
+    try:
+        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(c.settings, c.sessions, timeout=1.0)
+        began = time.monotonic()
+        assert sender("test-worker") is True
+        took = time.monotonic() - began
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+        server.close()
+    assert took < sender.deadline + 2 * sender.timeout + 1
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert d.state == "pending" and d.last_error is not None
 
 
 def test_outbound_retries_on_its_own_schedule_of_hours(db_url: str, receiver: Receiver) -> None:
