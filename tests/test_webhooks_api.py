@@ -532,6 +532,11 @@ def test_a_change_record_older_than_one_applied_does_not_undo_its_edits(svc: Ser
     with svc.sessions() as s:
         assert {i.key: i.text for i in s.scalars(select(t.Item))} == texts
     assert svc.row(t.Feed, fid).etag == '"2026-09-23T06:00:00Z"'  # the newer record's
+    # A monitor whose clock ran years ahead once does not make every later record stale.
+    future = svc.outcome(svc.post(record(FEED_BYTES, "2999-01-01T00:00:00Z")).json()["delivery_id"])
+    assert future["items_changed"] == 1  # no order known: applied, as any document
+    later = svc.outcome(svc.post(record(edited, "2026-09-23T07:00:00Z")).json()["delivery_id"])
+    assert later["items_changed"] == 1
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ worker -> process_delivery()  fetch? -> parse -> clean -> decide -> items, one t
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -53,14 +53,21 @@ def _storable_validators(
     return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
 
 
+# How far ahead of this clock an observation may be (the monitor's clock runs fast). One
+# further ahead is no order at all: kept, it would make every later record look older.
+_CLOCK_SKEW = timedelta(hours=1)
+
+
 def _observed_at(sender: str, record: dict[str, Any]) -> datetime | None:
     """When the monitor observed the document a change record carries (its ``timestamp``,
-    else the recorded ``observed_at``); None for other senders, which say nothing of it."""
+    else the recorded ``observed_at``); None for other senders, which say nothing of it,
+    and for a time in the future."""
     if sender != "change-record":
         return None
     meta = record.get("meta") or {}
     recorded = meta.get("recorded_headers") or {}
-    return utc_from_iso(meta.get("timestamp")) or utc_from_iso(recorded.get("observed_at"))
+    at = utc_from_iso(meta.get("timestamp")) or utc_from_iso(recorded.get("observed_at"))
+    return at if at is not None and at <= datetime.now(UTC) + _CLOCK_SKEW else None
 
 
 def _observed_newest(s: Session, feed_id: int, observed: datetime) -> bool:
