@@ -15,7 +15,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fetch, websub
@@ -49,25 +49,51 @@ class Renewer:
             self._next_look = now_m + LOOK_EVERY
             waiting = {fid for fid, at in self._refused.items() if at > now_m}
         now = datetime.now(UTC)
+        lease = t.Feed.websub_lease_until
         with transaction(self.sessions) as s:
             due = s.execute(
-                select(t.Feed.id, t.Feed.url, t.Feed.hub_url, t.Feed.websub_secret)
-                .where(
-                    t.Feed.websub_state == websub.ACTIVE,
-                    t.Feed.hub_url.is_not(None),
-                    t.Feed.websub_lease_until < now + websub.RENEW_BEFORE,
+                select(
+                    t.Feed.id,
+                    t.Feed.url,
+                    t.Feed.hub_url,
+                    t.Feed.websub_secret,
+                    t.Feed.websub_state,
+                    lease,
                 )
-                .order_by(t.Feed.websub_lease_until)
+                .where(
+                    t.Feed.hub_url.is_not(None),
+                    or_(
+                        and_(
+                            t.Feed.websub_state == websub.ACTIVE,
+                            lease < now + websub.RENEW_BEFORE,
+                        ),
+                        # A renewal the hub has not verified by the time it was due to be
+                        # asked again (the hub lost it, or the asking worker died).
+                        and_(t.Feed.websub_state == websub.RENEWING, lease < now),
+                    ),
+                )
+                .order_by(lease)
                 .limit(len(waiting) + 1)
             ).all()
             row = next((r for r in due if r.id not in waiting), None)
             if row is None:
                 return False
-            # One worker (of any process) wins the feed: the others see it renewing.
+            # One worker (of any process) wins the feed: the others see it renewing. While
+            # renewing, the lease column says when to ask again if the hub stays silent.
+            again = row.websub_state == websub.RENEWING
             taken = s.execute(
                 update(t.Feed)
-                .where(t.Feed.id == row.id, t.Feed.websub_state == websub.ACTIVE)
-                .values(websub_state=websub.RENEWING)
+                .where(
+                    t.Feed.id == row.id,
+                    t.Feed.websub_state == row.websub_state,
+                    lease == row.websub_lease_until,
+                )
+                .values(
+                    websub_state=websub.RENEWING,
+                    websub_lease_until=now + websub.RENEW_BEFORE
+                    if again
+                    else row.websub_lease_until,
+                )
             )
             if taken.rowcount != 1:  # type: ignore[attr-defined]
                 return True
