@@ -167,13 +167,14 @@ class Hub:
         self.requests: list[dict[str, str]] = []
         self.verified: list[tuple[str, int, bool]] = []  # (mode, status, challenge echoed)
         self.status = 202
+        self.verifies = True  # False: requests are taken, their verification waits
         self.url = origin.route("/hub", handler=self._take)
 
     def _take(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
         form = {k: v[0] for k, v in parse_qs(seen.body.decode()).items()}
         self.requests.append(form)
         accepted = 200 <= self.status < 300
-        if accepted:
+        if accepted and self.verifies:
             threading.Thread(target=self._verify, args=(form,), daemon=True).start()
         return self.status, {"Content-Type": "text/plain"}, b"" if accepted else b"no"
 
@@ -404,6 +405,31 @@ def test_a_lease_about_to_end_is_renewed_and_pushes_are_taken_meanwhile(
         feed = svc.row(t.Feed, fid)
         assert feed.websub_state == "active"
         assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
+
+
+def test_subscribing_again_to_the_same_hub_keeps_its_pushes_coming(
+    svc: Service, origin: Origin
+) -> None:
+    hub = Hub(origin)
+    fid = svc.feed(origin.route("/feed", body=ATOM))
+    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+    wait_for(lambda: hub.verified)
+    callback = f"{svc.url}/websub/{fid}"
+    secret = hub.requests[0]["hub.secret"]
+    # An operator renews by hand; the hub verifies some time later.
+    hub.verifies = False
+    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+    again = hub.requests[1]
+    assert again["hub.mode"] == "subscribe" and again["hub.secret"] == secret
+    assert svc.row(t.Feed, fid).websub_state == websub.RENEWING
+    # Meanwhile the hub pushes under the lease that runs, signed as before: taken (it was
+    # answered 410, which tells a hub the subscription is gone).
+    r = hub.distribute(callback, ATOM, secret)
+    assert r.status_code == 202, r.text
+    hub._verify(again)
+    assert hub.verified[-1] == ("subscribe", 200, True)
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.websub_secret) == ("active", secret)
 
 
 def test_callback_for_unknown_or_unsubscribed_feeds(svc: Service) -> None:

@@ -130,10 +130,23 @@ def subscribe(
     # Before anything is recorded: a hub URL that cannot be asked leaves the feed as it was.
     fetch.check_url(hub_url, settings)
     mode = "unsubscribe" if unsubscribe else "subscribe"
-    if not unsubscribe:
+    # Subscribing again to the hub that pushes now is a renewal: the hub keeps pushing
+    # under the running lease, signed with the secret it has, until it verifies. (A fresh
+    # secret and pending-subscribe answered those pushes 410, which tells a hub to drop
+    # the subscription.)
+    renewal = (
+        not unsubscribe
+        and previous.state in websub.RECEIVING
+        and previous.hub_url == hub_url
+        and previous.secret is not None
+    )
+    if not unsubscribe and not renewal:
         secret = websub.new_secret()
     callback = f"{settings.public_url.rstrip('/')}/websub/{feed_id}"
-    pending = websub.PENDING_UNSUBSCRIBE if unsubscribe else websub.PENDING_SUBSCRIBE
+    if unsubscribe:
+        pending = websub.PENDING_UNSUBSCRIBE
+    else:
+        pending = websub.RENEWING if renewal else websub.PENDING_SUBSCRIBE
     # Committed before the request: hubs may verify the intent before they answer it.
     with transaction(make) as s:
         s.execute(
