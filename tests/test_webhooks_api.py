@@ -613,6 +613,34 @@ def test_each_signature_scheme_is_accepted(svc: Service) -> None:
     assert stored["signature"] == "x-hub-signature"
 
 
+def test_a_captured_signed_document_sent_again_under_a_new_id_is_a_replay(
+    svc: Service,
+) -> None:
+    # X-Hub-Signature-256 signs the body alone; X-GitHub-Delivery beside it does not.
+    fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
+    marker = b"<content:encoded><![CDATA["
+    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+
+    def signed(body: bytes, delivery: str) -> httpx.Response:
+        headers = {**RSS, "X-Hub-Signature-256": signatures.sign_hub(SECRET, body)}
+        return svc.post(body, {**headers, "X-GitHub-Delivery": delivery}, params={"feed_id": fid})
+
+    first = signed(FEED_BYTES, "d-1")
+    assert svc.outcome(first.json()["delivery_id"])["items_new"] == PYTORCH_ITEMS
+    assert svc.outcome(signed(edited, "d-2").json()["delivery_id"])["items_changed"] == 1
+    # Someone who saw the first delivery sends it again with an id of their own.
+    replay = signed(FEED_BYTES, "d-forged")
+    assert replay.status_code == 200 and replay.json()["duplicate"] is True
+    assert replay.json()["delivery_id"] == first.json()["delivery_id"]
+    with svc.sessions() as s:
+        texts = [i.text for i in s.scalars(select(t.Item))]
+    assert any("A paragraph added later." in x for x in texts)
+    # Standard Webhooks signs its id: a new id is a new delivery (and a forged one fails).
+    std = signatures.standard_headers(SECRET, "msg-3", FEED_BYTES)
+    r = svc.post(FEED_BYTES, {**RSS, **std}, params={"feed_id": fid})
+    assert r.status_code == 202
+
+
 def test_signed_document_without_feed_id_finds_its_feed(svc: Service) -> None:
     svc.feed("https://example.org/other.xml", secret="another-secret-entirely")
     fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)

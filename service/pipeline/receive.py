@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service import metrics, signatures, websub
+from service import ingest, metrics, signatures, websub
 from service.errors import (
     Gone,
     NotFound,
@@ -36,6 +36,22 @@ def _url_variants(url: str) -> list[str]:
     return [url, url[:-1]] if url.endswith("/") else [url, url + "/"]
 
 
+# Signatures over the body alone: the id header beside them (webhook-id,
+# X-GitHub-Delivery) is not signed, so anyone holding one captured delivery could send
+# its document again under a new id, and an old version of the feed would be applied.
+_BODY_ONLY_SCHEMES = frozenset({"x-hub-signature-256", "x-hub-signature", "x-miniflux-signature"})
+
+
+def _external_id(incoming: Incoming, scheme: str | None) -> str:
+    """The delivery's id for de-duplication: the body's hash for a document signed over
+    its body alone (the same signed document is one delivery, whatever id it comes with),
+    else what ingest gave (the sender's id, else the body's hash). A bodiless ping keeps
+    its id: fetching the feed once more is harmless."""
+    if scheme in _BODY_ONLY_SCHEMES and incoming.body is not None:
+        return ingest.delivery_id(incoming.raw, {})
+    return incoming.external_id
+
+
 class Receive(PipelineBase):
     # --- the request path -----------
 
@@ -50,9 +66,11 @@ class Receive(PipelineBase):
             # Replays are the common case (monitors re-post): answer them from a read-only
             # session, which on SQLite does not wait behind writers.
             with self.read_sessions() as s:
-                self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                _, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
                 existing = s.scalars(
-                    select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
+                    select(t.Delivery.id).where(
+                        t.Delivery.external_id == _external_id(incoming, scheme)
+                    )
                 ).first()
             if existing is not None:
                 metrics.DELIVERIES.labels("duplicate").inc()
@@ -60,7 +78,7 @@ class Receive(PipelineBase):
         try:
             with transaction(self.sessions) as s:
                 feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
-                external_id = incoming.external_id
+                external_id = _external_id(incoming, scheme)
                 if incoming.coalesce and feed is not None:
                     waiting = s.scalars(
                         select(t.Delivery.id)
@@ -102,7 +120,7 @@ class Receive(PipelineBase):
             # Two identical deliveries raced; the other one stored it.
             with self.sessions() as s:
                 existing = s.scalars(
-                    select(t.Delivery.id).where(t.Delivery.external_id == incoming.external_id)
+                    select(t.Delivery.id).where(t.Delivery.external_id == external_id)
                 ).one()
             metrics.DELIVERIES.labels("duplicate").inc()
             return Accepted(existing, duplicate=True)
