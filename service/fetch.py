@@ -299,7 +299,7 @@ def _inflate(chunks: Iterable[bytes], coding: str, url: str) -> Iterator[bytes]:
         yield out  # what zlib still held when the body ended
 
 
-def _decoded(resp: httpx.Response, url: str) -> Iterator[bytes]:
+def decoded(resp: httpx.Response, url: str) -> Iterator[bytes]:
     """The body of ``resp`` without its content codings, in bounded pieces. httpx's own
     decoding hands on all that a chunk unpacks to at once: two gzip layers
     (``Content-Encoding: gzip, gzip``) of 3.5 KB held 4 GB before the cap could count."""
@@ -323,8 +323,8 @@ def _read_capped(resp: httpx.Response, url: str, cap: int, end: float) -> bytes:
         raise FetchTooLarge(f"{url} is {declared} bytes, over the {cap}-byte cap")
     chunks: list[bytes] = []
     size = 0
-    # The cap counts decoded bytes, each piece as it is made (see _decoded).
-    for chunk in _decoded(resp, url):
+    # The cap counts decoded bytes, each piece as it is made (see decoded).
+    for chunk in decoded(resp, url):
         size += len(chunk)
         if size > cap:
             raise FetchTooLarge(f"{url} is over the {cap}-byte cap")

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gzip
 import hashlib
 import hmac
 import json
+import resource
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -622,6 +625,52 @@ def test_a_receiver_dripping_its_headers_cannot_hold_a_send(client: TestClient) 
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert d.state == "pending" and d.last_error is not None
+
+
+def test_a_receiver_answering_a_compression_bomb_cannot_fill_memory(client: TestClient) -> None:
+    # 1 GiB of zeros gzipped twice, about 1 KB: httpx unpacked each layer of a chunk whole,
+    # gigabytes before the 4 KiB of the answer that is read could be counted.
+    inner = zlib.compressobj(9, zlib.DEFLATED, 31)
+    layer = b"".join(inner.compress(b"\0" * (1 << 20)) for _ in range(1024)) + inner.flush()
+    bomb = gzip.compress(layer, 9)
+    stop = threading.Event()
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):
+                conn.recv(65536)
+                conn.sendall(
+                    b"HTTP/1.1 500 Internal Server Error\r\nContent-Encoding: gzip, gzip\r\n"
+                    + f"Content-Length: {len(bomb)}\r\n\r\n".encode()
+                    + bomb
+                )
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
+    try:
+        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        assert sender("test-worker") is True
+        grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+        server.close()
+    assert grown_kib < 100 * 1024
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert d.state == "pending" and (d.last_error or "").startswith("HTTP 500")
 
 
 def test_outbound_retries_on_its_own_schedule_of_hours(db_url: str, receiver: Receiver) -> None:
