@@ -1,7 +1,7 @@
 """feeds.observed_at: when the newest document applied to a feed was observed
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-30 04:15:00
 
 A change record says when its monitor observed the feed (``timestamp``). The newest such
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
