@@ -656,6 +656,28 @@ def test_signed_document_without_feed_id_finds_its_feed(svc: Service) -> None:
     assert bad.status_code == 401
 
 
+def test_a_document_naming_no_feed_is_hashed_against_a_bounded_number_of_secrets(
+    svc: Service,
+) -> None:
+    """Each secret tried hashes the whole body, for anyone who sends one: past a budget
+    of bytes only the feeds the document's head names (its self link) are tried."""
+    from service.pipeline.receive import HMAC_BUDGET
+
+    body = FEED_BYTES + b"<!--" + b"x" * (9 * 2**20) + b"-->"
+    for n in range(HMAC_BUDGET // len(body)):
+        svc.feed(f"https://example.org/{n}.xml", secret=f"secret-number-{n:04d}")
+    last = "https://example.org/last.xml"
+    fid = svc.feed(last, secret="the-last-secret")
+    signed = {**RSS, "X-Hub-Signature-256": signatures.sign_hub("the-last-secret", body)}
+    assert svc.post(body, signed).status_code == 401  # its secret is past the budget
+    link = f'<channel><atom:link href="{last}" rel="self"/>'.encode()
+    named = body.replace(b"<channel>", link, 1)
+    signed = {**RSS, "X-Hub-Signature-256": signatures.sign_hub("the-last-secret", named)}
+    r = svc.post(named, signed)
+    assert r.status_code == 202, r.text
+    assert svc.outcome(r.json()["delivery_id"])["feed_id"] == fid
+
+
 def test_unsigned_document_of_a_feed_with_a_secret_creates_nothing(svc: Service) -> None:
     # The document names no feed, so it is stored; the worker finds it belongs to a
     # feed with a secret (its self link) and takes nothing from it.
