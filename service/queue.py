@@ -164,8 +164,26 @@ def _finish_statement(spec: QueueSpec, names: tuple[str, ...]) -> Any:
     )
 
 
+# An error text kept with a job: a failing statement's text or a parser's complaint can
+# run to megabytes (a 70,000-entry feed's SQL was stored and served whole).
+ERROR_TEXT_CHARS = 4000
+_ERROR_COLUMNS = ("error", "last_error")
+
+
+def error_text(text: str, limit: int = ERROR_TEXT_CHARS) -> str:
+    """``text`` as stored with a job: its start and its end when it is longer than
+    ``limit`` (the cause of a chained error is at the end)."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 60) // 2  # 60: room for the mark
+    return f"{text[:half]} [... {len(text) - 2 * half:,} characters cut ...] {text[-half:]}"
+
+
 def finish(session: Session, spec: QueueSpec, job_id: int, owner: str, **values: Any) -> None:
     """Leave the running state (``values`` sets the new state and results), fenced by owner."""
+    for column in _ERROR_COLUMNS:
+        if isinstance(values.get(column), str):
+            values[column] = error_text(values[column])
     names = tuple(sorted(values))
     params = {f"v_{n}": values[n] for n in names}
     res = session.execute(

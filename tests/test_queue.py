@@ -106,6 +106,23 @@ def test_release_gives_the_job_back_without_counting_the_attempt(db: Engine) -> 
         assert item is not None and (item.state, item.attempts) == ("pending", 0)
 
 
+def test_an_error_text_is_stored_cut_to_its_start_and_end(db: Engine) -> None:
+    """A failing statement's text ran to megabytes and was stored and served whole."""
+    (item_id,) = _items(db, 1)
+    sm = make_sessionmaker(db)
+    with transaction(sm) as s:
+        queue.claim(s, queue.ITEMS, "w", 30)
+    huge = "INSERT ..." + "(?, ?), " * 200_000 + "<- the cause at the end"
+    with transaction(sm) as s:
+        queue.finish(s, queue.ITEMS, item_id, "w", state="failed", last_error=huge)
+    with sm() as s:
+        stored = s.get(t.Item, item_id).last_error  # type: ignore[union-attr]
+    assert stored is not None and len(stored) <= queue.ERROR_TEXT_CHARS
+    assert stored.startswith("INSERT ...") and stored.endswith("<- the cause at the end")
+    assert "characters cut ...]" in stored
+    assert queue.error_text("short") == "short"
+
+
 @pytest.mark.postgres
 def test_concurrent_claims_on_postgres_never_overlap(pg_url: str) -> None:
     engine = make_engine(pg_url, pool_size=10)
