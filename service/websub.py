@@ -7,6 +7,8 @@ The topic of a subscription is the registered feed URL.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 import secrets
@@ -109,6 +111,26 @@ def discover(links: Sequence[str], body: bytes) -> Discovery:
 
 def new_secret() -> str:
     return secrets.token_hex(32)
+
+
+def callback_token(secret: str) -> str:
+    """What the callback URL carries besides the feed id. A hub's GET (intent
+    verification, a denial) is signed by nothing, and ``/websub/{id}`` is easy to guess:
+    anyone could send ``hub.mode=denied`` and end a subscription. The URL told to the hub
+    alone holds this token (WebSub asks for unguessable callbacks, and hubs keep their
+    query when they call them)."""
+    return hmac.new(secret.encode(), b"websub-callback", hashlib.sha256).hexdigest()[:32]
+
+
+def callback_url(public_url: str, feed_id: int, secret: str | None) -> str:
+    """The callback of a feed's subscription made with ``secret``."""
+    base = f"{public_url.rstrip('/')}/websub/{feed_id}"
+    return f"{base}?token={callback_token(secret)}" if secret else base
+
+
+def token_ok(secret: str | None, token: str) -> bool:
+    """Whether a hub's GET came to the callback of the subscription made with ``secret``."""
+    return secret is None or hmac.compare_digest(token, callback_token(secret))
 
 
 def subscription_form(

@@ -186,7 +186,9 @@ class Hub:
             "hub.challenge": challenge,
             "hub.lease_seconds": "864000",
         }
-        r = httpx.get(form["hub.callback"], params=query, timeout=10)
+        # WebSub: the hub keeps the callback's own query and adds its parameters.
+        url = httpx.URL(form["hub.callback"]).copy_merge_params(query)
+        r = httpx.get(url, timeout=10)
         self.verified.append((form["hub.mode"], r.status_code, r.text == challenge))
 
     def distribute(
@@ -249,7 +251,10 @@ def test_subscribe_receive_and_unsubscribe(svc: Service, origin: Origin) -> None
     assert hub.url in done.stdout
     form = hub.requests[0]
     assert form["hub.mode"] == "subscribe" and form["hub.topic"] == topic
-    assert form["hub.callback"] == callback and len(form["hub.secret"]) == 64
+    assert len(form["hub.secret"]) == 64
+    # The callback told to the hub carries a token only it knows (WebSub's unguessable
+    # callback): the hub's GETs are signed by nothing else.
+    assert form["hub.callback"] == f"{callback}?token={websub.callback_token(form['hub.secret'])}"
     wait_for(lambda: hub.verified)
     assert hub.verified[0] == ("subscribe", 200, True)
     feed = svc.row(t.Feed, fid)
@@ -470,9 +475,14 @@ def test_denied_subscription_stops_content(svc: Service) -> None:
         },
     )
     assert r.status_code == 202
-    denied = svc.http.get(
-        f"/websub/{fid}", params={"hub.mode": "denied", "hub.topic": topic, "hub.reason": "no"}
-    )
+    notice = {"hub.mode": "denied", "hub.topic": topic, "hub.reason": "no"}
+    # Anyone may guess /websub/{id} and the topic: a denial without the callback's token
+    # ends nothing.
+    for forged in ({}, {"token": "0" * 32}):
+        assert svc.http.get(f"/websub/{fid}", params={**notice, **forged}).status_code == 404
+    assert svc.row(t.Feed, fid).websub_state == "active"
+    token = websub.callback_token("hub-secret-1")
+    denied = svc.http.get(f"/websub/{fid}", params={**notice, "token": token})
     assert denied.status_code == 200
     assert svc.row(t.Feed, fid).websub_state == "denied"
     body = ATOM + b"\n"

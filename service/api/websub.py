@@ -21,11 +21,14 @@ from service.store.db import transaction
 router = APIRouter(tags=["webhooks"])
 
 
-def _verify(ctx: AppContext, feed_id: int, params: dict[str, str]) -> str:
+def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -> str:
     with transaction(ctx.sessions) as s:
         feed = s.get(t.Feed, feed_id)
         if feed is None:
             raise NotFound(f"no feed with id {feed_id}")
+        if not websub.token_ok(feed.websub_secret, token):
+            # Not the URL this server told its hub: nobody else may confirm or deny.
+            raise NotFound(f"no subscription of feed {feed_id} has this callback")
         answer = websub.answer_intent(feed.websub_state, feed.url, params, datetime.now(UTC))
         # Fenced on the state it was decided on: two verifications racing cannot both win.
         s.execute(
@@ -47,10 +50,11 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str]) -> str:
 async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextResponse:
     """WebSub intent verification: the hub checks that this subscriber asked for the
     (un)subscription. The challenge is echoed only for a pending request of the same mode
-    and topic (the registered feed URL); anything else is 404. `hub.mode=denied` records
-    the hub's refusal."""
+    and topic (the registered feed URL) at the callback URL told to the hub (its `token`);
+    anything else is 404. `hub.mode=denied` records the hub's refusal."""
     params = {k: v for k, v in request.query_params.items() if k.startswith("hub.")}
-    body = await run_in_threadpool(_verify, ctx, feed_id, params)
+    token = request.query_params.get("token", "")
+    body = await run_in_threadpool(_verify, ctx, feed_id, params, token)
     return PlainTextResponse(body)
 
 

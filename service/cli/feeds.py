@@ -104,8 +104,8 @@ def subscribe(
     """Ask the feed's WebSub hub to push its updates to this server.
 
     The hub is discovered from the feed's `Link` headers or its `<link rel="hub">`. The
-    callback is `$PLAINFEED_PUBLIC_URL/websub/ID`; the hub verifies it there, then sends
-    content signed with a fresh secret."""
+    callback is `$PLAINFEED_PUBLIC_URL/websub/ID?token=...` (the token only the hub is
+    told); the hub verifies it there, then sends content signed with a fresh secret."""
     settings = get_settings()
     make = sessions()
     with make() as s:
@@ -142,7 +142,7 @@ def subscribe(
     )
     if not unsubscribe and not renewal:
         secret = websub.new_secret()
-    callback = f"{settings.public_url.rstrip('/')}/websub/{feed_id}"
+    callback = websub.callback_url(settings.public_url, feed_id, secret)
     if unsubscribe:
         pending = websub.PENDING_UNSUBSCRIBE
     else:

@@ -107,7 +107,7 @@ class Renewer:
         or cannot be reached leaves the subscription active (its lease still runs) and is
         asked again after RETRY_AFTER."""
         form = websub.subscription_form(
-            callback=f"{self.settings.public_url.rstrip('/')}/websub/{feed_id}",
+            callback=websub.callback_url(self.settings.public_url, feed_id, secret),
             topic=topic,
             mode="subscribe",
             secret=secret,
