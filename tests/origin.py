@@ -3,9 +3,12 @@ and WebSub hubs. Tests set routes; the server records every request it answers."
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -131,3 +134,32 @@ class Origin:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=10)
+
+
+@contextmanager
+def raw_origin(answer: Callable[[socket.socket], None], path: str = "/feed") -> Iterator[str]:
+    """A loopback server that reads a request and lets ``answer`` write to the socket as it
+    likes (byte by byte, for ever): what no well-behaved server does."""
+    stop = threading.Event()
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            # OSError: the client hung up, which is what the test wants.
+            with conn, contextlib.suppress(OSError):
+                conn.recv(65536)
+                answer(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}{path}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        server.close()

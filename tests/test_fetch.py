@@ -6,11 +6,9 @@ from __future__ import annotations
 import gzip
 import resource
 import socket
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -20,7 +18,7 @@ from service import fetch
 from service.config import Settings
 from service.errors import FetchError, FetchRefused, FetchTooLarge, Unprocessable
 from tests.conftest import DATA, PYTORCH_FEED, make_settings
-from tests.origin import Origin
+from tests.origin import Origin, raw_origin
 
 PAGE = DATA / "webhooks" / "article-page.html"
 
@@ -280,35 +278,6 @@ def test_article_page_without_text_is_unprocessable(origin: Origin, settings: Se
     )
     with pytest.raises(Unprocessable, match="no text"):
         fetch.fetch_article(url, settings)
-
-
-@contextmanager
-def raw_origin(answer: Callable[[socket.socket], None]) -> Iterator[str]:
-    """A loopback server that reads a request and lets ``answer`` write to the socket as it
-    likes (byte by byte, for ever): what no well-behaved server does."""
-    stop = threading.Event()
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.1)
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            # OSError: the client hung up, which is what the test wants.
-            with conn, suppress(OSError):
-                conn.recv(65536)
-                answer(conn)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/feed"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        server.close()
 
 
 def test_an_origin_dripping_its_headers_is_cut_off_at_the_time_limit(tmp_path: Path) -> None:

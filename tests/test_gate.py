@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from service.api.app import create_app
 from service.check import check_explainer, headline_facts, index_source
+from service.config import Settings
 from service.engines.base import ExplainOptions
 from service.engines.llm import LLMEngine, ModeMemory
 from service.gate import explain_and_check
@@ -28,6 +32,21 @@ ARTICLE = Article(
     text=SOURCE.read_text(encoding="utf-8"),
     url="https://pytorch.org/blog/how-shopify-built-a-continual-learning-loop/",
 )
+
+
+@contextmanager
+def one_worker(settings: Settings) -> Iterator[tuple[TestClient, Any]]:
+    """The app with one in-process worker: a client, and its context (sessions, notify)."""
+    with TestClient(create_app(settings, workers=1)) as client:
+        yield client, client.app.state.ctx  # type: ignore[attr-defined]
+
+
+def queue_item(ctx: Any, text: str, feed_id: int | None = None, title: str = "Kernels") -> int:
+    """A pending item (of a new feed unless ``feed_id``), the workers told of it."""
+    feed = feed_id if feed_id is not None else add_feed(ctx.sessions)
+    iid = add_item(ctx.sessions, feed, title=title, text=text, state=ItemState.PENDING)
+    ctx.notify()
+    return iid
 
 
 def test_the_source_is_indexed_while_the_model_answers() -> None:
@@ -146,16 +165,8 @@ def test_the_tokens_of_a_failed_attempt_are_on_the_bill(tmp_path: Path) -> None:
         # Not JSON twice (the re-ask included): the item fails after two paid calls.
         stub.push(Reply.text("not an explainer"), Reply.text("still not one"))
         settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
-        with TestClient(create_app(settings, workers=1)) as client:
-            ctx = client.app.state.ctx  # type: ignore[attr-defined]
-            iid = add_item(
-                ctx.sessions,
-                add_feed(ctx.sessions),
-                title="Kernels",
-                text="The kernel ran 1.10x faster.",
-                state=ItemState.PENDING,
-            )
-            ctx.notify()
+        with one_worker(settings) as (client, ctx):
+            iid = queue_item(ctx, "The kernel ran 1.10x faster.")
 
             def failed() -> bool:
                 with ctx.sessions() as s:
@@ -194,13 +205,9 @@ def test_a_template_that_does_not_load_fails_the_item_with_its_reason(tmp_path: 
     (override / "explain.md").write_text("---\nname: explain\n---\nno blocks\n", encoding="utf-8")
     with StubLLM() as stub:
         settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
-        with TestClient(create_app(settings, workers=1)) as client:
-            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+        with one_worker(settings) as (_, ctx):
             feed = add_feed(ctx.sessions, template_dir=str(override))
-            iid = add_item(
-                ctx.sessions, feed, title="Kernels", text="It ran.", state=ItemState.PENDING
-            )
-            ctx.notify()
+            iid = queue_item(ctx, "It ran.", feed)
 
             def failed() -> t.Item | None:
                 with ctx.sessions() as s:
@@ -229,14 +236,12 @@ def test_an_item_that_never_reached_the_model_does_not_close_the_circuit(
             llm_max_attempts=1,
             backoff_base=3600,
         )
-        with TestClient(create_app(settings, workers=1)) as client:
-            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+        with one_worker(settings) as (_, ctx):
             feed = add_feed(ctx.sessions)
 
             def settle(title: str, text: str, *replies: Reply) -> str:
                 stub.push(*replies)
-                iid = add_item(ctx.sessions, feed, title=title, text=text, state=ItemState.PENDING)
-                ctx.notify()
+                iid = queue_item(ctx, text, feed, title)
 
                 def attempted() -> str | None:
                     with ctx.sessions() as s:
@@ -277,16 +282,8 @@ def test_the_tokens_of_a_result_discarded_for_a_lost_lease_are_on_the_bill(
     with StubLLM() as stub:
         stub.push(Reply.sleep(1.0))  # the default explainer, a second late
         settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
-        with TestClient(create_app(settings, workers=1)) as client:
-            ctx = client.app.state.ctx  # type: ignore[attr-defined]
-            iid = add_item(
-                ctx.sessions,
-                add_feed(ctx.sessions),
-                title="Kernels",
-                text="The kernel ran faster.",
-                state=ItemState.PENDING,
-            )
-            ctx.notify()
+        with one_worker(settings) as (_, ctx):
+            iid = queue_item(ctx, "The kernel ran faster.")
             wait_for(lambda: stub.calls, timeout=10)
             # Meanwhile another worker took the item over (this one's lease ran out).
             with ctx.sessions.begin() as s:
@@ -340,16 +337,9 @@ def test_a_refused_key_opens_the_circuit_and_the_items_wait_for_it(tmp_path: Pat
             backoff_base=3600,
         )
         stub.push(*[Reply.error(401, "Unauthorized")] * 3)
-        with TestClient(create_app(settings, workers=1)) as client:
-            ctx = client.app.state.ctx  # type: ignore[attr-defined]
+        with one_worker(settings) as (_, ctx):
             feed = add_feed(ctx.sessions)
-            ids = [
-                add_item(
-                    ctx.sessions, feed, title=f"Post {n}", text="It ran.", state=ItemState.PENDING
-                )
-                for n in range(3)
-            ]
-            ctx.notify()
+            ids = [queue_item(ctx, "It ran.", feed, f"Post {n}") for n in range(3)]
             wait_for(lambda: ctx.pipeline.circuit.state == "open", timeout=10)
             with ctx.sessions() as s:
                 items = [s.get(t.Item, i) for i in ids]

@@ -4,7 +4,6 @@ retries to a real HTTP receiver on loopback."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import gzip
 import hashlib
 import hmac
@@ -32,6 +31,7 @@ from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, transaction
 from tests.conftest import api_client, free_port, make_settings, wait_for
+from tests.origin import raw_origin
 from tests.seed_db import add_feed, add_item
 
 TOKEN = "outbound-test-token"
@@ -588,39 +588,21 @@ def test_a_receiver_dripping_its_headers_cannot_hold_a_send(client: TestClient) 
     # The status line, then a header line every 0.3 s for a minute: no read ever waits
     # long enough to time out, and the headers come before any body is read. The send
     # held its worker thread (and the items behind it) until the receiver stopped.
-    stop = threading.Event()
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.1)
+    def drip(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(200):
+            conn.sendall(b"X-Slow: 1\r\n")
+            time.sleep(0.3)
 
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            with conn, contextlib.suppress(OSError):
-                conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\n")
-                for _ in range(200):
-                    conn.sendall(b"X-Slow: 1\r\n")
-                    time.sleep(0.3)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
     c = ctx(client)
     fid = add_feed(c.sessions)
-    url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
-    try:
+    with raw_origin(drip, "/hook") as url:
         client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
         c.pipeline.approve(review_item(client, fid), "tester")
         sender = outbound.Sender(c.settings, c.sessions, timeout=1.0)
         began = time.monotonic()
         assert sender("test-worker") is True
         took = time.monotonic() - began
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-        server.close()
     assert took < sender.deadline + 2 * sender.timeout + 1
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
@@ -633,40 +615,23 @@ def test_a_receiver_answering_a_compression_bomb_cannot_fill_memory(client: Test
     inner = zlib.compressobj(9, zlib.DEFLATED, 31)
     layer = b"".join(inner.compress(b"\0" * (1 << 20)) for _ in range(1024)) + inner.flush()
     bomb = gzip.compress(layer, 9)
-    stop = threading.Event()
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.1)
 
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            with conn, contextlib.suppress(OSError):
-                conn.recv(65536)
-                conn.sendall(
-                    b"HTTP/1.1 500 Internal Server Error\r\nContent-Encoding: gzip, gzip\r\n"
-                    + f"Content-Length: {len(bomb)}\r\n\r\n".encode()
-                    + bomb
-                )
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(
+            b"HTTP/1.1 500 Internal Server Error\r\nContent-Encoding: gzip, gzip\r\n"
+            + f"Content-Length: {len(bomb)}\r\n\r\n".encode()
+            + bomb
+        )
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
     c = ctx(client)
     fid = add_feed(c.sessions)
-    url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
-    try:
+    with raw_origin(answer, "/hook") as url:
         client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
         c.pipeline.approve(review_item(client, fid), "tester")
         sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         assert sender("test-worker") is True
         grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-        server.close()
     assert grown_kib < 100 * 1024
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()

@@ -203,6 +203,16 @@ class Hub:
         return httpx.post(callback, content=body, headers=headers, timeout=30)
 
 
+def subscribed(svc: Service, origin: Origin, body: bytes) -> tuple[Hub, int, str, str]:
+    """A feed served by ``origin`` and subscribed at a loopback hub that verified it:
+    (hub, feed id, callback for its pushes, the secret it signs them with)."""
+    hub = Hub(origin)
+    fid = svc.feed(origin.route("/feed", body=body))
+    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+    wait_for(lambda: hub.verified)
+    return hub, fid, f"{svc.url}/websub/{fid}", hub.requests[0]["hub.secret"]
+
+
 def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
@@ -330,13 +340,9 @@ def test_subscribe_without_a_hub_or_to_a_refusing_hub(svc: Service, origin: Orig
 def test_a_failed_resubscribe_leaves_an_active_subscription_working(
     svc: Service, origin: Origin
 ) -> None:
-    hub = Hub(origin)
-    fid = svc.feed(origin.route("/feed", body=PYTORCH_FEED.read_bytes()))
-    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
-    wait_for(lambda: hub.verified)
+    hub, fid, callback, _ = subscribed(svc, origin, PYTORCH_FEED.read_bytes())
     active = svc.row(t.Feed, fid)
     assert active.websub_state == "active"
-    callback = f"{svc.url}/websub/{fid}"
     secret = hub.requests[0]["hub.secret"]
 
     # A hub URL that cannot be asked: refused before anything is recorded.
@@ -367,12 +373,7 @@ def test_a_lease_about_to_end_is_renewed_and_pushes_are_taken_meanwhile(
     settings = make_settings(db_url)
     with running(settings) as svc:
         settings.public_url = svc.url  # the callback the hub reaches, known once it listens
-        hub = Hub(origin)
-        fid = svc.feed(origin.route("/feed", body=ATOM))
-        assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
-        wait_for(lambda: hub.verified)
-        callback = f"{svc.url}/websub/{fid}"
-        secret = hub.requests[0]["hub.secret"]
+        hub, fid, callback, secret = subscribed(svc, origin, ATOM)
         # Of the ten days the hub granted, 50 minutes are left: the hub stops delivering
         # when they end unless the subscriber asks again.
         with svc.sessions.begin() as s:
@@ -415,12 +416,7 @@ def test_a_lease_about_to_end_is_renewed_and_pushes_are_taken_meanwhile(
 def test_subscribing_again_to_the_same_hub_keeps_its_pushes_coming(
     svc: Service, origin: Origin
 ) -> None:
-    hub = Hub(origin)
-    fid = svc.feed(origin.route("/feed", body=ATOM))
-    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
-    wait_for(lambda: hub.verified)
-    callback = f"{svc.url}/websub/{fid}"
-    secret = hub.requests[0]["hub.secret"]
+    hub, fid, callback, secret = subscribed(svc, origin, ATOM)
     # An operator renews by hand; the hub verifies some time later.
     hub.verifies = False
     assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
