@@ -181,8 +181,8 @@ class Receive(PipelineBase):
 
         Each secret tried hashes the whole body, and anyone may send one: the feeds whose
         URL the document's head names (its self link) are tried first, the others only
-        while the bytes hashed stay under HMAC_BUDGET (a 16 MiB body against 1,000
-        secrets was 16 GB of hashing for one unauthenticated request)."""
+        while the bytes hashed stay under HMAC_BUDGET (a 10 MiB body against 1,000
+        secrets was 10 GB of hashing for one unauthenticated request)."""
         feeds = list(
             s.scalars(
                 select(t.Feed).where(t.Feed.secret.is_not(None)).order_by(t.Feed.id).limit(1000)
