@@ -34,9 +34,10 @@ class Outcome:
 
     @property
     def publishable(self) -> bool:
-        """No unsupported or misattached number, and, when the policy asks, no derived
-        one either: a number the writer computed is then a person's call too."""
-        if not self.report.ok:
+        """No unsupported or misattached number, the explainer's shape (1 to 7 sections of
+        1 to 4 paragraphs), and, when the policy asks, no derived number either: a number
+        the writer computed is then a person's call too."""
+        if not self.report.ok or self.report.shape:
             return False
         return not (self.review_derived and self.report.count(CheckStatus.DERIVED))
 
@@ -163,6 +164,7 @@ def _check(result: ExplainResult, article: Article) -> CheckReport:
     # A post's own key facts are its headline figures: reported when dropped, no failure.
     facts = headline_facts(article.text, article.title)
     report = check_explainer(result.explainer, article.text, facts, title=article.title)
+    report.shape = result.explainer.shape_problems()
     metrics.CHECK_SECONDS.observe(time.perf_counter() - started)
     for n in report.numbers:
         metrics.CHECK_NUMBERS.labels(n.status.value).inc()

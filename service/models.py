@@ -135,6 +135,25 @@ class Explainer(BaseModel):
             raise ValueError("title is blank")
         return v
 
+    def shape_problems(
+        self, *, min_sections: int = 1, max_sections: int = 7, max_paragraphs: int = 4
+    ) -> list[str]:
+        """What keeps its sections from the explainer's shape (README, "The explainer":
+        3 to 7 sections of one to four paragraphs, each with a heading); empty when they
+        have it. The gate asks for one section at least (a status update has little to
+        say), the evaluation for three."""
+        problems: list[str] = []
+        n = len(self.sections)
+        if not min_sections <= n <= max_sections:
+            problems.append(f"{n} sections, want {min_sections}..{max_sections}")
+        for i, section in enumerate(self.sections, 1):
+            if not section.heading.strip():
+                problems.append(f"section {i} has no heading")
+            p = len(section.paragraphs)
+            if not 1 <= p <= max_paragraphs:
+                problems.append(f"section {i} has {p} paragraphs, want 1..{max_paragraphs}")
+        return problems
+
     def all_text(self) -> str:
         """Every prose string of the explainer, in reading order (code blocks excluded)."""
         parts = [self.title]
@@ -220,6 +239,11 @@ class CheckReport(BaseModel):
 
     numbers: list[NumberVerdict] = Field(default_factory=list)
     dropped: list[DroppedFact] = Field(default_factory=list)
+    # Set by the gate: an explainer off its shape (twelve sections, a section of nine
+    # paragraphs) waits for review, however clean its numbers.
+    shape: list[str] = Field(
+        default_factory=list, description="What keeps the explainer from its shape"
+    )
 
     def count(self, status: CheckStatus) -> int:
         return sum(1 for n in self.numbers if n.status == status)

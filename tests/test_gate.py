@@ -348,3 +348,39 @@ def test_a_refused_key_opens_the_circuit_and_the_items_wait_for_it(tmp_path: Pat
         assert states == ["pending"] * 3  # two tried and waiting, one never tried
         assert len(stub.calls) == 2
         assert len(errors) == 2 and all("OPENAI_API_KEY" in e for e in errors)
+
+
+def test_an_explainer_off_its_shape_waits_for_review_however_clean() -> None:
+    """Twelve sections, or a section of nine paragraphs, is not the explainer's shape:
+    clean numbers or not, a person looks first. One short section is (a status update
+    has little to say)."""
+    many = {
+        "title": "Kernels: faster on MI355X",
+        "sections": [
+            {"heading": f"Part {chr(65 + n)}", "paragraphs": ["It runs."]} for n in range(12)
+        ],
+    }
+    long = {
+        "title": "Kernels: faster on MI355X",
+        "sections": [{"heading": "All of it", "paragraphs": ["It runs."] * 9}],
+    }
+    short = {
+        "title": "Kernels: faster on MI355X",
+        "sections": [{"heading": "What changed", "paragraphs": ["It ran 1.10x faster."]}],
+    }
+    seen = {}
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(many), Reply.explainer(long), Reply.explainer(short))
+        for name in ("many", "long", "short"):
+            engine = LLMEngine(
+                settings_for(stub), modes=ModeMemory(), limiter=RateLimiter(4, 60_000)
+            )
+            outcome = explain_and_check(engine, KERNEL, ExplainOptions(), repair_rounds=2)
+            assert outcome.report.ok  # the numbers are the post's own
+            seen[name] = (outcome.state, outcome.report.shape)
+        assert len(stub.calls) == 3  # nothing to repair: the shape is a person's call
+    assert seen == {
+        "many": (ItemState.NEEDS_REVIEW, ["12 sections, want 1..7"]),
+        "long": (ItemState.NEEDS_REVIEW, ["section 1 has 9 paragraphs, want 1..4"]),
+        "short": (ItemState.PUBLISHED, []),
+    }

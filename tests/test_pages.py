@@ -91,6 +91,7 @@ REPORT = CheckReport(
         ),
     ],
     dropped=[DroppedFact(value="2.04x", about="MXFP8 whole-request speedup")],
+    shape=["12 sections, want 1..7"],
 )
 
 
@@ -221,6 +222,9 @@ def test_item_page_shows_check_summary_dropped_facts_and_provenance(
     assert "2 supported" in summary and "1 derived" in summary
     assert "1 unsupported" in summary and "1 misattached" in summary
     assert "2.04x: MXFP8 whole-request speedup" in page.select_one("ul.dropped").get_text()
+    assert page.select_one("ul.shape").get_text() == "12 sections, want 1..7"
+    clean = soup(client.get(f"/ui/items/{seeded['published']}").text)
+    assert clean.select_one("ul.shape") is None
     rows = {
         r.select_one("td").get_text(): r.find_all("td")
         for r in page.select("table.numbers tbody tr")

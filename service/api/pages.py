@@ -214,6 +214,7 @@ def item_page(
         t=traced,
         meta=ex,
         dropped=report.dropped if report else [],
+        shape=report.shape if report else [],
         statuses=[st.value for st in CheckStatus],
         hlevels=_heading_levels(traced.blocks),
         source_url=safe_url(item.link),

@@ -128,7 +128,9 @@ def check(
     facts = headline_facts(article.text, article.title)  # as the gate reports them
     report = check_explainer(load_explainer(explainer), article.text, facts, title=article.title)
     if as_json:
-        payload = {"ok": report.ok, "counts": report.counts()} | report.model_dump(mode="json")
+        # The shape is the gate's (an item's report); this command checks numbers only.
+        numbers = report.model_dump(mode="json", exclude={"shape"})
+        payload = {"ok": report.ok, "counts": report.counts()} | numbers
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         _print_table(report)

@@ -169,16 +169,9 @@ def structure_problems(
     problems: list[str] = []
     if not title_ok(explainer.title):
         problems.append(f"title {explainer.title!r} is neither 'Subject: ...' nor a statement")
-    n = len(explainer.sections)
-    if not min_sections <= n <= max_sections:
-        problems.append(f"{n} sections, want {min_sections}..{max_sections}")
-    for i, section in enumerate(explainer.sections, 1):
-        if not section.heading.strip():
-            problems.append(f"section {i} has no heading")
-        p = len(section.paragraphs)
-        if not 1 <= p <= max_paragraphs:
-            problems.append(f"section {i} has {p} paragraphs, want 1..{max_paragraphs}")
-    return problems
+    return problems + explainer.shape_problems(
+        min_sections=min_sections, max_sections=max_sections, max_paragraphs=max_paragraphs
+    )
 
 
 # --- scores ----------------------------------------------------------------------------------
