@@ -39,6 +39,8 @@ BATCH = 500
 # in the way of a start-up backlog).
 EVERY_SECONDS = 3600.0
 FIRST_AFTER_SECONDS = 60.0
+TURN_SECONDS = 5.0
+BACKLOG_AFTER_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +105,26 @@ def prune_batch(s: Session, before: datetime, batch: int = BATCH) -> Pruned:
     return Pruned(len(bodies), len(sent))
 
 
-def prune(sessions: sessionmaker[Session], days: float, *, now: datetime | None = None) -> Pruned:
-    """Prune everything finished more than ``days`` ago, batch after batch."""
+def prune(
+    sessions: sessionmaker[Session],
+    days: float,
+    *,
+    now: datetime | None = None,
+    seconds: float | None = None,
+) -> tuple[Pruned, bool]:
+    """Prune what finished more than ``days`` ago, batch after batch, for at most
+    ``seconds`` (None: all of it); and whether all of it went."""
     before = cutoff(now or datetime.now(UTC), days)
+    ends = None if seconds is None else time.monotonic() + seconds
     total = Pruned()
     while True:
         with transaction(sessions) as s:
             done = prune_batch(s, before)
         total += done
         if done.delivery_bodies < BATCH and done.outbound_deliveries < BATCH:
-            return total
+            return total, True
+        if ends is not None and time.monotonic() >= ends:
+            return total, False
 
 
 class Pruner:
@@ -141,10 +153,15 @@ class Pruner:
                 return False
             self._due = time.monotonic() + EVERY_SECONDS
         try:
-            done = prune(self.sessions, self.days)
+            # A turn of a few seconds: the thread also sends the outbound events. A backlog
+            # (the first prune after an upgrade) goes on a minute later, turn by turn.
+            done, finished = prune(self.sessions, self.days, seconds=TURN_SECONDS)
         except Exception:  # a database blip: the next hour tries again
             log.warning("pruning finished work failed", exc_info=True)
             return False
+        if not finished:
+            with self._lock:
+                self._due = time.monotonic() + BACKLOG_AFTER_SECONDS
         if done.delivery_bodies or done.outbound_deliveries:
             log.info(
                 "pruned %d delivery bodies and %d outbound deliveries older than %g days",

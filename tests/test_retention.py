@@ -92,7 +92,7 @@ def test_finished_work_past_the_period_is_pruned_and_nothing_else(db: Engine) ->
     assert dry == retention.Pruned(delivery_bodies=2, outbound_deliveries=3)
     assert _left(sessions)[1][0] == "delivered:old"  # a dry run changes nothing
 
-    assert retention.prune(sessions, 30, now=NOW) == dry
+    assert retention.prune(sessions, 30, now=NOW) == (dry, True)
     bodies, outbound = _left(sessions)
     assert bodies == {
         "old-processed": None,
@@ -104,7 +104,7 @@ def test_finished_work_past_the_period_is_pruned_and_nothing_else(db: Engine) ->
     with sessions() as s:  # the row stays, its recorded headers with it
         kept = s.scalars(select(t.Delivery).where(t.Delivery.external_id == "old-processed"))
         assert kept.one().headers == {"webhook-id": "old-processed"}
-    assert retention.prune(sessions, 30, now=NOW) == retention.Pruned()  # idempotent
+    assert retention.prune(sessions, 30, now=NOW) == (retention.Pruned(), True)  # idempotent
 
 
 def test_pruning_goes_in_batches(db: Engine) -> None:
@@ -156,3 +156,28 @@ def test_plainfeed_prune(tmp_path: Path) -> None:
     assert_bad_input(off, "PLAINFEED_RETENTION_DAYS is 0 (keep for ever): give --older-than")
     bad = plainfeed(tmp_path, "prune", "--older-than", "-1")
     assert bad.returncode == 2 and "greater than or equal to 0" in bad.stderr
+
+
+def test_a_backlog_is_pruned_turn_by_turn(db: Engine) -> None:
+    """The worker prunes for a few seconds a turn (its thread sends the outbound events
+    too): a backlog past one batch is left for the next turn, not done in one sitting."""
+    sessions = make_sessionmaker(db)
+    _seed(sessions)
+    with transaction(sessions) as s:
+        sub = s.scalars(select(t.Subscriber)).one()
+        s.add_all(
+            t.OutboundDelivery(
+                subscriber_id=sub.id,
+                event_id=f"msg_backlog_{n}",
+                event_type="explainer.published",
+                payload={},
+                state="delivered",
+                created_at=OLD,
+                next_attempt_at=OLD,
+            )
+            for n in range(retention.BATCH)
+        )
+    first, finished = retention.prune(sessions, 30, now=NOW, seconds=0)
+    assert not finished and first.outbound_deliveries == retention.BATCH
+    rest, finished = retention.prune(sessions, 30, now=NOW, seconds=0)
+    assert finished and rest.outbound_deliveries == 3  # the three of the seed

@@ -41,7 +41,7 @@ def prune(
         with made() as s:
             done = retention.count(s, retention.cutoff(datetime.now(UTC), days))
     else:
-        done = retention.prune(made, days)
+        done, _ = retention.prune(made, days)
     verb = "would prune" if dry_run else "pruned"
     typer.echo(
         f"{verb} {done.delivery_bodies} delivery bodies and {done.outbound_deliveries}"
