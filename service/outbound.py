@@ -33,7 +33,7 @@ import httpx
 from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from service import __version__, fetch, metrics, queue
+from service import __version__, fetch, metrics, queue, transport
 from service.config import Settings
 from service.errors import FetchError, InputError, LeaseLost, SignatureError
 from service.models import CheckReport, CheckStatus
@@ -270,7 +270,7 @@ class Sender:
         # Redirects are not followed: a subscriber answers at the URL it registered. The
         # transport ends each send by its deadline, the status line and headers included.
         self.client = client or httpx.Client(
-            timeout=timeout, follow_redirects=False, transport=fetch.deadline_transport()
+            timeout=timeout, follow_redirects=False, transport=transport.deadline_transport()
         )
 
     def close(self) -> None:
@@ -288,18 +288,18 @@ class Sender:
         the address it checked, not to a second lookup of the name."""
         target, extra, extensions = fetch.pinned(url, self.settings)
         end = time.monotonic() + self.deadline
-        # Only the codings fetch.decoded unpacks in bounded pieces (httpx unpacked each
+        # Only the codings transport.decoded unpacks in bounded pieces (httpx unpacked each
         # chunk of a "gzip, gzip" answer whole: gigabytes before 4 KiB were counted).
-        headers = {**headers, "Accept-Encoding": fetch.ACCEPT_ENCODING, **extra}
+        headers = {**headers, "Accept-Encoding": transport.ACCEPT_ENCODING, **extra}
         with (
-            fetch.deadline(self.deadline),
+            transport.deadline(self.deadline),
             self.client.stream(
                 "POST", target, content=body, headers=headers, extensions=extensions
             ) as resp,
         ):
             head = b""
             try:
-                for chunk in fetch.decoded(resp, url):
+                for chunk in transport.decoded(resp, url):
                     head += chunk
                     if len(head) >= _ANSWER_BYTES:
                         break

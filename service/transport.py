@@ -1,0 +1,185 @@
+"""Bounded HTTP under httpx: a deadline for every socket operation of a request, and
+content codings decoded in bounded pieces. Fetching (:mod:`service.fetch`) and the
+outbound sender (:mod:`service.outbound`) send through it: httpx's timeouts bound each
+read, not the request, and its decoders hand on all that a chunk unpacks to at once."""
+
+from __future__ import annotations
+
+import functools
+import ssl
+import time
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import httpcore
+import httpx
+
+from service.errors import FetchError
+
+# The content codings asked for and decoded here (httpx would also offer br and zstd
+# when their packages are installed, and decodes without bounding its output).
+ACCEPT_ENCODING = "gzip, deflate"
+_PIECE = 64 * 1024  # most bytes one decoding step hands on
+
+
+# When the request being sent must be done (a ``time.monotonic()`` value), for the
+# thread sending it; None: only httpx's own timeouts. Read at each connect, read and
+# write, so that a client shared by threads (outbound events) bounds each one's request.
+_DEADLINE: ContextVar[float | None] = ContextVar("plainfeed_http_deadline", default=None)
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Requests sent in this block by a client over :func:`deadline_transport` end within
+    ``seconds``, all of it: connects, TLS, status line, headers, body, redirects.
+
+    httpx's timeouts bound each read, not the request: an origin (or a subscriber) that
+    sends a header line every second never lets one read time out, and the status line
+    and headers are read before a caller can look at the clock."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _left(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` shortened to what is left before the deadline; raises ``error`` past it."""
+    end = _DEADLINE.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise error("the request's time limit passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write ends by the deadline (see ``deadline``)."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        left = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, left))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """TCP connections whose connects, reads and writes end by the deadline."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        left = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(
+            self._inner.connect_tcp(host, port, left, local_address, socket_options)
+        )
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("requests go over TCP only")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """The TLS settings of every fetch, built once (loading the CA bundle costs ~40 ms)."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
+class _DeadlineTransport(httpx.HTTPTransport):
+    """httpx's transport over :class:`_DeadlineBackend`."""
+
+    def __init__(self) -> None:
+        # HTTPTransport.__init__ only builds its pool; this one is built over the backend.
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=_ssl_context(), network_backend=_DeadlineBackend()
+        )
+
+
+def deadline_transport() -> httpx.HTTPTransport:
+    """A transport whose requests end by the :func:`deadline` of the block sending them."""
+    return _DeadlineTransport()
+
+
+def _inflate(chunks: Iterable[bytes], coding: str, url: str) -> Iterator[bytes]:
+    """``chunks`` decoded from one content coding (gzip or deflate), in pieces of at most
+    64 KiB: zlib is asked for no more output than that at a time, so that what a few
+    kilobytes unpack to is seen by the size cap before it is made."""
+    gzip = coding in ("gzip", "x-gzip")
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS if gzip else zlib.MAX_WBITS)
+    started = False  # "deflate" is zlib-wrapped by the RFC, raw by some servers
+    for chunk in chunks:
+        data = chunk
+        while data:
+            try:
+                out = d.decompress(data, _PIECE)
+            except zlib.error as exc:
+                if gzip or started:
+                    raise FetchError(f"{url} sent a body that is not valid {coding}") from exc
+                started = True
+                d = zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            started = True
+            if out:
+                yield out
+            if d.eof:
+                # Concatenated gzip members are one body; what follows a deflate stream
+                # is not part of it.
+                data = d.unused_data if gzip else b""
+                if data:
+                    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            else:
+                data = d.unconsumed_tail  # left over when the output was cut at a piece
+    while not d.eof and (out := d.decompress(b"", _PIECE)):
+        yield out  # what zlib still held when the body ended
+
+
+def decoded(resp: httpx.Response, url: str) -> Iterator[bytes]:
+    """The body of ``resp`` without its content codings, in bounded pieces. httpx's own
+    decoding hands on all that a chunk unpacks to at once: two gzip layers
+    (``Content-Encoding: gzip, gzip``) of 3.5 KB held 4 GB before the cap could count."""
+    codings = [
+        c.strip().lower()
+        for c in resp.headers.get("content-encoding", "").split(",")
+        if c.strip() and c.strip().lower() != "identity"
+    ]
+    for c in codings:
+        if c not in ("gzip", "x-gzip", "deflate"):
+            raise FetchError(f"{url} sent its body in a content coding not asked for: {c}")
+    pieces: Iterable[bytes] = resp.iter_raw()
+    for c in reversed(codings):  # the last coding applied is the first removed
+        pieces = _inflate(pieces, c, url)
+    return iter(pieces)
