@@ -107,13 +107,20 @@ def sender_id(headers: Mapping[str, str]) -> str | None:
     return None
 
 
-def delivery_id(body: bytes, headers: Mapping[str, str]) -> str:
-    """The sender's delivery id when it gives one, else a hash of the body.
+def delivery_id(body: bytes, headers: Mapping[str, str], feed_id: int | None = None) -> str:
+    """The sender's delivery id when it gives one, else a hash of the body (and of the
+    feed it is posted for).
 
     A hash of the body makes a replay of the same document a duplicate, which is what a
-    monitor that re-posts an unchanged feed means.
+    monitor that re-posts an unchanged feed means; the same bytes posted for another feed
+    (``?feed_id=``: two feeds that mirror one document) are that feed's delivery, not a
+    replay of the first's.
     """
-    return sender_id(headers) or "sha256:" + hashlib.sha256(body).hexdigest()
+    named = sender_id(headers)
+    if named:
+        return named
+    digest = "sha256:" + hashlib.sha256(body).hexdigest()
+    return digest if feed_id is None else f"{digest}@feed:{feed_id}"
 
 
 def read_webhook(
@@ -135,7 +142,7 @@ def read_webhook(
     if content_type is not None:
         _media_type(content_type, "Content-Type")
     mt = media_type(content_type)
-    ident = delivery_id(body, hdrs)
+    ident = delivery_id(body, hdrs, feed_id)
     common: dict[str, Any] = {"raw": body, "headers": hdrs, "feed_id": feed_id}
     raw_sender = "websub" if websub else "raw"
     if mt in JSON_TYPES or (mt in SNIFF_TYPES | {"application/feed+json"} and _is_json(body)):

@@ -678,6 +678,20 @@ def test_a_document_naming_no_feed_is_hashed_against_a_bounded_number_of_secrets
     assert svc.outcome(r.json()["delivery_id"])["feed_id"] == fid
 
 
+def test_the_same_document_posted_for_two_feeds_is_two_deliveries(svc: Service) -> None:
+    """Two feeds that mirror one document: the second is its feed's delivery, not a
+    replay of the first's; posted again for the same feed, it is a replay."""
+    first = svc.feed("https://pytorch.org/blog/feed/")
+    second = svc.feed("https://mirror.example.org/pytorch.xml")
+    a = svc.post(FEED_BYTES, RSS, params={"feed_id": first})
+    b = svc.post(FEED_BYTES, RSS, params={"feed_id": second})
+    assert (a.status_code, b.status_code) == (202, 202), (a.text, b.text)
+    assert a.json()["delivery_id"] != b.json()["delivery_id"]
+    again = svc.post(FEED_BYTES, RSS, params={"feed_id": second})
+    assert again.status_code == 200 and again.json()["duplicate"] is True
+    assert again.json()["delivery_id"] == b.json()["delivery_id"]
+
+
 def test_unsigned_document_of_a_feed_with_a_secret_creates_nothing(svc: Service) -> None:
     # The document names no feed, so it is stored; the worker finds it belongs to a
     # feed with a secret (its self link) and takes nothing from it.

@@ -53,7 +53,7 @@ def _external_id(incoming: Incoming, scheme: str | None) -> str:
     else what ingest gave (the sender's id, else the body's hash). A bodiless ping keeps
     its id: fetching the feed once more is harmless."""
     if scheme in _BODY_ONLY_SCHEMES and incoming.body is not None:
-        return ingest.delivery_id(incoming.raw, {})
+        return ingest.delivery_id(incoming.raw, {}, incoming.feed_id)
     return incoming.external_id
 
 
