@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import Settings
@@ -78,11 +78,12 @@ def _old_outbound(before: datetime) -> Select[int]:
 
 
 def count(s: Session, before: datetime) -> Pruned:
-    """What :func:`prune_batch` calls would prune (a dry run)."""
-    return Pruned(
-        len(s.scalars(_old_bodies(before)).all()),
-        len(s.scalars(_old_outbound(before)).all()),
-    )
+    """What :func:`prune_batch` calls would prune (a dry run), counted by the database."""
+
+    def rows(query: Select[int]) -> int:
+        return s.scalar(select(func.count()).select_from(query.subquery())) or 0
+
+    return Pruned(rows(_old_bodies(before)), rows(_old_outbound(before)))
 
 
 def prune_batch(s: Session, before: datetime, batch: int = BATCH) -> Pruned:
