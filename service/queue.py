@@ -140,16 +140,25 @@ def claim(
     return [Claim(r.id, r.attempts + 1, expired=r.state == spec.running) for r in picks]
 
 
-def renew(session: Session, spec: QueueSpec, job_id: int, owner: str, lease_seconds: float) -> None:
-    """Extend the lease; raise LeaseLost when another worker owns the row now."""
+def renew(session: Session, spec: QueueSpec, job_id: int, owner: str, lease_seconds: float) -> bool:
+    """Extend the lease. False when the job is no longer running under any worker (it was
+    finished, or deleted): nothing to renew. Raise LeaseLost when another worker owns it."""
     t = spec.table.__table__.c
     res = session.execute(
         update(spec.table.__table__)
         .where(t.id == job_id, t.lease_owner == owner, t.state == spec.running)
         .values(lease_until=utcnow() + timedelta(seconds=lease_seconds))
     )
-    if res.rowcount != 1:  # type: ignore[attr-defined]
-        raise LeaseLost(f"lease on {spec.table.__tablename__} {job_id} lost by {owner}")
+    if res.rowcount == 1:  # type: ignore[attr-defined]
+        return True
+    # A heartbeat that fires between the job's finish and the end of its block finds the
+    # row finished: that is no loss, and reporting it as one sent operators hunting.
+    holder = session.execute(
+        select(t.lease_owner).where(t.id == job_id, t.state == spec.running)
+    ).scalar_one_or_none()
+    if holder is None:
+        return False
+    raise LeaseLost(f"lease on {spec.table.__tablename__} {job_id} lost by {owner} to {holder}")
 
 
 @functools.cache

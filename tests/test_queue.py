@@ -62,6 +62,33 @@ def test_expired_lease_is_claimable_again_and_fences_the_old_owner(db: Engine) -
     assert c1.attempts == 1
 
 
+def test_renewing_a_finished_job_is_no_lost_lease(db: Engine) -> None:
+    # The heartbeat can fire between a job's finish and the end of its block.
+    (item_id,) = _items(db, 1)
+    sm = make_sessionmaker(db)
+    with transaction(sm) as s:
+        queue.claim(s, queue.ITEMS, "w1", 30)
+    with transaction(sm) as s:
+        assert queue.renew(s, queue.ITEMS, item_id, "w1", 30) is True
+        queue.finish(s, queue.ITEMS, item_id, "w1", state="published")
+    with transaction(sm) as s:
+        assert queue.renew(s, queue.ITEMS, item_id, "w1", 30) is False
+    with sm() as s:
+        item = s.get(t.Item, item_id)
+        assert item is not None and item.state == "published" and item.lease_until is None
+
+
+def test_a_stolen_lease_names_its_new_holder(db: Engine) -> None:
+    (item_id,) = _items(db, 1)
+    sm = make_sessionmaker(db)
+    with transaction(sm) as s:
+        queue.claim(s, queue.ITEMS, "w1", 30)
+    with transaction(sm) as s:
+        queue.claim(s, queue.ITEMS, "w2", 30, now=datetime.now(UTC) + timedelta(seconds=31))
+    with pytest.raises(LeaseLost, match="lost by w1 to w2"), transaction(sm) as s:
+        queue.renew(s, queue.ITEMS, item_id, "w1", 30)
+
+
 def test_retry_backs_off_then_fails_after_max_attempts(db: Engine) -> None:
     (item_id,) = _items(db, 1)
     sm = make_sessionmaker(db)

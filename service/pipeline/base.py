@@ -139,6 +139,8 @@ def renew_lease(
     owner: str,
     lease_seconds: float,
 ) -> bool:
+    """Renew a running job's lease; False only when another worker has taken it over (a
+    job finished meanwhile is not a loss)."""
     try:
         with transaction(sessions) as s:
             queue.renew(s, spec, job_id, owner, lease_seconds)
