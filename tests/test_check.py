@@ -252,6 +252,51 @@ def test_a_version_stands_after_its_own_product_in_the_source(
     assert status(explainer, source, written) == expected
 
 
+@pytest.mark.parametrize("source_name", ["Llama3-8B", "Llama-3-8B", "Llama 3 8B", "llama3_8b"])
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("Llama 3 8B", S),  # a family and its generation, joined or apart: one model
+        ("Llama-3 8B", S),
+        ("Llama3-8B", S),
+        ("Llama-3-8B", S),
+        ("Llama 3 70B", U),  # another size
+        ("Llama3-70B", U),
+        ("Llama 3.1 8B", U),  # another generation
+        ("Llama-38B", U),  # digits stay apart
+        ("Llama 4 8B", U),
+    ],
+)
+def test_a_model_name_may_join_its_family_and_generation(
+    source_name: str, written: str, expected: CheckStatus
+) -> None:
+    source = f"FP8 training delivers a 13.4% throughput gain on {source_name} over BF16."
+    assert status(f"On {written} it trains faster.", source, written) == expected
+
+
+def test_a_figure_bound_to_a_model_written_the_other_way_is_supported() -> None:
+    source = (
+        "FP8 training delivers a 13.4% throughput gain over BF16 on Llama3-8B. On "
+        "DeepSeek-V3 671B the fused kernel recovers 89% of the overhead."
+    )
+    assert status("Llama 3 8B trains 13.4% faster with FP8.", source, "13.4%") == S
+    assert status("DeepSeek-V3 671B trains 13.4% faster with FP8.", source, "13.4%") == M
+    assert status("Llama 3 8B recovers 89% of the overhead.", source, "89%") == M
+
+
+def test_a_short_letter_run_does_not_join_a_number() -> None:
+    # "A100" is a GPU; "a 100" an article and a count.
+    assert status("It ran on an A100 today.", "It ran on a 100 node cluster.", "A100") == U
+
+
+def test_a_model_name_does_not_match_another_size_of_its_family() -> None:
+    source = "On Llama-3.1-70B, FlyDSL gains 1.5x. On Llama-3.1-8B, FlyDSL gains 1.9x."
+    assert status("Llama-3.1-8B gains 1.9x with FlyDSL.", source, "1.9x") == S
+    # The shorter form "Llama-3.1" of the name stood in "Llama-3.1-70B": it was supported.
+    assert status("Llama-3.1-8B gains 1.5x with FlyDSL.", source, "1.5x") == M
+    assert status("Llama-3 gains 1.5x with FlyDSL.", source, "Llama-3") == U
+
+
 # --- binding --------------------------------------------------------------------------------------
 
 FORMATS = "MXFP8 GEMM runs 1.58x faster than ATen. MXFP4 GEMM runs 1.68x faster than ATen."

@@ -165,11 +165,19 @@ def test_a_change_is_a_range_marked_as_change() -> None:
         ("It used Llama 3.1 8B Instruct today", "Llama 3.1 8B Instruct"),
         ("with Qwen3 32B on", "Qwen3 32B"),
         ("on DeepSeek-V3 671B shapes", "DeepSeek-V3 671B"),
+        ("trains Llama 3 8B faster", "Llama 3 8B"),  # a bare generation before a size
+        ("trains Llama-3 8B faster", "Llama-3 8B"),
     ],
 )
 def test_model_names_written_with_spaces_are_one_identifier(text: str, shown: str) -> None:
     n = one(text)
     assert (n.kind, n.text) == (Kind.IDENTIFIER, shown)
+
+
+@pytest.mark.parametrize("text", ["With 2 8B models", "Running 4 70B replicas", "Llama 3 ran"])
+def test_a_bare_count_before_a_size_is_no_model_name(text: str) -> None:
+    assert Kind.IDENTIFIER not in [n.kind for n in extract_numbers(text) if n.text[0].isdigit()]
+    assert not any(" " in n.text for n in extract_numbers(text))
 
 
 def test_a_product_and_its_version_stay_apart() -> None:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, Operand, combinations, operands, quantize
-from service.check.names import Name, name_key, name_pattern
+from service.check.names import Name, leading_word, name_key, name_pattern, split_forms
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Number, extract_numbers, prepare
@@ -79,7 +79,10 @@ class SourceIndex:
             yield from (m.start() for m in pattern.finditer(self.joined))
             return
         words = self.source_words
-        if first not in words and first + "s" not in words and "v" + first not in words:
+        lead = leading_word(key)
+        if lead:
+            first = lead  # "llama3" may stand as "llama 3", "llama\x003" as "llama3"
+        elif first not in words and first + "s" not in words and "v" + first not in words:
             return
         pos = self.joined.find(first)
         while pos >= 0:
@@ -101,7 +104,10 @@ class SourceIndex:
     def has(self, pattern: re.Pattern[str], key: str) -> bool:
         """Whether a name occurs anywhere in the source."""
         if "\x00" not in key and _WORD_TOKEN_ONLY.fullmatch(key):
-            return key in self.source_words or key + "s" in self.source_words
+            if key in self.source_words or key + "s" in self.source_words:
+                return True
+            if not split_forms(key):
+                return False
         return self.first(key, pattern) is not None
 
     def name(self, word: str) -> tuple[str, re.Pattern[str]] | None:

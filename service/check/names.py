@@ -3,6 +3,7 @@ find them in the source."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,10 +28,54 @@ class Name:
 _OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches
 
 
+# A word of three letters or more right before a digit ("llama3", "llama 3"): a model
+# family and its generation, written joined or apart ("Llama3-8B", "Llama 3 8B",
+# "Llama-3-8B" are one model). Shorter runs stay as written: "a 100" is no "A100".
+_WORD_THEN_DIGIT = re.compile(r"(?<![a-z])([a-z]{3,})(?=[0-9])")
+_ENDS_WITH_WORD = re.compile(r"(?<![a-z])[a-z]{3,}$")
+_OPTIONAL_SEP = "(?:" + _SEP + ")?"
+
+
+def _segment(segment: str) -> str:
+    return _WORD_THEN_DIGIT.sub(lambda m: m.group(1) + _OPTIONAL_SEP, re.escape(segment))
+
+
+def _joined(segments: list[str]) -> str:
+    """The pattern of a folded name's segments, each separator as written, except that
+    one between a word and a digit may be there or not (:data:`_WORD_THEN_DIGIT`). Two
+    digits or two words stay apart: "Llama 3 8B" is not "Llama 38B"."""
+    body = _segment(segments[0])
+    for before, segment in itertools.pairwise(segments):
+        word_digit = segment[:1].isdigit() and _ENDS_WITH_WORD.search(before) is not None
+        body += (_OPTIONAL_SEP if word_digit else _SEP) + _segment(segment)
+    return body
+
+
+@lru_cache(maxsize=4096)
+def split_forms(key: str) -> bool:
+    """Whether a folded name can be written with a separator more or less than its key
+    has (a word before a digit): a source may write it so, and a look-up of its words
+    alone would miss it."""
+    return _WORD_THEN_DIGIT.search(key) is not None
+
+
+_LEADING_WORD = re.compile(r"([a-z]{3,})\x00?(?=[0-9])")
+
+
+def leading_word(key: str) -> str:
+    """The word a folded name starts with when a digit follows it, joined or apart
+    ("llama" of "llama3" and of "llama\x003"): where a look-up of the name starts, as its
+    first segment may not be a word of a source that writes it the other way."""
+    m = _LEADING_WORD.match(key)
+    return m.group(1) if m else ""
+
+
 @lru_cache(maxsize=4096)
 def name_pattern(key: str) -> re.Pattern[str]:
     """A pattern for a folded name: plural-tolerant; a long model name also matches its
-    shorter form ("Llama-3.1-8B-Instruct" matches "Llama-3.1-8B")."""
+    shorter form ("Llama-3.1-8B-Instruct" matches "Llama-3.1-8B", and "Llama-3.1-8B"
+    matches "Llama-3.1"), but not another model of the family ("Llama-3.1-70B": the
+    shorter form may not go on with a number)."""
     segments = key.split("\x00")
     keep = len(segments)
     for i in range(2, len(segments)):
@@ -42,17 +87,20 @@ def name_pattern(key: str) -> re.Pattern[str]:
         # Each optional part nests in the one before: some 500 of them ("1-1-1-...")
         # overflow the regex parser's recursion. A name has a few; so many are written out.
         keep = len(segments)
-    body = _SEP.join(re.escape(s) for s in segments[:keep])
+    body = _joined(segments[:keep])
     for s in segments[keep:]:
-        body += "(?:" + _SEP + re.escape(s)
+        body += "(?:" + _SEP + _segment(s)
     body += ")?" * (len(segments) - keep)
+    if keep < len(segments):
+        body += "(?!" + _SEP + r"[a-z]*[0-9]|\.[0-9])"
     return re.compile(r"(?<![a-z0-9])" + body + r"s?(?![a-z0-9])")
 
 
 @lru_cache(maxsize=4096)
 def verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
-    """A folded identifier, verbatim up to case and separators, in folded or plain text."""
-    body = _SEP.join(re.escape(part) for part in key.split("\x00"))
+    """A folded identifier, verbatim up to case and separators (and a separator between
+    a word and a digit, :func:`_joined`), in folded or plain text."""
+    body = _joined(key.split("\x00"))
     prefix = "v?" if version else ""
     return re.compile(r"(?<![a-z0-9.])" + prefix + body + r"s?(?![a-z0-9]|\.[a-z0-9])")
 

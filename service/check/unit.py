@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from service.check.names import Name
+from service.check.names import Name, split_forms
 from service.numbers import Number
 
 # Possessive: nothing after a token can fail, so giving back characters never helps.
@@ -119,7 +119,10 @@ class Unit:
             return name.pattern.search(self.paragraph) is not None
         if not near and "\x00" not in name.key:
             words = self.words
-            return name.key in words or name.key + "s" in words
+            if name.key in words or name.key + "s" in words:
+                return True
+            if not split_forms(name.key):
+                return False
         return name.pattern.search(self.near if near else self.context) is not None
 
 

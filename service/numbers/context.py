@@ -99,7 +99,7 @@ _PRODUCT_BEFORE = re.compile(
     r"(?<![\w.])(?P<w>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z]\w*)"
     r"\s+$"
 )
-_NOT_PRODUCTS = frozenset(
+NOT_PRODUCTS = frozenset(
     "The This That These Those Then Than Thus Its It In On At Of For From To By With And "  # noqa: SIM905
     "Or But If When While As An Are Is Was Were Be About Around Over Under Up Only Also "
     "Each Every All Both Some Most Many Few Figure Table Section Step Stage Chapter Part "
@@ -142,7 +142,7 @@ def version_by_context(text: str, s: str, n: Number) -> Number:
         return n
     before = s[max(0, n.start - 40) : n.start]
     m = _PRODUCT_BEFORE.search(before)
-    if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in _NOT_PRODUCTS):
+    if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in NOT_PRODUCTS):
         return identifier(text, n.start, s[n.start : n.end], VERSION)
     return n
 

@@ -7,6 +7,7 @@ import re
 from operator import attrgetter
 
 from service.numbers.context import (
+    NOT_PRODUCTS,
     distribute_units,
     join_ranges,
     read_hedge,
@@ -19,8 +20,9 @@ from service.numbers.tokens import classify, identifier, tokens
 from service.numbers.units import spaced_unit
 from service.numbers.words import number_words
 
-# Model names written with spaces: "Llama 3.1 8B Instruct", "Qwen3 32B", "DeepSeek-V3 671B".
-_MODEL_PART = r"(?:\d+(?:\.\d+)+|\d+(?:\.\d+)?[BMKT])"
+# Model names written with spaces: "Llama 3.1 8B Instruct", "Qwen3 32B", "DeepSeek-V3 671B",
+# "Llama 3 8B" (a bare generation only before a size: "Llama 3" alone is no name here).
+_MODEL_PART = r"(?:\d+(?:\.\d+)+|\d+(?:\.\d+)?[BMKT]|\d{1,2}(?= \d+(?:\.\d+)?[BMKT]))"
 _MODEL = re.compile(
     r"(?<![\w.-])(?P<head>[A-Z][A-Za-z]+|[A-Za-z][\w.-]*\d[\w.]*)(?P<parts>(?: "
     + _MODEL_PART
@@ -33,6 +35,12 @@ _DIGIT = re.compile(r"\d")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _START = attrgetter("start")
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
+
+
+def _named(head: str) -> bool:
+    """Whether a word before a bare generation and a size names a model family ("Llama 3
+    8B"), not a sentence's first word ("With 2 8B models", "Running 4 70B replicas")."""
+    return head not in NOT_PRODUCTS and not head.endswith(("ing", "ed"))
 
 
 def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> list[Number]:
@@ -55,6 +63,8 @@ def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> li
         parts = m.group("parts").split()
         if len(parts) < 2 and not any(c.isdigit() for c in m.group("head")):
             continue  # "PyTorch 2.14" stays a version after its product
+        if parts[0].isdigit() and not _named(m.group("head")):
+            continue  # "With 2 8B models": a count of models, no name
         spans.append((m.start(), m.end()))
     if not spans:
         return nums
