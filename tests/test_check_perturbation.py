@@ -16,7 +16,9 @@ version of the post lacks, taken out) and faithful explainers of three other cor
 - ``swapped``: two figures of one sentence exchanged where the source pairs them with
   the names the other way round;
 - ``hedge``: a hedge reversed ("up to" -> "more than", "over" -> "up to",
-  "about" -> "more than").
+  "about" -> "more than");
+- ``direction``: a change turned around ("a 13.4% throughput gain" -> "drop", "dropped
+  about 19%" -> "rose"), where the source says the value only of a change the other way.
 
 Each mutant is valid by construction, judged from the source text alone (values absent
 from the source; names never in a block with the figure), not from the checker.
@@ -470,7 +472,55 @@ def hedge(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
             yield Mutant("hedge", ref.name, text, U, f"{n.text}+ -> {new} {n.text}")
 
 
-GENERATORS = (digit, decimal, unit, range_end, name, moved_name, moved_value, swapped, hedge)
+# Words that say which way a change goes, each with one of the other way (same form).
+_TURNED = {
+    "gain": "drop", "gains": "drops", "gained": "dropped", "drop": "gain", "drops": "gains",
+    "dropped": "rose", "rose": "fell", "fell": "rose", "cut": "raised", "cutting": "raising",
+    "reduced": "raised", "raised": "reduced", "reduction": "increase", "increase": "reduction",
+    "lower": "higher", "higher": "lower", "fewer": "more", "less": "more",
+}  # fmt: skip
+_WAY = re.compile(r"\b(?P<w>" + "|".join(_TURNED) + r")\b", re.I)
+_DOWN = re.compile(
+    r"\b(?:drop\w*|fell|fall\w*|cut\w*|reduc\w*|lower\w*|fewer|less|decreas\w*)\b|(?<![\w-])-\d"
+)
+_UP = re.compile(
+    r"\b(?:gain\w*|rose|rise\w*|rais\w*|increas\w*|higher|more|grew|boost\w*)\b|(?<![\w+])\+\d"
+)
+
+
+def _way_of(word: str) -> re.Pattern[str]:
+    return _DOWN if _DOWN.search(word) else _UP
+
+
+def direction(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
+    """A change turned around ("dropped about 19%" -> "rose about 19%"), where every source
+    sentence with the value says it of a change the explainer's way, none the other."""
+    for n in figures(ref.explainer):
+        if n.unit != "%" or n.value is None:
+            continue
+        s0, s1 = _sentence_span(ref.explainer, n.start)
+        window = [
+            m for m in _WAY.finditer(ref.explainer, max(s0, n.start - 30), min(s1, n.end + 25))
+        ]
+        if len(window) != 1:
+            continue
+        m = window[0]
+        word = m.group("w")
+        way = _way_of(word.lower())
+        other = _UP if way is _DOWN else _DOWN
+        value = f"{n.value.normalize():f}"
+        said = [s for s in facts.sentences if re.search(rf"(?<![\d.]){re.escape(value)}\s*%", s)]
+        if not said or not all(way.search(s.lower()) and not other.search(s.lower()) for s in said):
+            continue
+        new = _TURNED[word.lower()]
+        new = new.capitalize() if word[0].isupper() else new
+        text = _replace(ref.explainer, m.start("w"), m.end("w"), new)
+        yield Mutant("direction", ref.name, text, U, f"{word} {n.text} -> {new}")
+
+
+GENERATORS = (
+    digit, decimal, unit, range_end, name, moved_name, moved_value, swapped, hedge, direction,
+)  # fmt: skip
 
 
 @cache

@@ -32,6 +32,11 @@ Rules, in short (the module's tests spell them out):
 - Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
   bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
   hedge go with anything.
+- So do changes: one written with words ("fell by 12%", "a 12% reduction", "12% lower")
+  matches the source's signed value ("-12%"), and a signed value the source's words; a
+  source figure of a change the other way backs neither ("rises 12%" or "a 12% gain" for
+  "-12%" or "fell 12%"). A figure written with no direction ("changed by 12%") does not
+  match a signed one: which way is the claim.
 - Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant; a
   word of three letters or more and the digit after it joined or apart: "Llama 3 8B" is
   "Llama3-8B", not "Llama3-70B" nor "Llama-38B"; a long name's shorter form, which a

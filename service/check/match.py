@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -17,7 +17,17 @@ from service.check.names import Name, verbatim_pattern
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
-from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, VERSION, WORD
+from service.numbers.direction import DOWN, NONE, direction
+from service.numbers.number import (
+    APPROX,
+    LOWER,
+    NO_HEDGE,
+    QUANTITY,
+    UPPER,
+    VERSION,
+    WORD,
+    updated,
+)
 
 
 def _unit_ok(mine: Number, theirs: Number) -> bool:
@@ -155,8 +165,61 @@ def _arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str
     return None
 
 
-def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
-    """A single value, with its unit, precision and hedge."""
+_RANK = {
+    CheckStatus.SUPPORTED: 3,
+    CheckStatus.DERIVED: 2,
+    CheckStatus.MISATTACHED: 1,
+    CheckStatus.UNSUPPORTED: 0,
+}
+_TURNED = {UPPER: LOWER, LOWER: UPPER}
+
+
+def _hit_direction(idx: SourceIndex, h: Hit) -> int:
+    return direction(idx.units[h[0]].text, h[1])
+
+
+def match_quantity(idx: SourceIndex, q: Number, binding: Binding, way: int = NONE) -> Outcome:
+    """A single value, with its unit, precision, hedge and ``way``: the direction of the
+    change the explainer writes it with (:func:`direction`).
+
+    A change written with words matches the source's signed value ("drops 12%" for
+    "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
+    of the other direction backs neither ("rises 12%" for "-12%", nor for "drops 12%")."""
+    assert q.value is not None
+    keep = None
+    if way != NONE:
+        keep = lambda h: _hit_direction(idx, h) != -way  # noqa: E731
+    outcome = _match_quantity(idx, q, binding, keep)
+    if outcome.status == CheckStatus.SUPPORTED:
+        return outcome
+    if q.value > 0 and way == DOWN:  # the source's signed value: "-12%"
+        keep = None
+    elif q.value < 0:  # the source's words: "12% lower"
+        keep = lambda h: _hit_direction(idx, h) == DOWN  # noqa: E731
+    else:
+        if keep is not None and outcome.status == CheckStatus.UNSUPPORTED:
+            turned = [h for h in idx.singles.get(q.value, []) if not keep(h)]
+            turned += [h for h in idx.singles.get(-q.value, []) if h[1].kind == QUANTITY]
+            if turned:
+                reason = f"the source's change goes the other way ({turned[0][1].text})"
+                return Outcome(CheckStatus.UNSUPPORTED, None, reason)
+        return outcome
+    # The value of the other sign; a bound keeps its side of the change ("fell by nearly
+    # 12%" is a value above -12%).
+    signed = updated(q, value=-q.value, hedge=_TURNED.get(q.hedge, q.hedge))
+    other = _match_quantity(idx, signed, binding, keep, arithmetic=False)
+    return other if _RANK[other.status] > _RANK[outcome.status] else outcome
+
+
+def _match_quantity(
+    idx: SourceIndex,
+    q: Number,
+    binding: Binding,
+    keep: Callable[[Hit], bool] | None,
+    *,
+    arithmetic: bool = True,
+) -> Outcome:
+    """:func:`match_quantity` for the hits ``keep`` keeps (all when None)."""
     assert q.value is not None
     hits = idx.singles.get(q.value, [])
     exact = [
@@ -167,6 +230,7 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
             (h[1].kind == QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
             or (h[1].kind == WORD and q.exp == 0 and _hedge_ok(q.hedge, h[1].hedge))
         )
+        and (keep is None or keep(h))
     ]
     first = _first_bound(idx, exact, binding)
     if first.unit is not None:
@@ -180,7 +244,9 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         cands = [
             h
             for h in ends.get(q.value, [])
-            if _unit_ok(q, h[1]) and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
+            if _unit_ok(q, h[1])
+            and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
+            and (keep is None or keep(h))
         ]
         end = _first_bound(idx, cands, binding)
         lent = lent or end.lent
@@ -202,13 +268,14 @@ def match_quantity(idx: SourceIndex, q: Number, binding: Binding) -> Outcome:
         if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
         and _rounding_hedge_ok(q, h[1])
         and (exp == q.exp or _close(q, h[1]))
+        and (keep is None or keep(h))
     ]
     rounding = _first_bound(idx, cands, binding)
     lent, unit = lent or rounding.lent, rounding.unit
     if unit is not None:
         hit = next(h for h in cands if h[0] == unit)
         return Outcome(CheckStatus.DERIVED, unit, f"rounded from {hit[1].text}")
-    found = _arithmetic(idx, q, binding)
+    found = _arithmetic(idx, q, binding) if arithmetic else None
     if found is not None:
         return Outcome(CheckStatus.DERIVED, found[0], found[1])
     if first.anywhere is not None or lent is not None:

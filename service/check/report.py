@@ -28,6 +28,7 @@ from service.check.names import Name, is_name
 from service.check.table import row_support
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
+from service.numbers.direction import direction
 from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -223,6 +224,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     binding = Binding(nouns=binding.nouns)
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
+                elif n.kind == QUANTITY:
+                    outcome = match_quantity(idx, n, binding, direction(s, n))
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

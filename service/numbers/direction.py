@@ -1,0 +1,79 @@
+"""The direction of a change a number is written with: down ("fell by 12%", "a 12%
+reduction", "12% lower", "-12%"), up ("rose 12%", "a 12% gain", "+12%"), or none said.
+
+The check compares a figure written with words with one written with a sign ("drops
+12%" for "-12%") and keeps them from being turned around ("rises 12%" for "-12%")."""
+
+from __future__ import annotations
+
+import re
+
+from service.numbers.number import QUANTITY, Number
+
+DOWN, NONE, UP = -1, 0, 1
+
+_DOWN_VERBS = (
+    r"fell|falls?|falling|dropp(?:ed|ing)|drops?|declin(?:ed|es|e|ing)|decreas(?:ed|es|e|ing)"
+    r"|reduc(?:ed|es|e|ing)|cuts?|cutting|shr[aiu]nk(?:s|ing)?|slash(?:ed|es|ing)?"
+    r"|trimm(?:ed|ing)|trims?|sank|sinks?|plung(?:ed|es|e)|dipp(?:ed|ing)|dips?|sav(?:ed|es|e)"
+)
+_UP_VERBS = (
+    r"rose|rises?|rising|grew|grows?|growing|increas(?:ed|es|e|ing)|jump(?:ed|s|ing)?"
+    r"|climb(?:ed|s|ing)?|gain(?:ed|s|ing)?|boost(?:ed|s|ing)?|rais(?:ed|es|e|ing)"
+    r"|soar(?:ed|s|ing)?|surg(?:ed|es|e|ing)"
+)
+_DOWN_NOUNS = r"reductions?|decreases?|drops?|declines?|cuts?|falls?|dips?|savings?|slowdowns?"
+_UP_NOUNS = r"increases?|rises?|gains?|growth|jumps?|boosts?|uplifts?"
+# "12% lower", "12 percent less memory"; "12% more"/"higher" (not "or more": a hedge).
+_DOWN_AFTER = _DOWN_NOUNS + r"|less|fewer|lower|smaller|shorter|cheaper|down"
+_UP_AFTER = _UP_NOUNS + r"|more|higher|larger|bigger|greater|longer|up"
+
+# The text before a number: a verb before it, or with "by" ("fell by nearly 12%",
+# "cut memory use by 40%"), or a noun with "of" ("a reduction of 12%"); "lower"/"down"
+# only so ("lower by 12%", "down 12%": "the lower 12% of requests" is no change). A
+# level is no change: "fell to 12%", "up to 12%" (a hedge) say nothing here.
+_HEDGE = r"(?:\s+(?:about|around|roughly|nearly|almost|approximately|some|just|over|under|up\s+to|more\s+than|less\s+than|at\s+least|at\s+most|~))?"  # noqa: E501
+
+
+# Words between a verb and its number without "by": its object ("drops decode latency
+# 12%"), never a preposition ("fell to 12%" is a level, "rose from 12%" a start).
+_OBJECT = r"(?:\s+(?!(?:to|from|at|of|in|on|for|with|than|as|by|into|onto)\b)[\w-]+){0,3}"
+
+
+def _before(verbs: str, nouns: str, extra: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"\b(?:(?:{verbs})(?:\s+[\w-]+){{0,4}}?\s+by{_HEDGE}"
+        rf"|(?:{verbs}){_OBJECT}{_HEDGE}|(?:{nouns})\s+of{_HEDGE}|{extra})\s*$",
+        re.I,
+    )
+
+
+_DOWN_BEFORE = _before(_DOWN_VERBS, _DOWN_NOUNS, r"lower(?:ed|s)?\s+by|down(?:\s+by)?")
+_UP_BEFORE = _before(_UP_VERBS, _UP_NOUNS, r"up")
+_NOT_BETWEEN = r"(?!(?:of|in|on|at|to|for|and|or|the|a|an|is|was|are|were|than|as)\b)"
+_AFTER = re.compile(
+    rf"[\s-]*(?:{_NOT_BETWEEN}[a-z][\w-]*\s+)?(?:(?P<down>{_DOWN_AFTER})|(?P<up>{_UP_AFTER}))\b",
+    re.I,
+)
+
+
+def direction(s: str, n: Number) -> int:
+    """The direction of the change ``n`` is written with in the prepared text ``s`` (a
+    minus or plus sign first, then the words around it): DOWN, UP or NONE."""
+    if n.kind != QUANTITY or n.value is None or not n.value:
+        return NONE
+    if n.value < 0:
+        return DOWN
+    if n.text[:1] == "+":
+        return UP
+    before = s[max(0, n.start - 80) : n.start]
+    # Within its sentence: "performance gains\n\n1. More" says nothing of the 1.
+    before = before[max(before.rfind("\n"), before.rfind(". ")) + 1 :]
+    if _DOWN_BEFORE.search(before):
+        return DOWN
+    if _UP_BEFORE.search(before):
+        return UP
+    m = _AFTER.match(s, n.end, min(len(s), n.end + 40))
+    if m is not None:
+        return DOWN if m.group("down") else UP
+    return NONE
