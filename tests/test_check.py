@@ -302,6 +302,14 @@ def test_a_model_name_does_not_match_another_size_of_its_family() -> None:
 FORMATS = "MXFP8 GEMM runs 1.58x faster than ATen. MXFP4 GEMM runs 1.68x faster than ATen."
 
 
+def test_a_figure_right_after_a_name_is_checked_as_a_figure() -> None:
+    # "MXFP4 1.68 times" was read as one model name, and unsupported.
+    explainer = "MXFP8 GEMM runs 1.58 times faster than ATen, and MXFP4 1.68 times."
+    assert status(explainer, FORMATS, "1.68 times") == S
+    swapped = "MXFP8 GEMM runs 1.68 times faster than ATen, and MXFP4 1.58 times."
+    assert status(swapped, FORMATS, "1.58 times") == M
+
+
 def test_a_number_must_stand_near_the_same_names_in_the_source() -> None:
     assert status("MXFP8 runs 1.58 times faster.", FORMATS, "1.58 times") == S
     v = verdict("MXFP4 runs 1.58 times faster.", FORMATS, "1.58 times")

@@ -180,6 +180,16 @@ def test_a_bare_count_before_a_size_is_no_model_name(text: str) -> None:
     assert not any(" " in n.text for n in extract_numbers(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "figure"), [("and MXFP4 1.68 times.", "1.68 times"), ("MXFP4 2.5 ms", "2.5 ms")]
+)
+def test_a_figure_with_its_unit_after_a_name_is_no_part_of_the_name(text: str, figure: str) -> None:
+    assert [(n.text, n.kind) for n in extract_numbers(text)] == [
+        ("MXFP4", Kind.IDENTIFIER),
+        (figure, Kind.QUANTITY),
+    ]
+
+
 def test_a_product_and_its_version_stay_apart() -> None:
     assert [n.kind for n in extract_numbers("PyTorch 2.14 and MXFP8 A8W8")] == [
         Kind.VERSION,

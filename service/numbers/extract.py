@@ -17,7 +17,7 @@ from service.numbers.context import (
 from service.numbers.normalise import prepare
 from service.numbers.number import QUANTITY, RANGE, Number
 from service.numbers.tokens import classify, identifier, tokens
-from service.numbers.units import spaced_unit
+from service.numbers.units import spaced_unit, unit_after
 from service.numbers.words import number_words
 
 # Model names written with spaces: "Llama 3.1 8B Instruct", "Qwen3 32B", "DeepSeek-V3 671B",
@@ -65,6 +65,8 @@ def _join_models(text: str, s: str, starts: list[int], nums: list[Number]) -> li
             continue  # "PyTorch 2.14" stays a version after its product
         if parts[0].isdigit() and not _named(m.group("head")):
             continue  # "With 2 8B models": a count of models, no name
+        if parts[-1][-1].isdigit() and unit_after(s, m.end()):
+            continue  # "MXFP4 1.68 times": a figure after a name, with its unit
         spans.append((m.start(), m.end()))
     if not spans:
         return nums

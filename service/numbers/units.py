@@ -174,6 +174,16 @@ _SPACED_UNIT = re.compile(
     + _grouped([u for u in sorted(SPACED_UNITS, key=len, reverse=True) if u not in ("x", "×")])
     + r")(?!\w)|[ \t]?(?P<m>[x×])(?![\w/])(?!\s*\d)"
 )
+
+
+def unit_after(s: str, end: int) -> bool:
+    """Whether a unit of measure is written right after ``end`` ("1.68 times", "2.5 ms")."""
+    m = _SPACED_UNIT.match(s, end)
+    if m is None:
+        return False
+    return bool(SPACED_UNITS.get(" ".join((m.group("u") or m.group("m")).split()), ("", 0))[0])
+
+
 # Rates: "21.6 tok/s", "2,000 requests per minute", "90 ms/step".
 _RATE_NOUNS = {
     "token": "tok",
