@@ -310,6 +310,28 @@ def test_a_figure_right_after_a_name_is_checked_as_a_figure() -> None:
     assert status(swapped, FORMATS, "1.58 times") == M
 
 
+def test_a_figure_compared_with_a_measured_one_is_in_its_unit() -> None:
+    source = (
+        "The fusion recovered 89% of the overhead (5,996 → 7,027 tok/s vs 7,156 BF16 baseline)."
+    )
+    assert (
+        status("The BF16 baseline is 7,156 tokens per second.", source, "7,156 tokens per second")
+        == S
+    )
+    assert status("The BF16 baseline is 7,156 ms.", source, "7,156 ms") == U
+
+
+def test_a_change_is_no_span_of_the_values_of_a_sentence() -> None:
+    source = (
+        "The fusion recovered 89% of the overhead (5,996 → 7,027 tok/s vs 7,156 BF16 baseline)."
+    )
+    explainer = "Throughput went up from 5,996 to 7,156 tok/s."
+    assert status(explainer, source, "5,996 to 7,156 tok/s") == U
+    assert (
+        status("Throughput ranges from 5,996 to 7,156 tok/s.", source, "5,996 to 7,156 tok/s") == D
+    )
+
+
 def test_a_number_must_stand_near_the_same_names_in_the_source() -> None:
     assert status("MXFP8 runs 1.58 times faster.", FORMATS, "1.58 times") == S
     v = verdict("MXFP4 runs 1.58 times faster.", FORMATS, "1.58 times")
@@ -626,6 +648,13 @@ def test_arithmetic_within_one_sentence_is_derived(
     v = verdict(explainer, source, written)
     assert v.status == D
     assert (v.reason or "").startswith(how)
+
+
+def test_a_ratio_is_the_larger_figure_over_the_smaller() -> None:
+    source = "FP8 ran at 5,996 tok/s vs 7,156 tok/s for BF16."
+    assert status("BF16 is 1.2x faster than FP8.", source, "1.2x") == D  # 7,156 / 5,996
+    # 5,996 / 7,156 = 0.84: a figure that happened to land on it (a "0.8x MI325X GPUs").
+    assert status("FP8 runs at 0.8x the BF16 speed.", source, "0.8x") == U
 
 
 def test_arithmetic_across_sentences_is_unsupported() -> None:

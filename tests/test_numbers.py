@@ -102,6 +102,20 @@ def test_a_list_shares_the_unit_of_its_last_member() -> None:
     assert [n.unit for n in (c, d, e)] == ["%", "%", "%"]
 
 
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("(5,996 → 7,027 tok/s vs 7,156 BF16 baseline)", "tok/s"),
+        ("runs at 12 ms versus 15 on A100", "ms"),
+        ("12 ms vs. 15.", "ms"),
+        ("3.2 GB vs 4 cards", ""),  # a count of its own
+        ("12 ms vs 8 GPUs", ""),
+    ],
+)
+def test_a_bare_figure_compared_with_a_measured_one_takes_its_unit(text: str, unit: str) -> None:
+    assert extract_numbers(text)[1].unit == unit
+
+
 def test_two_numbers_split_by_a_comma_alone_are_no_list() -> None:
     year, speedup = extract_numbers("at PyTorch Conference 2026, 7.5x faster loading")
     assert (year.value, year.unit) == (Decimal(2026), "")

@@ -7,16 +7,18 @@ Each number of the explainer gets a verdict:
 - ``misattached``: the source has the number, but not near the things the explainer
   ties it to (another model, operator, baseline).
 - ``derived``: not written in the source but computable from one source sentence or
-  table row: a rounding, the end of a range, the span of several values, a ratio,
-  difference, sum or percentage (of two figures at most eight apart in it). Shown for
-  review; it does not fail the check.
+  table row: a rounding, the end of a range, the span of several values (not for a
+  change: "went from 5,996 to 7,156" says which came first), a ratio (the larger over
+  the smaller), difference, sum or percentage (of two figures at most eight apart in
+  it). Shown for review; it does not fail the check.
 - ``unsupported``: nothing in the source backs it.
 
 Rules, in short (the module's tests spell them out):
 
 - Quantities match after normalisation (``x``/``×``/``times``, ``%``/``percent``,
   thousands separators, dash styles, scale words). A bare number in the explainer
-  matches any unit; a number with a unit needs the same unit in the source.
+  matches any unit; a number with a unit needs the same unit in the source (a bare
+  source figure compared with a measured one has its unit: "7,027 tok/s vs 7,156").
 - Precision: the explainer may not write more digits than the source (``1.100`` for
   ``1.10`` is unsupported: false precision). Fewer digits is a rounding, ``derived``
   (``1.1`` for ``1.10`` or ``1.13``), and only in the same unit (``1.7`` shapes is no

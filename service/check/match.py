@@ -335,10 +335,15 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
     ends = _change_ends(idx, r, binding) if r.change else None
     if ends is not None:
         return Outcome(CheckStatus.SUPPORTED, ends)
-    # The span of several values or ranges of one sentence (min to max).
-    lows = {u for u, _ in idx.singles.get(r.value, [])} | {
-        u for u, _ in idx.range_lows.get(r.value, [])
-    }
+    # The span of several values or ranges of one sentence (min to max); not for a change,
+    # which says which value came first ("went from 5,996 to 7,156" is no span of
+    # "5,996 -> 7,027 vs 7,156").
+    lows = (
+        set()
+        if r.change
+        else {u for u, _ in idx.singles.get(r.value, [])}
+        | {u for u, _ in idx.range_lows.get(r.value, [])}
+    )
     highs = {u for u, _ in idx.singles.get(r.high, [])} | {
         u for u, _ in idx.range_highs.get(r.high, [])
     }

@@ -12,6 +12,7 @@ from service.numbers.context import (
     join_ranges,
     read_hedge,
     read_sign,
+    share_compared_unit,
     version_by_context,
 )
 from service.numbers.normalise import prepare
@@ -121,7 +122,7 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     if len(refined) > 1:  # a range or a list takes two numbers
         nums = join_ranges(text, s, refined)
         nums = [version_by_context(text, s, n) for n in nums]
-        nums = distribute_units(s, nums)
+        nums = share_compared_unit(s, distribute_units(s, nums))
     else:
         nums = [version_by_context(text, s, n) for n in refined]
     if words:
