@@ -233,6 +233,29 @@ def test_identifiers_and_versions_match_verbatim(
 @pytest.mark.parametrize(
     ("explainer", "written", "expected"),
     [
+        ("It needs FlyDSL 0.3 or later.", "0.3", S),  # the 0.3.x series
+        ("It needs PyTorch 2.14.", "2.14", S),  # 2.14.0
+        ("It needs PyTorch 2.14.0.", "2.14.0", S),
+        ("It needs CUDA 12.6.0.", "12.6.0", S),  # 12.6
+        ("It needs FlyDSL 0.3.1.", "0.3.1", U),
+        ("It needs PyTorch 2.1.", "2.1", U),
+        ("It needs FlyDSL 0.30.", "0.30", U),
+        ("It needs CUDA 12.6.1.", "12.6.1", U),
+        ("It needs ROCm 2.14.", "2.14", M),
+    ],
+)
+def test_a_release_matches_with_zeros_after_it_or_as_its_series(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    source = (
+        "Install FlyDSL from the supported 0.3.x series. PyTorch 2.14.0 ships it, with CUDA 12.6."
+    )
+    assert status(explainer, source, written) == expected
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
         ("It supports CUDA 12.6, 13.0 and 13.2.", "13.2", S),
         ("It supports ROCm 7.2 and 7.14.", "7.14", S),
         # The clause names CUDA, but gives 7.14 for ROCm (it was supported).

@@ -43,7 +43,9 @@ Rules, in short (the module's tests spell them out):
   word of three letters or more and the digit after it joined or apart: "Llama 3 8B" is
   "Llama3-8B", not "Llama3-70B" nor "Llama-38B"; a long name's shorter form, which a
   name near a figure may stand as, goes on with no other number: "Llama-3.1-8B" is said
-  in "Llama-3.1 reaches", not in "Llama-3.1-70B reaches"); a
+  in "Llama-3.1 reaches", not in "Llama-3.1-70B reaches"; a release's zeros may be
+  written or not, and a series names its releases: "2.14" is "2.14.0", "0.3" is in
+  "the 0.3.x series", "0.3.1" is not); a
   version right after a product name must stand after that name in the source, no other
   name between: "CUDA 7.14" for "CUDA 12.6 and ROCm 7.14" is ``misattached``, as are
   "ROCm 2.14" where the source has "PyTorch 2.14" and "TensorFlow 2.14" when the source

@@ -12,7 +12,14 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.derive import Derived, Operand, combinations, operands, quantize
-from service.check.names import Name, leading_word, name_key, name_pattern, split_forms
+from service.check.names import (
+    Name,
+    leading_word,
+    name_key,
+    name_pattern,
+    release_head,
+    split_forms,
+)
 from service.check.table import Row, make_row
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Number, extract_numbers, prepare
@@ -79,9 +86,11 @@ class SourceIndex:
             yield from (m.start() for m in pattern.finditer(self.joined))
             return
         words = self.source_words
-        lead = leading_word(key)
+        lead = leading_word(key) or (release_head(key) if version else "")
         if lead:
-            first = lead  # "llama3" may stand as "llama 3", "llama\x003" as "llama3"
+            # "llama3" may stand as "llama 3", "llama\x003" as "llama3"; "2.14" as
+            # "2.14.0", "0.3" as "0.3.x": words of their own, or none
+            first = lead
         elif first not in words and first + "s" not in words and "v" + first not in words:
             return
         pos = self.joined.find(first)

@@ -100,9 +100,24 @@ def name_pattern(key: str) -> re.Pattern[str]:
 def verbatim_pattern(key: str, version: bool) -> re.Pattern[str]:
     """A folded identifier, verbatim up to case and separators (and a separator between
     a word and a digit, :func:`_joined`), in folded or plain text."""
-    body = _joined(key.split("\x00"))
+    release = release_head(key) if version else ""
+    body = re.escape(release) + _RELEASE_TAIL if release else _joined(key.split("\x00"))
     prefix = "v?" if version else ""
     return re.compile(r"(?<![a-z0-9.])" + prefix + body + r"s?(?![a-z0-9]|\.[a-z0-9])")
+
+
+_RELEASE = re.compile(r"(\d+\.\d+)(?:\.0)*")
+# What may follow a release's number and be the same release: ".0" parts ("2.14.0"), or
+# the series it names ("0.3.x").
+_RELEASE_TAIL = r"(?:\.0)*(?:\.[x*])?"
+
+
+def release_head(key: str) -> str:
+    """The major and minor number of a version key of numbers only, with no part past
+    them but zeros ("2.14" of "2.14" and "2.14.0"): the release that "2.14", "2.14.0"
+    and the series "2.14.x" all name. Else ""."""
+    m = _RELEASE.fullmatch(key)
+    return m.group(1) if m else ""
 
 
 def name_key(word: str) -> str:
