@@ -104,7 +104,8 @@ Rules, in short (the module's tests spell them out):
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of;
 swaps), :mod:`.table` (sentences restating a table row), :mod:`.derive` (values
-computable from one source unit), :mod:`.match` (the verdict on one number),
+computable from one source unit), :mod:`.match` (the verdict on one quantity or range),
+:mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """
 

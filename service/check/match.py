@@ -5,15 +5,13 @@ for other things: misattached; else unsupported)."""
 from __future__ import annotations
 
 import bisect
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from service.check.bind import Binding, borrowed
 from service.check.derive import quantize
 from service.check.index import SourceIndex
-from service.check.names import Name, verbatim_pattern
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
@@ -24,7 +22,6 @@ from service.numbers.number import (
     NO_HEDGE,
     QUANTITY,
     UPPER,
-    VERSION,
     WORD,
     updated,
 )
@@ -384,66 +381,4 @@ def _change_ends(idx: SourceIndex, r: Number, binding: Binding) -> int | None:
             and binding.holds(idx.units[u], h)
         ):
             return u
-    return None
-
-
-def locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
-    """Units of the source where a verbatim name occurs, in order (lazily: most callers
-    want the first)."""
-    return idx.occurrences(key, verbatim_pattern(key, version), version=version)
-
-
-def first_located(idx: SourceIndex, key: str, *, version: bool = False) -> int | None:
-    """The first unit of :func:`locate` (memoised per source)."""
-    return idx.first(key, verbatim_pattern(key, version), version=version)
-
-
-def match_verbatim(idx: SourceIndex, n: Number, product: Name | None) -> Outcome:
-    """An identifier or version, verbatim; a version with the product it follows."""
-    version = n.kind == VERSION
-    first = first_located(idx, n.key, version=version)
-    if first is None:
-        return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source")
-    if product is not None:
-        for u in locate(idx, n.key, version=version):  # from ``first`` on
-            if _after_product(idx.units[u], n.key, product):
-                return Outcome(CheckStatus.SUPPORTED, u)
-        return Outcome(
-            CheckStatus.MISATTACHED, first, f"the source does not give it for {product.key}"
-        )
-    return Outcome(CheckStatus.SUPPORTED, first)
-
-
-# A word with a capital: a name (another product) standing between a product and a version.
-_CAPITALISED = re.compile(r"[A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
-
-
-def _after_product(unit: Unit, key: str, product: Name) -> bool:
-    """Whether the version ``key`` stands in ``unit`` after ``product`` with no other name
-    between ("CUDA 12.6, 13.0 and 13.2", not the 7.14 of "CUDA 12.6 and ROCm 7.14": the
-    clause names CUDA, but gives 7.14 for ROCm). A version found only in the unit's
-    context (a heading) goes with a product anywhere in it."""
-    text = unit.text
-    found = False
-    for m in verbatim_pattern(key, True).finditer(text, unit.start, unit.end):
-        found = True
-        ends = [p.end() for p in product.pattern.finditer(text, unit.start, m.start())]
-        if not ends:
-            continue
-        # (A text whose lower case has another length has no offsets in common with it.)
-        cased = unit.cased if len(unit.cased) == len(text) else text
-        if not _CAPITALISED.search(cased, ends[-1], m.start()):
-            return True
-    return not found and product.pattern.search(unit.context) is not None
-
-
-def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
-    """A number word, when the source has its value (else it is no claim: None)."""
-    assert w.value is not None
-    if w.text.lower() in idx.words:
-        hits = [h for h in idx.singles.get(w.value, []) if h[1].text.lower() == w.text.lower()]
-        return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
-    hits = idx.singles.get(w.value, [])
-    if hits:
-        return Outcome(CheckStatus.SUPPORTED, hits[0][0])
     return None

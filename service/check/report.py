@@ -16,16 +16,10 @@ from service.check.bind import (
 )
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
-from service.check.match import (
-    Outcome,
-    first_located,
-    match_quantity,
-    match_range,
-    match_verbatim,
-    match_word,
-)
+from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import Name, is_name
 from service.check.table import row_support
+from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.direction import direction
