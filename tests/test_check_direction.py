@@ -116,3 +116,31 @@ def test_a_change_in_words_keeps_its_binding() -> None:
         CheckStatus.MISATTACHED,
         U,
     )
+
+
+SPEEDUP = "FlyDSL delivers a 1.10x speedup over ATen on MI355X, and 1.134x over Triton."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("FlyDSL is 10% faster than ATen on MI355X.", "10%", D),  # 1.10x - 1
+        ("FlyDSL is about 10% faster than ATen.", "10%", D),
+        ("FlyDSL gives a 10% speedup over ATen.", "10%", D),
+        ("FlyDSL gains 13% over Triton.", "13%", D),  # 1.134x, rounded
+        ("FlyDSL is 13.4% faster than Triton.", "13.4%", D),
+        ("FlyDSL is 13.5% faster than Triton.", "13.5%", U),
+        ("FlyDSL is 11% faster than ATen.", "11%", U),
+        ("FlyDSL is 10.0% faster than ATen.", "10.0%", U),  # a digit 1.10x does not give
+        ("FlyDSL is up to 10% faster than ATen.", "10%", U),  # no bound in the source
+        ("FlyDSL runs on 10% of the shapes.", "10%", U),  # no gain: no computation
+        ("FlyDSL is 13% faster than ATen.", "13%", U),  # the gain over Triton
+    ],
+)
+def test_a_percent_gain_is_derived_from_a_multiplier(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    v = verdict(explainer, SPEEDUP, written)
+    assert v.status == expected, v
+    if expected == D:
+        assert (v.reason or "").endswith("as a percent gain")

@@ -10,7 +10,9 @@ Each number of the explainer gets a verdict:
   table row: a rounding, the end of a range, the span of several values (not for a
   change: "went from 5,996 to 7,156" says which came first), a ratio (the larger over
   the smaller), difference, sum or percentage (of two figures at most eight apart in
-  it). Shown for review; it does not fail the check.
+  it), or a multiplier stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
+  no more digits than the multiplier gives). Shown for review; it does not fail the
+  check.
 - ``unsupported``: nothing in the source backs it.
 
 Rules, in short (the module's tests spell them out):

@@ -4,12 +4,15 @@ rounding, a ratio, a percentage, a difference or a sum)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from service.check.unit import Unit
-from service.numbers.number import QUANTITY, RANGE
+from service.check.unit import Hit, Unit
+from service.numbers.number import QUANTITY, RANGE, Number
+
+if TYPE_CHECKING:
+    from service.check.index import SourceIndex
 
 
 def quantize(value: Decimal, exp: int) -> Decimal | None:
@@ -95,3 +98,16 @@ def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decim
     if target == unit:
         return [(abs(a - b), "difference"), (a + b, "sum")]
     return []
+
+
+def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
+    """Source multipliers that a percent gain ``q`` ("10% faster") states as a percentage:
+    1.10x, or one that rounds to it at the digits ``q`` gives (1.134x for "13% faster"),
+    for the writer computed 1.134 - 1 = 13.4%. The caller says that ``q`` is a gain."""
+    if q.unit != "%" or q.value is None or q.value <= 0:
+        return
+    value = 1 + q.value / 100
+    exp = q.exp - 2
+    seen: Callable[[Hit], bool] = lambda h: h[1].unit == "x" and h[1].kind == QUANTITY  # noqa: E731
+    yield from (h for h in idx.singles.get(value, []) if seen(h) and h[1].exp <= exp)
+    yield from (h for h in idx.rounded(exp).get(value, []) if seen(h))

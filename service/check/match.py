@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from service.check.bind import Binding, borrowed
-from service.check.derive import quantize
+from service.check.derive import multipliers_of_gain, quantize
 from service.check.index import SourceIndex
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
@@ -175,13 +175,30 @@ def _hit_direction(idx: SourceIndex, h: Hit) -> int:
     return direction(idx.units[h[0]].text, h[1])
 
 
-def match_quantity(idx: SourceIndex, q: Number, binding: Binding, way: int = NONE) -> Outcome:
+def match_quantity(
+    idx: SourceIndex, q: Number, binding: Binding, way: int = NONE, *, gain: bool = False
+) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
     change the explainer writes it with (:func:`direction`).
 
     A change written with words matches the source's signed value ("drops 12%" for
     "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
-    of the other direction backs neither ("rises 12%" for "-12%", nor for "drops 12%")."""
+    of the other direction backs neither ("rises 12%" for "-12%", nor for "drops 12%").
+    A percentage the explainer states as a gain (``gain``: "10% faster") the source does
+    not write is derived from a multiplier it does (1.10x)."""
+    outcome = _signed(idx, q, binding, way)
+    if not gain or outcome.status != CheckStatus.UNSUPPORTED or q.hedge in (UPPER, LOWER):
+        return outcome
+    hits = list(multipliers_of_gain(idx, q))
+    unit = _first_bound(idx, hits, binding).unit if hits else None
+    if unit is None:
+        return outcome
+    hit = next(h for h in hits if h[0] == unit)
+    return Outcome(CheckStatus.DERIVED, unit, f"{hit[1].text} as a percent gain")
+
+
+def _signed(idx: SourceIndex, q: Number, binding: Binding, way: int) -> Outcome:
+    """:func:`match_quantity` without the gain from a multiplier."""
     assert q.value is not None
     keep = None
     if way != NONE:

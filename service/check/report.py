@@ -22,7 +22,7 @@ from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
-from service.numbers.direction import direction
+from service.numbers.direction import direction, states_gain
 from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -219,7 +219,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
                 elif n.kind == QUANTITY:
-                    outcome = match_quantity(idx, n, binding, direction(s, n))
+                    way = direction(s, n)
+                    gain = n.unit == "%" and states_gain(s, n)
+                    outcome = match_quantity(idx, n, binding, way, gain=gain)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

@@ -77,3 +77,14 @@ def direction(s: str, n: Number) -> int:
     if m is not None:
         return DOWN if m.group("down") else UP
     return NONE
+
+
+# "10% faster", "a 10% speedup": a gain, which a writer may state for a multiplier (1.10x).
+_GAIN_AFTER = re.compile(
+    r"[\s-]*(?:faster|quicker|speedups?|speed-ups?|improvements?|better)\b", re.I
+)
+
+
+def states_gain(s: str, n: Number) -> bool:
+    """Whether ``n`` is written as a gain: a change up, or "faster", "a speedup"."""
+    return direction(s, n) == UP or _GAIN_AFTER.match(s, n.end, n.end + 20) is not None
