@@ -52,6 +52,8 @@ Rules, in short (the module's tests spell them out):
   name between: "CUDA 7.14" for "CUDA 12.6 and ROCm 7.14" is ``misattached``, as are
   "ROCm 2.14" where the source has "PyTorch 2.14" and "TensorFlow 2.14" when the source
   never names TensorFlow.
+- A shape ("32 × 14336 × 4096", "4096x4096") the source writes the same, sides in
+  order, backs each side said of the same names (a side has no noun of its own).
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
 - The explainer's own marks are no figures: a citation ("[3]") and an enumeration
   starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not.
@@ -105,9 +107,9 @@ Rules, in short (the module's tests spell them out):
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of;
-swaps), :mod:`.table` (sentences restating a table row), :mod:`.derive` (values
-computable from one source unit), :mod:`.match` (the verdict on one quantity or range),
-:mod:`.verbatim` (on one identifier, version or number word),
+swaps), :mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
+:mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on
+one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """
 

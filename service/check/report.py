@@ -18,6 +18,7 @@ from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import Name, is_name
+from service.check.shape import shapes
 from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
@@ -181,6 +182,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 if not nums:
                     continue
         row = row_support(idx.rows, text, nums, s)
+        sides = shapes(idx, s, nums)
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
         clauses: Clauses | None = None  # read on first use: most figures have names
@@ -199,6 +201,18 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start, Binding())
+            # A side of a shape the source writes the same, with the names it is said of.
+            shape = next(
+                (
+                    u
+                    for u in sides.get(n.start, ())
+                    if binding.holds(idx.units[u], n) or not binding.names
+                ),
+                None,
+            )
+            if shape is not None:
+                verdicts.append(_verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, shape)))
+                continue
             if sentence.label_end and n.start > sentence.label_end:
                 binding = _with_label(binding, names, sentence.label_end)
             # A multiplier word ("twice as fast", "six times faster") the source has the

@@ -1,0 +1,37 @@
+"""Shapes: sizes written as a product ("32 × 14336 × 4096", "4096x4096"), whose sides
+the extractor reads as separate counts. A shape the source writes the same (its sides in
+order) backs each of its sides: a side alone has no noun of its own to bind it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from service.check.index import SourceIndex
+from service.numbers import Number
+
+_SHAPE = re.compile(r"(?<![\w.])\d+(?:[ \t]*[x×][ \t]*\d+)+(?![\w.]*\d)")
+_SIDE = re.compile(r"\d+")
+
+
+def _pattern(sides: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w.])" + r"\s*[x×]\s*".join(s.lstrip("0") or "0" for s in sides) + r"(?![\w.]*\d)"
+    )
+
+
+def shapes(idx: SourceIndex, s: str, nums: Sequence[Number]) -> dict[int, list[int]]:
+    """The sides of the shapes of the prepared sentence ``s`` that the source writes the
+    same, by start, each with the source units the shape stands in."""
+    if "x" not in s and "×" not in s:
+        return {}
+    out: dict[int, list[int]] = {}
+    for m in _SHAPE.finditer(s):
+        sides = _SIDE.findall(m.group(0))
+        units = list(idx.occurrences(sides[0], _pattern(sides)))
+        if not units:
+            continue
+        for n in nums:
+            if m.start() <= n.start < m.end():
+                out[n.start] = units
+    return out

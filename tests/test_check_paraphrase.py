@@ -1,0 +1,127 @@
+"""check: explainer sentences a writer could put for the FlyDSL and FP8-training posts
+(eval cases), checked against the real post. Faithful paraphrases raise no alarm; wrong
+ones (a figure put on another model, format or baseline, a unit changed, digits added)
+are flagged. Known limits are marked xfail (strict: a fix must say so here)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from service.check import check_explainer
+from service.evaluate.cases import load_article, load_cases
+from service.models import CheckStatus
+
+CASES = Path(__file__).parent.parent / "eval" / "cases"
+FLAGGED = {CheckStatus.UNSUPPORTED, CheckStatus.MISATTACHED}
+
+
+@cache
+def source(slug: str) -> str:
+    case = next(c for c in load_cases(CASES) if c.slug == slug)
+    return load_article(case).text
+
+
+FLY, FP8 = "flydsl-amd-gpus", "fp8-training-amd-torchtitan"
+
+
+def flagged(slug: str, sentence: str) -> list[tuple[str, str]]:
+    report = check_explainer(sentence, source(slug))
+    return [(n.text, n.status.value) for n in report.numbers if n.status in FLAGGED]
+
+
+def limit(slug: str, sentence: str, why: str) -> object:
+    return pytest.param(slug, sentence, marks=pytest.mark.xfail(strict=True, reason=why))
+
+
+@pytest.mark.parametrize(
+    ("slug", "sentence"),
+    [
+        (FLY, "FlyDSL is about 10% faster than the faster of ATen and Triton on BF16 dense GEMM."),
+        (FLY, "On BF16 dense GEMM, FlyDSL gives a 1.1x geometric-mean speedup across 15 shapes."),
+        (FLY, "MXFP8 GEMM runs 1.58 times faster than ATen, and MXFP4 1.68 times."),
+        (FLY, "For MXFP4, vLLM speedups on Llama 3.1 8B range from 1.25x to 1.85x."),
+        (FLY, "FlyDSL wins 11 of the 14 uniform-group cases."),
+        (FLY, "On aligned dimensions, RMSNorm gains are 1.2 to 1.5 times."),
+        (FLY, "In BF16, Llama-3.1-8B peaks at 1.13x and Qwen3-32B at 1.06x."),
+        (FLY, "Llama 3.3 70B stays within the 1.79% noise floor in BF16."),
+        (FLY, "MXFP scaled GEMM uses one E8M0 scale for every 32 values."),
+        (FLY, "You need FlyDSL 0.3 or later, below 0.4."),
+        (FLY, "With MXFP8, Qwen3 32B gains 1.40x to 2.03x."),
+        (FLY, "The largest MXFP4 GEMM gain, 2.96x, comes at 32 x 14336 x 4096."),
+        (FLY, "The 64 × 4096 × 4096 shape improves by 1.33x."),
+        (FLY, "End-to-end speedups reach 2.04x for MXFP8 and 3.01x for MXFP4."),
+        limit(
+            FLY,
+            "Grouped GEMM is 1.2x faster than Triton and 1.95x faster than ATen over 24 cases.",
+            '"over 24 cases" reads as "more than 24"',
+        ),
+        (FP8, "FP8 training is 13.4% faster than BF16 on Llama 3 8B."),
+        (FP8, "On Llama3 8B, FP8 gives 13.4% more throughput than BF16."),
+        (FP8, "Peak memory stays nearly the same, about 39 GB."),
+        (FP8, "The fused Triton kernels recovered 89% of the FP8 overhead on DeepSeek-V3 671B."),
+        (FP8, "Backward passes got 4.2 times faster on DeepSeek-MoE-16B."),
+        (FP8, "The end-to-end throughput went up 17%, from 5,996 to 7,027 tokens per second."),
+        (FP8, "The BF16 baseline is 7,156 tokens per second."),
+        (FP8, "The forward pass went from about 19 ms to about 7 ms."),
+        (FP8, "The FNUZ format on AMD has a maximum value of 240."),
+        (FP8, "The upstream FP8 configuration added 127 ms per step, 92% of it in quantization."),
+        (FP8, "With DeepSeek V3 671B, the fused forward kernel raised throughput by 17%."),
+        (FP8, "The colwise scales kernel is 6.2 times faster per MoE layer on MI300X."),
+    ],
+)
+def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
+    assert flagged(slug, sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("slug", "sentence"),
+    [
+        (FLY, "In BF16, Llama-3.1-8B peaks at 1.06x."),  # Qwen3-32B's peak
+        (FLY, "In BF16, Qwen3-32B peaks at 1.13x."),
+        (FLY, "MXFP4 GEMM runs 1.58 times faster than ATen."),  # MXFP8's
+        (FLY, "Llama-3.1-8B gains 2.04x with MXFP8."),
+        (FLY, "With MXFP8, Llama-3.1-8B gains 1.40x to 2.03x."),  # Qwen3-32B's range
+        (FLY, "For MXFP4, vLLM speedups on Llama 3.3 70B range from 1.25x to 1.85x."),
+        (FLY, "Grouped GEMM is 1.95x faster than Triton."),  # the speedup over ATen
+        (FLY, "MXFP8 GEMM speedups range from 1.31x to 2.96x."),
+        (FLY, "MXFP8 peaks at 32 × 14336 × 4096."),  # MXFP4's peak shape
+        (FLY, "RMSNorm gains reach 3.66% on unaligned dimensions."),  # unit changed
+        (FLY, "FlyDSL gives a 1.100x speedup on BF16 dense GEMM."),  # digits added
+        (FLY, "With MXFP8, Qwen3 32B gains 1.40x to 2.030x."),
+        limit(
+            FLY,
+            "TopK is 4.02x faster than ATen with deterministic algorithms disabled.",
+            "a figure said with plain words only is matched by value",
+        ),
+        limit(
+            FLY,
+            "Each request had a 512-token prompt.",
+            "a bare count binds by any one of its nouns (token)",
+        ),
+        (FP8, "FP8 training is 13.4% faster than BF16 on DeepSeek-V3 671B."),  # Llama3-8B's
+        (FP8, "On Llama 3 70B, FP8 gives 13.4% more throughput than BF16."),
+        (FP8, "The fused kernels recovered 89% of the FP8 overhead on Llama3-8B."),
+        (FP8, "Backward passes got 4.2% faster on DeepSeek-MoE-16B."),
+        (FP8, "Backward passes got 4.20x faster on DeepSeek-MoE-16B."),
+        (FP8, "Backward passes got 6.2x faster on DeepSeek-MoE-16B."),
+        (FP8, "The end-to-end throughput went up 17%, from 5,996 to 7,156 tokens per second."),
+        (FP8, "The FNUZ format on AMD has a maximum value of 448."),
+        (FP8, "FP8 training throughput drops 13.4% against BF16 on Llama3-8B."),  # a gain
+        (FP8, "The upstream FP8 configuration added 92 ms per step."),
+        limit(
+            FP8,
+            "The BF16 baseline is 7,027 tokens per second.",
+            "7,027 has no names of its own in its clause, so BF16 near it is no borrowing",
+        ),
+        limit(
+            FP8,
+            "The colwise scales kernel is 6.2x faster per MoE layer on MI325X.",
+            "a name in a long sentence goes with a figure it stands near",
+        ),
+    ],
+)
+def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:
+    assert flagged(slug, sentence) != []
