@@ -106,8 +106,9 @@ Rules, in short (the module's tests spell them out):
   ("dropped 19%") is matched by value and hedge, not by what it is about.
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
-:mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of;
-swaps), :mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
+:mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
+:mod:`.said` (what the source says its figures of: borrowed names, swaps),
+:mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on
 one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).

@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from service.check.bind import Binding, borrowed
+from service.check.bind import Binding
 from service.check.derive import multipliers_of_gain, quantize
 from service.check.index import SourceIndex
+from service.check.said import borrowed
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Hedge, Number

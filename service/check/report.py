@@ -6,18 +6,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.bind import (
-    Binding,
-    Clauses,
-    bind_numbers,
-    initial,
-    known_names,
-    swapped,
-)
+from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import Name, is_name
+from service.check.said import swapped
 from service.check.shape import shapes
 from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word

@@ -1,0 +1,172 @@
+"""What the source says its figures of, read as the explainer's are: whether an
+explainer's figure borrows a name the source gives another figure (or another table
+column), and whether two figures of a sentence are said of two names the other way
+round from the source."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from service.check.bind import Binding, bind_numbers, known_names
+from service.check.index import SourceIndex, column_unit
+from service.check.names import Name
+from service.check.table import Row
+from service.check.unit import Unit
+from service.numbers import Number
+from service.numbers.number import QUANTITY, RANGE
+
+
+def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
+    """Which of ``names`` a source number is said of, read as the explainer's are (from
+    the few numbers around it: a long list sentence costs no more than a short one)."""
+    nums = unit.numbers
+    i = bisect.bisect_left(nums, n.start, key=lambda m: m.start)
+    lo, hi = max(0, i - 3), min(len(nums), i + 4)
+    start = nums[lo - 1].end if lo > 0 else unit.start
+    end = nums[hi].start if hi < len(nums) else unit.end
+    found = [
+        Name(m.start(), m.end(), name.key, name.pattern)
+        for name in names
+        for m in name.pattern.finditer(unit.text, start, end)
+    ]
+    found.sort(key=lambda x: x.start)
+    nearest = (
+        bind_numbers(unit.text, nums[lo:hi], found, start, end).get(n.start, Binding()).nearest
+    )
+    return nearest.key if nearest else None
+
+
+def source_names(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]:
+    """The names of each figure of source unit ``u`` with unit of measure ``measure``, by
+    its start, read as the explainer's are (from the unit's own clause in its own case:
+    names are told from ordinary words by their capitals). Only those figures are read: a
+    count between two speedups ("1.10x for the 15-shape BF16 suite") is part of what the
+    speedup is said of, not a figure with names of its own. Memoised per source: a check
+    reads it only for the units its figures are found in."""
+    own = idx.own_names.get((u, measure))
+    if own is None:
+        unit = idx.units[u]
+        figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE) and n.unit == measure]
+        own = {}
+        # (A text whose lower case has another length has no offsets in common with it.)
+        if len(unit.cased) == len(unit.text):
+            s, start, end = unit.cased, unit.start, unit.end
+            names = known_names(s, unit.numbers, idx, start, end)
+            bound = bind_numbers(s, figures, names, start, end)
+            own = {
+                n.start: tuple({x.key: x for x in bound[n.start].names}.values())
+                for n in figures
+                if n.start in bound
+            }
+        idx.own_names[(u, measure)] = own
+    return own
+
+
+def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tuple[str, ...]:
+    """What source unit ``u`` says its number ``m`` of, when the explainer's ``names`` for
+    it borrow a name the unit gives a like figure (same unit of measure) and not ``m``,
+    and name none of the names ``m`` alone has there ("MXFP4 gained 1.58x" for "MXFP8
+    shows 1.58x and MXFP4 1.68x"); else nothing.
+
+    A name ``m`` shares with the other figure does not tell them apart, so a figure of a
+    coordinated subject keeps it ("TopK is 1.5x faster than Triton" for "TopK is 4.82x
+    faster than ATen and 1.5x faster than Triton": Triton is 1.5x's alone); nor does an
+    explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively")."""
+    row = idx.row_of.get(u)
+    if row is not None:
+        header = idx.units[row.header_unit].display.split(" | ")
+        column = _other_column(idx.units[u], row, header, m, names)
+        if column:
+            return column
+    if not m.unit:
+        # A bare count ("across 24 cases") is mostly what several figures of the sentence
+        # share ("1.20x over Triton across all 24 grouped-GEMM cases" holds for the 1.95x
+        # over ATen as well): the nearest names do not tell whose it is.
+        return ()
+    like = (
+        n.unit for n in idx.units[u].numbers if n.start != m.start and n.kind in (QUANTITY, RANGE)
+    )
+    if m.unit not in like:
+        return ()  # no other figure of its unit of measure to borrow from (most units)
+    own = source_names(idx, u, m.unit)
+    if m.start not in own:
+        return ()
+    mine = own[m.start]
+    said = {x.key for x in mine}
+    others = {x.key for start, xs in own.items() if start != m.start for x in xs}
+    alone = said - others
+    keys = {x.key for x in names}
+    if not alone or keys & alone or not (keys & others) - said:
+        return ()
+    # As the source writes them (the unit's text in its own case).
+    cased = idx.units[u].cased
+    return tuple(cased[x.start : x.end] for x in mine if x.key in alone)
+
+
+def _other_column(
+    unit: Unit, row: Row, header: Sequence[str], m: Number, names: Sequence[Name]
+) -> tuple[str, ...]:
+    """The header (as ``header`` writes it) of the column of a table row's figure ``m``,
+    when the explainer's
+    ``names`` name another column's header and not its own ("Llama-3.1-8B gains 1.90x
+    with MXFP8" where 1.90x stands under MXFP4): every header is in a row's context, so
+    each column's name held for every figure of the row. Else nothing."""
+    column = unit.text.count(" | ", unit.start, m.start)
+    if column == 0 or column >= len(row.headers):
+        return ()  # the label's column, or a cell past the header
+    own = row.headers[column]
+    # Only the columns holding a like figure (same unit of measure) in this row: in
+    # "| ATen (ms) | FlyDSL (ms) | Speedup |" a speedup over ATen is FlyDSL's.
+    cells = row.cell_numbers
+    others = [
+        h
+        for j, h in enumerate(row.headers)
+        if j not in (0, column)
+        and h
+        and j < len(cells)
+        and any(
+            c.kind in (QUANTITY, RANGE)
+            and (c.unit or (column_unit(header[j]) if j < len(header) else "")) == m.unit
+            for c in cells[j]
+        )
+    ]
+    for name in names:
+        if (
+            any(name.pattern.search(h) for h in others)
+            and not name.pattern.search(own)
+            and not name.pattern.search(row.label)
+        ):
+            return (header[column] if column < len(header) else own.strip(),)
+    return ()
+
+
+def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
+    """Source units holding the value (or range) of ``n``, with the number found there."""
+    if n.kind == RANGE:
+        assert n.value is not None and n.high is not None
+        hits = idx.ranges.get((n.value, n.high), [])
+    else:
+        assert n.value is not None
+        hits = idx.singles.get(n.value, [])
+    out: dict[int, Number] = {}
+    for u, m in hits:
+        out.setdefault(u, m)
+    return out
+
+
+def swapped(idx: SourceIndex, a: Number, b: Number, ea: Name, eb: Name) -> bool:
+    """Two numbers of one sentence said of two names the other way round from the source
+    ("1.95x over Triton and 1.20x over ATen" for "1.20x over Triton and 1.95x over ATen")."""
+    ua, ub = _units_with(idx, a), _units_with(idx, b)
+    crossed = straight = False
+    for u in ua.keys() & ub.keys():
+        unit = idx.units[u]
+        if not (unit.mentions(ea) and unit.mentions(eb)):
+            continue  # the source says nothing here about which is which
+        sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
+        if sa == ea.key or sb == eb.key:
+            straight = True
+        elif sa == eb.key and sb == ea.key:
+            crossed = True
+    return crossed and not straight
