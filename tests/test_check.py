@@ -434,6 +434,18 @@ def test_a_name_borrowed_from_another_figure_of_the_flydsl_post_is_misattached()
     assert status(claim.replace("MXFP4", "MXFP8"), source, "1.58x") == S
 
 
+def test_a_name_of_a_figure_set_against_this_one_is_not_borrowed() -> None:
+    source = (
+        "The fusion recovered 89% of the overhead (5,996 → 7,027 tok/s vs 7,156 BF16 baseline)."
+    )
+    v = verdict("The BF16 baseline is 7,027 tok/s.", source, "7,027 tok/s")
+    assert (v.status, v.reason) == (M, "the source gives it for other things than BF16")
+    assert status("The BF16 baseline is 7,156 tok/s.", source, "7,156 tok/s") == S
+    # Left out, not set against: "4.02x" is over ATen too.
+    source = "TopK is 4.82x faster than ATen with them disabled, and 4.02x with them enabled."
+    assert status("TopK is 4.02x faster than ATen.", source, "4.02x") == S
+
+
 def test_a_figure_of_a_coordinated_subject_keeps_the_shared_name() -> None:
     """TopK is said of both figures, Triton of 1.5x alone: the explainer names it, so
     TopK is not borrowed from 4.82x."""

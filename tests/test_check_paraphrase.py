@@ -111,11 +111,7 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "The FNUZ format on AMD has a maximum value of 448."),
         (FP8, "FP8 training throughput drops 13.4% against BF16 on Llama3-8B."),  # a gain
         (FP8, "The upstream FP8 configuration added 92 ms per step."),
-        limit(
-            FP8,
-            "The BF16 baseline is 7,027 tokens per second.",
-            "7,027 has no names of its own in its clause, so BF16 near it is no borrowing",
-        ),
+        (FP8, "The BF16 baseline is 7,027 tokens per second."),  # "7,027 vs 7,156 BF16"
         limit(
             FP8,
             "The colwise scales kernel is 6.2x faster per MoE layer on MI325X.",

@@ -78,7 +78,11 @@ Rules, in short (the module's tests spell them out):
   and 1.5x on H100", no rounding of 1.5x either): ``misattached``, for the names the
   source gives it. A name both figures have is no borrowing ("TopK is 1.5x faster than
   Triton" for "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a
-  bare count ("across 24 cases": mostly what all the figures around it share).
+  bare count ("across 24 cases": mostly what all the figures around it share). A figure
+  with no names of its own there borrows the name of a figure its clause sets against
+  it ("BF16 baseline of 7,027 tok/s" for "7,027 tok/s vs 7,156 BF16 baseline"), not of
+  one whose names it merely leaves out ("4.02x over ATen" for "4.82x over ATen ..., and
+  4.02x with them enabled").
 - Tables: a bare figure of a source table cell has the unit its column's header gives
   ("2.26" under "ATen (ms)" is 2.26 ms). A sentence that restates a source table row
   (its label written in it) is backed cell by cell when each figure stands in a
