@@ -58,6 +58,8 @@ class SourceIndex:
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines.
     own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
+    # The direction of a change each source figure a check examines is written with.
+    directions: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False

@@ -173,22 +173,40 @@ _TURNED = {UPPER: LOWER, LOWER: UPPER}
 
 
 def _hit_direction(idx: SourceIndex, h: Hit) -> int:
-    return direction(idx.units[h[0]].text, h[1])
+    """The direction a source figure is written with (memoised per source)."""
+    key = (h[0], h[1].start)
+    found = idx.directions.get(key)
+    if found is None:
+        found = idx.directions[key] = direction(idx.units[h[0]].text, h[1])
+    return found
+
+
+def _never() -> bool:
+    return False
 
 
 def match_quantity(
-    idx: SourceIndex, q: Number, binding: Binding, way: int = NONE, *, gain: bool = False
+    idx: SourceIndex,
+    q: Number,
+    binding: Binding,
+    way: Callable[[], int] | None = None,
+    gain: Callable[[], bool] = _never,
 ) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
-    change the explainer writes it with (:func:`direction`).
+    change the explainer writes it with (:func:`direction`; read only when needed, None
+    when it can have none).
 
     A change written with words matches the source's signed value ("drops 12%" for
     "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
     of the other direction backs neither ("rises 12%" for "-12%", nor for "drops 12%").
     A percentage the explainer states as a gain (``gain``: "10% faster") the source does
     not write is derived from a multiplier it does (1.10x)."""
-    outcome = _signed(idx, q, binding, way)
-    if not gain or outcome.status != CheckStatus.UNSUPPORTED or q.hedge in (UPPER, LOWER):
+    outcome = (
+        _match_quantity(idx, q, binding, None) if way is None else _signed(idx, q, binding, way)
+    )
+    if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%" or q.hedge in (UPPER, LOWER):
+        return outcome
+    if not gain():
         return outcome
     hits = list(multipliers_of_gain(idx, q))
     unit = _first_bound(idx, hits, binding).unit if hits else None
@@ -198,21 +216,25 @@ def match_quantity(
     return Outcome(CheckStatus.DERIVED, unit, f"{hit[1].text} as a percent gain")
 
 
-def _signed(idx: SourceIndex, q: Number, binding: Binding, way: int) -> Outcome:
-    """:func:`match_quantity` without the gain from a multiplier."""
+def _signed(idx: SourceIndex, q: Number, binding: Binding, way: Callable[[], int]) -> Outcome:
+    """:func:`match_quantity` for a figure of a sentence with a sign or a word of a
+    direction, without the gain from a multiplier."""
     assert q.value is not None
-    keep = None
-    if way != NONE:
-        keep = lambda h: _hit_direction(idx, h) != -way  # noqa: E731
+
+    def keep(h: Hit) -> bool:  # the explainer's direction is read only for a source's
+        found = _hit_direction(idx, h)
+        return found == NONE or found != -way()
+
     outcome = _match_quantity(idx, q, binding, keep)
     if outcome.status == CheckStatus.SUPPORTED:
         return outcome
-    if q.value > 0 and way == DOWN:  # the source's signed value: "-12%"
-        keep = None
-    elif q.value < 0:  # the source's words: "12% lower"
-        keep = lambda h: _hit_direction(idx, h) == DOWN  # noqa: E731
+    flip: Callable[[Hit], bool] | None
+    if q.value < 0:  # the source's words: "12% lower"
+        flip = lambda h: _hit_direction(idx, h) == DOWN  # noqa: E731
+    elif way() == DOWN:  # the source's signed value: "-12%"
+        flip = None
     else:
-        if keep is not None and outcome.status == CheckStatus.UNSUPPORTED:
+        if way() != NONE and outcome.status == CheckStatus.UNSUPPORTED:
             turned = [h for h in idx.singles.get(q.value, []) if not keep(h)]
             turned += [h for h in idx.singles.get(-q.value, []) if h[1].kind == QUANTITY]
             if turned:
@@ -222,7 +244,7 @@ def _signed(idx: SourceIndex, q: Number, binding: Binding, way: int) -> Outcome:
     # The value of the other sign; a bound keeps its side of the change ("fell by nearly
     # 12%" is a value above -12%).
     signed = updated(q, value=-q.value, hedge=_TURNED.get(q.hedge, q.hedge))
-    other = _match_quantity(idx, signed, binding, keep, arithmetic=False)
+    other = _match_quantity(idx, signed, binding, flip, arithmetic=False)
     return other if _RANK[other.status] > _RANK[outcome.status] else outcome
 
 

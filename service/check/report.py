@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
-from service.numbers.direction import direction, states_gain
+from service.numbers.direction import NONE, Way, may_have_direction, states_gain
 from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -26,6 +27,10 @@ _SECTION_NUMBER = re.compile(r"\d{1,2}\.\s+(?=\D)")
 # Markers, not figures: a citation ("[3]", "[1, 2]") and an enumeration at the start of a
 # sentence or clause ("(1) MXFP8 ...; (2) MXFP4 ..."), the explainer's own numbering.
 _MARKER = re.compile(r"\[\d{1,3}(?:\s*[,\-–]\s*\d{1,3})*\]|(?:^|(?<=[;:,.]\s))\(\d{1,2}\)(?=\s)")
+
+
+def _no_way() -> int:
+    return NONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +159,12 @@ def _with_label(binding: Binding, names: Sequence[Name], label_end: int) -> Bind
     )
 
 
+def _shape_unit(idx: SourceIndex, units: Sequence[int], n: Number, binding: Binding) -> int | None:
+    """The first unit holding a shape the source writes as the explainer does that says it
+    of the names the explainer does (a side of it is ``n``)."""
+    return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
+
+
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
@@ -176,7 +187,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 if not nums:
                     continue
         row = row_support(idx.rows, text, nums, s)
-        sides = shapes(idx, s, nums)
+        sides = shapes(idx, s, nums) if len(nums) > 1 else {}
+        directional: bool | None = None  # read at the sentence's first quantity
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
         clauses: Clauses | None = None  # read on first use: most figures have names
@@ -195,15 +207,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start, Binding())
-            # A side of a shape the source writes the same, with the names it is said of.
-            shape = next(
-                (
-                    u
-                    for u in sides.get(n.start, ())
-                    if binding.holds(idx.units[u], n) or not binding.names
-                ),
-                None,
-            )
+            shape = _shape_unit(idx, sides[n.start], n, binding) if n.start in sides else None
             if shape is not None:
                 verdicts.append(_verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, shape)))
                 continue
@@ -227,9 +231,12 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
                 elif n.kind == QUANTITY:
-                    way = direction(s, n)
-                    gain = n.unit == "%" and states_gain(s, n)
-                    outcome = match_quantity(idx, n, binding, way, gain=gain)
+                    # Read when needed: most figures need neither.
+                    if directional is None:
+                        directional = may_have_direction(s)
+                    way = Way(s, n) if directional else None
+                    gain = functools.partial(states_gain, s, n, way or _no_way)
+                    outcome = match_quantity(idx, n, binding, way, gain)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

@@ -39,7 +39,7 @@ _WORD_VALUES.update(
 )
 
 
-def _trie(words: list[str]) -> str:
+def trie(words: list[str]) -> str:
     """An alternation of ``words`` as a trie: grouped by first letter, each group's rest
     grouped again (the regex engine tries one branch per letter, not every word that
     shares a first letter). Which word matches cannot depend on the order: each match
@@ -51,7 +51,7 @@ def _trie(words: list[str]) -> str:
     branches = []
     for first, rests in by_first.items():
         longer = [r for r in rests if r]
-        rest = _trie(longer) if longer else ""
+        rest = trie(longer) if longer else ""
         if rest and len(longer) < len(rests):  # a word ends here too: the rest is optional
             rest = f"(?:{rest})?"
         elif len({r[0] for r in longer}) > 1:  # an alternation (one branch needs no group)
@@ -60,7 +60,7 @@ def _trie(words: list[str]) -> str:
     return "|".join(branches)
 
 
-_WORDS = "(?:" + _trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?"
+_WORDS = "(?:" + trie(list(_WORD_VALUES)) + r")(?!\w)(?:-(?=[a-z]))?"
 _WORD = re.compile(r"(?<![\w-])" + _WORDS)
 # The same for ASCII text, read with one space before it: the character before the word
 # is matched (from the ASCII characters that are neither \w nor "-") instead of looked
