@@ -37,6 +37,7 @@ def verdict(explainer: str, source: str, text: str) -> NumberVerdict:
         ("a 13.4% throughput gain over BF16", "13.4%", UP),
         ("+13.4% throughput", "+13.4%", UP),
         ("sales are up 12%", "12%", UP),
+        ("up 12% on the year", "12%", UP),
         # A level, a hedge, a share: no change said.
         ("latency fell to 12%", "12%", NONE),
         ("up to 12%", "12%", NONE),

@@ -3,8 +3,9 @@ rounding, a ratio, a percentage, a difference or a sum)."""
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -106,8 +107,13 @@ def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
     for the writer computed 1.134 - 1 = 13.4%. The caller says that ``q`` is a gain."""
     if q.unit != "%" or q.value is None or q.value <= 0:
         return
-    value = 1 + q.value / 100
-    exp = q.exp - 2
-    seen: Callable[[Hit], bool] = lambda h: h[1].unit == "x" and h[1].kind == QUANTITY  # noqa: E731
-    yield from (h for h in idx.singles.get(value, []) if seen(h) and h[1].exp <= exp)
-    yield from (h for h in idx.rounded(exp).get(value, []) if seen(h))
+    value, exp = 1 + q.value / 100, q.exp - 2
+    half = Decimal(5).scaleb(exp - 1)
+    table = idx.multipliers()
+    lo = bisect.bisect_left(table, value - half, key=lambda h: h[1].value or Decimal(0))
+    for h in table[lo:]:
+        assert h[1].value is not None
+        if h[1].value > value + half:
+            break
+        if h[1].exp <= exp and quantize(h[1].value, exp) == value:
+            yield h

@@ -53,6 +53,7 @@ class SourceIndex:
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
     _operands: list[tuple[int, list[Operand]]] | None = None
+    _multipliers: list[Hit] | None = None
     _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     # Per unit and unit of measure, the names of each of its figures of that measure (by
@@ -88,11 +89,17 @@ class SourceIndex:
             yield from (m.start() for m in pattern.finditer(self.joined))
             return
         words = self.source_words
-        lead = leading_word(key) or (release_head(key) if version else "")
+        lead = leading_word(key)
         if lead:
-            # "llama3" may stand as "llama 3", "llama\x003" as "llama3"; "2.14" as
-            # "2.14.0", "0.3" as "0.3.x": words of their own, or none
+            # "llama3" may stand as "llama 3" (the word "llama"), "llama\x003.1" as
+            # "llama3.1" (the word it joins to): looked for from the leading word.
+            parts = key.split("\x00", 2)
+            joined = lead + parts[1] if first == lead and len(parts) > 1 else ""
+            if first not in words and lead not in words and joined not in words:
+                return
             first = lead
+        elif version and release_head(key):
+            first = release_head(key)  # "2.14" as "2.14.0", "0.3" as "0.3.x": no word
         elif first not in words and first + "s" not in words and "v" + first not in words:
             return
         pos = self.joined.find(first)
@@ -145,6 +152,16 @@ class SourceIndex:
                     table.setdefault(rounded, []).extend(finer)
             self._rounded[exp] = table
         return table
+
+    def multipliers(self) -> list[Hit]:
+        """The source's multipliers ("1.10x") by value (built on first use)."""
+        if self._multipliers is None:
+            self._multipliers = sorted(
+                (h for hits in self.singles.values() for h in hits
+                 if h[1].unit == "x" and h[1].kind == QUANTITY),
+                key=lambda h: h[1].value or Decimal(0),
+            )  # fmt: skip
+        return self._multipliers
 
     def derived(self, unit: str) -> list[Derived]:
         """What a writer could compute within one unit for a number with ``unit``, sorted

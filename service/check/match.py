@@ -221,9 +221,9 @@ def _signed(idx: SourceIndex, q: Number, binding: Binding, way: Callable[[], int
     direction, without the gain from a multiplier."""
     assert q.value is not None
 
-    def keep(h: Hit) -> bool:  # the explainer's direction is read only for a source's
-        found = _hit_direction(idx, h)
-        return found == NONE or found != -way()
+    def keep(h: Hit) -> bool:  # a source figure's direction is read only for a change
+        w = way()
+        return w == NONE or _hit_direction(idx, h) != -w
 
     outcome = _match_quantity(idx, q, binding, keep)
     if outcome.status == CheckStatus.SUPPORTED:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
@@ -159,7 +159,7 @@ def _with_label(binding: Binding, names: Sequence[Name], label_end: int) -> Bind
     )
 
 
-def _shape_unit(idx: SourceIndex, units: Sequence[int], n: Number, binding: Binding) -> int | None:
+def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Binding) -> int | None:
     """The first unit holding a shape the source writes as the explainer does that says it
     of the names the explainer does (a side of it is ``n``)."""
     return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
