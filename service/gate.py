@@ -112,6 +112,15 @@ def explain_and_check(
     return Outcome(result, report, repairs, review_derived)
 
 
+def check_stored(
+    result: ExplainResult, article: Article, *, review_derived: bool = False
+) -> Outcome:
+    """The gate's verdict on an explainer written before (for another item of the same
+    post): the number check against this article, under today's checker and policy. No
+    engine call, so no repair: a caller that wants one explains anew."""
+    return Outcome(result, _check(result, article), 0, review_derived)
+
+
 def _flagged(report: CheckReport) -> int:
     return report.count(CheckStatus.UNSUPPORTED) + report.count(CheckStatus.MISATTACHED)
 

@@ -19,6 +19,11 @@ CHECK_SECONDS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
 )
 CHECK_NUMBERS = Counter("plainfeed_check_numbers_total", "Numbers checked, by status", ["status"])
+EXPLAINERS_REUSED = Counter(
+    "plainfeed_explainers_reused_total",
+    "Explainers copied from another item of the same post (same content, prompt, model and"
+    " inputs) instead of written anew",
+)
 ITEM_OUTCOMES = Counter("plainfeed_item_outcomes_total", "Item processing outcomes", ["state"])
 LLM_CALLS = Counter("plainfeed_llm_calls_total", "LLM calls", ["model"])
 LLM_TOKENS = Counter("plainfeed_llm_tokens_total", "LLM tokens", ["model", "kind"])

@@ -78,7 +78,8 @@ def stats(
     s: DB,
     days: Annotated[int, Query(ge=1, le=366)] = 30,
 ) -> dict[str, Any]:
-    """LLM tokens and cost, summed per feed and per day, over the last `days` days."""
+    """LLM tokens and cost, summed per feed and per day, over the last `days` days; items
+    by state; explainers reused from another item of the same post in those days."""
     since = datetime.now(UTC) - timedelta(days=days)
     day = func.substr(func.cast(t.LLMCall.created_at, String), 1, 10)
     fields = (
@@ -106,12 +107,19 @@ def stats(
     # Not dict(result): a Result has .keys() (its columns), so dict() reads it as a mapping.
     counts = s.execute(select(t.Item.state, func.count(t.Item.id)).group_by(t.Item.state))
     states = {state: int(n) for state, n in counts}
+    # Explainers copied from another item of the same post: the calls not made.
+    reused = s.scalar(
+        select(func.count(t.Explainer.id)).where(
+            t.Explainer.reused_from.is_not(None), t.Explainer.created_at >= since
+        )
+    )
     return {
         "since": since.isoformat(),
         "per_feed": per_feed,
         "per_day": per_day,
         "total_cost_usd": round(sum(r["cost_usd"] for r in per_day), 6),
         "items_by_state": states,
+        "explainers_reused": int(reused or 0),
     }
 
 

@@ -146,6 +146,9 @@ class ExplainerMeta(BaseModel):
     approved_by: str | None
     approved_at: datetime | None
     created_at: datetime
+    # The explainer of another item of the same post that this one is a copy of (its
+    # tokens and cost are counted there; this one's are 0).
+    reused_from: int | None = None
 
 
 class ItemOut(BaseModel):
@@ -209,6 +212,7 @@ class ItemOut(BaseModel):
                 approved_by=ex.approved_by,
                 approved_at=ex.approved_at,
                 created_at=ex.created_at,
+                reused_from=ex.reused_from,
             )
         return out
 

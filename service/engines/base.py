@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from service.models import Article, CheckReport, ExplainResult
 
@@ -18,6 +20,30 @@ class ExplainOptions:
     audience: str = DEFAULT_AUDIENCE
     language: str = "English"
     template_dir: Path | None = None  # per-feed override of prompts/
+
+
+def prompt_inputs(article: Article, options: ExplainOptions) -> dict[str, Any]:
+    """What an explainer is written from besides the post's text and the templates: the
+    variables every explain template is rendered with (the llm engine renders exactly
+    these), the feed's audience and language among them."""
+    return {
+        "title": article.title,
+        "author": article.author,
+        "published": article.published.date().isoformat() if article.published else None,
+        "url": article.url,
+        "audience": options.audience,
+        "language": options.language,
+    }
+
+
+def inputs_key(article: Article, options: ExplainOptions) -> str:
+    """A digest of :func:`prompt_inputs`. With the content hash, the prompt version (which
+    covers a feed's template override) and the model, it says when an explainer written
+    for one item is the one another item would get: the same post under two feeds is
+    explained once, and a feed with another audience or language gets its own."""
+    # ASCII JSON: a lone surrogate in a title is an escape, not an encoding error.
+    data = json.dumps(prompt_inputs(article, options), sort_keys=True)
+    return hashlib.sha256(data.encode("ascii")).hexdigest()
 
 
 class Engine(Protocol):

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select
 
 from service import metrics, queue
+from service.engines.base import inputs_key
 from service.errors import (
     LeaseLost,
     LLMError,
@@ -19,15 +20,16 @@ from service.errors import (
     LLMRetryable,
     PlainfeedError,
 )
-from service.gate import Outcome, explain_and_check
+from service.gate import Outcome, check_stored, explain_and_check
 from service.models import (
     Article,
     ItemState,
+    Usage,
 )
 from service.pipeline.base import PipelineBase, Spent, feed_options, insert_ignore
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.records import article_of
+from service.store.records import article_of, result_of
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,24 @@ _ITEM_FEED_EXPLAINERS = (
         (t.Explainer.item_id == t.Item.id) & (t.Explainer.content_hash == t.Item.content_hash),
     )
     .where(t.Item.id == bindparam("item_id"))
+)
+
+
+# An explainer of another item that this one would get: the same post (content hash),
+# prompt version, model and inputs (title, author, date, url, audience, language), and
+# one whose check passed. The oldest: the one written, not a copy of it.
+_REUSABLE = (
+    select(t.Explainer)
+    .where(
+        t.Explainer.content_hash == bindparam("content_hash"),
+        t.Explainer.inputs_key == bindparam("inputs_key"),
+        t.Explainer.prompt_version == bindparam("prompt_version"),
+        t.Explainer.model == bindparam("model"),
+        t.Explainer.check_ok.is_(True),
+        t.Explainer.item_id != bindparam("item_id"),
+    )
+    .order_by(t.Explainer.id)
+    .limit(1)
 )
 
 
@@ -114,6 +134,10 @@ class Publishing(PipelineBase):
             with transaction(self.sessions) as s:
                 queue.finish(s, queue.ITEMS, claim.id, owner, state=state.value, last_error=None)
             return state.value
+        key = inputs_key(article, options)
+        reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
+        if reused is not None:
+            return reused
         try:
             outcome = explain_and_check(
                 self.engine,
@@ -142,7 +166,7 @@ class Publishing(PipelineBase):
         self.circuit.success()
         try:
             return self._store_outcome(
-                claim, owner, outcome, model, prompt_version, article, feed_id
+                claim, owner, outcome, model, prompt_version, article, feed_id, key
             )
         except LeaseLost:
             # Another worker owns the item now and writes its result; these calls were
@@ -155,6 +179,50 @@ class Publishing(PipelineBase):
                     )
             raise
 
+    def _reuse(
+        self,
+        claim: queue.Claim,
+        owner: str,
+        article: Article,
+        model: str,
+        prompt_version: str,
+        key: str,
+        feed_id: int | None,
+    ) -> str | None:
+        """Publish a copy of another item's explainer of the same post, when there is
+        one this item would get (see ``_REUSABLE``); the state it ended in, or None to
+        explain anew.
+
+        The copy goes through the number check again, against this item's article and
+        under today's checker and PLAINFEED_REVIEW_DERIVED, rather than trusting the
+        stored report: the check costs milliseconds, and a checker or policy changed
+        since would otherwise be skipped. Only a copy that passes is taken. One that does
+        not is explained anew, as it would be without a twin (with repair rounds), and a
+        reviewer's `retry` of an item held for review never gets the same explainer
+        back."""
+        with self.read_sessions() as s:
+            found = s.scalars(
+                _REUSABLE,
+                {
+                    "content_hash": article.hash,
+                    "inputs_key": key,
+                    "prompt_version": prompt_version,
+                    "model": model,
+                    "item_id": claim.id,
+                },
+            ).first()
+            if found is None:
+                return None
+            source_id, result = found.id, result_of(found)
+        # Its tokens and cost were counted where it was written: this item's are none.
+        result = result.model_copy(update={"usage": Usage(), "cost_usd": 0.0})
+        outcome = check_stored(result, article, review_derived=self.settings.review_derived)
+        if not outcome.publishable:
+            return None
+        return self._store_outcome(
+            claim, owner, outcome, model, prompt_version, article, feed_id, key, source_id
+        )
+
     def _store_outcome(
         self,
         claim: queue.Claim,
@@ -164,6 +232,8 @@ class Publishing(PipelineBase):
         prompt_version: str,
         article: Article,
         feed_id: int | None,
+        key: str,
+        reused_from: int | None = None,
     ) -> str:
         r = outcome.result
         now = datetime.now(UTC)
@@ -188,6 +258,8 @@ class Publishing(PipelineBase):
                         "cost_usd": r.cost_usd,
                         "repairs": outcome.repairs,
                         "created_at": now,
+                        "inputs_key": key,
+                        "reused_from": reused_from,
                     }
                 ],
             )
@@ -238,6 +310,8 @@ class Publishing(PipelineBase):
             metrics.LLM_TOKENS.labels(r.model, "prompt").inc(r.usage.prompt_tokens)
             metrics.LLM_TOKENS.labels(r.model, "completion").inc(r.usage.completion_tokens)
             metrics.LLM_COST.labels(r.model).inc(r.cost_usd)
+        if reused_from is not None:
+            metrics.EXPLAINERS_REUSED.inc()
         metrics.ITEM_OUTCOMES.labels(state.value).inc()
         return state.value
 

@@ -173,11 +173,21 @@ class Explainer(Base):
     approved_by: Mapped[str | None] = mapped_column(String(256))
     approved_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # A digest of the other inputs it was written from (title, author, date, url, the
+    # feed's audience and language: service.engines.base.inputs_key). An explainer of the
+    # same (content hash, prompt version, model, inputs) is reused for another item
+    # instead of paying for it again. None on explainers stored before it was kept.
+    inputs_key: Mapped[str | None] = mapped_column(String(64))
+    # The explainer (of another item) this one is a copy of; its tokens and cost stay
+    # counted there, this row's are 0. A plain id: that explainer's item may be deleted.
+    reused_from: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (
         UniqueConstraint(
             "item_id", "content_hash", "prompt_version", "model", name="uq_explainers_effect"
         ),
+        # The lookup of a reusable explainer (service.pipeline.items).
+        Index("ix_explainers_reuse", "content_hash", "inputs_key"),
     )
 
 

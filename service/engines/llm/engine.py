@@ -16,7 +16,7 @@ from typing import Any
 import openai
 
 from service.config import Settings
-from service.engines.base import ExplainOptions
+from service.engines.base import ExplainOptions, prompt_inputs
 from service.engines.llm.client import ModeRefused, create, openai_client, with_retries
 from service.engines.llm.formats import (
     SHARED_MODES,
@@ -291,14 +291,9 @@ class LLMEngine:
 
     @staticmethod
     def _article_vars(article: Article, options: ExplainOptions) -> dict[str, Any]:
-        return {
-            "title": article.title,
-            "author": article.author,
-            "published": article.published.date().isoformat() if article.published else None,
-            "url": article.url,
-            "audience": options.audience,
-            "language": options.language,
-        }
+        # The same function keys reuse of a stored explainer (inputs_key): a variable
+        # added there is part of the key at once.
+        return prompt_inputs(article, options)
 
     def _explain_parts(
         self,
