@@ -191,6 +191,22 @@ class Settings(BaseSettings):
         le=1000,
         description="Deliveries in a row ended `failed` that deactivate a subscriber (0: never).",
     )
+    # Subscribing to a feed of hundreds of entries explained every one of them: a feed
+    # reader shows the newest few of a new subscription, and so does this.
+    first_delivery_max_items: int = Field(
+        default=20,
+        ge=0,
+        le=1_000_000,
+        description="Entries of a feed's first delivery that are explained, the newest; the"
+        " older ones are stored as `skipped` (0: every entry).",
+    )
+    page_fetches_per_delivery: int = Field(
+        default=10,
+        ge=0,
+        le=10_000,
+        description="Article pages one delivery reads for its new excerpt-only entries; the"
+        " other entries' pages are read by the item workers before explaining them.",
+    )
     poll_interval: float = Field(
         default=0.5,
         ge=0,

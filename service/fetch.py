@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -324,3 +324,34 @@ def fetch_article(url: str, settings: Settings) -> Article:
     """Fetch an article page and extract its main content (``content_source="page"``)."""
     got = fetch_url(url, settings, accept=PAGE_ACCEPT)
     return article_from_page(got.body, got.content_type, got.url)
+
+
+def page_or_excerpt(link: str, excerpt: Article, settings: Settings) -> tuple[Article, str | None]:
+    """An excerpt-only entry's post as its page at ``link`` has it (``content_source=
+    "page"``); the excerpt (``"feed"``) and why, when the page has less text. Raises what
+    fetching raises: the caller decides whether to keep the excerpt or try later."""
+    page = fetch_article(link, settings)
+    if page.words < excerpt.words:
+        kept = replace(excerpt, content_source="feed")
+        return kept, f"page {link} had less text than the excerpt; kept the excerpt"
+    return (
+        Article(
+            title=excerpt.title or page.title,
+            text=page.text,
+            url=link,
+            author=excerpt.author or page.author,
+            published=excerpt.published,
+            content_source="page",
+        ),
+        None,
+    )
+
+
+def transient(exc: FetchError) -> bool:
+    """Whether a failed fetch may work a moment later: a timeout, a connection that
+    failed, an origin answering 408, 429 or 5xx. (A refused URL, a document over the cap,
+    another 4xx answer do not change by asking again.)"""
+    if isinstance(exc, FetchRefused | FetchTooLarge):
+        return False
+    status = exc.extra.get("status")
+    return status is None or status in (408, 429) or (isinstance(status, int) and status >= 500)

@@ -52,7 +52,11 @@ class FeedDoc:
 
 # --- articles -----------
 
-ContentSource = Literal["feed", "page", "file", "request"]
+# Where an article's text came from. "excerpt": a feed's excerpt whose page is still to
+# be read (the delivery's page budget was spent, or the item was skipped); the item's
+# worker reads it before explaining, and it becomes "page" (or "feed" when the page
+# cannot be read or has less text).
+ContentSource = Literal["feed", "page", "file", "request", "excerpt"]
 
 
 def content_hash(text: str) -> str:
@@ -277,6 +281,10 @@ class ItemState(StrEnum):
     PUBLISHED = "published"
     NEEDS_REVIEW = "needs_review"
     FAILED = "failed"
+    # Seen but not explained: an older entry of a feed's first delivery, past
+    # PLAINFEED_FIRST_DELIVERY_MAX_ITEMS. A later delivery does not count it as new (nor
+    # an edit of it as a change to explain); a retry explains it.
+    SKIPPED = "skipped"
 
 
 class DeliveryState(StrEnum):

@@ -173,6 +173,33 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
         assert done.stderr == f"plainfeed: error: {message}\n", bad
 
 
+def test_skipped_items_are_listed_and_explained_on_demand(tmp_path: Path) -> None:
+    """An older entry of a feed's first delivery is `skipped`: listed by its state, and
+    a retry (one, or --state skipped) queues it to be explained."""
+    url = f"sqlite:///{tmp_path / 'skipped.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    sm = make_sessionmaker(engine)
+    fid = add_feed(sm)
+    old = [
+        add_item(sm, fid, title=f"Old post {n}", text="Old.", state=ItemState.SKIPPED)
+        for n in ("one", "two")
+    ]
+    engine.dispose()
+    listed = run(url, "items", "list", "--state", "skipped")
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(listed.stdout.splitlines()) == [
+        f"{old[0]}\tskipped\tOld post one",
+        f"{old[1]}\tskipped\tOld post two",
+    ]
+    one = run(url, "items", "retry", str(old[0]))
+    assert one.returncode == 0, one.stderr
+    rest = run(url, "items", "retry", "--state", "skipped")
+    assert (rest.returncode, rest.stderr) == (0, "1 items re-queued\n")
+    assert run(url, "items", "list", "--state", "skipped").stdout == ""
+    assert len(run(url, "items", "list", "--state", "pending").stdout.splitlines()) == 2
+
+
 def test_feeds_remove_takes_the_items_with_it(seeded: tuple[str, dict[str, int]]) -> None:
     url, _ = seeded
     fid = run(url, "feeds", "list").stdout.split("\t", 1)[0]

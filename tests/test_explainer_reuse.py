@@ -15,6 +15,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.api.ops import stats
 from service.engines import get_engine
 from service.pipeline import Pipeline
 from service.store import tables as t
@@ -112,6 +113,8 @@ def test_the_same_post_under_two_feeds_is_explained_once(db: Engine) -> None:
         assert [i.state for i in r.items()] == ["published"] * 3
         assert len(r.stub.calls) == 1
         assert [e.reused_from for e in r.explainers()] == [None, written.id, written.id]
+        with r.sessions() as s:  # GET /stats counts them
+            assert stats(s, days=1)["explainers_reused"] == 2
 
 
 def test_a_feed_with_another_audience_or_language_gets_its_own_explainer(db: Engine) -> None:

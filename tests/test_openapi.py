@@ -124,3 +124,12 @@ def test_problems_are_declared_as_problem_json(live: tuple[str, Any]) -> None:
     assert _declared(spec["paths"]["/readyz"]["get"]["responses"]["503"]) == {"application/json"}
     problem = spec["components"]["schemas"]["Problem"]
     assert {"type", "title", "status", "detail"} <= set(problem["required"])
+
+
+def test_the_item_states_and_delivery_counts_are_documented(live: tuple[str, Any]) -> None:
+    url, _ = live
+    spec = _spec(url)
+    schemas = spec["components"]["schemas"]
+    assert "skipped" in schemas["ItemState"]["enum"]
+    assert "items_skipped" in schemas["DeliveryOut"]["required"]
+    assert "reused_from" in schemas["ExplainerMeta"]["properties"]

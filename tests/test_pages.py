@@ -424,3 +424,24 @@ def test_hostile_feed_content_renders_inert(client: TestClient) -> None:
     assert page.select_one('.source a[href^="javascript"]') is None
     assert page.select_one(".source a.num") is None
     assert page.select_one("section.explainer a.num")["data-check"] == "supported"
+
+
+def test_a_skipped_item_can_be_explained_from_its_page(client: TestClient) -> None:
+    sm = sessions(client)
+    iid = add_item(sm, add_feed(sm), title="An old post", text="Old text.", state=ItemState.SKIPPED)
+    page = soup(client.get(f"/ui/items/{iid}").text)
+    assert "No explainer yet: this item is skipped." in page.get_text()
+    button = page.select_one("section.review button")
+    assert (button["value"], button.get_text()) == ("retry", "Explain")
+    assert "first delivery" in page.select_one("section.review p").get_text()
+    index = soup(client.get("/", params={"state": "skipped"}).text)
+    rows = index.select("table.items tbody tr")
+    assert [row.select_one("a").get_text() for row in rows] == ["An old post"]
+    assert rows[0].select_one(".state")["data-state"] == "skipped"
+    assert index.select_one('#state option[value="skipped"]') is not None
+    r = client.post(
+        f"/ui/items/{iid}/review", data={"action": "retry", "token": TOKEN}, follow_redirects=False
+    )
+    assert r.status_code == 303
+    with sessions(client)() as s:
+        assert s.get(t.Item, iid).state == "pending"

@@ -219,7 +219,8 @@ def item_page(
         hlevels=_heading_levels(traced.blocks),
         source_url=safe_url(item.link),
         words=len(item.text.split()),
-        can_review=item.state in (ItemState.NEEDS_REVIEW.value, ItemState.FAILED.value),
+        can_review=item.state
+        in (ItemState.NEEDS_REVIEW.value, ItemState.FAILED.value, ItemState.SKIPPED.value),
         token_required=bool(ctx.settings.api_token),
         notice=notice,
         error=error,

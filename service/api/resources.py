@@ -372,7 +372,8 @@ def get_check(item_id: Id, s: DB) -> CheckReport:
 )
 def retry_item(item_id: Id, ctx: Ctx, _who: Writer) -> ItemOut:
     """Re-queue an item now (a failed or needs-review one is explained anew; a published
-    one finds its stored explainer again, without a model call)."""
+    one finds its stored explainer again, without a model call; a skipped one, an older
+    entry of its feed's first delivery, is explained)."""
     ctx.pipeline.retry(item_id)
     ctx.notify()
     with ctx.sessions() as s:

@@ -105,6 +105,7 @@ class DeliveryOut(BaseModel):
     problems: str | None
     items_new: int
     items_changed: int
+    items_skipped: int
     item_ids: list[int]
     attempts: int
     received_at: datetime
@@ -124,6 +125,7 @@ class DeliveryOut(BaseModel):
             problems=d.problems,
             items_new=d.items_new,
             items_changed=d.items_changed,
+            items_skipped=d.items_skipped or 0,
             item_ids=list(d.item_ids or []),
             attempts=d.attempts,
             received_at=d.received_at,

@@ -127,7 +127,8 @@ def retry(
     """Re-queue an item in any state but processing, with fresh attempts; or, with
     --state, every item in that state.
 
-    A failed or needs-review item is explained anew; a published one is published again.
+    A failed or needs-review item is explained anew; a published one is published again;
+    a skipped one (an older entry of a feed's first delivery) is explained.
     """
     from service.config import get_settings
     from service.engines import get_engine

@@ -13,13 +13,11 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service import changes, clean, fetch, ingest, metrics, parse, queue
+from service import changes, fetch, ingest, metrics, parse, queue
 from service.dates import utc_from_iso
 from service.errors import (
     FeedParseError,
     FetchError,
-    FetchRefused,
-    FetchTooLarge,
     NotAFeed,
     PlainfeedError,
     SignatureError,
@@ -29,7 +27,8 @@ from service.models import (
     FeedDoc,
     ItemState,
 )
-from service.pipeline.base import PipelineBase, in_chunks, insert_ignore
+from service.pipeline.base import in_chunks, insert_ignore
+from service.pipeline.entries import Entries
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -86,17 +85,7 @@ def _observed_newest(s: Session, feed_id: int, observed: datetime) -> bool:
     return bool(res.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def _transient(exc: FetchError) -> bool:
-    """Whether a failed feed fetch may work a moment later: a timeout, a connection that
-    failed, an origin answering 408, 429 or 5xx. (A refused URL, a document over the cap,
-    another 4xx answer do not change by asking again.)"""
-    if isinstance(exc, FetchRefused | FetchTooLarge):
-        return False
-    status = exc.extra.get("status")
-    return status is None or status in (408, 429) or (isinstance(status, int) and status >= 500)
-
-
-class Intake(PipelineBase):
+class Intake(Entries):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
         document (conditional GET), parse, fetch the pages of new excerpt-only items,
@@ -147,9 +136,9 @@ class Intake(PipelineBase):
             if validators is not None:
                 validators = _storable_validators(*validators)
             doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
-            articles = self._articles(named_feed, doc, fetch_url, problems)
+            articles, held = self._articles(named_feed, doc, fetch_url, problems)
         except FetchError as exc:
-            if _transient(exc) and claim.attempts < self.settings.max_attempts:
+            if fetch.transient(exc) and claim.attempts < self.settings.max_attempts:
                 self._retry_delivery(claim, owner, exc)
             else:
                 self._fail_delivery(claim, owner, exc)
@@ -181,8 +170,13 @@ class Intake(PipelineBase):
                             .where(t.Feed.id == named_feed)
                             .values(etag=validators[0], last_modified=validators[1])
                         )
-                    new, changed, skipped = self._store_items(
-                        s, feed_id, claim.id, articles, apply_changes=doc.well_formed and not stale
+                    new, changed, skipped, held_new = self._store_items(
+                        s,
+                        feed_id,
+                        claim.id,
+                        articles,
+                        held,
+                        apply_changes=doc.well_formed and not stale,
                     )
                     noted = [*doc.problems, *problems]
                     if skipped and stale:
@@ -206,6 +200,7 @@ class Intake(PipelineBase):
                         feed_id=feed_id,
                         items_new=len(new),
                         items_changed=len(changed),
+                        items_skipped=held_new,
                         item_ids=sorted(new + changed),
                         problems="; ".join(noted) or None,
                         processed_at=datetime.now(UTC),
@@ -213,6 +208,7 @@ class Intake(PipelineBase):
                 metrics.DELIVERIES.labels("processed").inc()
                 metrics.ITEMS_CREATED.labels("new").inc(len(new))
                 metrics.ITEMS_CREATED.labels("changed").inc(len(changed))
+                metrics.ITEMS_CREATED.labels("skipped").inc(held_new)
                 return
             except SignatureError as exc:
                 self._fail_delivery(claim, owner, exc)
@@ -257,62 +253,6 @@ class Intake(PipelineBase):
                 processed_at=datetime.now(UTC),
             )
         metrics.DELIVERIES.labels("processed").inc()
-
-    def _articles(
-        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None, problems: list[str]
-    ) -> list[tuple[Any, Article]]:
-        """Each entry as an article. An excerpt-only entry seen for the first time is read
-        from its page (``content_source="page"``); one stored from its page before is left
-        out, so the feed's excerpt never counts as a change of the page's text."""
-        stored = self._stored_sources(feed_id, doc, fetch_url)
-        out: list[tuple[Any, Article]] = []
-        for entry in doc.entries:
-            source = stored.get(entry.key)
-            if source == "page":
-                continue
-            article = clean.article_from_entry(entry)
-            if source is None and entry.link and clean.is_excerpt(entry):
-                article = self._page_article(entry.link, article, problems)
-            out.append((entry, article))
-        return out
-
-    def _stored_sources(
-        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None
-    ) -> dict[str, str]:
-        with self.sessions() as s:
-            if feed_id is None:
-                url = fetch_url or doc.self_url or doc.link or f"urn:plainfeed:title:{doc.title}"
-                feed_id = s.scalars(select(t.Feed.id).where(t.Feed.url == url)).first()
-                if feed_id is None:
-                    return {}
-            keys = [e.key for e in doc.entries]
-            return {
-                row.key: row.content_source
-                for part in in_chunks(keys)
-                for row in s.execute(
-                    select(t.Item.key, t.Item.content_source).where(
-                        t.Item.feed_id == feed_id, t.Item.key.in_(part)
-                    )
-                )
-            }
-
-    def _page_article(self, link: str, excerpt: Article, problems: list[str]) -> Article:
-        try:
-            page = fetch.fetch_article(link, self.settings)
-        except PlainfeedError as exc:
-            problems.append(f"page {link} not read ({exc.detail}); kept the feed's excerpt")
-            return excerpt
-        if page.words < excerpt.words:
-            problems.append(f"page {link} had less text than the excerpt; kept the excerpt")
-            return excerpt
-        return Article(
-            title=excerpt.title or page.title,
-            text=page.text,
-            url=link,
-            author=excerpt.author or page.author,
-            published=excerpt.published,
-            content_source="page",
-        )
 
     def _retry_delivery(self, claim: queue.Claim, owner: str, exc: FetchError) -> None:
         """Fetch again later (backoff as items): the feed's origin was down for a moment."""
@@ -372,17 +312,20 @@ class Intake(PipelineBase):
         feed_id: int,
         delivery_id: int,
         articles: list[tuple[Any, Article]],
+        held: set[str],
         *,
         apply_changes: bool = True,
-    ) -> tuple[list[int], list[int], int]:
-        """Insert the new items and update the changed ones (unless ``apply_changes`` is
-        false): the new ids, the changed ids, and how many changes were not applied."""
+    ) -> tuple[list[int], list[int], int, int]:
+        """Insert the new items (``skipped`` when their key is ``held``, else ``pending``)
+        and update the changed ones (unless ``apply_changes`` is false): the new pending
+        ids, the changed ids, how many changes were not applied, and how many new items
+        were stored skipped."""
         keys = [e.key for e, _ in articles]
         known = {
-            row.key: (row.id, row.content_hash)
+            row.key: (row.id, row.content_hash, row.state)
             for part in in_chunks(keys)
             for row in s.execute(
-                select(t.Item.key, t.Item.id, t.Item.content_hash).where(
+                select(t.Item.key, t.Item.id, t.Item.content_hash, t.Item.state).where(
                     t.Item.feed_id == feed_id, t.Item.key.in_(part)
                 )
             )
@@ -408,7 +351,7 @@ class Intake(PipelineBase):
                     "content_hash": a.hash,
                     "text": a.text,
                     "content_source": a.content_source,
-                    "state": ItemState.PENDING.value,
+                    "state": (ItemState.SKIPPED if key in held else ItemState.PENDING).value,
                     "delivery_id": delivery_id,
                     "next_attempt_at": now,
                     "created_at": now,
@@ -418,38 +361,50 @@ class Intake(PipelineBase):
             )
         # ON CONFLICT DO NOTHING: a concurrent delivery may have inserted the same item.
         insert_ignore(s, t.Item.__table__, rows)
-        new_ids = [
-            item_id
+        stored = [
+            (row.id, row.state)
             for part in in_chunks(new_keys)
-            for item_id in s.scalars(
-                select(t.Item.id).where(
+            for row in s.execute(
+                select(t.Item.id, t.Item.state).where(
                     t.Item.feed_id == feed_id,
                     t.Item.key.in_(part),
                     t.Item.delivery_id == delivery_id,
                 )
             )
         ]
+        new_ids = [i for i, state in stored if state != ItemState.SKIPPED.value]
         changed_ids = []
         for key, a in decision.changed if apply_changes else ():
-            item_id, old_hash = known[key]
-            res = s.execute(
-                update(t.Item)
-                .where(t.Item.id == item_id, t.Item.content_hash == old_hash)
-                .values(
-                    title=(a.title or "")[:1024],
-                    text=a.text,
-                    content_hash=a.hash,
+            item_id, old_hash, state = known[key]
+            values: dict[str, Any] = {
+                "title": (a.title or "")[:1024],
+                "text": a.text,
+                "content_hash": a.hash,
+                "updated_at": now,
+            }
+            if state != ItemState.SKIPPED.value:
+                # A skipped item takes the edit (a retry explains the current text) but
+                # stays skipped: an edit of an old post is no reason to explain it.
+                values.update(
                     state=ItemState.PENDING.value,
                     attempts=0,
                     last_error=None,
                     next_attempt_at=now,
                     lease_owner=None,
                     lease_until=None,
-                    updated_at=now,
                 )
+            res = s.execute(
+                update(t.Item)
+                .where(t.Item.id == item_id, t.Item.content_hash == old_hash)
+                .values(**values)
             )
-            if res.rowcount == 1:  # type: ignore[attr-defined]
+            if res.rowcount == 1 and state != ItemState.SKIPPED.value:  # type: ignore[attr-defined]
                 changed_ids.append(item_id)
-        return new_ids, changed_ids, 0 if apply_changes else len(decision.changed)
+        return (
+            new_ids,
+            changed_ids,
+            0 if apply_changes else len(decision.changed),
+            len(stored) - len(new_ids),
+        )
 
     # --- items -----------

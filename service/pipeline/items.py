@@ -6,14 +6,16 @@ worker  -> process_item()      explain -> check (-> repair) -> store -> publish
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, insert, select, update
 
-from service import metrics, queue
+from service import fetch, metrics, queue
 from service.engines.base import inputs_key
 from service.errors import (
+    FetchError,
     LeaseLost,
     LLMError,
     LLMKeyRefused,
@@ -112,6 +114,18 @@ class Publishing(PipelineBase):
             options = feed_options(feed)
             article = article_of(item)
             feed_id = item.feed_id
+        if article.content_source == "excerpt":
+            # The delivery left this page to be read here (its page budget was spent, or
+            # the item was skipped and is now asked for): read it, then go on with the
+            # item as stored now (its text, and so its content hash, changed).
+            read = self._read_page(claim, owner, article)
+            if isinstance(read, str):
+                return read
+            with self.read_sessions() as s:
+                rows = s.execute(_ITEM_FEED_EXPLAINERS, {"item_id": claim.id}).all()
+                if not rows:
+                    return "missing"
+                article = article_of(rows[0][0])
         try:
             model, prompt_version = self.engine.identity(options)
         except PlainfeedError as exc:
@@ -178,6 +192,41 @@ class Publishing(PipelineBase):
                         s, claim.id, "explain-lease-lost"
                     )
             raise
+
+    def _read_page(self, claim: queue.Claim, owner: str, excerpt: Article) -> Article | str:
+        """The page of an item stored with its feed's excerpt, read and stored on the
+        item (fenced by the lease); or the state the item ended in when the origin failed
+        for a moment and the read is tried again later. A page that cannot be read (on
+        the last attempt, any failure) leaves the excerpt, as the delivery would have."""
+        link = excerpt.url or ""
+        try:
+            article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
+        except PlainfeedError as exc:
+            if (
+                isinstance(exc, FetchError)
+                and fetch.transient(exc)
+                and claim.attempts < self.settings.max_attempts
+            ):
+                return self._retry_item(claim, owner, exc, None)
+            article = replace(excerpt, content_source="feed")
+            note = f"page {link} not read ({exc.detail}); kept the feed's excerpt"
+        if note:
+            log.info("item %s: %s", claim.id, note)
+        with transaction(self.sessions) as s:
+            res = s.execute(
+                update(t.Item)
+                .where(t.Item.id == claim.id, t.Item.lease_owner == owner)
+                .values(
+                    title=(article.title or "")[:1024],
+                    text=article.text,
+                    content_hash=article.hash,
+                    content_source=article.content_source,
+                    updated_at=datetime.now(UTC),
+                )
+            )
+            if res.rowcount != 1:  # type: ignore[attr-defined]
+                raise LeaseLost(f"lease on items {claim.id} lost by {owner}")
+        return article
 
     def _reuse(
         self,

@@ -24,7 +24,7 @@ class Review(PipelineBase):
         """Re-queue an item now, with fresh attempts (any state but processing): a failed
         or needs-review one is explained anew; a published one finds its stored explainer
         again, without a model call (the explain effect is keyed by content, prompt and
-        model), and is published again."""
+        model), and is published again; a skipped one is explained (on demand)."""
         with transaction(self.sessions) as s:
             item = _locked(s, item_id)
             if item.state == ItemState.PROCESSING.value:

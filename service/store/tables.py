@@ -98,6 +98,9 @@ class Delivery(Base):
     problems: Mapped[str | None] = mapped_column(Text)  # parser complaints on a readable feed
     items_new: Mapped[int] = mapped_column(Integer, default=0)
     items_changed: Mapped[int] = mapped_column(Integer, default=0)
+    # New entries stored `skipped`, not explained (a feed's first delivery, past
+    # PLAINFEED_FIRST_DELIVERY_MAX_ITEMS); not in items_new nor item_ids.
+    items_skipped: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     item_ids: Mapped[Any] = mapped_column(JSON, default=list)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_owner: Mapped[str | None] = mapped_column(String(128))

@@ -1,0 +1,116 @@
+"""Entries: a parsed feed's entries as articles, before they are stored (worker).
+
+worker -> process_delivery()  ... parse -> entries as articles (pages read, within a
+budget; a first delivery capped) -> decide -> items
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select
+
+from service import clean, fetch
+from service.errors import PlainfeedError
+from service.models import Article, FeedDoc, FeedEntry
+from service.pipeline.base import PipelineBase, in_chunks
+from service.store import tables as t
+
+
+def _held_back(entries: Sequence[FeedEntry], cap: int) -> set[str]:
+    """The keys of a feed's first delivery past its newest ``cap`` entries (0: none):
+    newest by the entry's date (published, else updated), undated ones after the dated,
+    in document order (a feed lists its newest first)."""
+    if not cap:
+        return set()
+
+    def rank(pair: tuple[int, FeedEntry]) -> tuple[bool, float, int]:
+        i, e = pair
+        when = e.published or e.updated
+        return (when is None, -when.timestamp() if when else 0.0, i)
+
+    kept: set[str] = set()
+    for _, e in sorted(enumerate(entries), key=rank):
+        if len(kept) >= cap:
+            break
+        kept.add(e.key)
+    return {e.key for e in entries} - kept
+
+
+class Entries(PipelineBase):
+    def _articles(
+        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None, problems: list[str]
+    ) -> tuple[list[tuple[Any, Article]], set[str]]:
+        """Each entry as an article, and the keys of those to store as ``skipped``.
+
+        An excerpt-only entry seen for the first time is read from its page
+        (``content_source="page"``) while PLAINFEED_PAGE_FETCHES_PER_DELIVERY lasts; past
+        it, the excerpt is stored as ``"excerpt"`` and the item's worker reads the page
+        before explaining it (nothing is lost, and a delivery of hundreds of excerpts
+        commits in seconds). One stored from its page before is left out, so the feed's
+        excerpt never counts as a change of the page's text. On a feed's first delivery
+        the entries past the newest PLAINFEED_FIRST_DELIVERY_MAX_ITEMS are skipped: no
+        page is read for them."""
+        stored, first = self._stored_sources(feed_id, doc, fetch_url)
+        held = _held_back(doc.entries, self.settings.first_delivery_max_items) if first else set()
+        budget, deferred = self.settings.page_fetches_per_delivery, 0
+        out: list[tuple[Any, Article]] = []
+        for entry in doc.entries:
+            source = stored.get(entry.key)
+            if source == "page":
+                continue
+            article = clean.article_from_entry(entry)
+            if source is None and entry.link and clean.is_excerpt(entry):
+                if entry.key not in held and budget > 0:
+                    budget -= 1
+                    article = self._page_article(entry.link, article, problems)
+                else:
+                    deferred += entry.key not in held
+                    article = replace(article, content_source="excerpt")
+            out.append((entry, article))
+        if deferred:
+            problems.append(
+                f"{deferred} page{'s' if deferred > 1 else ''} past "
+                f"PLAINFEED_PAGE_FETCHES_PER_DELIVERY={self.settings.page_fetches_per_delivery}"
+                " left to be read when their items are explained"
+            )
+        return out, held
+
+    def _stored_sources(
+        self, feed_id: int | None, doc: FeedDoc, fetch_url: str | None
+    ) -> tuple[dict[str, str], bool]:
+        """Where each stored entry's text came from, and whether the feed has no item at
+        all yet (its first delivery)."""
+        with self.sessions() as s:
+            if feed_id is None:
+                url = fetch_url or doc.self_url or doc.link or f"urn:plainfeed:title:{doc.title}"
+                feed_id = s.scalars(select(t.Feed.id).where(t.Feed.url == url)).first()
+                if feed_id is None:
+                    return {}, True
+            keys = [e.key for e in doc.entries]
+            stored = {
+                row.key: row.content_source
+                for part in in_chunks(keys)
+                for row in s.execute(
+                    select(t.Item.key, t.Item.content_source).where(
+                        t.Item.feed_id == feed_id, t.Item.key.in_(part)
+                    )
+                )
+            }
+            first = not stored and (
+                s.scalars(select(t.Item.id).where(t.Item.feed_id == feed_id).limit(1)).first()
+                is None
+            )
+            return stored, first
+
+    def _page_article(self, link: str, excerpt: Article, problems: list[str]) -> Article:
+        try:
+            article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
+        except PlainfeedError as exc:
+            problems.append(f"page {link} not read ({exc.detail}); kept the feed's excerpt")
+            return excerpt
+        if note:
+            problems.append(note)
+        return article
