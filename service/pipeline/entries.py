@@ -63,11 +63,14 @@ class Entries(PipelineBase):
                 continue
             article = clean.article_from_entry(entry)
             if source is None and entry.link and clean.is_excerpt(entry):
-                if entry.key not in held and budget > 0:
+                if entry.key in held:
+                    # Its page is read only if a retry asks for it to be explained.
+                    article = replace(article, content_source="excerpt")
+                elif budget > 0:
                     budget -= 1
                     article = self._page_article(entry.link, article, problems)
                 else:
-                    deferred += entry.key not in held
+                    deferred += 1
                     article = replace(article, content_source="excerpt")
             out.append((entry, article))
         if deferred:

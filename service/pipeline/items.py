@@ -149,7 +149,14 @@ class Publishing(PipelineBase):
                 queue.finish(s, queue.ITEMS, claim.id, owner, state=state.value, last_error=None)
             return state.value
         key = inputs_key(article, options)
-        reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
+        try:
+            reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
+        except LeaseLost:
+            raise
+        except Exception:
+            # Reuse saves a call; failing, it must not cost the item: explain it anew.
+            log.exception("item %s: reusing a stored explainer failed", claim.id)
+            reused = None
         if reused is not None:
             return reused
         try:
@@ -198,9 +205,12 @@ class Publishing(PipelineBase):
         item (fenced by the lease); or the state the item ended in when the origin failed
         for a moment and the read is tried again later. A page that cannot be read (on
         the last attempt, any failure) leaves the excerpt, as the delivery would have."""
-        link = excerpt.url or ""
+        link = excerpt.url
+        article = replace(excerpt, content_source="feed")
+        note: str | None = "no link to read"
         try:
-            article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
+            if link:
+                article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
         except PlainfeedError as exc:
             if (
                 isinstance(exc, FetchError)
@@ -208,8 +218,10 @@ class Publishing(PipelineBase):
                 and claim.attempts < self.settings.max_attempts
             ):
                 return self._retry_item(claim, owner, exc, None)
-            article = replace(excerpt, content_source="feed")
             note = f"page {link} not read ({exc.detail}); kept the feed's excerpt"
+        except Exception:  # a bug in reading a page must not stop the item: the excerpt
+            log.exception("item %s: reading page %s crashed; kept the excerpt", claim.id, link)
+            note = None
         if note:
             log.info("item %s: %s", claim.id, note)
         with transaction(self.sessions) as s:
