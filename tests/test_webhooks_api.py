@@ -64,12 +64,12 @@ class Service:
             headers = {"Content-Type": "application/json", **(headers or {})}
         return self.http.post("/webhooks/feed", content=body, headers=headers or {}, **kw)
 
-    def outcome(self, delivery_id: int) -> dict[str, Any]:
+    def outcome(self, delivery_id: int, timeout: float = 30) -> dict[str, Any]:
         def done() -> dict[str, Any] | None:
             d = self.http.get(f"/deliveries/{delivery_id}").json()
             return d if d["state"] in ("processed", "failed") else None
 
-        return wait_for(done)  # type: ignore[no-any-return]
+        return wait_for(done, timeout=timeout)  # type: ignore[no-any-return]
 
     def count(self, table: Any) -> int:
         with self.sessions() as s:
@@ -781,13 +781,14 @@ def test_a_feed_of_seventy_thousand_entries_on_postgres(pg_url: str) -> None:
     entries = "".join(f"<item><guid>g{i}</guid><title>t{i}</title></item>" for i in range(n))
     doc = f'<rss version="2.0"><channel><title>Big</title>{entries}</channel></rss>'.encode()
     with running(make_settings(pg_url), workers=1) as svc:
-        d = svc.outcome(svc.post(doc, RSS).json()["delivery_id"])
+        # 70,000 rows take a worker seconds to write, many more on a loaded machine.
+        d = svc.outcome(svc.post(doc, RSS).json()["delivery_id"], timeout=180)
         assert d["state"] == "processed", d["error"]
         # A first delivery: the newest 20 (undated: the first in the document) are
         # explained, the rest stored as skipped.
         assert (d["items_new"], d["items_skipped"]) == (20, n - 20)
         # The whole feed again (a monitor that sends it each time): nothing new, no change.
-        again = svc.outcome(svc.post(doc + b"\n", RSS).json()["delivery_id"])
+        again = svc.outcome(svc.post(doc + b"\n", RSS).json()["delivery_id"], timeout=180)
         assert again["state"] == "processed", again["error"]
         assert again["items_new"] == 0 and again["items_changed"] == 0
         assert svc.count(t.Item) == n
