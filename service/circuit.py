@@ -59,6 +59,11 @@ class Circuit:
                 return True
             return False
 
+    def holds_trial(self) -> bool:
+        """Whether the calling thread holds the half-open trial."""
+        with self._lock:
+            return self._trial_thread == threading.get_ident()
+
     def abandon(self) -> None:
         """Give back the caller's half-open trial if it neither succeeded nor failed."""
         with self._lock:

@@ -214,11 +214,15 @@ def retry_later(
     delay: float,
     failed_state: str = "failed",
     error_column: str = "last_error",
+    refund: bool = False,
 ) -> bool:
-    """Back off (True) or, out of attempts, fail for good (False)."""
-    if attempts >= max_attempts:
+    """Back off (True) or, out of attempts, fail for good (False). ``refund``: the attempt
+    was no fault of the job's (it probed an endpoint known to be down), so it is given
+    back and never the last."""
+    if attempts >= max_attempts and not refund:
         finish(session, spec, job_id, owner, state=failed_state, **{error_column: error})
         return False
+    extra = {"attempts": attempts - 1} if refund else {}
     finish(
         session,
         spec,
@@ -227,6 +231,7 @@ def retry_later(
         state=spec.ready,
         next_attempt_at=utcnow() + timedelta(seconds=delay),
         **{error_column: error},
+        **extra,
     )
     return True
 

@@ -384,3 +384,34 @@ def test_an_explainer_off_its_shape_waits_for_review_however_clean() -> None:
         "long": (ItemState.NEEDS_REVIEW, ["section 1 has 9 paragraphs, want 1..4"]),
         "short": (ItemState.PUBLISHED, []),
     }
+
+
+def test_a_failed_circuit_trial_gives_its_item_the_attempt_back(tmp_path: Path) -> None:
+    """Over a long outage the half-open trial probes the endpoint every cool-down; its
+    failure is the endpoint's, so the item keeps its attempts (two here) and is explained
+    once the endpoint is back, not failed after its second probe."""
+    with StubLLM() as stub:
+        settings = llm_settings(
+            f"sqlite:///{tmp_path / 'g.db'}",
+            stub.url,
+            circuit_threshold=1,
+            circuit_cooldown=0.2,
+            llm_max_attempts=1,
+            max_attempts=2,
+            backoff_base=0.01,
+            backoff_max=0.05,
+        )
+        stub.push(*[Reply.error(503, "down")] * 4)
+        with one_worker(settings) as (_, ctx):
+            iid = queue_item(ctx, "The kernel ran.")
+
+            def settled() -> t.Item | None:
+                with ctx.sessions() as s:
+                    item = s.get(t.Item, iid)
+                    return item if str(item.state) not in ("pending", "processing") else None
+
+            item = wait_for(settled, timeout=30)
+        # The first call failed with the circuit closed (counted), three trials failed
+        # (given back), the fifth call answered: two attempts in all.
+        assert len(stub.calls) == 5
+        assert str(item.state) != "failed" and item.attempts == 2

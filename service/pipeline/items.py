@@ -169,11 +169,14 @@ class Publishing(PipelineBase):
             )
         except (LLMRetryable, LLMKeyRefused) as exc:
             # A refused key is the endpoint's state, not the item's: like an outage, it
-            # opens the circuit and the item waits, its attempt counted.
+            # opens the circuit and the item waits, its attempt counted, except when it
+            # was the half-open trial: probing a dead endpoint every cool-down, item after
+            # item, spent the backlog's attempts over a long outage until all had failed.
+            trial = self.circuit.holds_trial()
             self.circuit.failure()
             spent = Spent.of(exc, feed_id, model)
             retry_after = exc.retry_after if isinstance(exc, LLMRetryable) else None
-            return self._retry_item(claim, owner, exc, retry_after, spent)
+            return self._retry_item(claim, owner, exc, retry_after, spent, refund=trial)
         except PlainfeedError as exc:
             # Not transient (rejected request, invalid answer, no text): fail with reason.
             if isinstance(exc, LLMError):
@@ -383,7 +386,10 @@ class Publishing(PipelineBase):
         exc: BaseException,
         retry_after: float | None,
         spent: Spent | None = None,
+        *,
+        refund: bool = False,
     ) -> str:
+        """Back the item off; ``refund`` gives its attempt back (a failed circuit trial)."""
         error = getattr(exc, "detail", None) or f"{exc.__class__.__name__}: {exc}"
         delay = queue.backoff_seconds(
             claim.attempts, self.settings.backoff_base, self.settings.backoff_max
@@ -402,6 +408,7 @@ class Publishing(PipelineBase):
                 max_attempts=self.settings.max_attempts,
                 error=str(error),
                 delay=delay,
+                refund=refund,
             )
         state = ItemState.PENDING if again else ItemState.FAILED
         metrics.ITEM_OUTCOMES.labels("retry" if again else "failed").inc()
