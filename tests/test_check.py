@@ -548,6 +548,50 @@ def test_the_post_title_is_source_too() -> None:
     assert check_explainer("Gemini 3.6 Flash is out.", text, title=title).numbers[0].status == U
 
 
+def _titled(explainer: str, source: str, figure: str, title: str) -> CheckStatus:
+    report = check_explainer(explainer, source, title=title)
+    return next(n.status for n in report.numbers if n.text == figure)
+
+
+FP8_TITLE = "FP8 training on AMD GPUs"
+
+
+def test_a_name_of_the_post_title_is_context_for_its_figures() -> None:
+    # The post is about FP8: a figure whose clause names nothing is FP8's.
+    source = (
+        "We tested FP8 and BF16.\n\n## Results\n\nThe fused run reached 7,027 tok/s on Llama3-8B."
+    )
+    explainer = "FP8 reached 7,027 tok/s on Llama3-8B."
+    assert _titled(explainer, source, "7,027 tok/s", "") == M
+    assert _titled(explainer, source, "7,027 tok/s", FP8_TITLE) == S
+    # The title does not stand in for a name it lacks, nor for the clause's own names.
+    assert _titled("BF16 reached 7,027 tok/s on Llama3-8B.", source, "7,027 tok/s", FP8_TITLE) == M
+    other = "FP8 reached 7,027 tok/s on Qwen3-32B. Qwen3-32B is larger."
+    assert _titled(other, source + " Qwen3-32B is larger.", "7,027 tok/s", FP8_TITLE) == M
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # The clause gives the figure to another format: it wins over the title.
+        "## Results\n\nThe fused run reached 7,027 tok/s. BF16 reached 7,156 tok/s.",
+        "Throughput: 7,027 tok/s vs 7,156 BF16 baseline.",
+        # So does the heading over it, or the sentence before it, when it names a thing of
+        # the kind of the title's name (a number in both).
+        "## Comparison with BF16\n\nThe baseline reached 7,156 tok/s.",
+        "We also trained in BF16. The baseline reached 7,156 tok/s.",
+    ],
+)
+def test_a_name_the_source_gives_the_figure_wins_over_the_title(source: str) -> None:
+    assert _titled("FP8 reached 7,156 tok/s.", source, "7,156 tok/s", FP8_TITLE) == M
+
+
+def test_a_heading_of_another_kind_leaves_the_title_its_figures() -> None:
+    # "Triton" in the heading is no format: the figure under it is still FP8's.
+    source = "## Triton kernel optimization\n\nOne fused kernel. It reached 7,027 tok/s."
+    assert _titled("FP8 reached 7,027 tok/s.", source, "7,027 tok/s", FP8_TITLE) == S
+
+
 VERSIONS = (
     "## Versions\n\n| Component | 2.13 | 2.14 |\n| --- | --- | --- |\n"
     "| CUDA | 12.6, 13.0 | 12.6, 13.2 |\n| ROCm | 7.1, 7.2 | 7.2, 7.14 |\n\n"

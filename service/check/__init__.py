@@ -96,6 +96,14 @@ Rules, in short (the module's tests spell them out):
   measure), and not to its own ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x
   stands under MXFP4), is ``misattached``.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
+  Its names are the post's subject, context for every figure: a name the explainer
+  ties to a figure that is not in the source clause (nor its label or headings) holds
+  when it is in the title ("FP8 reached 7,027 tok/s" in the FP8 post, where the clause
+  says "5,996 -> 7,027 tok/s"), unless the source says the figure of a name the
+  explainer does not name (near it, else in its clause), or the heading over it or the
+  sentence before it names another thing of the kind of the title's name (letters and
+  a number, as FP8 and BF16): "FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in
+  the FP8 post stays ``misattached``.
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm. A multiplier word
   ("twice as fast", "doubled"; "six times faster", which is reported always) is matched
@@ -107,7 +115,9 @@ Rules, in short (the module's tests spell them out):
   goes with a figure it stands near but does not describe, and a bare count, a figure
   whose names there are all shared with another, or a name only in a paragraph label
   or heading goes with any figure of the clause; a figure stated with plain words only
-  ("dropped 19%") is matched by value and hedge, not by what it is about.
+  ("dropped 19%") is matched by value and hedge, not by what it is about. A title's
+  name is held off only by a name the source gives the figure, or one of its kind (told
+  by the shape of the name, not its meaning) in the heading or the sentence before.
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),

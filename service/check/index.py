@@ -48,6 +48,9 @@ class SourceIndex:
     unit_starts: dict[int, list[int]] = field(default_factory=dict)  # per block, sorted
     code_lines: dict[str, int] = field(default_factory=dict)  # squeezed line -> unit
     text_blocks: int = 0  # blocks of the text; a block past them is the title
+    title: str = ""  # the post's title, prepared and lower case ("" for none)
+    # Per block under a heading, its headings as written (outermost first).
+    sections: dict[int, str] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)  # table rows, for sentences restating one
     row_of: dict[int, Row] = field(default_factory=dict)  # the row of a table-row unit
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
@@ -357,7 +360,10 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.block_units[block] = list(range(first_unit, len(units)))
         idx.unit_starts[block] = unit_starts
 
+    section = ""
     for b, block in enumerate(blocks):
+        if section:
+            idx.sections[b] = section
         text = (
             " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
         )
@@ -366,7 +372,8 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.block_text.append(lower)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
-            heading_context = prepare(" \n ".join(h for _, h in headings)).lower()
+            section = prepare(" \n ".join(h for _, h in headings))
+            heading_context = section.lower()
             lines(b, [(block.text, block.text, "")], prepared)  # one line: the block's text
         elif block.kind in ("paragraph", "list_item"):
             sentences = split_sentences(text, normalised=True)
@@ -431,7 +438,8 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
     idx.text_blocks = len(blocks)
     if title.strip():
         title = " ".join(title.split())
-        idx.block_text.append(prepare(title).lower())
+        idx.title = prepare(title).lower()
+        idx.block_text.append(idx.title)
         heading_context = ""
         lines(len(blocks), [(title, title, "")])
     idx.words = frozenset(n.text.lower() for u in idx.units for n in u.numbers if n.kind == WORD)

@@ -12,7 +12,7 @@ from decimal import Decimal
 from service.check.bind import Binding
 from service.check.derive import multipliers_of_gain, quantize
 from service.check.index import SourceIndex
-from service.check.said import borrowed
+from service.check.said import borrowed, of_subject
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
@@ -123,6 +123,11 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
         for unit, number in hits:
             if binding.holds(idx.units[unit], number, paragraph=True):
                 return _Bound(unit, any_hit, lent)
+    if binding.names and lent is None and idx.title:
+        # Names of the post's subject, in its title and not in the clause.
+        for unit, number in hits:
+            if of_subject(idx, unit, number, binding.names):
+                return _Bound(unit, any_hit)
     return _Bound(None, any_hit, lent)
 
 

@@ -9,12 +9,12 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from service.check.bind import Binding, bind_numbers, known_names
+from service.check.bind import Binding, Clauses, bind_numbers, known_names
 from service.check.index import SourceIndex, column_unit
 from service.check.names import Name
 from service.check.table import Row
 from service.check.unit import Unit
-from service.numbers import Number
+from service.numbers import Number, extract_numbers
 from service.numbers.number import QUANTITY, RANGE
 
 
@@ -62,6 +62,67 @@ def source_names(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name
             }
         idx.own_names[(u, measure)] = own
     return own
+
+
+def of_subject(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> bool:
+    """Whether source unit ``u`` backs its figure ``m`` for the explainer's ``names``
+    that it lacks, as figures of the post's subject: each of them is in the post's title
+    (context for every figure of the post: "FP8 reached 7,027 tok/s" where the FP8
+    post's clause says "5,996 -> 7,027 tok/s"), and the source says ``m`` of nothing
+    the explainer does not name. A name the source gives the figure itself wins over
+    the title: "FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in a post titled
+    "FP8 training ..." stays misattached. (A heading's names need no such rule: a unit's
+    context holds the headings of its section, and they count as the clause's do.)"""
+    title = idx.title
+    if not title or not names:
+        return False
+    unit = idx.units[u]
+    missing = [x for x in names if not unit.mentions(x)]
+    if not missing or not all(x.pattern.search(title) for x in missing):
+        return False
+    keys = {x.key for x in names}
+    if any(x.key not in keys for x in _figure_names(idx, u, m)):
+        return False
+    # Nor does a heading over the figure, or the sentence before it, name another thing
+    # of the kind of a title name ("## Against BF16" over "The baseline reached 7,156"):
+    # of the kind as the key is written (FP8 and BF16 are letters then a number; a
+    # heading's "Triton" or "MoE" is no format).
+    kinds = {_KIND.sub(_kind_mark, x.key) for x in missing}
+    around = [idx.sections.get(unit.block, "")]
+    if unit.before is not None and unit.before[1] > unit.before[0]:
+        b0, b1 = unit.before
+        around.append(unit.cased[b0:b1])
+    for text in around:
+        if not text:
+            continue
+        for x in known_names(text, extract_numbers(text), idx):
+            if x.key not in keys and _KIND.sub(_kind_mark, x.key) in kinds:
+                return False
+    return True
+
+
+# What tells a name's kind: its runs of letters, of digits, and its separators.
+_KIND = re.compile(r"[a-z]+|[0-9]+|[^a-z0-9]+")
+
+
+def _kind_mark(m: re.Match[str]) -> str:
+    c = m.group(0)[0]
+    return "a" if "a" <= c <= "z" else "9" if c.isdigit() else "-"
+
+
+def _figure_names(idx: SourceIndex, u: int, m: Number) -> tuple[Name, ...]:
+    """The names source unit ``u`` says its figure ``m`` of, read as the explainer's are:
+    its own (near it), else those of its clause before it."""
+    if m.kind in (QUANTITY, RANGE):
+        own = source_names(idx, u, m.unit).get(m.start, ())
+        if own:
+            return own
+    unit = idx.units[u]
+    if len(unit.cased) != len(unit.text):
+        return ()
+    before = [n for n in unit.numbers if n.start < m.start]
+    names = known_names(unit.cased, before, idx, unit.start, m.start)
+    return Clauses(unit.cased, names).names_before(m.start)
 
 
 def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tuple[str, ...]:

@@ -108,6 +108,12 @@ class Unit:
         return f"{self.context}\x00{before}\x00{text[s0:s1]}"
 
     @property
+    def before(self) -> tuple[int, int] | None:
+        """Where the sentence before the unit's lies in ``text`` (None for a line; (0, 0)
+        for a paragraph's first sentence)."""
+        return self._before
+
+    @property
     def words(self) -> frozenset[str]:
         """The words of ``context`` (most names are looked up here), split on first use."""
         if self._words is None:
