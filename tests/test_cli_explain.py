@@ -134,3 +134,47 @@ def test_explainers_done_before_a_failure_are_written(tmp_path: Path) -> None:
     assert "401" in r.stderr or "bad key" in r.stderr
     docs = json.loads(r.stdout)
     assert len(docs) == 1 and docs[0]["title"]
+
+
+SKIPPING_FEED = """<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>Bench</title><link>https://bench.example/</link>
+<item><title>Too short</title><link>https://bench.example/a</link>
+<description>Broken markup</description></item>
+<item><title>Fused kernels</title><link>https://bench.example/b</link>
+<description>&lt;p&gt;Fusing three kernels into one made the model 17% faster end to end
+on 8 GPUs. The authors measured 7,027 tokens per second against 5,996 before.&lt;/p&gt;
+</description></item>
+</channel></rss>
+"""
+
+
+def command_of(feed: Path) -> list[str]:
+    return [sys.executable, "-m", "service", "explain", str(feed), "--engine", "extractive"]
+
+
+def test_an_item_with_nothing_to_explain_is_skipped_and_the_feed_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The first item of a feed is two words (no prose sentence): the run names it on
+    stderr, explains the next one anyway (the service fails that item alone, too) and
+    exits 1; it used to stop at the first such item, the rest never explained."""
+    feed = tmp_path / "feed.xml"
+    feed.write_text(SKIPPING_FEED, encoding="utf-8")
+    for fmt in ("md", "json"):
+        r = subprocess.run(
+            [*command_of(feed), "--format", fmt],
+            capture_output=True,
+            text=True,
+            env=env(tmp_path),
+            cwd=ROOT,
+            timeout=300,
+        )
+        assert r.returncode == 1, r.stderr
+        assert "Traceback" not in r.stderr
+        assert "skipped 'Too short': the article has no prose sentences" in r.stderr
+        assert "1 explainers, 0 with numbers that need review, 1 skipped" in r.stderr
+        if fmt == "json":
+            docs = json.loads(r.stdout)
+            assert [d["source"]["title"] for d in docs] == ["Fused kernels"]
+        else:
+            assert r.stdout.startswith("# ") and "17%" in r.stdout

@@ -15,7 +15,13 @@ from service import clean, fetch, parse, render
 from service.cli.inputs import read_input
 from service.config import get_settings
 from service.engines.base import ExplainOptions
-from service.errors import InputError
+from service.errors import (
+    AnswerTruncated,
+    InputError,
+    InvalidAnswer,
+    NothingToExplain,
+    PostTooLong,
+)
 from service.gate import Outcome, explain_and_check
 from service.models import Article
 
@@ -25,6 +31,12 @@ class Format(StrEnum):
     md = "md"
     html = "html"
     text = "text"
+
+
+# Failures that belong to one item (its text, or the model's answer about it): a feed run
+# names the item and goes on with the others, as the service fails that item alone. Any
+# other error (a refused key, a dead endpoint) would fail every item the same: it stops.
+ITEM_FAILURES = (NothingToExplain, PostTooLong, InvalidAnswer, AnswerTruncated)
 
 
 class EngineName(StrEnum):
@@ -79,7 +91,11 @@ def explain(
     format: Annotated[Format, typer.Option("--format", "-f")] = Format.md,
     engine: Annotated[EngineName | None, typer.Option(help="Default: PLAINFEED_ENGINE")] = None,
 ) -> None:
-    """Explain every item of a feed, or one article (HTML, Markdown or text)."""
+    """Explain every item of a feed, or one article (HTML, Markdown or text).
+
+    Exit status 1 when some items of a feed could not be explained (each is named on
+    stderr; the others are), 2 on bad input.
+    """
     from rich.console import Console
     from rich.progress import Progress
 
@@ -91,7 +107,7 @@ def explain(
     if not articles:
         raise InputError(f"{source}: nothing to explain (no item has text)")
     err = Console(stderr=True)
-    unchecked = 0
+    unchecked = skipped = 0
     # Progress only on a terminal: in a pipe or a log it would be noise (and rich ends a
     # disabled-by-pipe display with a stray blank line).
     show = len(articles) > 1 and err.is_terminal
@@ -107,20 +123,37 @@ def explain(
         try:
             for article in articles:
                 progress.update(task, description=article.title[:60] or "(untitled)")
-                outcome = explain_and_check(
-                    eng,
-                    article,
-                    ExplainOptions(),
-                    repair_rounds=settings.repair_rounds,
-                    review_derived=settings.review_derived,
-                )
+                try:
+                    outcome = explain_and_check(
+                        eng,
+                        article,
+                        ExplainOptions(),
+                        repair_rounds=settings.repair_rounds,
+                        review_derived=settings.review_derived,
+                    )
+                except ITEM_FAILURES as exc:
+                    if len(articles) == 1:
+                        raise
+                    skipped += 1
+                    name = article.title or article.url or "(untitled)"
+                    err.print(
+                        f"plainfeed: skipped {name!r}: {exc.detail}",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+                    progress.advance(task)
+                    continue
                 unchecked += 0 if outcome.publishable else 1
                 out.write(render_outcome(outcome, format, article))
                 progress.advance(task)
         finally:
             out.close()
     if len(articles) > 1:
-        err.print(f"{len(articles)} explainers, {unchecked} with numbers that need review")
+        done = f"{out.written} explainers, {unchecked} with numbers that need review"
+        err.print(done + (f", {skipped} skipped" if skipped else ""), highlight=False)
+    if skipped:
+        raise typer.Exit(1)
 
 
 class _Output:
