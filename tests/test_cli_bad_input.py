@@ -240,6 +240,16 @@ def test_a_feed_secret_as_short_as_the_api_refuses(tmp_path: Path) -> None:
     assert plainfeed(tmp_path, "feeds", "add", url, "--secret", "long-enough").stdout == "1\n"
 
 
+def test_a_feed_name_already_taken_is_refused(tmp_path: Path) -> None:
+    """As POST /feeds: a change record names its feed by name, so two feeds may not
+    share one."""
+    first = plainfeed(tmp_path, "feeds", "add", "https://a.example/feed", "--name", "blog")
+    assert first.stdout == "1\n", first.stderr
+    again = plainfeed(tmp_path, "feeds", "add", "https://b.example/feed", "--name", "blog")
+    assert_bad_input(again, "feed 1 is already named 'blog'")
+    assert plainfeed(tmp_path, "feeds", "list").stdout == "1\thttps://a.example/feed\tblog\n"
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

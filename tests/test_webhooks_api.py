@@ -220,6 +220,55 @@ def test_change_record_for_an_unknown_source_is_404(svc: Service) -> None:
     assert svc.count(t.Delivery) == 0
 
 
+def test_a_feed_name_is_one_feed_s(svc: Service) -> None:
+    """A change record names its feed by name: a second feed with a name already taken
+    is refused (409), when registered and when renamed; it used to be stored, and the
+    record went to whichever of the two the database listed first."""
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    first = svc.feed("https://other.example/feed", name="pytorch-blog-feed")
+    r = svc.http.post(
+        "/feeds",
+        json={"url": "https://pytorch.org/blog/feed/", "name": "pytorch-blog-feed"},
+        headers=auth,
+    )
+    assert r.status_code == 409, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert f"feed {first} is already named 'pytorch-blog-feed'" in r.json()["detail"]
+    second = svc.feed("https://pytorch.org/blog/feed/", name="pytorch")
+    r = svc.http.patch(f"/feeds/{second}", json={"name": "pytorch-blog-feed"}, headers=auth)
+    assert r.status_code == 409, r.text
+    assert svc.row(t.Feed, second).name == "pytorch"
+    # A feed keeps its own name; a name given up is free again.
+    r = svc.http.patch(f"/feeds/{first}", json={"name": "pytorch-blog-feed"}, headers=auth)
+    assert r.status_code == 200, r.text
+    r = svc.http.patch(f"/feeds/{first}", json={"name": None}, headers=auth)
+    assert r.status_code == 200, r.text
+    r = svc.http.patch(f"/feeds/{second}", json={"name": "pytorch-blog-feed"}, headers=auth)
+    assert r.status_code == 200, r.text
+
+
+def test_a_change_record_goes_to_the_feed_of_its_url_among_feeds_of_one_name(
+    svc: Service,
+) -> None:
+    """A database from before names were kept unique has two feeds named as the
+    monitor's source: the record goes to the one at its ``data.url`` (not the older
+    one), and without a URL that tells them apart it is a 409, nothing stored."""
+    older = svc.feed("https://other.example/feed")
+    fid, rec = pytorch_change_record(svc)
+    with svc.sessions() as s, s.begin():
+        s.get(t.Feed, older).name = "pytorch-blog-feed"  # the names collide
+    r = svc.post(rec)
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["feed_id"] == fid and d["items_new"] == PYTORCH_ITEMS
+    rec["data"]["url"] = "https://elsewhere.example/feed"
+    rec["data"]["commit"] = "another"
+    r = svc.post(rec)
+    assert r.status_code == 409, r.text
+    assert "are all named 'pytorch-blog-feed'" in r.json()["detail"]
+    assert svc.count(t.Delivery) == 1
+
+
 def test_miniflux_and_changedetection_map_to_a_feed_fetch(svc: Service, origin: Origin) -> None:
     url = origin.route("/blog/feed/", body=FEED_BYTES, headers=RSS, etag='"e1"')
     fid = svc.feed(url)

@@ -30,7 +30,7 @@ from service.models import CheckReport, DeliveryState, Explainer, ItemState
 from service.pipeline import latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import remove_feed
+from service.store.feeds import check_name_free, remove_feed
 from service.store.records import article_of, report_of, result_of
 
 router = APIRouter()
@@ -44,12 +44,13 @@ router = APIRouter()
     status_code=201,
     response_model=FeedOut,
     tags=["feeds"],
-    responses={409: {"description": "A feed with that url is already registered"}},
+    responses={409: {"description": "A feed with that url or name is already registered"}},
 )
 def create_feed(body: FeedIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Register a feed. `secret` makes its webhooks require a signature."""
     try:
         with transaction(ctx.sessions) as s:
+            check_name_free(s, body.name)
             feed = t.Feed(
                 url=str(body.url),
                 name=body.name,
@@ -91,7 +92,10 @@ def get_feed(feed_id: Id, s: DB) -> FeedOut:
     "/feeds/{feed_id}",
     response_model=FeedOut,
     tags=["feeds"],
-    responses={404: {"description": "No feed with that id"}},
+    responses={
+        404: {"description": "No feed with that id"},
+        409: {"description": "Another feed has that name"},
+    },
 )
 def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut:
     """Rename a feed, rotate or remove its webhook secret, change its audience or
@@ -103,6 +107,8 @@ def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut
         feed = s.get(t.Feed, feed_id)
         if feed is None:
             raise NotFound(f"no feed with id {feed_id}")
+        if "name" in fields:
+            check_name_free(s, body.name, feed_id)
         for name in fields:
             setattr(feed, name, getattr(body, name))
         s.flush()

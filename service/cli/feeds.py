@@ -16,7 +16,7 @@ from service.config import get_settings
 from service.errors import Conflict, FetchError, InputError, NotFound, Unprocessable
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
-from service.store.feeds import remove_feed
+from service.store.feeds import check_name_free, remove_feed
 
 # The largest id the tables hold (ids are INTEGER: 32 bits on PostgreSQL). A larger one on
 # the command line would reach the driver and fail there (OverflowError, DataError).
@@ -59,6 +59,7 @@ def add(
         raise InputError("a webhook secret has 8 to 512 characters")
     try:
         with transaction(sessions()) as s:
+            check_name_free(s, name)
             feed = t.Feed(url=url, name=name, secret=secret, audience=audience, language=language)
             s.add(feed)
             s.flush()

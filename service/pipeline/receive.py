@@ -23,6 +23,7 @@ from service.ingest import Incoming
 from service.pipeline.base import PipelineBase
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.feeds import feeds_named
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +142,8 @@ class Receive(PipelineBase):
                 raise NotFound(f"no feed with id {incoming.feed_id}")
             return feed
         if incoming.source:
-            feed = s.scalars(select(t.Feed).where(t.Feed.name == incoming.source).limit(1)).first()
+            urls = [v for u in incoming.feed_urls for v in _url_variants(u)]
+            feed = feeds_named(s, incoming.source, urls)
             if feed is not None:
                 return feed
         if incoming.feed_urls:

@@ -11,6 +11,37 @@ from service.models import ItemState
 from service.store import tables as t
 
 
+def check_name_free(s: Session, name: str | None, feed_id: int | None = None) -> None:
+    """Refuse (409) a name that another feed has: a change record names its feed by it
+    (``data.source``), and of two feeds so named one would get the other's documents."""
+    if name is None:
+        return
+    query = select(t.Feed.id).where(t.Feed.name == name)
+    if feed_id is not None:
+        query = query.where(t.Feed.id != feed_id)
+    other = s.scalars(query.limit(1)).first()
+    if other is not None:
+        raise Conflict(
+            f"feed {other} is already named {name!r} (a change record names its feed by it)"
+        )
+
+
+def feeds_named(s: Session, name: str, urls: list[str]) -> t.Feed | None:
+    """The feed a monitor's name stands for: the one so named, or, where several are (a
+    database from before names were kept unique), the one of them at one of ``urls``;
+    None when none is named so. Several and no URL to choose by is a 409."""
+    named = list(s.scalars(select(t.Feed).where(t.Feed.name == name).order_by(t.Feed.id)))
+    if len(named) <= 1:
+        return named[0] if named else None
+    for feed in named:
+        if feed.url in urls:
+            return feed
+    raise Conflict(
+        f"feeds {', '.join(str(f.id) for f in named)} are all named {name!r}: rename all "
+        "but one (PATCH /feeds/{id}), or send the feed's url in data.url"
+    )
+
+
 def remove_feed(s: Session, feed_id: int) -> None:
     """Delete a feed with its items, their explainers and its own subscribers (the
     database cascades; webhook deliveries stay in the log without their feed).
