@@ -104,7 +104,9 @@ def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str,
     except ValueError as exc:  # "http://[::1" (unclosed IPv6 bracket), "http://h:99999"
         raise FetchRefused(f"not a valid URL: {url} ({exc})") from exc
     if parts.scheme not in ("http", "https"):
-        raise FetchRefused(f"only http(s) URLs are fetched, not {parts.scheme or 'none'}: {url}")
+        # "notaurl" has no scheme at all: "not none" would read as nonsense.
+        what = f", not {parts.scheme}" if parts.scheme else ""
+        raise FetchRefused(f"only http(s) URLs are fetched{what}: {url}")
     host = parts.hostname
     if not host:
         raise FetchRefused(f"URL has no host: {url}")

@@ -250,6 +250,14 @@ def test_a_feed_name_already_taken_is_refused(tmp_path: Path) -> None:
     assert plainfeed(tmp_path, "feeds", "list").stdout == "1\thttps://a.example/feed\tblog\n"
 
 
+def test_a_hub_that_is_no_url_is_named_plainly(tmp_path: Path) -> None:
+    assert plainfeed(tmp_path, "feeds", "add", "https://a.example/feed").returncode == 0
+    done = plainfeed(tmp_path, "feeds", "subscribe", "1", "--hub", "notaurl")
+    assert_bad_input(done, "only http(s) URLs are fetched: notaurl")  # not "not none: "
+    done = plainfeed(tmp_path, "feeds", "subscribe", "1", "--hub", "ftp://hub.example/")
+    assert_bad_input(done, "only http(s) URLs are fetched, not ftp: ftp://hub.example/")
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

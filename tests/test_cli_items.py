@@ -163,7 +163,7 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
     assert f"{ids['review']}\tpending\t" in listed
     assert f"{ids['published']}\t" not in listed
     for bad, message in [
-        ((), "give an item id or --state, not both"),
+        ((), "give an item id or --state"),  # neither: "not both" would puzzle
         ((str(ids["review"]), "--state", "failed"), "give an item id or --state, not both"),
         (("--feed", "1"), "--feed goes with --state"),
         (("--state", "pending"), "pending items are queued already"),

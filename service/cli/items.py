@@ -136,7 +136,9 @@ def retry(
 
     if feed is not None and state is None:
         raise InputError("--feed goes with --state")
-    if (item_id is None) == (state is None):
+    if item_id is None and state is None:
+        raise InputError("give an item id or --state")
+    if item_id is not None and state is not None:
         raise InputError("give an item id or --state, not both")
     if state is not None and state in (ItemState.PROCESSING, ItemState.PENDING):
         raise InputError(f"{state.value} items are queued already")
