@@ -26,6 +26,7 @@ from tests.conftest import (
     make_settings,
     wait_for,
 )
+from tests.origin import Origin
 
 RSS = "application/rss+xml"
 
@@ -378,6 +379,25 @@ def test_explain_answers_bad_input_with_4xx(server: httpx.Client) -> None:
     # No endpoint is configured: refused at once, not retried against a default host.
     body = assert_problem(server.post("/explain", json={"text": prose, "engine": "llm"}), 422)
     assert "not configured" in str(body["detail"])
+
+
+def test_explain_of_a_feed_url_says_it_is_a_feed(server: httpx.Client) -> None:
+    """A feed's URL given to /explain (an easy slip: the feed is what one registers) is
+    named as a feed; read as a page, its markup was "no prose sentences to explain"."""
+    with Origin() as origin:
+        url = origin.route(
+            "/blog/feed/", body=PYTORCH_FEED.read_bytes(), headers={"Content-Type": RSS}
+        )
+        body = assert_problem(server.post("/explain", json={"url": url}), 422)
+        assert "is a feed (rss), not an article" in str(body["detail"])
+        assert "/webhooks/feed" in str(body["detail"])
+        page = origin.route(
+            "/post", body=(DATA / "webhooks" / "article-page.html").read_bytes(),
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        )  # fmt: skip
+        r = server.post("/explain", json={"url": page})
+        assert r.status_code == 200, r.text
+        assert r.json()["source"]["url"] == page and r.json()["source"]["title"]
 
 
 EXECUTORCH = "pytorch-blog-fast-ondevice-agentic-ai-with-executorch"

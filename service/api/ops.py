@@ -12,7 +12,7 @@ from sqlalchemy import String, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from service import clean, fetch, render
+from service import clean, fetch, parse, render
 from service.api.deps import DB, Ctx, Writer
 from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
 from service.check import check_explainer, headline_facts
@@ -152,7 +152,15 @@ def _source(ctx: Ctx, body: PostIn) -> Article:
     """The article a request gives as exactly one of ``html``, ``markdown``, ``text`` or
     ``url``."""
     if body.url:
-        article = fetch.fetch_article(str(body.url), ctx.settings)
+        got = fetch.fetch_url(str(body.url), ctx.settings, accept=fetch.PAGE_ACCEPT)
+        kind = parse.sniff(got.body, got.content_type)
+        if kind is not None:
+            # Read as a page, a feed's markup gave "no prose sentences": say what it is.
+            raise Unprocessable(
+                f"{got.url} is a feed ({kind}), not an article: give the url of one of its "
+                "posts, or send the feed to POST /webhooks/feed"
+            )
+        article = fetch.article_from_page(got.body, got.content_type, got.url)
     elif body.html:
         article = clean.article_from_document(body.html, kind="html", title=body.title)
     elif body.markdown:
@@ -205,6 +213,7 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     _record_spent(ctx, Spent(None, r.model, r.usage, r.cost_usd) if r.usage.calls else None)
     return ExplainOut(
         explainer=r.explainer,
+        source=render.document(r, None, article)["source"],
         check=outcome.report,
         engine=r.engine,
         model=r.model,

@@ -315,6 +315,9 @@ class CheckOut(BaseModel):
 
 class ExplainOut(BaseModel):
     explainer: Explainer
+    # The post as read (title, url, author, published), as in the explainer's JSON
+    # document: for a url, the caller learns here which page and title were explained.
+    source: dict[str, str | None]
     check: CheckReport
     engine: str
     model: str
