@@ -380,6 +380,31 @@ def test_a_feed_whose_origin_stays_down_fails_after_the_configured_attempts(
         assert d["attempts"] == 2 and len(origin.requests_to("/feed")) == 2
 
 
+def test_removing_a_feed_fails_its_waiting_deliveries_instead_of_registering_it_again(
+    tmp_path: Any, origin: Origin
+) -> None:
+    """A fetch that failed for a moment waits to be tried again; the feed is removed
+    meanwhile. The waiting delivery fails, naming the removal: taken up later, with its
+    feed_id cleared, it fetched the feed and registered it again (unnamed, no secret)."""
+    settings = make_settings(f"sqlite:///{tmp_path / 'r.db'}", backoff_base=60.0)
+    url = origin.route("/blog/feed/", status=503, body=b"busy")
+    with running(settings) as svc:
+        fid = svc.feed(url, name="pytorch")
+        did = svc.post({"feed_id": fid}).json()["delivery_id"]
+
+        def waiting() -> bool:
+            d = svc.http.get(f"/deliveries/{did}").json()
+            return d["state"] == "received" and d["attempts"] == 1 and bool(d["error"])
+
+        wait_for(waiting)
+        assert svc.http.delete(f"/feeds/{fid}").status_code == 204
+        d = svc.http.get(f"/deliveries/{did}").json()
+        assert d["state"] == "failed", d
+        assert d["error"] == f"feed {fid} was removed before this delivery was processed"
+        assert d["feed_id"] is None
+        assert svc.http.get("/feeds").json()["total"] == 0
+
+
 def test_refused_fetch_is_a_failed_delivery(tmp_path: Any, origin: Origin) -> None:
     settings = make_settings(f"sqlite:///{tmp_path / 'r.db'}", allow_private_urls=False)
     with running(settings) as svc:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from service import websub
 from service.errors import Conflict, NotFound
-from service.models import ItemState
+from service.models import DeliveryState, ItemState
 from service.store import tables as t
 
 
@@ -63,4 +65,23 @@ def remove_feed(s: Session, feed_id: int) -> None:
     )
     if busy:
         raise Conflict(f"feed {feed_id} has {busy} item(s) being processed: try again")
+    deliveries = select(func.count(t.Delivery.id)).where(
+        t.Delivery.feed_id == feed_id, t.Delivery.state == DeliveryState.PROCESSING.value
+    )
+    if busy := s.scalar(deliveries):
+        raise Conflict(f"feed {feed_id} has {busy} delivery(ies) being processed: try again")
+    # A delivery still waiting (a fetch to try again, say) would be taken up after the
+    # feed is gone, its feed_id cleared by the cascade: read as a document of no known
+    # feed, it registered the feed again, unnamed and without its secret.
+    s.execute(
+        update(t.Delivery)
+        .where(t.Delivery.feed_id == feed_id, t.Delivery.state == DeliveryState.RECEIVED.value)
+        .values(
+            state=DeliveryState.FAILED.value,
+            error=f"feed {feed_id} was removed before this delivery was processed",
+            processed_at=datetime.now(UTC),
+            lease_owner=None,
+            lease_until=None,
+        )
+    )
     s.delete(feed)
