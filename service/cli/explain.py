@@ -67,8 +67,11 @@ def articles_of(source: str) -> list[Article]:
         if parse.sniff(data, content_type) is not None:
             doc = parse.parse_feed(data, content_type=content_type, url=url)
             return [clean.article_from_entry(e) for e in doc.entries]
-        name = source if url is None else None
-        return [clean.article_from_document(data, filename=name, url=url)]
+        if url is not None:
+            # A web page: its main content, as POST /explain {"url"} and the pages of
+            # excerpt-only items read it; the whole page explained its menus and footer.
+            return [fetch.article_from_page(data, content_type, url)]
+        return [clean.article_from_document(data, filename=source)]
     except InputError as exc:
         raise type(exc)(f"{source}: {exc.detail}") from exc
 
