@@ -13,8 +13,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from service import render
 from service.api.app import create_app
 from service.config import Settings
+from service.models import Explainer, Section
 from tests.conftest import (
     CORPUS,
     DATA,
@@ -428,8 +430,15 @@ def test_check_answers_as_the_cli_does(server: httpx.Client) -> None:
     flagged = [n["text"] for n in r.json()["numbers"] if n["status"] == "unsupported"]
     assert not r.json()["ok"] and wrong in flagged
 
-    # The explainer's JSON shape, as POST /explain answers it, is read as well.
+    # An explainer as HTML (format=html) is read as its text, not its tags.
     paragraph = next(p for p in explainer.split("\n\n") if re.search(r"\d\.\d", p))
+    html = render.to_html(Explainer(title="ExecuTorch: on-device agents", sections=[
+        Section(heading="What is new", paragraphs=[paragraph])]))  # fmt: skip
+    r = server.post("/check", json={"explainer": html, "html": source})
+    assert r.status_code == 200 and r.json()["ok"] and r.json()["numbers"], r.text
+    assert not any(n["text"] in ("h1", "h2") for n in r.json()["numbers"])
+
+    # The explainer's JSON shape, as POST /explain answers it, is read as well.
     shape = {"title": "ExecuTorch: on-device agents", "sections": [
         {"heading": "What is new", "paragraphs": [paragraph]}]}  # fmt: skip
     r = server.post("/check", json={"explainer": shape, "html": source})

@@ -220,3 +220,23 @@ def test_the_markdown_of_plainfeed_explain_passes_its_check(tmp_path: Path) -> N
     markdown.write_text("## 7 new kernels\n\nThey are fast.\n", encoding="utf-8")
     code, out = check("--explainer", markdown, "--source", FP8, "--json")
     assert [n["text"] for n in json.loads(out)["numbers"]] == ["7"]
+
+
+def test_the_html_of_plainfeed_explain_passes_its_check(tmp_path: Path) -> None:
+    """``explain -f html`` written to a file and checked: read as text, its tags ("h1",
+    "h2") were numbers the post does not have and the check failed; read as the text
+    of the HTML, it finds what the Markdown of the same explainer finds."""
+    reports = {}
+    for fmt in ("html", "md"):
+        explained = runner.invoke(app, ["explain", str(FP8), "-f", fmt, "--engine", "extractive"])
+        assert explained.exit_code == 0, explained.output
+        written = tmp_path / f"explainer.{fmt}"
+        written.write_text(explained.stdout, encoding="utf-8")
+        code, out = check("--explainer", written, "--source", FP8, "--json")
+        assert code == 0, out
+        reports[fmt] = json.loads(out)
+    assert reports["html"]["counts"] == reports["md"]["counts"]
+    assert [n["text"] for n in reports["html"]["numbers"]] == [
+        n["text"] for n in reports["md"]["numbers"]
+    ]
+    assert not any(n["text"] in ("h1", "h2") for n in reports["html"]["numbers"])

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from service.check import check_explainer, headline_facts
-from service.clean import article_from_document
+from service.clean import article_from_document, guess_kind
 from service.cli.inputs import read_input
 from service.errors import InputError, validation_problems
 from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
@@ -42,7 +42,8 @@ def _decode_explainer(data: bytes, path: Path) -> str:
 
 
 def load_explainer(path: Path) -> Explainer | str:
-    """An explainer file: JSON in the explainer's shape, else Markdown or plain text."""
+    """An explainer file: JSON in the explainer's shape, else HTML (read as text),
+    Markdown or plain text."""
     text = _decode_explainer(read_input(path, "explainer"), path)
     if not text.strip():
         # An empty explainer has no number to fail: it would pass the check.
@@ -66,6 +67,13 @@ def load_explainer(path: Path) -> Explainer | str:
             raise InputError(
                 f"explainer file {path} is not an explainer in JSON: {problems}"
             ) from exc
+    if guess_kind(text, path.name) == "html":
+        # `plainfeed explain -f html`, or an explainer on a web page: read as text, its
+        # tags were numbers ("h1", "h2") the source does not have, and the check failed.
+        try:
+            return article_from_document(text, kind="html").text
+        except InputError as exc:
+            raise type(exc)(f"explainer file {path}: {exc.detail}") from exc
     return text
 
 
@@ -115,7 +123,7 @@ def _print_table(report: CheckReport) -> None:
 
 def check(
     explainer: Annotated[
-        Path, typer.Option("--explainer", help="The explainer: Markdown, text or JSON.")
+        Path, typer.Option("--explainer", help="The explainer: Markdown, text, HTML or JSON.")
     ],
     source: Annotated[Path, typer.Option("--source", help="The source: HTML, Markdown or text.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
