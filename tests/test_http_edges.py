@@ -100,6 +100,33 @@ def test_a_method_not_allowed_says_which_are(server: httpx.Client) -> None:
     assert set(r.headers["allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
 
 
+@pytest.mark.parametrize(
+    ("path", "ctype"),
+    [
+        ("/feeds", "application/x-www-form-urlencoded"),  # what "curl -d" sends
+        ("/explain", "text/plain"),
+        ("/check", "text/plain; charset=utf-8"),
+        ("/subscribers", "application/xml"),
+    ],
+)
+def test_a_json_body_labelled_as_something_else_is_415_naming_json(
+    server: httpx.Client, path: str, ctype: str
+) -> None:
+    """JSON sent without its content type ("curl -d '{...}'") was a 422 "body: Input
+    should be a valid dictionary", which sends one looking for a wrong field."""
+    body = '{"url": "https://a.example/feed", "text": "A 5 GB model runs 3x faster."}'
+    r = server.post(path, content=body, headers={"Content-Type": ctype})
+    assert r.status_code == 415, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    got = r.json()
+    assert got["type"].endswith("/unsupported-media-type")
+    assert f"content type '{ctype.split(';')[0]}' is not taken" in got["detail"]
+    assert "Content-Type: application/json" in got["detail"]
+    # Labelled JSON, the same kind of mistake in the body is still a 422 naming it.
+    r = server.post(path, content="[]", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and "valid dictionary" in r.json()["detail"]
+
+
 def test_a_client_gone_mid_body_is_no_server_error(
     server: httpx.Client, caplog: pytest.LogCaptureFixture
 ) -> None:

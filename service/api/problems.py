@@ -14,7 +14,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from service.api.limits import MAX_REQUEST_BODY
-from service.errors import PayloadTooLarge, PlainfeedError
+from service.errors import PayloadTooLarge, PlainfeedError, UnsupportedMediaType
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,17 @@ def _allowed(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def _not_json(request: Request, errors: list[dict[str, Any]]) -> str | None:
+    """The media type of a request whose whole body was refused because it is labelled
+    as something other than JSON, else None."""
+    if not any(e["loc"] == ["body"] and e["type"] != "missing" for e in errors):
+        return None
+    ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if not ctype or ctype == "application/json" or ctype.endswith("+json"):
+        return None
+    return ctype
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(PlainfeedError)
     async def _plainfeed(request: Request, exc: PlainfeedError) -> JSONResponse:
@@ -90,6 +101,18 @@ def install(app: FastAPI) -> None:
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
+        ctype = _not_json(request, errors)
+        if ctype is not None:
+            # FastAPI reads a JSON body only when it is labelled JSON; "curl -d" labels it
+            # a form, and the body was "not a valid dictionary": say what to send instead.
+            return problem(
+                UnsupportedMediaType.status,
+                UnsupportedMediaType.slug,
+                UnsupportedMediaType.title,
+                f"content type {ctype!r} is not taken: send the body as JSON "
+                "(Content-Type: application/json)",
+                request.url.path,
+            )
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(p) for p in first["loc"])
         status = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
