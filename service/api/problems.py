@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
@@ -72,6 +72,11 @@ def _allowed(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def _is_page(path: str) -> bool:
+    """Whether ``path`` is one of the HTML pages (the index, ``/ui/...``)."""
+    return path == "/" or path.startswith("/ui/")
+
+
 def _not_json(request: Request, errors: list[dict[str, Any]]) -> str | None:
     """The media type of a request whose whole body was refused because it is labelled
     as something other than JSON, else None."""
@@ -96,7 +101,7 @@ def install(app: FastAPI) -> None:
         return problem(exc.status, exc.slug, exc.title, exc.detail, request.url.path, **extra)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
         errors = [
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
@@ -116,6 +121,12 @@ def install(app: FastAPI) -> None:
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(p) for p in first["loc"])
         status = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
+        if request.method in ("GET", "HEAD") and _is_page(request.url.path):
+            # A person's browser asked for a page (a search pasted into the address bar,
+            # an edited offset): an HTML page says what is wrong, as its 404 does.
+            from service.api.pages import error_page
+
+            return error_page(status, "Bad request", f"{where}: {first['msg']}")
         return problem(
             status,
             "bad-json" if status == 400 else "validation-error",
