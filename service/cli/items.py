@@ -124,11 +124,11 @@ def retry(
         int | None, typer.Option(help="With --state: of this feed only", min=1, max=ID_MAX)
     ] = None,
 ) -> None:
-    """Re-queue an item in any state but processing, with fresh attempts; or, with
-    --state, every item in that state.
+    """Re-queue an item (in any state but processing), or every item in a --state.
 
-    A failed or needs-review item is explained anew; a published one is published again;
-    a skipped one (an older entry of a feed's first delivery) is explained.
+    The item starts again with fresh attempts. A failed or needs-review item is explained
+    anew; a published one is published again; a skipped one (an older entry of a feed's
+    first delivery) is explained.
     """
     from service.config import get_settings
     from service.engines import get_engine

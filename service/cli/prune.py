@@ -30,9 +30,10 @@ def prune(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, change nothing")] = False,
 ) -> None:
-    """Drop the raw bodies of finished deliveries and the finished outbound deliveries
-    older than the retention period; prints what went (items, explainers and their
-    checks are never pruned)."""
+    """Drop finished work older than the retention period; prints what went.
+
+    The raw bodies of finished deliveries go, and the finished outbound deliveries;
+    items, explainers and their checks are never pruned."""
     days = get_settings().retention_days if older_than is None else older_than
     if not days and older_than is None:
         raise InputError("PLAINFEED_RETENTION_DAYS is 0 (keep for ever): give --older-than DAYS")

@@ -176,8 +176,9 @@ def demo(
         ),
     ] = "extractive",
 ) -> None:
-    """Serve, post the bundled PyTorch blog feed to the own webhook, print the item URLs,
-    and keep serving."""
+    """Serve, post the bundled PyTorch blog feed to the own webhook, print its items.
+
+    Prints the URL of each item's explainer, then keeps serving until Ctrl-C."""
     import uvicorn
 
     from service.api.app import create_app
