@@ -258,6 +258,23 @@ def test_a_hub_that_is_no_url_is_named_plainly(tmp_path: Path) -> None:
     assert_bad_input(done, "only http(s) URLs are fetched, not ftp: ftp://hub.example/")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [("explain", "post.txt", "--engine", "llm"), ("serve", "--port", "0"), ("worker",)],
+)
+def test_the_llm_engine_without_an_endpoint_is_a_bad_setting(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """PLAINFEED_ENGINE=llm (or --engine llm) and neither OPENAI_BASE_URL nor
+    OPENAI_API_KEY: refused at once, as POST /explain refuses it. explain tried OpenAI's
+    host four times, then 'cannot reach'; serve and worker started, and every post waited
+    on that host for ever."""
+    (tmp_path / "post.txt").write_text("The new kernel is 1.10x faster on 8 GPUs.\n")
+    done = plainfeed(tmp_path, *args, env={"PLAINFEED_ENGINE": "llm"})
+    assert_bad_input(done, "the llm engine has no endpoint: set OPENAI_BASE_URL")
+    assert "cannot reach" not in done.stderr
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

@@ -102,9 +102,10 @@ def explain(
     from rich.console import Console
     from rich.progress import Progress
 
-    from service.engines import get_engine
+    from service.engines import get_engine, require_endpoint
 
     settings = get_settings()
+    require_endpoint(settings, engine.value if engine else None)
     eng = get_engine(settings, name=engine.value if engine else None)
     articles = [a for a in articles_of(source) if a.text.strip()]
     if not articles:

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 import typer
 
 from service.config import MAX_WORKERS, get_settings
+from service.engines import require_endpoint
 from service.errors import ConfigError
 from service.logsetup import setup_logging
 
@@ -82,6 +83,7 @@ def serve(
     from service.api.protocol import http_protocol
 
     settings = get_settings()
+    require_endpoint(settings)
     _check_database(settings.database_url)
     sock = _bind(host, port)
     setup_logging(settings.log_format, settings.log_level)
@@ -113,6 +115,7 @@ def worker(
     from service.api.app import build_context
 
     settings = get_settings()
+    require_endpoint(settings)
     threads = settings.concurrency if concurrency is None else concurrency
     if threads < 1:
         # PLAINFEED_CONCURRENCY=0 is serve's "API only"; a worker without threads would

@@ -9,7 +9,18 @@ from service.config import Settings
 from service.engines.base import DEFAULT_AUDIENCE, Engine, ExplainOptions
 from service.errors import ConfigError
 
-__all__ = ["DEFAULT_AUDIENCE", "Engine", "ExplainOptions", "get_engine"]
+__all__ = ["DEFAULT_AUDIENCE", "Engine", "ExplainOptions", "get_engine", "require_endpoint"]
+
+
+def require_endpoint(settings: Settings, name: str | None = None) -> None:
+    """Refuse (a bad setting) the ``llm`` engine asked for by name, or by
+    PLAINFEED_ENGINE, when no endpoint is configured: the client would try OpenAI's
+    default host without a key, and every post would wait on it for ever."""
+    if (name or settings.engine) == "llm" and not settings.llm_configured:
+        raise ConfigError(
+            "the llm engine has no endpoint: set OPENAI_BASE_URL (a local server) or "
+            "OPENAI_API_KEY (OpenAI), or use the extractive engine"
+        )
 
 
 def get_engine(settings: Settings, name: str | None = None, **kw: Any) -> Engine:
