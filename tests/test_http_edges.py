@@ -4,6 +4,7 @@ which methods are allowed."""
 
 from __future__ import annotations
 
+import gzip
 import logging
 import socket
 import time
@@ -14,7 +15,7 @@ import pytest
 
 from service.api.limits import MAX_REQUEST_BODY
 from service.config import Settings
-from tests.conftest import api_client, drop_pg_database, make_settings, wait_for
+from tests.conftest import PYTORCH_FEED, api_client, drop_pg_database, make_settings, wait_for
 from tests.origin import Origin
 
 
@@ -125,6 +126,29 @@ def test_a_json_body_labelled_as_something_else_is_415_naming_json(
     # Labelled JSON, the same kind of mistake in the body is still a 422 naming it.
     r = server.post(path, content="[]", headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and "valid dictionary" in r.json()["detail"]
+
+
+def test_a_compressed_body_is_415_saying_so(server: httpx.Client) -> None:
+    """A gzipped feed (Content-Encoding: gzip) was read as it came: "the body does not
+    look like an RSS, Atom, RDF or JSON Feed document", of what is a feed."""
+    feed = PYTORCH_FEED.read_bytes()
+    for path, ctype in [("/webhooks/feed", "application/rss+xml"), ("/feeds", "application/json")]:
+        r = server.post(
+            path,
+            content=gzip.compress(feed),
+            headers={"Content-Type": ctype, "Content-Encoding": "gzip"},
+        )
+        assert r.status_code == 415, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert r.json()["type"].endswith("/unsupported-media-type")
+        assert "Content-Encoding 'gzip' is not taken" in r.json()["detail"]
+    r = server.post(
+        "/webhooks/feed",
+        content=feed,
+        headers={"Content-Type": "application/rss+xml", "Content-Encoding": "identity"},
+    )
+    assert r.status_code == 202, r.text
+    assert server.get("/deliveries").json()["total"] == 1
 
 
 def test_a_client_gone_mid_body_is_no_server_error(

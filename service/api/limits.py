@@ -14,7 +14,8 @@ MAX_REQUEST_BODY = 16 * 1024 * 1024
 
 class BodyLimit:
     """A request body over ``limit`` bytes is a 413 problem: refused from its
-    Content-Length before it is read, else as soon as the bytes read pass the cap."""
+    Content-Length before it is read, else as soon as the bytes read pass the cap. A
+    compressed one (Content-Encoding) is a 415."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_REQUEST_BODY) -> None:
         self.app = app
@@ -25,20 +26,30 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = self.limit
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
-                receive = _refusing(f"body of {int(value)} bytes is over the {limit}-byte cap")
-                break
+        headers = dict(scope.get("headers", ()))
+        length = headers.get(b"content-length", b"")
+        coding = headers.get(b"content-encoding", b"").strip().lower()
+        if coding not in (b"", b"identity"):
+            # A compressed body (gzip from a monitor) read as it is was "not a feed", or
+            # "not valid JSON": say what is wrong. Not decoded here: the signatures are
+            # over the bytes sent, and a small gzip body can stand for gigabytes.
+            receive = _refusing(
+                415,
+                f"Content-Encoding {coding.decode('latin-1')!r} is not taken: send the "
+                "body uncompressed",
+            )
+        elif length.isdigit() and int(length) > limit:
+            receive = _refusing(413, f"body of {int(length)} bytes is over the {limit}-byte cap")
         else:
             receive = _counting(receive, limit)
         await self.app(scope, receive, send)
 
 
-def _refusing(detail: str) -> Receive:
+def _refusing(status: int, detail: str) -> Receive:
     async def receive() -> Message:
         # Raised where the route reads its body, so the problem handlers answer it (a
         # route that reads no body answers as usual).
-        raise HTTPException(413, detail)
+        raise HTTPException(status, detail)
 
     return receive
 

@@ -146,6 +146,8 @@ def install(app: FastAPI) -> None:
             # The body cap (service.api.limits) raises Starlette's exception, the one FastAPI
             # lets through its body parsing; it answers as PayloadTooLarge does.
             slug, title = PayloadTooLarge.slug, PayloadTooLarge.title
+        elif exc.status_code == 415:  # a compressed body (service.api.limits)
+            slug, title = UnsupportedMediaType.slug, UnsupportedMediaType.title
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             headers["Allow"] = _allowed(request)
