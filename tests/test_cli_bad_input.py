@@ -275,6 +275,19 @@ def test_the_llm_engine_without_an_endpoint_is_a_bad_setting(
     assert "cannot reach" not in done.stderr
 
 
+def test_a_feed_url_is_written_as_post_feeds_writes_it(tmp_path: Path) -> None:
+    """``feeds add`` kept the URL as typed while POST /feeds normalises it (host in lower
+    case, "/" for an empty path, spaces escaped): one feed could be registered twice."""
+    assert plainfeed(tmp_path, "feeds", "add", "https://Blog.Example").stdout == "1\n"
+    again = plainfeed(tmp_path, "feeds", "add", "https://blog.example/")
+    assert_bad_input(again, "a feed with url https://blog.example/ is already registered")
+    assert plainfeed(tmp_path, "feeds", "add", "https://blog.example/a b").stdout == "2\n"
+    listed = plainfeed(tmp_path, "feeds", "list").stdout
+    assert listed == "1\thttps://blog.example/\t\n2\thttps://blog.example/a%20b\t\n"
+    long_name = plainfeed(tmp_path, "feeds", "add", "https://c.example/", "--name", "n" * 600)
+    assert_bad_input(long_name, "name: String should have at most 512 characters")
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

@@ -13,7 +13,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service import fetch, websub
 from service.config import get_settings
-from service.errors import Conflict, FetchError, InputError, NotFound, Unprocessable
+from service.errors import (
+    Conflict,
+    FetchError,
+    InputError,
+    NotFound,
+    Unprocessable,
+    validation_problems,
+)
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 from service.store.feeds import check_name_free, remove_feed
@@ -57,6 +64,17 @@ def add(
     if secret is not None and not 8 <= len(secret) <= 512:
         # As POST /feeds: a short secret is a guessable one.
         raise InputError("a webhook secret has 8 to 512 characters")
+    # The rest as POST /feeds takes it, the URL written as it writes it ("https://A.example"
+    # is "https://a.example/"): written as typed, one feed could be registered twice.
+    from pydantic import ValidationError
+
+    from service.api.schemas import FeedIn
+
+    try:
+        given = FeedIn(url=url, name=name, secret=secret, audience=audience, language=language)
+    except ValidationError as exc:
+        raise InputError(f"not a feed: {validation_problems(exc, 'feed')}") from exc
+    url = str(given.url)
     try:
         with transaction(sessions()) as s:
             check_name_free(s, name)
