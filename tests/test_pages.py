@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from bs4 import BeautifulSoup
@@ -166,6 +167,29 @@ def test_index_lists_feeds_items_and_states_and_searches_titles(
     assert [row.select_one("a").get_text() for row in failed] == ["A broken post"]
     # a search with LIKE wildcards matches them literally
     assert not soup(client.get("/", params={"q": "%"}).text).select("table.items tbody tr")
+
+
+def test_the_index_dates_each_post_by_the_date_it_is_listed_by(client: TestClient) -> None:
+    """The list is newest post first; its "Published" column showed when Plainfeed
+    published an explainer instead (one day for a whole feed sent at once, the posts'
+    own dates nowhere), and a post's date only while it had no explainer."""
+    sm = sessions(client)
+    fid = add_feed(sm, name="Kernel blog")
+    explainer = Explainer(title="Posts", sections=[Section(heading="H", paragraphs=["P."])])
+    for title, day in [("Older post", 6), ("Newer post", 20)]:
+        add_item(
+            sm, fid, title=title, text="A post.", explainer=explainer, report=CheckReport(),
+            published=datetime(2026, 8, day, 12, tzinfo=UTC),
+        )  # fmt: skip
+    add_item(sm, fid, title="Undated post", text="A post.", state=ItemState.PENDING)
+    rows = soup(client.get("/").text).select("table.items tbody tr")
+    listed = [(r.select_one("a").get_text(), r.select("td")[-1].get_text()) for r in rows]
+    today = datetime.now(UTC).date().isoformat()
+    assert listed == [
+        ("Undated post", today),  # stored now: listed first, by that date
+        ("Newer post", "2026-08-20"),
+        ("Older post", "2026-08-06"),
+    ]
 
 
 def test_pages_carry_a_strict_content_security_policy(
