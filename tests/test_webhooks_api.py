@@ -366,6 +366,7 @@ def test_a_feed_whose_origin_is_down_for_a_moment_is_fetched_again(
         d = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
         assert d["state"] == "processed", d
         assert d["items_new"] == PYTORCH_ITEMS and d["attempts"] == 3
+        assert d["error"] is None  # the 503s were a moment's, not the outcome
         assert len(origin.requests_to("/feed")) == 3
 
 
@@ -525,6 +526,28 @@ def test_feed_values_the_database_cannot_hold_keep_the_delivery(svc: Service, do
     d = svc.outcome(r.json()["delivery_id"])
     assert d["state"] == "processed", d
     assert d["items_new"] == 1
+
+
+def test_a_document_that_names_no_feed_is_refused_not_pooled(svc: Service) -> None:
+    # No feed_url, home_page_url or title: every such document, from any sender, went
+    # into one feed "urn:plainfeed:title:".
+    anonymous = (
+        b'{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1",'
+        b' "content_text": "It ran 3 times faster."}]}'
+    )
+    feeds_before = svc.count(t.Feed)
+    d = svc.outcome(
+        svc.post(anonymous, {"Content-Type": "application/feed+json"}).json()["delivery_id"]
+    )
+    assert d["state"] == "failed"
+    assert "names no feed" in d["error"] and "feed_id" in d["error"]
+    assert svc.count(t.Feed) == feeds_before and svc.count(t.Item) == 0
+    # Named by a title, it is a feed of its own.
+    titled = anonymous.replace(b'"items"', b'"title": "Status", "items"')
+    d = svc.outcome(
+        svc.post(titled, {"Content-Type": "application/feed+json"}).json()["delivery_id"]
+    )
+    assert d["state"] == "processed" and d["items_new"] == 1
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,25 @@ from typing import Any
 from sqlalchemy import select
 
 from service import clean, fetch
-from service.errors import PlainfeedError
+from service.errors import PlainfeedError, Unprocessable
 from service.models import Article, FeedDoc, FeedEntry
 from service.pipeline.base import PipelineBase, in_chunks
 from service.store import tables as t
+
+
+def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
+    """The address a document's feed is known by when the delivery named no feed: where
+    it was fetched, else its self link, its link, its title. A document with none of them
+    (a JSON Feed without feed_url or title) is refused: every such document, from any
+    sender, would have gone into one nameless feed."""
+    if fetch_url or doc.self_url or doc.link:
+        return fetch_url or doc.self_url or doc.link or ""
+    if not doc.title.strip():
+        raise Unprocessable(
+            "the document names no feed (no self link, no link, no title): post it with "
+            "?feed_id= of a registered feed"
+        )
+    return f"urn:plainfeed:title:{doc.title}"
 
 
 def _held_back(entries: Sequence[FeedEntry], cap: int) -> set[str]:
@@ -88,7 +103,7 @@ class Entries(PipelineBase):
         all yet (its first delivery)."""
         with self.sessions() as s:
             if feed_id is None:
-                url = fetch_url or doc.self_url or doc.link or f"urn:plainfeed:title:{doc.title}"
+                url = feed_address(doc, fetch_url)
                 feed_id = s.scalars(select(t.Feed.id).where(t.Feed.url == url)).first()
                 if feed_id is None:
                     return {}, True

@@ -28,7 +28,7 @@ from service.models import (
     ItemState,
 )
 from service.pipeline.base import in_chunks, insert_ignore
-from service.pipeline.entries import Entries
+from service.pipeline.entries import Entries, feed_address
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -203,6 +203,7 @@ class Intake(Entries):
                         items_skipped=held_new,
                         item_ids=sorted(new + changed),
                         problems="; ".join(noted) or None,
+                        error=None,  # an earlier attempt's (a fetch that failed a moment)
                         processed_at=datetime.now(UTC),
                     )
                 metrics.DELIVERIES.labels("processed").inc()
@@ -250,6 +251,7 @@ class Intake(Entries):
                 items_changed=0,
                 item_ids=[],
                 problems=note,
+                error=None,
                 processed_at=datetime.now(UTC),
             )
         metrics.DELIVERIES.labels("processed").inc()
@@ -295,7 +297,7 @@ class Intake(Entries):
             if feed is not None and not feed.title and doc.title:
                 feed.title = doc.title[:1024]
             return feed_id
-        url = fetch_url or doc.self_url or doc.link or f"urn:plainfeed:title:{doc.title}"
+        url = feed_address(doc, fetch_url)
         feed = s.scalars(select(t.Feed).where(t.Feed.url == url)).first()
         if feed is None:
             insert_ignore(
