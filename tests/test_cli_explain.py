@@ -21,7 +21,7 @@ from tests.stub_llm import Reply, StubLLM
 ROOT = Path(__file__).resolve().parent.parent
 FEED = CORPUS / "feeds" / "ollama-blog-2026-09-02-a2a70b9.xml"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-SUMMARY = re.compile(r"^(\d+) explainers, (\d+) with numbers that need review\n$")
+SUMMARY = re.compile(r"^(\d+) explainers?, (\d+) with numbers that need review\n$")
 
 
 def env(tmp_path: Path) -> dict[str, str]:
@@ -173,7 +173,7 @@ def test_an_item_with_nothing_to_explain_is_skipped_and_the_feed_goes_on(
         assert r.returncode == 1, r.stderr
         assert "Traceback" not in r.stderr
         assert "skipped 'Too short': the article has no prose sentences" in r.stderr
-        assert "1 explainers, 0 with numbers that need review, 1 skipped" in r.stderr
+        assert "1 explainer, 0 with numbers that need review, 1 skipped" in r.stderr
         if fmt == "json":
             docs = json.loads(r.stdout)
             assert [d["source"]["title"] for d in docs] == ["Fused kernels"]

@@ -158,7 +158,7 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
     r = run(url, "items", "retry", "--state", "needs_review", "--feed", "999")
     assert (r.returncode, r.stderr) == (0, "0 items re-queued\n")
     r = run(url, "items", "retry", "--state", "needs_review")
-    assert (r.returncode, r.stderr) == (0, "1 items re-queued\n")
+    assert (r.returncode, r.stderr) == (0, "1 item re-queued\n")
     listed = run(url, "items", "list", "--state", "pending").stdout
     assert f"{ids['review']}\tpending\t" in listed
     assert f"{ids['published']}\t" not in listed
@@ -195,7 +195,7 @@ def test_skipped_items_are_listed_and_explained_on_demand(tmp_path: Path) -> Non
     one = run(url, "items", "retry", str(old[0]))
     assert one.returncode == 0, one.stderr
     rest = run(url, "items", "retry", "--state", "skipped")
-    assert (rest.returncode, rest.stderr) == (0, "1 items re-queued\n")
+    assert (rest.returncode, rest.stderr) == (0, "1 item re-queued\n")
     assert run(url, "items", "list", "--state", "skipped").stdout == ""
     assert len(run(url, "items", "list", "--state", "pending").stdout.splitlines()) == 2
 

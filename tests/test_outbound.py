@@ -702,7 +702,15 @@ def test_a_subscriber_is_reactivated_or_changed_by_patch(
         path, json={"url": receiver.url + "?v2", "events": ["explainer.published"]}, headers=AUTH
     )
     assert (r.json()["url"], r.json()["events"]) == (receiver.url + "?v2", ["explainer.published"])
-    for bad in ({}, {"active": None}, {"events": []}, {"url": "ftp://x"}, {"secret": "x"}):
+    for bad in (
+        {},
+        {"active": None},
+        {"active": "yes"},
+        {"active": 1},
+        {"events": []},
+        {"url": "ftp://x"},
+        {"secret": "x"},
+    ):
         r = client.patch(path, json=bad, headers=AUTH)
         assert r.status_code in (400, 422), (bad, r.status_code)
         assert r.headers["content-type"].startswith("application/problem+json")

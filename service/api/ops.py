@@ -223,7 +223,7 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
             "completion_tokens": r.usage.completion_tokens,
             "calls": r.usage.calls,
         },
-        cost_usd=r.cost_usd,
+        cost_usd=round(r.cost_usd, 8),
         markdown=render.to_markdown(r.explainer),
     )
 

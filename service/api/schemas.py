@@ -208,7 +208,8 @@ class ItemOut(BaseModel):
                 prompt_tokens=ex.prompt_tokens,
                 completion_tokens=ex.completion_tokens,
                 llm_calls=ex.llm_calls,
-                cost_usd=ex.cost_usd,
+                # Sums of float prices carry noise (0.00031574999999999995).
+                cost_usd=round(ex.cost_usd, 8),
                 repairs=ex.repairs,
                 check_ok=ex.check_ok,
                 approved_by=ex.approved_by,

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool
 from sqlalchemy import func, select
 
 from service import outbound
@@ -61,7 +61,8 @@ class SubscriberPatch(BaseModel):
         json_schema_extra={"examples": [{"active": True}, {"url": "https://example.org/new"}]},
     )
 
-    active: bool | None = Field(
+    # Strict: "yes" or 1 read as true would reactivate a subscriber by a typo.
+    active: StrictBool | None = Field(
         default=None, description="true reactivates (its failure count starts again at 0)"
     )
     url: HttpUrl | None = None

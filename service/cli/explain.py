@@ -154,7 +154,10 @@ def explain(
         finally:
             out.close()
     if len(articles) > 1:
-        done = f"{out.written} explainers, {unchecked} with numbers that need review"
+        done = (
+            f"{out.written} explainer{'' if out.written == 1 else 's'}, "
+            f"{unchecked} with numbers that need review"
+        )
         err.print(done + (f", {skipped} skipped" if skipped else ""), highlight=False)
     if skipped:
         raise typer.Exit(1)

@@ -168,4 +168,4 @@ def retry(
     if item_id is not None:
         typer.echo(f"item {item_id} re-queued", err=True)
     else:
-        typer.echo(f"{done} items re-queued", err=True)
+        typer.echo(f"{done} item{'' if done == 1 else 's'} re-queued", err=True)
