@@ -91,7 +91,9 @@ def _check_standard(
         raise SignatureError("webhook-timestamp must be integer seconds") from exc
     if abs(now - ts) > tolerance:
         # A stale timestamp is how a captured request replayed later is recognised.
-        when = f"{int(now - ts)} s old" if now > ts else f"{int(ts - now)} s in the future"
+        # In whole seconds: float arithmetic on a 40-digit stamp printed digits it lacks.
+        whole = int(now)
+        when = f"{whole - ts} s old" if now > ts else f"{ts - whole} s in the future"
         raise SignatureError(f"webhook-timestamp is {when} (tolerance {tolerance} s)")
     expected = _hmac(standard_key(secret), f"{msg_id}.{stamp}.".encode() + body)
     for part in headers.get("webhook-signature", "").split():

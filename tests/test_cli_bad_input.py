@@ -454,3 +454,7 @@ def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> Non
     )
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 130
+
+
+def test_an_empty_source_is_named_as_such(tmp_path: Path) -> None:
+    assert_bad_input(plainfeed(tmp_path, "explain", ""), "SOURCE is empty")  # not "not a file: ."

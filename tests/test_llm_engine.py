@@ -809,3 +809,8 @@ def test_a_post_past_the_parts_cap_is_refused_before_any_call(stub: StubLLM) -> 
     assert "PLAINFEED_LLM_MAX_PARTS=39" in caught.value.detail
     assert caught.value.status == 413
     assert stub.calls == []
+    # Longer than the cap's characters: refused without being split first.
+    huge = Article(title="Huge", text="The kernel reads data. " * 20_000)
+    with pytest.raises(PostTooLong, match="takes at least 230 calls"):
+        engine.explain(huge, OPTIONS)
+    assert stub.calls == []

@@ -154,3 +154,12 @@ def test_is_signed() -> None:
     assert not signatures.is_signed({"content-type": "application/json"})
     assert signatures.is_signed({"webhook-signature": "v1,abc"})
     assert signatures.is_signed({"x-hub-signature": "sha1=00"})
+
+
+def test_a_stamp_of_forty_digits_is_refused_with_its_own_digits() -> None:
+    now = 1_700_000_000
+    stamp = 10**39
+    headers = signatures.standard_headers(SECRET, "msg_5", BODY, timestamp=stamp)
+    with pytest.raises(SignatureError) as caught:
+        signatures.verify(SECRET, BODY, headers, now=now)
+    assert f"{stamp - now} s in the future" in caught.value.detail

@@ -53,6 +53,8 @@ def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
     if source.startswith(("http://", "https://")):
         got = fetch.fetch_url(source, get_settings())
         return got.body, got.content_type, got.url
+    if not source.strip():
+        raise InputError("SOURCE is empty: give a feed or article file, or an http(s) URL")
     path = Path(source)
     if "://" in source and not path.exists():
         raise InputError(f"only http(s) URLs are fetched, and no file is named {source}")

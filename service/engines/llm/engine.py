@@ -214,12 +214,16 @@ class LLMEngine:
         tally: _Tally,
     ) -> Explainer:
         common = self._article_vars(article, options)
-        parts = split_for_context(article.text, self.settings.llm_context_chars)
-        if len(parts) > self.settings.llm_max_parts:
+        ctx, most = self.settings.llm_context_chars, self.settings.llm_max_parts
+        # A part holds at most ctx characters: a text over ctx * most is too long without
+        # splitting it first (splitting 8.7 MB took seconds before the same refusal).
+        calls = -(-len(article.text) // ctx)
+        parts = split_for_context(article.text, ctx) if calls <= most else []
+        if calls > most or len(parts) > most:
             raise PostTooLong(
-                f"the post ({len(article.text):,} characters) takes {len(parts)} calls of "
-                f"PLAINFEED_LLM_CONTEXT_CHARS={self.settings.llm_context_chars:,}, over "
-                f"PLAINFEED_LLM_MAX_PARTS={self.settings.llm_max_parts}"
+                f"the post ({len(article.text):,} characters) takes "
+                f"{f'at least {calls}' if calls > most else len(parts)} calls of "
+                f"PLAINFEED_LLM_CONTEXT_CHARS={ctx:,}, over PLAINFEED_LLM_MAX_PARTS={most}"
             )
         if len(parts) > 1:
             return self._explain_parts(parts, common, templates, tally)
