@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 
 def utc_from_iso(value: object) -> datetime | None:
@@ -26,3 +27,15 @@ def utc_from_struct(parsed: time.struct_time | None) -> datetime | None:
         return datetime(*parsed[:6], tzinfo=UTC)
     except (TypeError, ValueError):
         return None
+
+
+def utc_from_http(value: object) -> datetime | None:
+    """An HTTP date (``Last-Modified``: ``Tue, 22 Sep 2026 15:45:46 GMT``, or the obsolete
+    forms email.utils reads) as an aware UTC datetime; None when missing or unreadable."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        dt = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)

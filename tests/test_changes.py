@@ -7,9 +7,11 @@ added at the top and rotated out at the bottom.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from service.changes import Changes, decide_changes
+from service.changes import Changes, decide_changes, entry_date
 from service.clean import article_from_entry
 from service.models import Article
 from service.parse import parse_feed
@@ -92,3 +94,38 @@ def test_repeated_key_counts_once() -> None:
     b = Article(title="t", text="two 2")
     changes = decide_changes({"k": a.hash}, [("k", a), ("k", b), ("n", b), ("n", a)])
     assert changes == Changes(new=(("n", b),), changed=(), unchanged=("k",))
+
+
+# --- order: an older version delivered late -----------
+
+SEP = {d: datetime(2026, 9, d, 10, tzinfo=UTC) for d in range(1, 6)}
+
+
+def test_a_version_dated_before_the_stored_one_is_older_not_changed() -> None:
+    old = b"FP8 training delivers a 13.4% throughput gain"
+    edited = ORIGINAL.replace(old, b"FP8 training delivers a 13.5% throughput gain")
+    stored = {FP8_KEY: SEP[3]}
+    older = decide_changes(KNOWN, _articles(edited), known_dates=stored, dates={FP8_KEY: SEP[2]})
+    assert older.changed == () and [k for k, _ in older.older] == [FP8_KEY]
+    assert older.to_queue == ()
+    # Newer, equal (an edit that keeps the date), or unknown on either side: applied.
+    for incoming, known in ((SEP[4], SEP[3]), (SEP[3], SEP[3]), (None, SEP[3]), (SEP[2], None)):
+        applied = decide_changes(
+            KNOWN, _articles(edited), known_dates={FP8_KEY: known}, dates={FP8_KEY: incoming}
+        )
+        assert [k for k, _ in applied.changed] == [FP8_KEY] and applied.older == ()
+    # The same text dated earlier is unchanged: an order matters only for other text.
+    same = decide_changes(KNOWN, _articles(ORIGINAL), known_dates=stored, dates={FP8_KEY: SEP[1]})
+    assert same.older == () and len(same.unchanged) == 10
+
+
+def test_entry_date_is_updated_else_published_and_not_far_ahead() -> None:
+    now = datetime(2026, 9, 5, tzinfo=UTC)
+    entry = parse_feed(ORIGINAL).entries[0]
+    assert entry.updated is None and entry.published is not None  # RSS: pubDate only
+    assert entry_date(entry, now) == entry.published
+    assert entry_date(replace(entry, updated=SEP[4]), now) == SEP[4]
+    assert entry_date(replace(entry, published=None), now) is None
+    ahead = replace(entry, updated=now + timedelta(hours=2))  # a typo'd year, a wrong clock
+    assert entry_date(ahead, now) is None
+    assert entry_date(replace(entry, updated=now + timedelta(minutes=30)), now) is not None

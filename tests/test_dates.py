@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service.dates import utc_from_iso, utc_from_struct
+from service.dates import utc_from_http, utc_from_iso, utc_from_struct
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,19 @@ def test_utc_from_iso(value: object, expected: datetime | None) -> None:
 def test_utc_from_struct() -> None:
     assert utc_from_struct(time.gmtime(0)) == datetime(1970, 1, 1, tzinfo=UTC)
     assert utc_from_struct(None) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Tue, 22 Sep 2026 15:45:46 GMT", datetime(2026, 9, 22, 15, 45, 46, tzinfo=UTC)),
+        ("Tue, 22 Sep 2026 17:45:46 +0200", datetime(2026, 9, 22, 15, 45, 46, tzinfo=UTC)),
+        ("Tuesday, 22-Sep-26 15:45:46 GMT", datetime(2026, 9, 22, 15, 45, 46, tzinfo=UTC)),
+        ("Tue, 99 Sep 2026 15:45:46 GMT", None),
+        ('W/"etag"', None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_utc_from_http(value: object, expected: datetime | None) -> None:
+    assert utc_from_http(value) == expected

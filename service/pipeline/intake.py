@@ -6,15 +6,15 @@ worker -> process_delivery()  fetch? -> parse -> clean -> decide -> items, one t
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service import changes, fetch, ingest, metrics, parse, queue
-from service.dates import utc_from_iso
 from service.errors import (
     FeedParseError,
     FetchError,
@@ -27,6 +27,7 @@ from service.models import (
     FeedDoc,
     ItemState,
 )
+from service.pipeline import order
 from service.pipeline.base import in_chunks, insert_ignore
 from service.pipeline.entries import Entries, feed_address
 from service.store import tables as t
@@ -52,37 +53,36 @@ def _storable_validators(
     return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
 
 
-# How far ahead of this clock an observation may be (the monitor's clock runs fast). One
-# further ahead is no order at all: kept, it would make every later record look older.
-_CLOCK_SKEW = timedelta(hours=1)
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """What a delivery did to its feed's items."""
+
+    new: list[int]  # ids of the new items queued (pending)
+    changed: list[int]  # ids of the items whose edit was applied and queued again
+    not_applied: int  # changed entries left as stored: the document is not to be trusted
+    held_new: int  # new items stored skipped (a first delivery's older entries)
+    # entries with other text dated before the stored version: (key, its date, stored's)
+    older: list[tuple[str, datetime | None, datetime | None]] = field(default_factory=list)
 
 
-def _observed_at(sender: str, record: dict[str, Any]) -> datetime | None:
-    """When the monitor observed the document a change record carries (its ``timestamp``,
-    else the recorded ``observed_at``); None for other senders, which say nothing of it,
-    and for a time in the future."""
-    if sender != "change-record":
-        return None
-    meta = record.get("meta") or {}
-    recorded = meta.get("recorded_headers") or {}
-    at = utc_from_iso(meta.get("timestamp")) or utc_from_iso(recorded.get("observed_at"))
-    return at if at is not None and at <= datetime.now(UTC) + _CLOCK_SKEW else None
-
-
-def _observed_newest(s: Session, feed_id: int, observed: datetime) -> bool:
-    """Record ``observed`` as the feed's newest observation; False when a document
-    observed later was applied already. The conditional UPDATE locks the feed's row, so
-    two deliveries of one feed decide one after the other (the later commit sees the
-    earlier one's time)."""
-    res = s.execute(
-        update(t.Feed)
-        .where(
-            t.Feed.id == feed_id,
-            or_(t.Feed.observed_at.is_(None), t.Feed.observed_at <= observed),
-        )
-        .values(observed_at=observed)
+def _may_replace(old_hash: str, new_hash: str, new_date: datetime | None) -> Any:
+    """The condition under which the UPDATE of an item to a version dated ``new_date``
+    applies, checked against the row as it is when written (a concurrent delivery of the
+    feed may have changed it since it was read; on PostgreSQL the UPDATE waits for that
+    one's commit and checks the row it left): a version strictly newer than the stored
+    one replaces it; otherwise only the version read (``old_hash``), and not one known to
+    be newer. Without the dates' order, of two deliveries taking the same entry to two
+    versions the first to commit won, even when it was the older one."""
+    unread = t.Item.content_hash == old_hash
+    if new_date is None:
+        return unread
+    return and_(
+        t.Item.content_hash != new_hash,
+        or_(
+            t.Item.entry_date < new_date,
+            and_(unread, or_(t.Item.entry_date.is_(None), t.Item.entry_date <= new_date)),
+        ),
     )
-    return bool(res.rowcount == 1)  # type: ignore[attr-defined]
 
 
 class Intake(Entries):
@@ -112,7 +112,7 @@ class Intake(Entries):
             named_feed, sender, record = d.feed_id, d.sender, dict(d.headers or {})
         problems: list[str] = []
         validators: tuple[str | None, str | None] | None = None
-        observed = _observed_at(sender, record) if body is not None else None
+        observed = order.observed_at(sender, record) if body is not None else None
         try:
             if body is None:
                 url = fetch_url or (feed.url if feed is not None else None)
@@ -135,6 +135,9 @@ class Intake(Entries):
                     validators = (recorded.get("etag"), recorded.get("last-modified"))
             if validators is not None:
                 validators = _storable_validators(*validators)
+            # The document's own date of version, by its origin's clock (compared with
+            # the Last-Modified stored from the document applied before, same clock).
+            modified = order.modified_at(validators[1]) if validators is not None else None
             doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
             articles, held = self._articles(named_feed, doc, fetch_url, problems)
         except FetchError as exc:
@@ -163,34 +166,44 @@ class Intake(Entries):
                                 f"unsigned document of feed {feed_id}, which has a secret: "
                                 "nothing was taken from it"
                             )
-                    stale = observed is not None and not _observed_newest(s, feed_id, observed)
-                    if validators is not None and named_feed is not None and not stale:
+                    stale = None  # why the document is older than one applied before
+                    if modified is not None and named_feed is not None:
+                        applied = order.modified_before(s, named_feed, modified)
+                        if applied is not None:
+                            stale = order.modified_reason(modified, applied)
+                    if (
+                        stale is None
+                        and observed is not None
+                        and not order.observed_newest(s, feed_id, observed)
+                    ):
+                        stale = order.observed_reason(observed)
+                    if validators is not None and named_feed is not None and stale is None:
                         s.execute(
                             update(t.Feed)
                             .where(t.Feed.id == named_feed)
                             .values(etag=validators[0], last_modified=validators[1])
                         )
-                    new, changed, skipped, held_new = self._store_items(
+                    stored = self._store_items(
                         s,
                         feed_id,
                         claim.id,
                         articles,
                         held,
-                        apply_changes=doc.well_formed and not stale,
+                        apply_changes=doc.well_formed and stale is None,
                     )
                     noted = [*doc.problems, *problems]
-                    if skipped and stale:
+                    if stored.not_applied and stale is not None:
+                        noted.append(order.stale_note(stored.not_applied, stale))
+                    elif stored.not_applied:
                         noted.append(
-                            f"{skipped} changed entr{'y' if skipped == 1 else 'ies'} not "
-                            f"applied: the document was observed at {observed:%Y-%m-%dT%H:%M:%SZ}, "
-                            "older than one applied to the feed before"
+                            order.stale_note(
+                                stored.not_applied,
+                                "the document is not well-formed XML, and a stored item is "
+                                "not replaced from a document read in part",
+                            )
                         )
-                    elif skipped:
-                        noted.append(
-                            f"{skipped} changed entr{'y' if skipped == 1 else 'ies'} not "
-                            "applied: the document is not well-formed XML, and a stored "
-                            "item is not replaced from a document read in part"
-                        )
+                    if stored.older:
+                        noted.append(order.older_note(stored.older))
                     queue.finish(
                         s,
                         queue.DELIVERIES,
@@ -198,18 +211,18 @@ class Intake(Entries):
                         owner,
                         state="processed",
                         feed_id=feed_id,
-                        items_new=len(new),
-                        items_changed=len(changed),
-                        items_skipped=held_new,
-                        item_ids=sorted(new + changed),
+                        items_new=len(stored.new),
+                        items_changed=len(stored.changed),
+                        items_skipped=stored.held_new,
+                        item_ids=sorted(stored.new + stored.changed),
                         problems="; ".join(noted) or None,
                         error=None,  # an earlier attempt's (a fetch that failed a moment)
                         processed_at=datetime.now(UTC),
                     )
                 metrics.DELIVERIES.labels("processed").inc()
-                metrics.ITEMS_CREATED.labels("new").inc(len(new))
-                metrics.ITEMS_CREATED.labels("changed").inc(len(changed))
-                metrics.ITEMS_CREATED.labels("skipped").inc(held_new)
+                metrics.ITEMS_CREATED.labels("new").inc(len(stored.new))
+                metrics.ITEMS_CREATED.labels("changed").inc(len(stored.changed))
+                metrics.ITEMS_CREATED.labels("skipped").inc(stored.held_new)
                 return
             except SignatureError as exc:
                 self._fail_delivery(claim, owner, exc)
@@ -317,27 +330,32 @@ class Intake(Entries):
         held: set[str],
         *,
         apply_changes: bool = True,
-    ) -> tuple[list[int], list[int], int, int]:
+    ) -> _Stored:
         """Insert the new items (``skipped`` when their key is ``held``, else ``pending``)
-        and update the changed ones (unless ``apply_changes`` is false): the new pending
-        ids, the changed ids, how many changes were not applied, and how many new items
-        were stored skipped."""
+        and update the changed ones (unless ``apply_changes`` is false); an entry dated
+        before the stored version (service.changes) is not applied either."""
         keys = [e.key for e, _ in articles]
         known = {
-            row.key: (row.id, row.content_hash, row.state)
+            row.key: (row.id, row.content_hash, row.state, row.entry_date)
             for part in in_chunks(keys)
             for row in s.execute(
-                select(t.Item.key, t.Item.id, t.Item.content_hash, t.Item.state).where(
-                    t.Item.feed_id == feed_id, t.Item.key.in_(part)
-                )
+                select(
+                    t.Item.key, t.Item.id, t.Item.content_hash, t.Item.state, t.Item.entry_date
+                ).where(t.Item.feed_id == feed_id, t.Item.key.in_(part))
             )
         }
+        now = datetime.now(UTC)
+        dates: dict[str, datetime | None] = {}
+        for e, _ in articles:
+            dates.setdefault(e.key, changes.entry_date(e, now))
         decision = changes.decide_changes(
-            {k: v[1] for k, v in known.items()}, [(e.key, a) for e, a in articles]
+            {k: v[1] for k, v in known.items()},
+            [(e.key, a) for e, a in articles],
+            known_dates={k: v[3] for k, v in known.items()},
+            dates=dates,
         )
         new_keys = [k for k, _ in decision.new]
         by_key = {e.key: (e, a) for e, a in articles}
-        now = datetime.now(UTC)
         rows = []
         for key in new_keys:
             e, a = by_key[key]
@@ -350,6 +368,7 @@ class Intake(Entries):
                     "title": (a.title or "")[:1024],
                     "author": e.author,
                     "published": e.published,
+                    "entry_date": dates[key],
                     "content_hash": a.hash,
                     "text": a.text,
                     "content_source": a.content_source,
@@ -377,11 +396,12 @@ class Intake(Entries):
         new_ids = [i for i, state in stored if state != ItemState.SKIPPED.value]
         changed_ids = []
         for key, a in decision.changed if apply_changes else ():
-            item_id, old_hash, state = known[key]
+            item_id, old_hash, state, _ = known[key]
             values: dict[str, Any] = {
                 "title": (a.title or "")[:1024],
                 "text": a.text,
                 "content_hash": a.hash,
+                "entry_date": dates[key],
                 "updated_at": now,
             }
             if state != ItemState.SKIPPED.value:
@@ -397,16 +417,17 @@ class Intake(Entries):
                 )
             res = s.execute(
                 update(t.Item)
-                .where(t.Item.id == item_id, t.Item.content_hash == old_hash)
+                .where(t.Item.id == item_id, _may_replace(old_hash, a.hash, dates[key]))
                 .values(**values)
             )
             if res.rowcount == 1 and state != ItemState.SKIPPED.value:  # type: ignore[attr-defined]
                 changed_ids.append(item_id)
-        return (
-            new_ids,
-            changed_ids,
-            0 if apply_changes else len(decision.changed),
-            len(stored) - len(new_ids),
+        return _Stored(
+            new=new_ids,
+            changed=changed_ids,
+            not_applied=0 if apply_changes else len(decision.changed) + len(decision.older),
+            held_new=len(stored) - len(new_ids),
+            older=[(k, dates[k], known[k][3]) for k, _ in decision.older] if apply_changes else [],
         )
 
     # --- items -----------

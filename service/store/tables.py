@@ -123,6 +123,10 @@ class Item(Base):
     title: Mapped[str] = mapped_column(String(1024), default="")
     author: Mapped[str | None] = mapped_column(String(512))
     published: Mapped[datetime | None]
+    # The entry's own date of the version stored (its updated, else published: see
+    # service.changes.entry_date); a version dated before it does not replace it. None:
+    # unknown (undated, or stored before it was kept), no order.
+    entry_date: Mapped[datetime | None]
     content_hash: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text, default="")
     content_source: Mapped[str] = mapped_column(String(16), default="feed")
