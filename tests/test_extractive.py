@@ -26,7 +26,9 @@ from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sections import plain_heading
 from service.engines.extractive.sentences import Cand, Draft, subject_of, with_subject
 from service.engines.extractive.style import dehype, write_sentence
-from service.engines.extractive.title import _whole_name
+from service.engines.extractive.subject import strip_site_name
+from service.engines.extractive.subject import subject as post_subject
+from service.engines.extractive.subject import whole_name as _whole_name
 from service.engines.extractive.words import case_table
 from service.errors import EngineError, TemplateError
 from service.models import Article, CheckReport, CheckStatus, Explainer
@@ -366,6 +368,70 @@ def test_flydsl_results_name_what_they_measure() -> None:
 )
 def test_a_subject_of_several_words_is_named_whole(word: str, text: str, name: str) -> None:
     assert _whole_name(word, text) == name
+
+
+STATUS_TEXT = (
+    "Oct 1, 22:36 UTC\nResolved - This issue has been resolved.\n\n"
+    "Oct 1, 16:20 UTC\nInvestigating - We are investigating delays in credit purchases.\n\n"
+    "Status: Resolved\n\nAll impacted services have now fully recovered.\n\n"
+    "Affected components\n\n- Chat Completions (Operational)\n- Responses (Operational)"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "subject"),
+    [
+        # A status update's labels, time zones and determiners name nothing: the title
+        # stands alone (it was "UTC: ...", "Operational: ...", "All: ...").
+        ("Delays in credit purchases", STATUS_TEXT, ""),
+        (
+            "Elevated errors for Claude Sonnet 5",
+            "Investigating - Errors for Claude Sonnet 5.\n\n" + STATUS_TEXT,
+            "Claude Sonnet 5",
+        ),
+        # A word capitalised only where a Title Case title or a sentence starts.
+        ("Piloting the world's first evaluations", "Piloting new evaluations helps.", ""),
+        ("Faster kernels", "The fused kernel runs faster than the old one.", ""),
+        # A compound adjective is no name, nor a word written after a version.
+        ("Key announcements", "Tools for AI-native teams. More AI-native apps.", ""),
+        (
+            "",
+            "We ran 900 DeepSWE rollouts on GLM-5.3 and GLM-5.3 Flash. Flash gives up 5.6 points.",
+            "GLM-5.3 Flash",
+        ),
+        # One side of a comparison is not the subject; what both are run on is.
+        (
+            "GLM-5.3 vs. Claude Fable 5 on DeepSWE",
+            "GLM-5.3 wins on DeepSWE. GLM-5.3 is cheap.",
+            "DeepSWE",
+        ),
+        # The name the title opens with, whole.
+        (
+            "How Together AI built a stack",
+            "Together AI built a stack with Together AI.",
+            "Together AI",
+        ),
+        ("Together AI at ICML", "Research from Together AI. Together AI at ICML.", "Together AI"),
+        ("Adaptive Learning Speculator System (ATLAS): a paradigm", "It adapts.", "ATLAS"),
+    ],
+)
+def test_a_subject_is_a_name_the_post_is_about(title: str, text: str, subject: str) -> None:
+    intro = split_sentences(text.replace("\n", " "))
+    assert post_subject(title, intro, text, f"{title}\n{text}") == subject
+
+
+def test_a_site_name_after_the_title_is_not_the_explainers() -> None:
+    assert strip_site_name("Faster kernels | Example Blog") == "Faster kernels"
+    assert strip_site_name("Faster kernels - The Acme Blog") == "Faster kernels"
+    kept = "Research POV: Yes, AGI Can Happen – A Computational Perspective"
+    assert strip_site_name(kept) == kept
+    article = Article(
+        title="Faster kernels | Example Blog",
+        text="The fused kernel runs 2.5x faster than the old one on 8 GPUs.\n\n"
+        "On the larger model the gain was 17% end to end.",
+    )
+    title = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer.title
+    assert "Blog" not in title and not title.startswith("Faster:"), title
 
 
 def test_flydsl_title_and_code() -> None:

@@ -19,7 +19,8 @@ check backs it.
 
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
 (candidates and their scores), ``plan`` (which sections, how many words, which sentences),
-``style`` and ``glossary`` (wording and definitions), ``title`` (title and takeaway);
+``style`` and ``glossary`` (wording and definitions), ``title`` (title and takeaway) and
+``subject`` (the name the title leads with);
 ``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
 """
 
@@ -92,7 +93,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-2"
+ENGINE_VERSION = "extractive-3"
 
 
 class ExtractiveEngine:

@@ -4,7 +4,6 @@ its takeaway (the best sentence of the post's conclusion)."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 
 from service.check import check_explainer
@@ -12,6 +11,8 @@ from service.engines.extractive.glossary import GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
+from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
+from service.engines.extractive.subject import subject as subject_of_post
 from service.engines.extractive.words import (
     STOPWORDS,
     CaseTable,
@@ -19,7 +20,6 @@ from service.engines.extractive.words import (
     lower_first,
     restore_slug,
     sentence_case,
-    wordset,
 )
 from service.models import Article, CheckStatus
 from service.numbers import Kind, extract_numbers, prepare
@@ -31,83 +31,12 @@ _JUNK_TITLE = re.compile(
     re.IGNORECASE,
 )
 
-# The colon that ends a title's subject ("FlyDSL: ..."), not one inside a time or a ratio
-# ("Aug 31, 20:36 UTC Resolved", "a 3:1 mix"): splitting those changed the figures.
-_SUBJECT_COLON = re.compile(r":(?=\s)")
-
-_GENERIC_NAMES = wordset(
-    "AI ML LLM LLMs GPU GPUs CPU CPUs API APIs TL DR Today Here Figure Table The This"
-)
-
-
-def _subject(title: str, draft: Draft, token_counts: Counter[str], text: str) -> str:
-    """The post's subject: a short title prefix before ':', else the name the post
-    uses most (PyTorch, FlyDSL, ExecuTorch) among the title's and intro's names, whole
-    as ``text`` (the post's title and text) writes it."""
-    left = _SUBJECT_COLON.split(title, 1)[0].strip() if _SUBJECT_COLON.search(title) else ""
-    if left and _names_something(left):
-        return left
-    m = re.match(r"(?:how|why|when|where)\s+([A-Z][\w\-]+)\s+[a-z]", title, re.I)
-    if (
-        m
-        and m.group(1)[:1].isupper()
-        and m.group(1).lower() not in STOPWORDS
-        and m.group(1) not in _GENERIC_NAMES  # "How AI is giving ...": no one in particular
-    ):
-        return m.group(1)  # "How Shopify built ...": the one who did it
-
-    def candidates(source: str, anywhere: bool) -> list[str]:
-        found = []
-        for m in re.finditer(r"(?<![\w\-])[A-Za-z][\w\-.+]*[\w+]", source):
-            w = m.group(0)
-            mixed = any(c.isupper() for c in w[1:]) or (
-                w[0].islower() and any(c.isupper() for c in w)
-            )
-            starts = m.start() == 0 or source[: m.start()].rstrip()[-1:] in ".!?:"
-            if mixed or (w[0].isupper() and (anywhere or not starts)):
-                found.append(w)
-        return found
-
-    def score(w: str) -> float:
-        if w.lower() in STOPWORDS or w in _GENERIC_NAMES:
-            return 0.0
-        count = token_counts.get(w, 0)
-        mixed = any(c.isupper() for c in w[1:])
-        return count * (1.5 if mixed else 1.0) * (0.6 if w.isupper() else 1.0)
-
-    intro = " ".join(c.text for c in draft.cands if draft.sections[c.section].role == "intro")
-    pool = candidates(title, anywhere=True) + candidates(intro[:1500], anywhere=False)
-    best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
-    if not best or score(best) < 1:
-        return ""
-    best = _whole_name(best, text)
-    m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])", title)
-    return f"{best} {m.group(1)}" if m else best
-
-
-def _whole_name(word: str, text: str) -> str:
-    """``word`` with the capitalised words that follow it in ``text`` each of the two or
-    more times it is written (a name of several words: "Northern" -> "Northern Ireland",
-    "Hugging" -> "Hugging Face")."""
-    for _ in range(3):
-        after = [
-            m.group(1)
-            for m in re.finditer(rf"(?<![\w\-]){re.escape(word)}(?![\w\-])( [A-Z][a-z]+)?", text)
-        ]
-        if len(after) < 2 or len(set(after)) != 1:
-            break
-        nxt = after[0]
-        if not nxt or nxt.strip().lower() in STOPWORDS or nxt.strip() in _GENERIC_NAMES:
-            break
-        word += nxt
-    return word
-
 
 def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
     """The title: the subject, then what the post's own title adds and its claim. A claim
     is kept only when the number check finds each of its figures where the post says
     them (a phrase cut out of its sentence can lose what a figure is said of)."""
-    raw = restore_slug(" ".join(article.title.split()), case)
+    raw = strip_site_name(restore_slug(" ".join(article.title.split()), case))
     if _JUNK_TITLE.match(raw):
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
     elif _opening_words(raw, article.text):
@@ -123,15 +52,11 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
 def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[str, bool]:
     """The title made of ``raw`` (the post's title, cleaned), and whether it carries a
     claim."""
-    subject = _subject(
-        raw,
-        draft,
-        Counter(re.findall(r"[\w\-]*\w", article.text)),
-        f"{article.title}\n{article.text}",
-    )
+    intro = [c.text for c in draft.cands if draft.sections[c.section].role == "intro"]
+    subject = subject_of_post(raw, intro, article.text, f"{article.title}\n{article.text}")
     new = raw
-    if _SUBJECT_COLON.search(raw):
-        left, right = (x.strip() for x in _SUBJECT_COLON.split(raw, 1))
+    if SUBJECT_COLON.search(raw):
+        left, right = (x.strip() for x in SUBJECT_COLON.split(raw, 1))
         new = right if left == subject else left
     if subject:
         pat = re.compile(
@@ -144,7 +69,7 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
             new = new[len(subject) + 1 :]
         else:
             new = re.sub(
-                rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=[a-z])",
+                rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=(?-i:[a-z]))",
                 r"\1 it ",
                 new,
                 flags=re.I,
@@ -163,7 +88,7 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
         parts = [p for p in (new, claim) if p]
         rest = capitalise(", ".join(parts)) if parts else "What the post says"
         if not subject:
-            title = rest if claim or _SUBJECT_COLON.search(rest) else f"{rest}: what the post says"
+            title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: what the post says"
         else:
             title = f"{subject}: {rest}"
         if not claim or _checks(title, article):
@@ -272,17 +197,6 @@ def takeaway(
         return None
     best = max(pool, key=lambda c: (c.base + 0.3 * len(c.figures), -c.index))
     return define(finish(third_person(best.text)), glossary, defined)
-
-
-def _names_something(phrase: str) -> bool:
-    """ "PyTorch 2.14" or "Gemma" names a subject; "The problem" does not."""
-    words = phrase.split()
-    if not 0 < len(words) <= 3 or words[0].lower() in STOPWORDS:
-        return False
-    return any(
-        any(ch.isdigit() for ch in w) or any(ch.isupper() for ch in w[1:]) or w[:1].isupper()
-        for w in words
-    )
 
 
 _CLAUSE_CUT = re.compile(r",\s|;\s|:\s|\s\(|\s—\s|\s–\s|\.\s")

@@ -51,7 +51,7 @@ def _usual_case(word: str, table: CaseTable) -> str:
     return seen.most_common(1)[0][0]
 
 
-def _is_title_word(word: str) -> bool:
+def is_title_word(word: str) -> bool:
     """'Features', 'Kernel-Level': capitalised ordinary words, not PyTorch, GEMM or FP8."""
     parts = [p for p in word.split("-") if p]
     return (
@@ -78,9 +78,9 @@ def subject_case(heading: str, table: CaseTable, *, unknown_lower: bool = False)
     out = []
     for w in heading.split(" "):
         core = w.strip("\"'():,;?!")
-        if core and _is_title_word(core):
+        if core and is_title_word(core):
             usual = _usual_case(core, table)
-            if usual.lower() == core.lower() and usual != core and not _is_title_word(usual):
+            if usual.lower() == core.lower() and usual != core and not is_title_word(usual):
                 w = w.replace(core, usual, 1)
             elif usual == core and (
                 core.lower() in STOPWORDS or (unknown_lower and core.lower() not in table)
@@ -104,7 +104,7 @@ def lower_first(sentence: str, table: CaseTable) -> str | None:
     first = sentence.split(" ", 1)[0].rstrip(",;:")
     if first.lower() in STOPWORDS and (len(first) == 1 or first[1:].islower()):
         return sentence[0].lower() + sentence[1:]  # "A tie ...", "The loop ..."
-    if not _is_title_word(first):
+    if not is_title_word(first):
         return None if first[:1].isupper() else sentence
     known = first.lower() in table
     if (
