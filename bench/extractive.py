@@ -1,6 +1,6 @@
 """How fast the extractive engine explains: the corpus posts, then every feed item.
 
-    PYTHONPATH=. python bench/extractive.py [--rounds 5]
+    PYTHONPATH=. python -m bench.extractive [--rounds 5]
 
 Prints per-post timings (median of the rounds), words and reading grade, and the overall
 rate; writes bench/results/extractive.json. Posts and feed items are parsed and cleaned

@@ -1,6 +1,6 @@
 """Throughput of the llm engine: 100 items, 16 threads, a stub server answering in 1 s.
 
-    PYTHONPATH=. python bench/llm.py [--items 100] [--threads 16] [--delay 1.0]
+    PYTHONPATH=. python -m bench.llm [--items 100] [--threads 16] [--delay 1.0]
 
 The stub runs as its own process (``python -m tests.stub_llm``), as a real endpoint
 would. Engine settings are the defaults (``llm_max_concurrency`` 16, ``llm_rpm`` 600)

@@ -1,6 +1,6 @@
 """Prompt size per item of the PyTorch feed: raw HTML, cleaned text, prompt tokens.
 
-    PYTHONPATH=. python bench/tokens.py [FEED]
+    PYTHONPATH=. python -m bench.tokens [FEED]
 
 Tokens are estimated as characters / 4 (no tokenizer). Bars: the fixed part of the
 `explain` prompt (its system message, the cacheable prefix) is at most 1,500 tokens,
