@@ -56,6 +56,15 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "The largest MXFP4 GEMM gain, 2.96x, comes at 32 x 14336 x 4096."),
         (FLY, "The 64 × 4096 × 4096 shape improves by 1.33x."),
         (FLY, "End-to-end speedups reach 2.04x for MXFP8 and 3.01x for MXFP4."),
+        (FLY, "TopK is 4.02x faster than ATen with deterministic algorithms enabled."),
+        (FLY, "With deterministic algorithms enabled, TopK is 4.02 times faster than ATen."),
+        (FLY, "TopK is 4.82x faster than ATen with deterministic algorithms disabled."),
+        (FLY, "TopK reaches 4.82x over ATen with deterministic algorithms off, and 4.02x on."),
+        (FLY, "TopK is 4.02x faster when deterministic algorithms are not disabled."),
+        (FLY, "Each request had a 512-token output and a 256-token input."),
+        (FLY, "Outputs were fixed at 512 tokens and inputs at 256."),
+        (FLY, "The benchmark used 256-token inputs."),
+        (FLY, "Requests used a fixed 512-token output."),
         limit(
             FLY,
             "Grouped GEMM is 1.2x faster than Triton and 1.95x faster than ATen over 24 cases.",
@@ -73,6 +82,11 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "The upstream FP8 configuration added 127 ms per step, 92% of it in quantization."),
         (FP8, "With DeepSeek V3 671B, the fused forward kernel raised throughput by 17%."),
         (FP8, "The colwise scales kernel is 6.2 times faster per MoE layer on MI300X."),
+        (FP8, "On DeepSeek-V3 671B, the colwise scales optimization delivered 6.2x per MoE layer."),
+        (FP8, "The colwise kernel went from 7,290 µs to 1,170 µs per MoE layer on an MI300X."),
+        (FP8, "The forward-pass fusion recovered 89% of the quantization overhead on MI325X."),
+        (FP8, "FP8 reached 7,027 tok/s on MI325X GPUs, against 7,156 for the BF16 baseline."),
+        (FP8, "The backward pass got 4.2x faster on DeepSeek-MoE-16B."),
         # The post's subject, FP8, is in its title, not in the clause of the figure.
         (FP8, "FP8 reached 7,027 tokens per second on DeepSeek-V3 671B."),
         (FP8, "After the fusion, FP8 training ran at 7,027 tok/s."),
@@ -97,16 +111,15 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "RMSNorm gains reach 3.66% on unaligned dimensions."),  # unit changed
         (FLY, "FlyDSL gives a 1.100x speedup on BF16 dense GEMM."),  # digits added
         (FLY, "With MXFP8, Qwen3 32B gains 1.40x to 2.030x."),
-        limit(
-            FLY,
-            "TopK is 4.02x faster than ATen with deterministic algorithms disabled.",
-            "a figure said with plain words only is matched by value",
-        ),
-        limit(
-            FLY,
-            "Each request had a 512-token prompt.",
-            "a bare count binds by any one of its nouns (token)",
-        ),
+        # The source: "4.82x ... with deterministic algorithms disabled, and 4.02x with
+        # them enabled"; "a 256-token input and fixed 512-token output".
+        (FLY, "TopK is 4.02x faster than ATen with deterministic algorithms disabled."),
+        (FLY, "With deterministic algorithms disabled, TopK is 4.02x faster than ATen."),
+        (FLY, "TopK is 4.82x faster than ATen with deterministic algorithms enabled."),
+        (FLY, "TopK is 4.02x faster than ATen when deterministic algorithms are not enabled."),
+        (FLY, "Each request had a 512-token prompt."),
+        (FLY, "Each request had a 512-token input."),
+        (FLY, "Each request had a 256-token output."),  # not the "256 x 256 output tile"
         (FP8, "FP8 training is 13.4% faster than BF16 on DeepSeek-V3 671B."),  # Llama3-8B's
         (FP8, "On Llama 3 70B, FP8 gives 13.4% more throughput than BF16."),
         (FP8, "The fused kernels recovered 89% of the FP8 overhead on Llama3-8B."),
@@ -120,11 +133,12 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "The BF16 baseline is 7,027 tokens per second."),  # "7,027 vs 7,156 BF16"
         # The title's FP8 does not stand in for the BF16 the source gives 7,156.
         (FP8, "FP8 reached 7,156 tokens per second on DeepSeek-V3 671B."),
-        limit(
-            FP8,
-            "The colwise scales kernel is 6.2x faster per MoE layer on MI325X.",
-            "a name in a long sentence goes with a figure it stands near",
-        ),
+        # MI325X is in the parenthesis of the 89%'s figures ("(5,996 -> 7,027 tok/s vs
+        # 7,156 BF16 baseline on 8xMI325X GPU), and the colwise scales optimization
+        # delivered a 6.2x speedup per MoE layer"); the 6.2x is measured on MI300X.
+        (FP8, "The colwise scales kernel is 6.2x faster per MoE layer on MI325X."),
+        (FP8, "The colwise scales optimization gave 6.2x per MoE layer on the MI325X."),
+        (FP8, "Fusion sped up the forward pass 4.2x on DeepSeek-MoE-16B."),  # backward
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

@@ -70,6 +70,21 @@ Rules, in short (the module's tests spell them out):
   sentence said of two names the other way round from the source ("1.95x over Triton
   and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
   ``misattached``.
+- Beyond names, a figure's clause (from the figure before it, or its sentence's start,
+  to the next clause mark or figure) must not say the opposite of the source's clause
+  of it: a word of a small list of opposite pairs (enabled/disabled, forward/backward,
+  input/output, prefill/decode, aligned/unaligned, dense/sparse, cold/warm,
+  static/dynamic, sync/async, minimum/maximum, best/worst, highest/lowest,
+  fastest/slowest, largest/smallest; "not" before one turns it) that the source's clause
+  says only the other of ("4.02x ... with deterministic algorithms disabled" for "4.82x
+  ... disabled, and 4.02x with them enabled") is ``misattached``; a clause with both, or
+  neither, leaves it open. A bare count with a noun joined to it counts that noun, which
+  must stand near the source's figure too ("a 256-token output" is no "256 x 256 output
+  tile"), and the words after it say what of ("a 512-token prompt" for "512-token
+  output" is ``misattached``; "a 30-billion-parameter open-weight model" is "30B-parameter
+  model"). A name the source's clause has only in a parenthesis of figures goes with
+  those figures and the figure it follows, not a figure after it ("6.2x on MI325X" for
+  "recovered 89% (5,996 -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").
 - No borrowed names: the figures of the source clause are bound to its names the same
   way. A clause that holds all the explainer's names does not back a figure with a
   unit of measure when one of those names is one it gives only another figure of that
@@ -114,13 +129,18 @@ Rules, in short (the module's tests spell them out):
   explainer does (six words, not across a comma): in a long list sentence a name still
   goes with a figure it stands near but does not describe, and a bare count, a figure
   whose names there are all shared with another, or a name only in a paragraph label
-  or heading goes with any figure of the clause; a figure stated with plain words only
-  ("dropped 19%") is matched by value and hedge, not by what it is about. A title's
+  or heading goes with any figure of the clause (save a name in a parenthesis of other
+  figures); a figure stated with plain words only ("dropped 19%") is matched by value
+  and hedge, not by what it is about, but for the opposite pairs above (not synonyms:
+  "with X disabled" is "without X", so with/without is no pair; "a 512-token reply"
+  for "512-token output" is misattached, and "512 prompt tokens", no compound, binds by
+  any one of its nouns). A title's
   name is held off only by a name the source gives the figure, or one of its kind (told
   by the shape of the name, not its meaning) in the heading or the sentence before.
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
+:mod:`.scope` (what a figure's clause says beyond names: conditions, counts, asides),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
 :mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on

@@ -10,7 +10,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.check.index import SourceIndex
-from service.check.names import Name, content_words, is_name, name_pattern, noun_pattern
+from service.check.names import (
+    STOP_WORDS,
+    Name,
+    content_words,
+    is_name,
+    name_pattern,
+    noun_pattern,
+)
+from service.check.scope import (
+    CLAUSE_MARK,
+    Clause,
+    aside_only,
+    compound_head,
+    heads_agree,
+    opposed,
+    split_gap,
+)
 from service.check.unit import Unit
 from service.numbers import Number
 from service.numbers.context import list_runs
@@ -21,10 +37,6 @@ from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 # (not inside one); the lookahead skips in C the lower-case words, most of a text.
 _NAME_TOKEN = re.compile(r"(?<!\w)(?<!\w[.=+])(?=[\w.=+]*[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*")
 _DIGIT = re.compile(r"\d")
-_CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
-_COORDINATOR = re.compile(
-    r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
-)
 _NEAR = 6  # words
 _NONSPACE = re.compile(r"\S+")
 
@@ -59,7 +71,7 @@ class Clauses:
             return asides[k][1] if k >= 0 and pos < asides[k][1] else -1
 
         # (end of the mark, end of the aside holding it), in order.
-        self._marks = [(m.end(), aside_end(m.start())) for m in _CLAUSE_MARK.finditer(s)]
+        self._marks = [(m.end(), aside_end(m.start())) for m in CLAUSE_MARK.finditer(s)]
         self._mark_ends = [end for end, _ in self._marks]
         self._names = [(x, aside_end(x.start)) for x in names]  # names come sorted
         self._starts = [x.start for x in names]
@@ -143,18 +155,65 @@ class Binding:
     nouns: tuple[str, ...] = ()
     inherited: tuple[Name, ...] = ()
     nearest: Name | None = None  # the name this number is said of, for swap detection
+    clause: Clause | None = None  # its clause, for its opposite-pair words (scope.opposed)
+    counted: str = ""  # the noun joined to a bare count: "token" of "512-token prompt"
+    head: tuple[str, ...] = ()  # what it counts those of: "prompt"
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
-        carried from an earlier sentence may stand anywhere before it in the paragraph)."""
+        carried from an earlier sentence may stand anywhere before it in the paragraph),
+        and, given the source's ``number``, says nothing against it (:meth:`against`)."""
+        held, window = self._held(unit, number, paragraph)
+        if not held:
+            return False
+        if number is None:  # a value derived from several: their clause
+            return self.clause is None or not opposed(self.clause, unit, None)
+        return not self.against(unit, number, window)
+
+    def names_hold(
+        self, unit: Unit, number: Number | None = None, *, paragraph: bool = False
+    ) -> bool:
+        """:meth:`holds` by names and nouns alone."""
+        return self._held(unit, number, paragraph)[0]
+
+    def _held(self, unit: Unit, number: Number | None, paragraph: bool) -> tuple[bool, str]:
+        """:meth:`names_hold`, and the window of the nouns when it read one."""
         if self.names:
-            return all(unit.mentions(n) for n in self.names)
+            return all(unit.mentions(n) for n in self.names), ""
         if self.nouns:
             text = self._noun_window(unit, number)
-            return any(noun_pattern(s).search(text) for s in self.nouns)
+            return any(noun_pattern(s).search(text) for s in self.nouns), text
         if self.inherited:  # the topic of the sentence before: so may the source's be
-            return all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
-        return True
+            held = all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
+            return held, ""
+        return True, ""
+
+    def against(self, unit: Unit, number: Number, window: str = "") -> str:
+        """Why the source's figure ``number`` in ``unit`` is another figure than the
+        explainer's, though the names may all be there; "" when nothing says so: its
+        clause says the opposite condition ("with them enabled" for the explainer's
+        "disabled"), it counts something else ("512-token output" for "512-token
+        prompt"; a "256-token input" is no "256 x 256 output tile": the noun joined to a
+        bare count is what it counts, and must stand near the source's figure too), or a
+        name of the explainer's stands there only in a parenthesis of other figures
+        (:func:`aside_only`). ``window``: the nouns' window, when read already."""
+        if self.clause is not None:
+            word = opposed(self.clause, unit, number)
+            if word:
+                return f'the source gives it for the opposite ("{word}")'
+        if self.counted and not noun_pattern(self.counted).search(
+            window or self._noun_window(unit, number)
+        ):
+            return f'the source counts other things there, not "{self.counted}"'
+        if self.head and number.noun:
+            theirs = compound_head(unit.text, number, STOP_WORDS)
+            if not heads_agree(self.head, theirs):
+                return f'the source counts it of "{" ".join(theirs)}", not "{" ".join(self.head)}"'
+        for x in self.names:
+            if aside_only(unit, number, x):
+                key = x.key.replace("\x00", "-")
+                return f"the source names {key} there only for other figures"
+        return ""
 
     def _noun_window(self, unit: Unit, number: Number | None) -> str:
         """Where a noun must stand: near the number in the source too, when we know
@@ -165,13 +224,16 @@ class Binding:
         end = _window_end(unit.text, number.end, unit.end, stop=False)
         return unit.text[start:end]
 
-    def nouns_near(self, unit: Unit, number: Number) -> int:
+    def nouns_near(self, unit: Unit, number: Number, *, strict: bool = True) -> int:
         """How surely ``unit`` says ``number`` of the same things, by its nouns: the
         letters each noun shares with the word that matches it near the number, summed
         (a binding by nouns holds with one match). More nouns, or longer shared stems,
         win: "1 measurement per combination" is "one measured run per cell", not "one
-        partial per wave" that merely combines."""
+        partial per wave" that merely combines. (``strict``: 0 when the source says
+        something against it, :meth:`against`.)"""
         text = self._noun_window(unit, number)
+        if strict and self.against(unit, number, text):
+            return 0
         shared = 0
         for noun in dict.fromkeys(self.nouns):
             m = noun_pattern(noun).search(text)
@@ -246,18 +308,6 @@ def _window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
     return (stop if stop >= 0 else right), right
 
 
-def _split_gap(s: str, start: int, end: int) -> tuple[int, int]:
-    """Where the words after one number stop belonging to it (first) and where the words
-    before the next number start belonging to that one (second)."""
-    marks = list(_CLAUSE_MARK.finditer(s, start, end))
-    if marks:
-        return marks[0].start(), marks[-1].end()
-    m = _COORDINATOR.search(s, start, end)
-    if m:
-        return m.start(), m.end()
-    return end, start
-
-
 def bind_numbers(
     s: str,
     nums: Sequence[Number],
@@ -268,7 +318,7 @@ def bind_numbers(
     """Names and nouns of each quantity, range and number word of a sentence (of
     ``s[start:end]``), by start."""
     end = len(s) if end is None else end
-    marks = [m.start() for m in _CLAUSE_MARK.finditer(s, start, end)]
+    marks = [m.start() for m in CLAUSE_MARK.finditer(s, start, end)]
     name_starts = [x.start for x in names]  # names come sorted by position
     said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
@@ -281,7 +331,7 @@ def bind_numbers(
         inherit: tuple[Name, ...] = ()
         if g > 0:
             prev = groups[g - 1][-1]
-            left = _split_gap(s, prev.end, first.start)[1]
+            left = split_gap(s, prev.end, first.start)[1]
             if left == prev.end:  # "8 bits instead of 16": the unit word describes both
                 noun_left = prev.start
                 if len(s[prev.end : first.start].split()) <= _NEAR:
@@ -291,7 +341,7 @@ def bind_numbers(
             k = bisect.bisect_left(marks, first.start)
             left = marks[k - 1] + 1 if k else start
         if g + 1 < len(groups):
-            right = _split_gap(s, last.end, groups[g + 1][0].start)[0]
+            right = split_gap(s, last.end, groups[g + 1][0].start)[0]
         else:
             k = bisect.bisect_left(marks, last.end)
             right = marks[k] if k < len(marks) else end

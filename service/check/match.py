@@ -92,6 +92,7 @@ class _Bound:
     unit: int | None
     anywhere: int | None
     lent: tuple[int, tuple[str, ...]] | None = None
+    why: str = ""  # what the first hit's clause says against the explainer's figure
 
 
 def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bound:
@@ -107,12 +108,16 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
     lent: tuple[int, tuple[str, ...]] | None = None
     if binding.nouns and not binding.names and len(hits) > 1:
         # Bound by nouns, any one of which holds: the hit with the most of them.
-        best, most = None, 0
+        best, most, closest, nearest = None, 0, 0, hits[0]
         for unit, number in hits:
-            near = binding.nouns_near(idx.units[unit], number)
-            if near > most:
+            near = binding.nouns_near(idx.units[unit], number, strict=False)
+            if near > closest:
+                closest, nearest = near, (unit, number)
+            if near > most and not binding.against(idx.units[unit], number):
                 best, most = unit, near
-        return _Bound(best, any_hit)
+        # Of none: the hit whose nouns are nearest tells what the source counts there.
+        why = binding.against(idx.units[nearest[0]], nearest[1]) if closest and best is None else ""
+        return _Bound(best, nearest[0] if why else any_hit, why=why)
     for unit, number in hits:
         if binding.holds(idx.units[unit], number):
             other = borrowed(idx, unit, number, binding.names) if binding.names else ()
@@ -126,9 +131,20 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
     if binding.names and lent is None and idx.title:
         # Names of the post's subject, in its title and not in the clause.
         for unit, number in hits:
-            if of_subject(idx, unit, number, binding.names):
+            if of_subject(idx, unit, number, binding.names) and not binding.against(
+                idx.units[unit], number
+            ):
                 return _Bound(unit, any_hit)
-    return _Bound(None, any_hit, lent)
+    return _Bound(None, any_hit, lent, _why(idx, hits, binding))
+
+
+def _why(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> str:
+    """What the first hit's clause says against the figure, when its names are all there
+    (the hit a misattached verdict shows)."""
+    if not hits:
+        return ""
+    unit, number = idx.units[hits[0][0]], hits[0][1]
+    return binding.against(unit, number) if binding.names_hold(unit, number) else ""
 
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
@@ -321,7 +337,7 @@ def _match_quantity(
     if found is not None:
         return Outcome(CheckStatus.DERIVED, found[0], found[1])
     if first.anywhere is not None or lent is not None:
-        return _misattached(idx, first.anywhere, binding, lent)
+        return _misattached(idx, first.anywhere, binding, lent, first.why)
     return Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits))
 
 
@@ -330,14 +346,17 @@ def _misattached(
     unit: int | None,
     binding: Binding,
     lent: tuple[int, tuple[str, ...]] | None = None,
+    why: str = "",
 ) -> Outcome:
     """The source has the number in ``unit``, but not with what the explainer binds it to
     (``lent``: in a unit that says it of other things, named, and gives the explainer's
-    name to another figure)."""
+    name to another figure; ``why``: what ``unit`` says against the explainer's figure)."""
     if lent is not None:
         said_of = ", ".join(lent[1])
         return Outcome(CheckStatus.MISATTACHED, lent[0], f"the source gives it for {said_of}")
     assert unit is not None
+    if why:
+        return Outcome(CheckStatus.MISATTACHED, unit, why)
     missing = ", ".join(binding.missing(idx.units[unit].context))
     return Outcome(
         CheckStatus.MISATTACHED, unit, f"the source gives it for other things ({missing} not there)"
@@ -397,7 +416,7 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
             if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):
                 return Outcome(CheckStatus.DERIVED, u, "the span of several values in one sentence")
     if first.anywhere is not None:
-        return _misattached(idx, first.anywhere, binding, first.lent)
+        return _misattached(idx, first.anywhere, binding, first.lent, first.why)
     if hits:
         return Outcome(CheckStatus.UNSUPPORTED, None, f"the source writes {hits[0][1].text}")
     return Outcome(CheckStatus.UNSUPPORTED, None, "not in the source as a range")

@@ -149,6 +149,7 @@ _STOP = frozenset(
     # it, not what a figure counts.
     "post posts author authors report reports reported according list lists listed".split()
 )
+STOP_WORDS = _STOP
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 

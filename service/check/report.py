@@ -11,8 +11,9 @@ from service.check.bind import Binding, Clauses, bind_numbers, initial, known_na
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import Outcome, match_quantity, match_range
-from service.check.names import Name, is_name
+from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
+from service.check.scope import Clause, Sentence, compound_head
 from service.check.shape import shapes
 from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -189,6 +190,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         row = row_support(idx.rows, text, nums, s)
         sides = shapes(idx, s, nums) if len(nums) > 1 else {}
         directional: bool | None = None  # read at the sentence's first quantity
+        wording: Sentence | None = None  # its opposite-pair words, read on first use
         names = known_names(s, nums, idx)
         bindings = bind_numbers(s, nums, names)
         clauses: Clauses | None = None  # read on first use: most figures have names
@@ -228,6 +230,19 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     binding = Binding(inherited=topic or carried)
                 else:
                     binding = Binding(nouns=binding.nouns)
+                # What its clause says beyond names: the conditions of the measure
+                # ("with them enabled"), what a hyphenated count counts ("512-token
+                # prompt"); read when a source clause asks.
+                wording = wording or Sentence(s, nums)
+                binding = Binding(
+                    names=binding.names,
+                    nouns=binding.nouns,
+                    inherited=binding.inherited,
+                    nearest=binding.nearest,
+                    clause=Clause(wording, n),
+                    counted=n.noun if not n.unit else "",
+                    head=compound_head(s, n, STOP_WORDS),
+                )
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
                 elif n.kind == QUANTITY:

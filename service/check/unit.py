@@ -30,6 +30,7 @@ class Unit:
         "cased",
         "display",
         "end",
+        "marks",
         "numbers",
         "start",
         "text",
@@ -74,6 +75,9 @@ class Unit:
         self._near: str | None = None
         self._paragraph: str | None = None
         self._words: frozenset[str] | None = None
+        # The opposite-pair words of its figures' clauses (check.scope), by figure start
+        # (-1: the whole clause's), read once per source.
+        self.marks: dict[int, frozenset[tuple[int, int]]] | None = None
 
     @property
     def context(self) -> str:

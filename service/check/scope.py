@@ -1,0 +1,275 @@
+"""Scope: the words of a sentence that go with one of its figures, and what they must
+agree on between the explainer and the source beyond names. A figure's clause (up to a
+comma, parenthesis or the split from its neighbouring figure) says the conditions it was
+measured under ("4.02x with them enabled") and, for a hyphenated count, what it counts
+("512-token output"); a parenthesis of figures ("(5,996 -> 7,027 tok/s on MI325X)")
+holds names of its own figures, not of the sentence's others."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from service.check.names import Name, noun_pattern
+from service.check.unit import Unit
+from service.numbers import Number
+from service.numbers.context import list_runs
+from service.numbers.number import QUANTITY, RANGE, WORD
+
+CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
+COORDINATOR = re.compile(
+    r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
+)
+
+
+def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
+    """Where the words after one number stop belonging to it (first) and where the words
+    before the next number start belonging to that one (second)."""
+    marks = list(CLAUSE_MARK.finditer(s, start, end))
+    if marks:
+        return marks[0].start(), marks[-1].end()
+    m = COORDINATOR.search(s, start, end)
+    if m:
+        return m.start(), m.end()
+    return end, start
+
+
+def figure_scope(
+    s: str, nums: Sequence[Number], n: Number, start: int = 0, end: int | None = None
+) -> tuple[int, int]:
+    """Where the clause of figure ``n`` of ``s[start:end]`` lies: from the split from the
+    figure before (the start, for the first) to the clause mark after it (or the split
+    from the figure after). A list of figures ("1.58x and 1.68x") shares one."""
+    end = len(s) if end is None else end
+    seq = [m for m in nums if m.kind in (QUANTITY, RANGE, WORD) and start <= m.start < end]
+    return _scope(s, list_runs(s, seq), n, start, end)
+
+
+def _scope(
+    s: str, groups: Sequence[Sequence[Number]], n: Number, start: int, end: int
+) -> tuple[int, int]:
+    g = next((i for i, grp in enumerate(groups) if any(m.start == n.start for m in grp)), -1)
+    if g < 0:
+        return start, end
+    first, last = groups[g][0], groups[g][-1]
+    # The first figure's clause takes in what leads up to it ("With them enabled, the
+    # speedup was 4.02x"): no other figure's words stand there.
+    left = split_gap(s, groups[g - 1][-1].end, first.start)[1] if g > 0 else start
+    if g + 1 < len(groups):
+        right = split_gap(s, last.end, groups[g + 1][0].start)[0]
+    else:
+        mark = CLAUSE_MARK.search(s, last.end, end)
+        right = mark.start() if mark else end
+    return left, right
+
+
+# Opposites: words that say under which of two conditions a figure was measured (or
+# which of two things it is of). A figure the explainer says with one, where the source's
+# clause of it says only the other, is another figure ("4.02x ... with deterministic
+# algorithms disabled" for "4.82x with them disabled, and 4.02x with them enabled").
+# Only pairs whose words are no prepositions: "with X disabled" says "without X", and
+# "on"/"off", "before"/"after" say where and when more often than which.
+_PAIRS = (
+    ("enable enables enabled enabling", "disable disables disabled disabling"),
+    ("forward fwd", "backward backwards bwd"),
+    ("input inputs", "output outputs"),
+    ("prefill prefills", "decode decodes decoding"),
+    ("aligned", "unaligned misaligned"),
+    ("dense", "sparse"),
+    ("cold", "warm"),
+    ("static", "dynamic"),
+    ("synchronous sync", "asynchronous async"),
+    ("minimum", "maximum"),  # not "min": minutes; "max" is a hedge too
+    ("best", "worst"),
+    ("highest", "lowest"),
+    ("fastest", "slowest"),
+    ("largest", "smallest"),
+)
+_SIDE: dict[str, tuple[int, int]] = {
+    word: (pair, side)
+    for pair, words in enumerate(_PAIRS)
+    for side, forms in enumerate(words)
+    for word in forms.split()
+}
+_OPPOSITE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(sorted(_SIDE, key=len, reverse=True)) + r")(?!\w)", re.I
+)
+# A negation right before the word turns it ("not enabled" is "disabled").
+_NEGATED = re.compile(r"(?:\bnot|\bno|\bnever|n't)\s+$", re.I)
+
+Marks = frozenset[tuple[int, int]]
+
+
+def opposite_marks(s: str, start: int, end: int) -> Marks:
+    """The (pair, side) of each word of an opposite pair in ``s[start:end]``."""
+    return frozenset(mark for _, mark in _marked(s, start, end))
+
+
+def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int, int]]]:
+    """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
+    side)."""
+    out = []
+    for m in _OPPOSITE.finditer(s, start, end):
+        pair, side = _SIDE[m.group(0).lower()]
+        if _NEGATED.search(s, max(start, m.start() - 8), m.start()):
+            side = 1 - side
+        out.append((m.start(), (pair, side)))
+    return out
+
+
+class Sentence:
+    """An explainer sentence's opposite-pair words, read on first use (once: only a
+    source clause with a word of a pair asks for them, and most never do)."""
+
+    __slots__ = ("_groups", "_nums", "_s", "_words")
+
+    def __init__(self, s: str, nums: Sequence[Number]) -> None:
+        self._s, self._nums = s, nums
+        self._words: list[tuple[int, tuple[int, int]]] | None = None
+        self._groups: list[list[Number]] | None = None
+
+    def marks(self, n: Number) -> Marks:
+        """:func:`opposite_marks` of the clause of its figure ``n``."""
+        if self._words is None:
+            self._words = _marked(self._s, 0, len(self._s))
+        if not self._words:
+            return frozenset()
+        if self._groups is None:
+            seq = [m for m in self._nums if m.kind in (QUANTITY, RANGE, WORD)]
+            self._groups = list_runs(self._s, seq)
+        a, b = _scope(self._s, self._groups, n, 0, len(self._s))
+        return frozenset(mark for at, mark in self._words if a <= at < b)
+
+
+class Clause:
+    """The clause of a figure of an explainer :class:`Sentence`, its marks read once."""
+
+    __slots__ = ("_marks", "_n", "sentence")
+
+    def __init__(self, sentence: Sentence, n: Number) -> None:
+        self.sentence, self._n = sentence, n
+        self._marks: Marks | None = None
+
+    @property
+    def marks(self) -> Marks:
+        if self._marks is None:
+            self._marks = self.sentence.marks(self._n)
+        return self._marks
+
+
+def opposed(clause: Clause, unit: Unit, m: Number | None) -> str:
+    """The source's word for a condition of its figure ``m`` that its clause says only the
+    opposite of the explainer's ``clause`` says ("enabled" where the explainer says
+    "disabled"); else "". A clause that says both, or neither, leaves it open. (No
+    figure, for a value derived from several: the unit's whole clause.)"""
+    if not _unit_marks(unit, None):
+        return ""  # most source clauses: no word of a pair
+    marks = clause.marks
+    if not marks:
+        return ""  # most explainer clauses: none either
+    theirs = _unit_marks(unit, m)
+    if not theirs:
+        return ""
+    for pair in {p for p, _ in marks}:
+        mine = {side for p, side in marks if p == pair}
+        said = {side for p, side in theirs if p == pair}
+        if said and not mine & said:
+            a, b = (
+                (unit.start, unit.end)
+                if m is None
+                else figure_scope(unit.text, unit.numbers, m, unit.start, unit.end)
+            )
+            for w in _OPPOSITE.finditer(unit.text, a, b):  # the word, as the source has it
+                if _SIDE[w.group(0).lower()][0] == pair:
+                    return w.group(0)
+    return ""
+
+
+def _unit_marks(unit: Unit, m: Number | None) -> Marks:
+    """:func:`opposite_marks` of the clause of source figure ``m`` (None: of the unit's
+    whole clause), memoised on the unit: a source is checked again and again."""
+    key = -1 if m is None else m.start
+    if unit.marks is None:
+        unit.marks = {}
+    found = unit.marks.get(key)
+    if found is None:
+        if m is None:
+            found = opposite_marks(unit.text, unit.start, unit.end)
+        else:
+            found = opposite_marks(
+                unit.text, *figure_scope(unit.text, unit.numbers, m, unit.start, unit.end)
+            )
+        unit.marks[key] = found
+    return found
+
+
+# The words of a noun phrase right after a hyphenated count ("512-token prompt"): what
+# the count measures, up to a stop word, a mark or three words.
+_HEAD_WORDS = re.compile(r"\s+([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
+_JOINED_NOUN = re.compile(r"(?:-[A-Za-z]+)+")
+
+
+def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:
+    """The words after a hyphenated count (its noun joined to it: "512-token") that say
+    what it counts tokens of ("prompt"), lower case; () when the count has no noun, or
+    has a unit of measure ("8-bit inference": a measure, not a count of the words after
+    it)."""
+    if not n.noun or n.unit:
+        return ()
+    out: list[str] = []
+    joined = _JOINED_NOUN.match(s, n.end)  # the number's end is before its noun
+    pos = joined.end() if joined else n.end
+    for _ in range(3):
+        m = _HEAD_WORDS.match(s, pos)
+        if m is None:
+            break
+        word = m.group(1).lower()
+        if word in stop or len(word) < 3:
+            break
+        out.extend(word.split("-"))  # "open-weight model": each part a word of it
+        pos = m.end()
+    return tuple(out)
+
+
+def heads_agree(head: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether two counts' head words name the same thing: some word of one has the stem
+    of some word of the other ("prompts" and "prompt"; "suite" and "BF16 suite"). A
+    source count with no head says nothing against the explainer's."""
+    if not head or not theirs:
+        return True
+    return any(noun_pattern(a).match(b) or noun_pattern(b).match(a) for a in head for b in theirs)
+
+
+# A parenthesis with a digit in it: figures of their own, and the names said of them.
+_DATA_ASIDE = re.compile(r"\([^()]*\d[^()]*\)")
+
+
+def aside_only(unit: Unit, m: Number, name: Name) -> bool:
+    """Whether the source's clause has ``name`` only in parentheses of figures that are
+    not about its figure ``m``: a parenthesis of figures ("recovered 89% of the overhead
+    (5,996 -> 7,027 tok/s on 8xMI325X GPU), and the colwise kernel delivered 6.2x")
+    gives its names to its own figures and to the figure it follows, not to a figure
+    after it. A name also outside such parentheses, or in the clause's label or heading,
+    goes with every figure as before."""
+    text, start, end = unit.text, unit.start, unit.end
+    if text.find("(", start, end) < 0:
+        return False
+    asides = [x.span() for x in _DATA_ASIDE.finditer(text, start, end)]
+    if not asides:
+        return False
+    figures = [x.start for x in unit.numbers if x.kind in (QUANTITY, RANGE)]
+    found = False
+    for hit in name.pattern.finditer(text, start, end):
+        found = True
+        span = next((a for a in asides if a[0] <= hit.start() < a[1]), None)
+        if span is None or span[0] <= m.start < span[1]:
+            return False  # in the clause proper, or in m's own parenthesis
+        # The figure the parenthesis follows (none: it follows a noun, and elaborates it).
+        k = bisect.bisect_left(figures, span[0]) - 1
+        before = [f for f in figures[: k + 1] if not any(a <= f < b for a, b in asides)]
+        if not before or before[-1] == m.start:
+            return False
+    if not found:
+        return False  # in the label or a heading: context for every figure
+    return not name.pattern.search(unit.context, max(0, end - start))

@@ -1,0 +1,165 @@
+"""check: what a figure's clause says beyond its names (service/check/scope.py). The
+condition it was measured under ("with them enabled"), what a hyphenated count counts
+("512-token output") and the names of a parenthesis of other figures must agree with the
+source's clause of the figure; faithful rewordings raise no alarm."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from service.models import CheckStatus
+
+S = CheckStatus.SUPPORTED
+M = CheckStatus.MISATTACHED
+
+
+def status(explainer: str, source: str, text: str) -> CheckStatus:
+    found = [n for n in check_explainer(explainer, source).numbers if n.text == text]
+    assert len(found) == 1, check_explainer(explainer, source).numbers
+    return found[0].status
+
+
+# --- opposites -------------------------------------------------------------------------------
+
+TOPK = (
+    "For small K, FlyDSL achieves a 4.82x speedup over ATen with deterministic algorithms "
+    "disabled, and 4.02x with them enabled."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("TopK is 4.02x faster than ATen with deterministic algorithms enabled.", "4.02x"),
+        ("With deterministic algorithms enabled, TopK is 4.02x faster than ATen.", "4.02x"),
+        ("TopK is 4.02x faster when deterministic algorithms are not disabled.", "4.02x"),
+        ("TopK is 4.82x faster than ATen with deterministic algorithms disabled.", "4.82x"),
+        ("With deterministic algorithms disabled, TopK reaches 4.82x over ATen.", "4.82x"),
+        ("FlyDSL reaches 4.82x over ATen with deterministic algorithms off.", "4.82x"),
+        ("TopK is 4.02x faster than ATen.", "4.02x"),  # no condition said: as before
+    ],
+)
+def test_a_figure_said_with_the_sources_condition_is_supported(explainer: str, text: str) -> None:
+    assert status(explainer, TOPK, text) == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("TopK is 4.02x faster than ATen with deterministic algorithms disabled.", "4.02x"),
+        ("With deterministic algorithms disabled, TopK is 4.02x faster than ATen.", "4.02x"),
+        ("TopK is 4.02x faster when deterministic algorithms are not enabled.", "4.02x"),
+        ("TopK is 4.82x faster than ATen with deterministic algorithms enabled.", "4.82x"),
+    ],
+)
+def test_a_figure_said_with_the_opposite_condition_is_misattached(
+    explainer: str, text: str
+) -> None:
+    assert status(explainer, TOPK, text) == M
+    reason = check_explainer(explainer, TOPK).numbers[0].reason or ""
+    assert "opposite" in reason
+
+
+def test_an_opposite_only_counts_in_the_figures_own_clause() -> None:
+    source = "The forward pass took 19 ms, and the backward pass took 42 ms."
+    assert status("The backward pass took 42 ms.", source, "42 ms") == S
+    assert status("The forward pass took 42 ms.", source, "42 ms") == M
+    # Both said in the explainer's clause, or both in the source's: nothing to tell apart.
+    assert status("Forward and backward passes took 42 ms.", source, "42 ms") == S
+    both = "Forward and backward passes took 42 ms in total."
+    assert status("The forward pass took 42 ms.", both, "42 ms") == S
+    # A source that says no condition for its figure backs any.
+    assert status("The backward pass took 42 ms.", "One step took 42 ms.", "42 ms") == S
+
+
+def test_a_pair_word_inside_another_word_is_no_opposite() -> None:
+    source = "The backward-pass kernel runs 4.2x faster; the input layer is untouched."
+    assert status("The backward-pass kernel is 4.2x faster.", source, "4.2x") == S
+    assert status("The forward-pass kernel is 4.2x faster.", source, "4.2x") == M
+    # "min" (minutes) and "max" (a hedge) are no pair words.
+    assert status("A run takes 5 min at most.", "A run takes up to 5 min.", "5 min") == S
+
+
+# --- what a count counts ---------------------------------------------------------------------
+
+REQUESTS = (
+    "The tuned configurations use a 256 x 256 output tile. Each request has a 256-token "
+    "input and fixed 512-token output; concurrency ranges from 8 to 256."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("Each request had a 512-token output.", "512"),
+        ("Each request had a 256-token input.", "256"),
+        ("Requests used a fixed 512-token output.", "512"),
+        ("Outputs were fixed at 512 tokens.", "512"),
+        ("The benchmark used 256-token inputs.", "256"),
+    ],
+)
+def test_a_count_of_what_the_source_counts_is_supported(explainer: str, text: str) -> None:
+    assert status(explainer, REQUESTS, text) == S
+
+
+def test_a_shape_of_a_source_is_no_count() -> None:
+    report = check_explainer("The tuned configurations use a 256 x 256 output tile.", REQUESTS)
+    assert [n.status for n in report.numbers] == [S, S]
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("Each request had a 512-token prompt.", "512"),  # 512 tokens of output
+        ("Each request had a 512-token input.", "512"),
+        ("Each request had a 256-token output.", "256"),  # not the 256 x 256 output tile
+    ],
+)
+def test_a_count_of_other_things_is_misattached(explainer: str, text: str) -> None:
+    assert status(explainer, REQUESTS, text) == M
+
+
+def test_a_count_keeps_the_words_of_its_compound() -> None:
+    source = "Meta released a 30B-parameter model distilled from a larger one."
+    explainer = "Meta released a 30-billion-parameter open-weight model."
+    assert status(explainer, source, "30") == S
+    # A hyphenated measure ("8-bit") is no count of the words after it.
+    bits = "Four 8-bit radix passes find the threshold."
+    assert status("It runs 8-bit inference.", bits, "8") == S
+
+
+# --- names of a parenthesis of figures -------------------------------------------------------
+
+FUSION = (
+    "On DeepSeek-V3 shapes, the fusion recovered 89% of the overhead (5,996 -> 7,027 tok/s "
+    "on 8xMI325X GPUs), and the colwise scales optimization delivered a 6.2x speedup per "
+    "MoE layer."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("The colwise scales kernel is 6.2x faster per MoE layer on DeepSeek-V3.", "6.2x"),
+        ("The fusion recovered 89% of the overhead on MI325X GPUs.", "89%"),
+        ("Throughput reached 7,027 tok/s on MI325X GPUs.", "7,027 tok/s"),
+    ],
+)
+def test_a_name_goes_with_the_figures_of_its_parenthesis(explainer: str, text: str) -> None:
+    assert status(explainer, FUSION, text) == S
+
+
+def test_a_name_of_a_parenthesis_does_not_go_with_a_later_figure() -> None:
+    explainer = "The colwise scales kernel is 6.2x faster per MoE layer on MI325X."
+    assert status(explainer, FUSION, "6.2x") == M
+    # Named outside the parenthesis too, or in a heading: the name is the sentence's.
+    outside = FUSION.replace("per MoE layer.", "per MoE layer on MI325X.")
+    assert status(explainer, outside, "6.2x") == S
+    heading = "## Results on MI325X\n\n" + FUSION
+    assert status(explainer, heading, "6.2x") == S
+
+
+def test_a_parenthesis_after_a_noun_elaborates_the_noun() -> None:
+    source = "The kernel (v2, 8 warps on MI300X) reaches a 6.2x speedup."
+    assert status("The kernel reaches 6.2x on MI300X.", source, "6.2x") == S
