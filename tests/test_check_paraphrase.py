@@ -65,11 +65,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Outputs were fixed at 512 tokens and inputs at 256."),
         (FLY, "The benchmark used 256-token inputs."),
         (FLY, "Requests used a fixed 512-token output."),
-        limit(
-            FLY,
-            "Grouped GEMM is 1.2x faster than Triton and 1.95x faster than ATen over 24 cases.",
-            '"over 24 cases" reads as "more than 24"',
-        ),
+        # "over 24 cases" spans the measured figures before it, as the source's "across
+        # all 24 grouped-GEMM cases".
+        (FLY, "Grouped GEMM is 1.2x faster than Triton and 1.95x faster than ATen over 24 cases."),
+        (FLY, "FlyDSL reaches a 1.20x geometric mean over Triton over 24 grouped-GEMM cases."),
         (FP8, "FP8 training is 13.4% faster than BF16 on Llama 3 8B."),
         (FP8, "On Llama3 8B, FP8 gives 13.4% more throughput than BF16."),
         (FP8, "Peak memory stays nearly the same, about 39 GB."),
@@ -117,6 +116,8 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "With deterministic algorithms disabled, TopK is 4.02x faster than ATen."),
         (FLY, "TopK is 4.82x faster than ATen with deterministic algorithms enabled."),
         (FLY, "TopK is 4.02x faster than ATen when deterministic algorithms are not enabled."),
+        (FLY, "FlyDSL was tested on over 24 grouped GEMM cases."),  # "more than 24"
+        (FLY, "Grouped GEMM is 1.95x faster than ATen on over 24 cases."),
         (FLY, "Each request had a 512-token prompt."),
         (FLY, "Each request had a 512-token input."),
         (FLY, "Each request had a 256-token output."),  # not the "256 x 256 output tile"

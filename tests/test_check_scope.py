@@ -163,3 +163,37 @@ def test_a_name_of_a_parenthesis_does_not_go_with_a_later_figure() -> None:
 def test_a_parenthesis_after_a_noun_elaborates_the_noun() -> None:
     source = "The kernel (v2, 8 warps on MI300X) reaches a 6.2x speedup."
     assert status("The kernel reaches 6.2x on MI300X.", source, "6.2x") == S
+
+
+# --- "over" before a count ---------------------------------------------------------------------
+
+GROUPED = "Across all 24 grouped-GEMM cases, FlyDSL reaches 1.20x over Triton and 1.95x over ATen."
+
+
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        "FlyDSL is 1.95x faster than ATen over 24 cases.",
+        "FlyDSL reaches 1.20x over Triton over all 24 grouped-GEMM cases.",
+        "FlyDSL reaches 1.20x over Triton across 24 cases.",
+    ],
+)
+def test_over_a_count_after_a_measured_figure_reads_across(explainer: str) -> None:
+    assert status(explainer, GROUPED, "24") == S
+
+
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        "FlyDSL was tested on over 24 cases.",  # no measured figure: "more than 24"
+        "FlyDSL is 1.95x faster than ATen on over 24 cases.",  # after a preposition
+        "FlyDSL is 1.95x faster than ATen in more than 24 cases.",
+    ],
+)
+def test_over_a_count_otherwise_reads_more_than(explainer: str) -> None:
+    assert status(explainer, GROUPED, "24") == CheckStatus.UNSUPPORTED
+
+
+def test_over_reads_across_only_where_the_source_writes_it_so() -> None:
+    plain = "FlyDSL reaches 1.20x over Triton and 1.95x over ATen. The suite has 24 cases."
+    assert status("FlyDSL is 1.95x faster than ATen over 24 cases.", plain, "24") != S

@@ -13,6 +13,7 @@ from service.check.bind import Binding
 from service.check.derive import multipliers_of_gain, quantize
 from service.check.index import SourceIndex
 from service.check.said import borrowed, of_subject
+from service.check.scope import after_across
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
@@ -212,10 +213,13 @@ def match_quantity(
     binding: Binding,
     way: Callable[[], int] | None = None,
     gain: Callable[[], bool] = _never,
+    across: bool = False,
 ) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
     change the explainer writes it with (:func:`direction`; read only when needed, None
-    when it can have none).
+    when it can have none). ``across``: a bare count after "over", which may say
+    "across" ("over 24 cases"), as a source that writes it after "across" or "over"
+    reads it ("across all 24 grouped-GEMM cases"; not a plain "24 cases").
 
     A change written with words matches the source's signed value ("drops 12%" for
     "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
@@ -225,6 +229,11 @@ def match_quantity(
     outcome = (
         _match_quantity(idx, q, binding, None) if way is None else _signed(idx, q, binding, way)
     )
+    if across and outcome.status == CheckStatus.UNSUPPORTED:
+        spread = _match_quantity(
+            idx, updated(q, hedge=NO_HEDGE), binding, lambda h: after_across(idx.units[h[0]], h[1])
+        )
+        return spread if spread.status == CheckStatus.SUPPORTED else outcome
     if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%" or q.hedge in (UPPER, LOWER):
         return outcome
     if not gain():

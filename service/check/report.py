@@ -13,14 +13,14 @@ from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
-from service.check.scope import Clause, Sentence, compound_head
+from service.check.scope import Clause, Sentence, compound_head, over_count
 from service.check.shape import shapes
 from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.direction import NONE, Way, may_have_direction, states_gain
-from service.numbers.number import QUANTITY, RANGE, VERSION, WORD
+from service.numbers.number import LOWER, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
 
@@ -251,7 +251,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                         directional = may_have_direction(s)
                     way = Way(s, n) if directional else None
                     gain = functools.partial(states_gain, s, n, way or _no_way)
-                    outcome = match_quantity(idx, n, binding, way, gain)
+                    across = n.hedge is LOWER and over_count(s, nums, n)  # "over 24 cases"
+                    outcome = match_quantity(idx, n, binding, way, gain, across)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

@@ -15,7 +15,7 @@ from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
 from service.numbers import Number
 from service.numbers.context import list_runs
-from service.numbers.number import QUANTITY, RANGE, WORD
+from service.numbers.number import NO_HEDGE, QUANTITY, RANGE, WORD
 
 CLAUSE_MARK = re.compile(r"[,;:](?=\s)|[()\[\]]|\s-\s")
 COORDINATOR = re.compile(
@@ -273,3 +273,34 @@ def aside_only(unit: Unit, m: Number, name: Name) -> bool:
     if not found:
         return False  # in the label or a heading: context for every figure
     return not name.pattern.search(unit.context, max(0, end - start))
+
+
+# "over" before a count reads "more than" or "across" ("over 24 cases"); a source that
+# writes its count after "across" or "over" tells which.
+_OVER = re.compile(
+    r"(?<!\bon)(?<!\bin)(?<!\bat)(?<!\bto)(?<!\bof)(?<!\bby)(?<!\bis)(?<!\bbe)(?<!\bfor)"
+    r"(?<!\bwith)(?<!\bthan)(?<!\bfrom)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bhas)(?<!\bhave)"
+    r"(?<!\bhad)\s+over\s+$",
+    re.I,
+)
+_ACROSS = re.compile(r"\b(?:across|over)\s+(?:all\s+|the\s+|all\s+the\s+)?$")
+
+
+def over_count(s: str, nums: Sequence[Number], n: Number) -> bool:
+    """Whether explainer figure ``n`` is a bare count right after "over" that says what
+    a measured figure before it in its sentence spans ("1.95x faster than ATen over 24
+    cases"); not after a preposition or a verb of being or having, where "over" says
+    "more than" ("tested on over 24 cases", "has over 24")."""
+    if n.unit or _OVER.search(s, max(0, n.start - 20), n.start) is None:
+        return False
+    return any(m.unit and m.end <= n.start for m in nums if m.kind in (QUANTITY, RANGE))
+
+
+def after_across(unit: Unit, m: Number) -> bool:
+    """Whether a source figure is an unhedged count right after "across" or "over" ("across
+    all 24 grouped-GEMM cases")."""
+    return (
+        not m.unit
+        and m.hedge is NO_HEDGE
+        and _ACROSS.search(unit.text, max(0, m.start - 20), m.start) is not None
+    )
