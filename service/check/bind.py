@@ -155,7 +155,8 @@ class Binding:
     nouns: tuple[str, ...] = ()
     inherited: tuple[Name, ...] = ()
     nearest: Name | None = None  # the name this number is said of, for swap detection
-    clause: Clause | None = None  # its clause, for its opposite-pair words (scope.opposed)
+    span: tuple[int, int] | None = None  # where its clause lies in the sentence
+    clause: Clause | None = None  # that clause, for its opposite-pair words (scope.opposed)
     counted: str = ""  # the noun joined to a bare count: "token" of "512-token prompt"
     head: tuple[str, ...] = ()  # what it counts those of: "prompt"
 
@@ -345,6 +346,9 @@ def bind_numbers(
         else:
             k = bisect.bisect_left(marks, last.end)
             right = marks[k] if k < len(marks) else end
+        # Its clause, for what it says beyond names (the first figure's from the start:
+        # "With them enabled, the speedup was 4.02x").
+        span = (left if g > 0 else start, right)
         # Names count when near: within a few words on either side.
         left = max(left, _window_start(s, left, first.start))
         names_right, right = _window_ends(s, last.end, right)
@@ -386,5 +390,5 @@ def bind_numbers(
                 nearest: Name | None = paired[i]
             else:
                 nearest = following[0] if following else (preceding[-1] if preceding else None)
-            out[n.start] = Binding(names=bound, nouns=tuple(nouns), nearest=nearest)
+            out[n.start] = Binding(names=bound, nouns=tuple(nouns), nearest=nearest, span=span)
     return out

@@ -13,7 +13,7 @@ from service.check.index import SourceIndex, index_source, render_row, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
-from service.check.scope import Clause, Sentence, compound_head, over_count
+from service.check.scope import Clause, Sentence, compound_head, figure_scope, over_count
 from service.check.shape import shapes
 from service.check.table import row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -233,13 +233,14 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 # What its clause says beyond names: the conditions of the measure
                 # ("with them enabled"), what a hyphenated count counts ("512-token
                 # prompt"); read when a source clause asks.
-                wording = wording or Sentence(s, nums)
+                wording = wording or Sentence(s)
+                span = bindings[n.start].span if n.start in bindings else None
                 binding = Binding(
                     names=binding.names,
                     nouns=binding.nouns,
                     inherited=binding.inherited,
                     nearest=binding.nearest,
-                    clause=Clause(wording, n),
+                    clause=Clause(wording, span or figure_scope(s, nums, n)),
                     counted=n.noun if not n.unit else "",
                     head=compound_head(s, n, STOP_WORDS),
                 )
