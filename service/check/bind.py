@@ -189,6 +189,10 @@ class Binding:
             return held, ""
         return True, ""
 
+    def refuted(self, unit: Unit, number: Number) -> str:
+        """:meth:`against`, when the names and nouns hold there; else ""."""
+        return self.against(unit, number) if self.names_hold(unit, number) else ""
+
     def against(self, unit: Unit, number: Number, window: str = "") -> str:
         """Why the source's figure ``number`` in ``unit`` is another figure than the
         explainer's, though the names may all be there; "" when nothing says so: its

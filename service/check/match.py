@@ -136,16 +136,9 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
                 idx.units[unit], number
             ):
                 return _Bound(unit, any_hit)
-    return _Bound(None, any_hit, lent, _why(idx, hits, binding))
-
-
-def _why(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> str:
-    """What the first hit's clause says against the figure, when its names are all there
-    (the hit a misattached verdict shows)."""
-    if not hits:
-        return ""
-    unit, number = idx.units[hits[0][0]], hits[0][1]
-    return binding.against(unit, number) if binding.names_hold(unit, number) else ""
+    # What the first hit (the one a misattached verdict shows) says against the figure.
+    why = binding.refuted(idx.units[hits[0][0]], hits[0][1]) if hits else ""
+    return _Bound(None, any_hit, lent, why)
 
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
@@ -217,9 +210,8 @@ def match_quantity(
 ) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
     change the explainer writes it with (:func:`direction`; read only when needed, None
-    when it can have none). ``across``: a bare count after "over", which may say
-    "across" ("over 24 cases"), as a source that writes it after "across" or "over"
-    reads it ("across all 24 grouped-GEMM cases"; not a plain "24 cases").
+    when it can have none). ``across``: "over 24 cases" may say "across", as a source
+    count after "across" or "over" says it (:func:`after_across`).
 
     A change written with words matches the source's signed value ("drops 12%" for
     "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
@@ -230,9 +222,8 @@ def match_quantity(
         _match_quantity(idx, q, binding, None) if way is None else _signed(idx, q, binding, way)
     )
     if across and outcome.status == CheckStatus.UNSUPPORTED:
-        spread = _match_quantity(
-            idx, updated(q, hedge=NO_HEDGE), binding, lambda h: after_across(idx.units[h[0]], h[1])
-        )
+        keep = lambda h: after_across(idx.units[h[0]], h[1])  # noqa: E731
+        spread = _match_quantity(idx, updated(q, hedge=NO_HEDGE), binding, keep)
         return spread if spread.status == CheckStatus.SUPPORTED else outcome
     if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%" or q.hedge in (UPPER, LOWER):
         return outcome
@@ -359,7 +350,7 @@ def _misattached(
 ) -> Outcome:
     """The source has the number in ``unit``, but not with what the explainer binds it to
     (``lent``: in a unit that says it of other things, named, and gives the explainer's
-    name to another figure; ``why``: what ``unit`` says against the explainer's figure)."""
+    name to another figure; ``why``: what ``unit`` says against it)."""
     if lent is not None:
         said_of = ", ".join(lent[1])
         return Outcome(CheckStatus.MISATTACHED, lent[0], f"the source gives it for {said_of}")
