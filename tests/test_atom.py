@@ -12,9 +12,11 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from lxml import etree
+from sqlalchemy import select
 
 from service.api.app import create_app
 from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
+from service.store import tables as t
 from tests.conftest import make_settings
 from tests.seed_db import add_feed, add_item
 
@@ -148,6 +150,32 @@ def test_entry_ids_are_stable(client: TestClient, ids: dict[str, int]) -> None:
     assert second["A1: faster kernels"] == first["A1: faster kernels"]
     assert second["B1: a new compiler"] == first["B1: a new compiler"]
     assert len(set(second.values())) == 3
+
+
+def test_a_post_of_two_feeds_is_one_entry_of_the_feed_of_all(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    """The same post under feed B, its explainer a copy of A1's: its own feed lists it,
+    the feed of all feeds once."""
+    sm = sessions(client)
+    copy = add_item(
+        sm,
+        ids["b"],
+        title="Post A1",
+        text="It runs 1.5x faster.",
+        explainer=explainer("A1: faster kernels"),
+        report=REPORT,
+        link="https://a.example/a1",
+        key="a1-guid",
+    )
+    with sm.begin() as s:
+        original = s.scalars(select(t.Explainer).where(t.Explainer.item_id == ids["a1"])).one()
+        mine = s.scalars(select(t.Explainer).where(t.Explainer.item_id == copy)).one()
+        mine.reused_from = original.id
+    titles = [e.title for e in feedparser.parse(client.get("/feed.atom").content).entries]
+    assert sorted(titles) == ["A1: faster kernels", "B1: a new compiler"]
+    own = feedparser.parse(client.get(f"/feeds/{ids['b']}/feed.atom").content).entries
+    assert sorted(e.title for e in own) == ["A1: faster kernels", "B1: a new compiler"]
 
 
 def test_feed_of_one_feed(client: TestClient, ids: dict[str, int]) -> None:

@@ -238,6 +238,11 @@ def build_feed(
     ):
         if ex.content_hash == by_id[ex.item_id].content_hash:
             latest[ex.item_id] = ex  # the newest explainer of the current content wins
+    if feed is None:
+        # A post two feeds carry is one entry in the feed of all feeds: the copy of an
+        # explainer (``reused_from``) is left out while its original is an entry too.
+        shown = {ex.id for ex in latest.values()}
+        items = [i for i in items if i.id not in latest or latest[i.id].reused_from not in shown]
     feeds = {
         f.id: f
         for f in s.scalars(
