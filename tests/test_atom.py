@@ -17,6 +17,7 @@ from sqlalchemy import select
 from service.api.app import create_app
 from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
 from service.store import tables as t
+from service.store.feeds import remove_feed
 from tests.conftest import make_settings
 from tests.seed_db import add_feed, add_item
 
@@ -257,6 +258,24 @@ def test_an_entry_leaving_the_feed_moves_last_modified_on(
     assert "A2: waits for review" not in after.text
     again = client.get("/feed.atom", headers={"If-Modified-Since": seen})
     assert again.status_code == 200
+
+
+def test_a_removed_feed_moves_last_modified_on(client: TestClient, ids: dict[str, int]) -> None:
+    """Removing feed B takes its entry out of the feed of all feeds: a client holding the
+    old Last-Modified (and no ETag) must not get a 304 and keep B1."""
+    before = client.get("/feed.atom")
+    seen = before.headers["last-modified"]
+    assert "B1: a new compiler" in before.text
+    time.sleep(1.01)  # HTTP dates have whole seconds
+    with sessions(client).begin() as s:
+        remove_feed(s, ids["b"])
+    again = client.get("/feed.atom", headers={"If-Modified-Since": seen})
+    assert again.status_code == 200
+    assert "B1: a new compiler" not in again.text
+    assert parsedate_to_datetime(again.headers["last-modified"]) > parsedate_to_datetime(seen)
+    with sessions(client)() as s:
+        (removal,) = s.scalars(select(t.FeedRemoval)).all()
+        assert (removal.feed_id, removal.items, removal.published) == (ids["b"], 1, 1)
 
 
 def test_empty_feed_is_valid(client: TestClient) -> None:

@@ -112,8 +112,16 @@ def _validator(s: Session, feed_id: int | None) -> tuple[int, datetime | None, d
             func.max(t.Item.updated_at),
         ).where(*cond)
     ).one()
+    changed = _aware(row[2])
+    if feed_id is None:
+        # Entries also leave the feed of all feeds with a removed feed's items.
+        removed = _aware(
+            s.scalar(select(func.max(t.FeedRemoval.removed_at)).where(t.FeedRemoval.published > 0))
+        )
+        if removed is not None and (changed is None or removed > changed):
+            changed = removed
     # SQLite hands aggregates back as naive values or strings; normalise.
-    return int(row[0]), _aware(row[1]), _aware(row[2])
+    return int(row[0]), _aware(row[1]), changed
 
 
 def _aware(value: Any) -> datetime | None:

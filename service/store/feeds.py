@@ -84,4 +84,11 @@ def remove_feed(s: Session, feed_id: int) -> None:
             lease_until=None,
         )
     )
+    counts = s.execute(
+        select(
+            func.count(t.Item.id),
+            func.count(t.Item.id).filter(t.Item.state == ItemState.PUBLISHED.value),
+        ).where(t.Item.feed_id == feed_id)
+    ).one()
+    s.add(t.FeedRemoval(feed_id=feed_id, url=feed.url, items=counts[0], published=counts[1] or 0))
     s.delete(feed)

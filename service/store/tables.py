@@ -198,6 +198,21 @@ class Explainer(Base):
     )
 
 
+class FeedRemoval(Base):
+    """A feed removed with its items: the feed of all feeds lost their entries then, and
+    its Last-Modified must move on (a reader asking If-Modified-Since was told 304 and
+    kept the removed entries)."""
+
+    __tablename__ = "feed_removals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    feed_id: Mapped[int] = mapped_column(Integer)
+    url: Mapped[str] = mapped_column(String(2048))
+    items: Mapped[int] = mapped_column(Integer)
+    published: Mapped[int] = mapped_column(Integer)  # of them, entries of the Atom feeds
+    removed_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
 class LLMCall(Base):
     """Token usage of every LLM call, for cost accounting (GET /stats)."""
 
