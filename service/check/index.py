@@ -20,7 +20,7 @@ from service.check.names import (
     release_head,
     split_forms,
 )
-from service.check.table import Row, make_row
+from service.check.table import Row, column_unit, make_row, render_row, with_column_units
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Number, extract_numbers, prepare
 from service.numbers.number import QUANTITY, RANGE, WORD
@@ -210,15 +210,6 @@ def squeeze(line: str) -> str:
     return _SQUEEZE.sub(" ", line).strip()
 
 
-def render_row(header: Sequence[str], row: Sequence[str]) -> str:
-    """A table row as a reader sees it: each cell after its column's name."""
-    cells = []
-    for i, cell in enumerate(row):
-        name = header[i] if i < len(header) else ""
-        cells.append(f"{name}: {cell}" if name else cell)
-    return " | ".join(cells)
-
-
 # What can stand in a word token (WORD_TOKEN's characters); every other byte, as a space.
 _TOKEN_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789.=+:"
 _NOT_TOKEN_AS_SPACE = bytes(c if c in _TOKEN_BYTES else 0x20 for c in range(256))
@@ -249,39 +240,6 @@ def word_set(text: str) -> frozenset[str]:
     if inner:
         words.update(WORD_TOKEN.findall(" ".join(inner)))
     return frozenset(words)
-
-
-# A header's unit: "Latency (ms)", "Throughput [tok/s]", "Speedup (x)", "Share (%)".
-_HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]\d]{1,16}?)\s*[)\]]\s*$")
-
-
-@lru_cache(maxsize=256)
-def column_unit(header: str) -> str:
-    """The unit a table column's header gives its cells ("" for none)."""
-    m = _HEADER_UNIT.search(header)
-    if m is None:
-        return ""
-    found = extract_numbers(f"1 {m.group(1)}", words=False)
-    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(m.group(1)) + 2:
-        return ""
-    return found[0].unit if found[0].value == 1 else ""
-
-
-def _with_column_units(
-    text: str, start: int, nums: tuple[Number, ...], column_units: Sequence[str]
-) -> tuple[Number, ...]:
-    """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
-    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it."""
-    out = []
-    column, pos = 0, start
-    for n in nums:  # in order: the separators are counted once, not from the row's start
-        column += text.count(" | ", pos, n.start)
-        pos = max(pos, n.start)
-        unit = column_units[column] if column < len(column_units) else ""
-        if unit and not n.unit and n.kind in (QUANTITY, RANGE):
-            n = replace(n, unit=unit)
-        out.append(n)
-    return tuple(out)
 
 
 def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
@@ -348,7 +306,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             end = pos + len(own)
             mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
             if k and any(column_units):
-                mine = _with_column_units(joined, pos, mine, column_units)
+                mine = with_column_units(joined, pos, mine, column_units)
             # The parts of the context after the line itself (those that are not empty).
             after = "".join("\x00" + x for x in (extra, heading_context) if x)
             if mine:

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
 from service.check.coverage import dropped_facts
-from service.check.index import SourceIndex, index_source, render_row, squeeze
+from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
 from service.check.scope import Clause, Sentence, compound_head, figure_scope, over_count
 from service.check.shape import shapes
-from service.check.table import row_support
+from service.check.table import render_row, row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare

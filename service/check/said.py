@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 
 from service.check.bind import Binding, Clauses, bind_numbers, known_names
-from service.check.index import SourceIndex, column_unit
+from service.check.index import SourceIndex
 from service.check.names import Name
-from service.check.table import Row
+from service.check.table import Row, column_unit
 from service.check.unit import Unit
 from service.numbers import Number, extract_numbers
 from service.numbers.number import QUANTITY, RANGE

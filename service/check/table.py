@@ -4,13 +4,16 @@ each with its column's name ("CUDA: 12.6, 13.0, 13.2 in 2.13; 12.6, 13.0, 13.2 i
 
 A row's figures are said of its label (first cell) and of their column's header, which a
 sentence written this way keeps apart with semicolons: no window of words sees that.
+
+Also how the index reads a source table: a row as a reader sees it (each cell after its
+column's name), and the unit a column's header gives its bare cells.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from service.numbers import Number, extract_numbers, identifier_key, prepare
@@ -194,3 +197,45 @@ def _backing(row: Row, part: str, n: Number) -> int | None:
         if row.headers[j] in part and any(_same(n, m) for m in numbers):
             return row.header_unit
     return None
+
+
+def render_row(header: Sequence[str], row: Sequence[str]) -> str:
+    """A table row as a reader sees it: each cell after its column's name."""
+    cells = []
+    for i, cell in enumerate(row):
+        name = header[i] if i < len(header) else ""
+        cells.append(f"{name}: {cell}" if name else cell)
+    return " | ".join(cells)
+
+
+# A header's unit: "Latency (ms)", "Throughput [tok/s]", "Speedup (x)", "Share (%)".
+_HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]\d]{1,16}?)\s*[)\]]\s*$")
+
+
+@lru_cache(maxsize=256)
+def column_unit(header: str) -> str:
+    """The unit a table column's header gives its cells ("" for none)."""
+    m = _HEADER_UNIT.search(header)
+    if m is None:
+        return ""
+    found = extract_numbers(f"1 {m.group(1)}", words=False)
+    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(m.group(1)) + 2:
+        return ""
+    return found[0].unit if found[0].value == 1 else ""
+
+
+def with_column_units(
+    text: str, start: int, nums: tuple[Number, ...], column_units: Sequence[str]
+) -> tuple[Number, ...]:
+    """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
+    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it."""
+    out = []
+    column, pos = 0, start
+    for n in nums:  # in order: the separators are counted once, not from the row's start
+        column += text.count(" | ", pos, n.start)
+        pos = max(pos, n.start)
+        unit = column_units[column] if column < len(column_units) else ""
+        if unit and not n.unit and n.kind in (QUANTITY, RANGE):
+            n = replace(n, unit=unit)
+        out.append(n)
+    return tuple(out)
