@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 from service.api.protocol import http_protocol
 from service.config import Settings
 from service.store.db import make_engine, migrate
+from tests.origin import Origin
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "corpus"
@@ -188,6 +189,13 @@ def llm_settings(db_url: str, stub_url: str, **kw: object) -> Settings:
         "model": "stub-model",
     }
     return make_settings(db_url, **(base | kw))
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    """A loopback HTTP server serving what a test routes to it (feeds, pages, hubs)."""
+    with Origin() as o:
+        yield o
 
 
 @pytest.fixture

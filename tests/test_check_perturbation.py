@@ -364,29 +364,36 @@ def _figure_values(n: Number) -> tuple[Decimal, ...]:
     return (n.value,) if n.high is None else (n.value, n.high)
 
 
-def moved_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
-    pool = list(dict.fromkeys(w for _, _, w in names(ref.explainer)))
-    pool = [w for w in pool if _mentions(facts.keys.replace("\x00", " "), w.replace("-", " "))]
+def _swapped_names(
+    ref: Reference, facts: SourceFacts, pool: list[str], kind: str
+) -> Iterator[Mutant]:
+    """For each figure, a name the source ties to it swapped for the first of ``pool`` of
+    its kind (a number in both or in neither) that the source never gives for the figures
+    near that spot."""
     figs = figures(ref.explainer)
     for n in figs:
-        values = _figure_values(n)
         for start, end, word in _near(ref.explainer, n):
-            if not _together(facts, word, *values):
+            if not _together(facts, word, *_figure_values(n)):
                 continue  # the source does not tie this name to the figure anyway
-            # Every figure near that spot must be one the source never gives for the new name.
             nearby = [f for f in figs if any(x[0] == start for x in _near(ref.explainer, f))]
             digit_class = any(c.isdigit() for c in word)
             for other in pool:
-                if other == word or any(c.isdigit() for c in other) != digit_class:
+                if any(c.isdigit() for c in other) != digit_class:
                     continue
                 if other.lower() in word.lower() or word.lower() in other.lower():
-                    continue
+                    continue  # the same name, or a longer or shorter form of it
                 if any(_together(facts, other, *_figure_values(f)) for f in nearby):
                     continue
                 text = _replace(ref.explainer, start, end, other)
-                yield Mutant("moved_name", ref.name, text, MOVED, f"{n.text}: {word} -> {other}")
+                yield Mutant(kind, ref.name, text, MOVED, f"{n.text}: {word} -> {other}")
                 break
             break
+
+
+def moved_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
+    pool = list(dict.fromkeys(w for _, _, w in names(ref.explainer)))
+    pool = [w for w in pool if _mentions(facts.keys.replace("\x00", " "), w.replace("-", " "))]
+    yield from _swapped_names(ref, facts, pool, "moved_name")
 
 
 def title_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
@@ -395,24 +402,7 @@ def title_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
     the title is context for every figure, but not over a name the source gives it
     ("FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in the FP8 post)."""
     pool = list(dict.fromkeys(w for _, _, w in names(ref.title)))
-    figs = figures(ref.explainer)
-    for n in figs:
-        for start, end, word in _near(ref.explainer, n):
-            if not _together(facts, word, *_figure_values(n)):
-                continue
-            nearby = [f for f in figs if any(x[0] == start for x in _near(ref.explainer, f))]
-            digit_class = any(c.isdigit() for c in word)
-            for other in pool:
-                if any(c.isdigit() for c in other) != digit_class:
-                    continue
-                if other.lower() in word.lower() or word.lower() in other.lower():
-                    continue
-                if any(_together(facts, other, *_figure_values(f)) for f in nearby):
-                    continue
-                text = _replace(ref.explainer, start, end, other)
-                yield Mutant("title_name", ref.name, text, MOVED, f"{n.text}: {word} -> {other}")
-                break
-            break
+    yield from _swapped_names(ref, facts, pool, "title_name")
 
 
 def _sentence_names(text: str, n: Number) -> list[str]:

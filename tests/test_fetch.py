@@ -8,7 +8,6 @@ import resource
 import socket
 import time
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -21,12 +20,6 @@ from tests.conftest import DATA, PYTORCH_FEED, make_settings
 from tests.origin import Origin, raw_origin
 
 PAGE = DATA / "webhooks" / "article-page.html"
-
-
-@pytest.fixture
-def origin() -> Iterator[Origin]:
-    with Origin() as o:
-        yield o
 
 
 @pytest.fixture

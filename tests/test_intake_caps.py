@@ -7,12 +7,10 @@ the pages on a real HTTP server on loopback."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
-import pytest
 from sqlalchemy import Engine, select
 
 from service import queue
@@ -111,12 +109,6 @@ class Rig:
 
     def states(self) -> dict[str, str]:
         return {title: i.state for title, i in self.items().items()}
-
-
-@pytest.fixture
-def origin() -> Iterator[Origin]:
-    with Origin() as o:
-        yield o
 
 
 def pages_seen(origin: Origin) -> list[str]:

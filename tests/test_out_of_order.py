@@ -28,12 +28,6 @@ ATOM = {"Content-Type": "application/atom+xml"}
 
 
 @pytest.fixture
-def origin() -> Iterator[Origin]:
-    with Origin() as o:
-        yield o
-
-
-@pytest.fixture
 def svc(db_url: str) -> Iterator[Service]:
     with running(make_settings(db_url)) as s:
         yield s

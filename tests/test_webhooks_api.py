@@ -95,12 +95,6 @@ def running(settings: Settings, *, workers: int = 2) -> Iterator[Service]:
 
 
 @pytest.fixture
-def origin() -> Iterator[Origin]:
-    with Origin() as o:
-        yield o
-
-
-@pytest.fixture
 def svc(db_url: str) -> Iterator[Service]:
     with running(make_settings(db_url)) as s:
         yield s

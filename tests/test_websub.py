@@ -232,12 +232,6 @@ def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def origin() -> Iterator[Origin]:
-    with Origin() as o:
-        yield o
-
-
-@pytest.fixture
 def svc(db_url: str) -> Iterator[Service]:
     with running(make_settings(db_url)) as s:
         yield s
