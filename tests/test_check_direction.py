@@ -145,3 +145,25 @@ def test_a_percent_gain_is_derived_from_a_multiplier(
     assert v.status == expected, v
     if expected == D:
         assert (v.reason or "").endswith("as a percent gain")
+
+
+ROUNDED = "FlyDSL delivers a 1.1x speedup over ATen on MI355X, and 1.5x over Triton."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        # 1.1x restated: its gain is 10%, a tens digit (derived, never supported).
+        ("FlyDSL is 10% faster than ATen on MI355X.", "10%", D),
+        ("FlyDSL is 50% faster than Triton.", "50%", D),
+        # A gain with more digits than the multiplier gives is false precision.
+        ("FlyDSL is 13% faster than ATen.", "13%", U),
+        ("FlyDSL is 10.0% faster than ATen.", "10.0%", U),
+        ("FlyDSL is 50% faster than ATen.", "50%", U),  # the gain over Triton
+    ],
+)
+def test_a_percent_gain_restates_a_multiplier_with_fewer_digits(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    v = verdict(explainer, ROUNDED, written)
+    assert v.status == expected, v

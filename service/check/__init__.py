@@ -11,8 +11,8 @@ Each number of the explainer gets a verdict:
   change: "went from 5,996 to 7,156" says which came first), a ratio (the larger over
   the smaller), difference, sum or percentage (of two figures at most eight apart in
   it), or a multiplier stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
-  no more digits than the multiplier gives). Shown for review; it does not fail the
-  check.
+  no more digits than the multiplier gives, but a whole percentage it is exactly: "10%
+  faster" for 1.1x, not "13%"). Shown for review; it does not fail the check.
 - ``unsupported``: nothing in the source backs it.
 
 Rules, in short (the module's tests spell them out):

@@ -104,10 +104,14 @@ def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decim
 def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
     """Source multipliers that a percent gain ``q`` ("10% faster") states as a percentage:
     1.10x, or one that rounds to it at the digits ``q`` gives (1.134x for "13% faster"),
-    for the writer computed 1.134 - 1 = 13.4%. The caller says that ``q`` is a gain."""
+    for the writer computed 1.134 - 1 = 13.4%; or one with fewer digits than ``q`` that
+    is its value exactly, as a whole percentage (1.1x for "10% faster": its last digit
+    is a zero the multiplier implies; "13%" or "10.0% faster" is no 1.1x). The caller
+    says that ``q`` is a gain."""
     if q.unit != "%" or q.value is None or q.value <= 0:
         return
     value, exp = 1 + q.value / 100, q.exp - 2
+    whole = q.exp >= 0  # "10%", not "10.0%": a digit past the multiplier's is a claim
     half = Decimal(5).scaleb(exp - 1)
     table = idx.multipliers()
     lo = bisect.bisect_left(table, value - half, key=lambda h: h[1].value or Decimal(0))
@@ -115,5 +119,6 @@ def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
         assert h[1].value is not None
         if h[1].value > value + half:
             break
-        if h[1].exp <= exp and quantize(h[1].value, exp) == value:
+        rounds = h[1].exp <= exp and quantize(h[1].value, exp) == value
+        if rounds or (whole and h[1].value == value):
             yield h
