@@ -89,6 +89,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
         # The post's subject, FP8, is in its title, not in the clause of the figure.
         (FP8, "FP8 reached 7,027 tokens per second on DeepSeek-V3 671B."),
         (FP8, "After the fusion, FP8 training ran at 7,027 tok/s."),
+        # A leading phrase names what the figures of its clause are measured on.
+        (FP8, "On an MI300X GPU, the colwise scales kernel is 6.2x faster per MoE layer."),
+        (FP8, "On Llama3-8B, FP8 training gives a 13.4% throughput gain over BF16."),
+        (FLY, "On MI355X, the NT suite shows a 1.58x geometric-mean speedup for MXFP8."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -140,6 +144,11 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "The colwise scales kernel is 6.2x faster per MoE layer on MI325X."),
         (FP8, "The colwise scales optimization gave 6.2x per MoE layer on the MI325X."),
         (FP8, "Fusion sped up the forward pass 4.2x on DeepSeek-MoE-16B."),  # backward
+        # The same, with the hardware or model in a leading phrase before a comma.
+        (FP8, "On MI325X GPUs, the colwise scales optimization delivered a 6.2x speedup."),
+        (FP8, "On MI325X GPUs, the colwise kernel is 6.2x faster per MoE layer."),
+        (FP8, "On DeepSeek-V3 671B, FP8 training gives a 13.4% throughput gain over BF16."),
+        (FLY, "For Llama 3.3 70B, BF16 vLLM speedups peak at 1.13x."),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

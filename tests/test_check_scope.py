@@ -197,3 +197,26 @@ def test_over_a_count_otherwise_reads_more_than(explainer: str) -> None:
 def test_over_reads_across_only_where_the_source_writes_it_so() -> None:
     plain = "FlyDSL reaches 1.20x over Triton and 1.95x over ATen. The suite has 24 cases."
     assert status("FlyDSL is 1.95x faster than ATen over 24 cases.", plain, "24") != S
+
+
+# --- a leading phrase ----------------------------------------------------------------------------
+
+HARDWARE = "The kernel reaches 6.2x on MI355X and 4.1x on MI300X; FP8 adds 13.4% on MI300X."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text", "expected"),
+    [
+        ("On MI355X, the kernel reaches 6.2x.", "6.2x", S),
+        ("On MI300X GPUs, the kernel reaches 4.1x, a good result.", "4.1x", S),
+        ("On MI300X GPUs, the kernel reaches 6.2x.", "6.2x", M),
+        ("With MI300X, the kernel is 4.1x faster and FP8 adds 13.4%.", "13.4%", S),
+        # The phrase reaches over commas to the clause's end, not past a semicolon.
+        ("On MI300X, the kernel reaches 4.1x, and 6.2x at best.", "6.2x", M),
+        ("On MI300X, the kernel reaches 4.1x; it reaches 6.2x elsewhere.", "6.2x", S),
+    ],
+)
+def test_a_leading_phrase_names_what_its_clauses_figures_are_of(
+    explainer: str, text: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, HARDWARE, text) == expected

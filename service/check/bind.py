@@ -24,6 +24,7 @@ from service.check.scope import (
     aside_only,
     compound_head,
     heads_agree,
+    leading_phrase,
     opposed,
     split_gap,
 )
@@ -313,21 +314,49 @@ def _window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
     return (stop if stop >= 0 else right), right
 
 
+def _leading_names(
+    s: str,
+    seq: Sequence[Number],
+    names: Sequence[Name],
+    name_starts: Sequence[int],
+    start: int,
+    end: int,
+) -> tuple[tuple[Name, ...], int, int]:
+    """The names of a phrase leading the sentence (:func:`leading_phrase`), and from
+    where to where its figures stand: what the measured figures there are of ("On
+    MI325X GPUs, the kernel reaches 6.2x"). None when the phrase holds a figure (it is
+    that figure's clause)."""
+    found = leading_phrase(s, start, end) if names else None
+    if found is None:
+        return (), 0, 0
+    a, b, reach = found
+    if any(a <= n.start < b for n in seq):
+        return (), 0, 0
+    own = names[bisect.bisect_left(name_starts, a) : bisect.bisect_left(name_starts, b)]
+    return tuple(own), b, reach
+
+
 def bind_numbers(
     s: str,
     nums: Sequence[Number],
     names: Sequence[Name],
     start: int = 0,
     end: int | None = None,
+    *,
+    leading: bool = False,
 ) -> dict[int, Binding]:
     """Names and nouns of each quantity, range and number word of a sentence (of
-    ``s[start:end]``), by start."""
+    ``s[start:end]``), by start. ``leading``: a measured figure is said of the names of
+    a phrase leading the sentence too (:func:`_leading_names`; an explainer's: a source
+    clause holds such names as context for all its figures, and giving them to each
+    would hide which figure a name of its own is borrowed from)."""
     end = len(s) if end is None else end
     marks = [m.start() for m in CLAUSE_MARK.finditer(s, start, end)]
     name_starts = [x.start for x in names]  # names come sorted by position
     said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
     groups = list_runs(s, seq)
+    lead = _leading_names(s, seq, names, name_starts, start, end) if leading else ((), 0, 0)
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()
     for g, group in enumerate(groups):
@@ -367,6 +396,8 @@ def bind_numbers(
             ],
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
+        if lead[0] and lead[1] <= first.start < lead[2] and any(n.unit for n in group):
+            bound = tuple(dict.fromkeys([*lead[0], *bound]))  # a measured figure's
         chained = bound
         nouns: list[str] = []
         if not bound:  # nouns bind only a number without names

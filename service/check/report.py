@@ -192,7 +192,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         directional: bool | None = None  # read at the sentence's first quantity
         wording: Sentence | None = None  # its opposite-pair words, read on first use
         names = known_names(s, nums, idx)
-        bindings = bind_numbers(s, nums, names)
+        bindings = bind_numbers(s, nums, names, leading=True)
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
         said: list[tuple[int, Number, Name]] = []

@@ -35,6 +35,27 @@ def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
     return end, start
 
 
+# A phrase that opens a sentence and names what its figures are measured on or of ("On
+# MI325X GPUs, the kernel reaches 6.2x"; "For Llama 3.3 70B, ..."; "In BF16, ..."): its
+# names reach past the comma after it, where a figure's six words do not.
+_LEADING = re.compile(
+    r"\s*(?:[-*]\s+)?(?:on|for|in|with|using|under|at|across)\s+[^,;:()\n]{1,80}?,\s", re.I
+)
+_REACH_END = re.compile(r"[;:](?=\s)")
+
+
+def leading_phrase(s: str, start: int, end: int) -> tuple[int, int, int] | None:
+    """Where a phrase leading ``s[start:end]`` (a preposition, then words up to a comma)
+    lies, and where the figures it names things for end: at the next semicolon or colon
+    (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x for MXFP8, and
+    1.68x for MXFP4"); None when there is none. Once per sentence: a match at its start."""
+    m = _LEADING.match(s, start, end)
+    if m is None:
+        return None
+    stop = _REACH_END.search(s, m.end(), end)
+    return m.start(), m.end(), stop.start() if stop else end
+
+
 def figure_scope(
     s: str, nums: Sequence[Number], n: Number, start: int = 0, end: int | None = None
 ) -> tuple[int, int]:
