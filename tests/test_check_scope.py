@@ -103,6 +103,53 @@ def test_a_count_of_what_the_source_counts_is_supported(explainer: str, text: st
     assert status(explainer, REQUESTS, text) == S
 
 
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        # A count before a noun phrase counts its last noun, of the words before it.
+        ("Each request had 512 output tokens.", "512"),
+        ("Each request had 256 input tokens and 512 output tokens.", "256"),
+        ("Each request had 256 input tokens and 512 output tokens.", "512"),
+        # A few words say the same as the source's: a prompt is the input, a reply or a
+        # response (a completion) the output.
+        ("Each request had a 512-token reply.", "512"),
+        ("Each request had a 512-token response.", "512"),
+        ("Each request had 512 completion tokens.", "512"),
+        ("Each request had a 256-token prompt.", "256"),
+        ("Each request had 256 prompt tokens.", "256"),
+        ("The prompt was 256 tokens long.", "256"),
+    ],
+)
+def test_a_count_said_in_other_words_of_the_same_things_is_supported(
+    explainer: str, text: str
+) -> None:
+    assert status(explainer, REQUESTS, text) == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text"),
+    [
+        ("Each request had 512 prompt tokens.", "512"),
+        ("Each request had 512 input tokens.", "512"),
+        ("Each request had 256 output tokens.", "256"),  # no tokens in the output tile
+        ("Each request had 256 reply tokens.", "256"),
+        ("Each request had a 256-token response.", "256"),
+        ("The prompt was 512 tokens long.", "512"),
+    ],
+)
+def test_a_count_before_a_noun_phrase_of_other_things_is_misattached(
+    explainer: str, text: str
+) -> None:
+    assert status(explainer, REQUESTS, text) == M
+
+
+def test_a_count_before_a_noun_phrase_reads_the_sources_phrase_too() -> None:
+    source = "Each request has 256 input tokens and 512 output tokens."
+    assert status("Each request had a 512-token output.", source, "512") == S
+    assert status("Each request had a 512-token prompt.", source, "512") == M
+    assert status("Each request had 512 reply tokens.", source, "512") == S
+
+
 def test_a_shape_of_a_source_is_no_count() -> None:
     report = check_explainer("The tuned configurations use a 256 x 256 output tile.", REQUESTS)
     assert [n.status for n in report.numbers] == [S, S]

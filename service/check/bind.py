@@ -25,6 +25,7 @@ from service.check.scope import (
     compound_head,
     heads_agree,
     leading_phrase,
+    names_things,
     opposed,
     split_gap,
 )
@@ -160,6 +161,7 @@ class Binding:
     clause: Clause | None = None  # that clause, for its opposite-pair words (scope.opposed)
     counted: str = ""  # the noun joined to a bare count: "token" of "512-token prompt"
     head: tuple[str, ...] = ()  # what it counts those of: "prompt"
+    plain: bool = False  # counted read from a phrase after the count ("512 prompt tokens")
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -207,11 +209,15 @@ class Binding:
             word = opposed(self.clause, unit, number)
             if word:
                 return f'the source gives it for the opposite ("{word}")'
-        if self.counted and not noun_pattern(self.counted).search(
-            window or self._noun_window(unit, number)
+        if (
+            self.counted
+            and not noun_pattern(self.counted).search(window or self._noun_window(unit, number))
+            and (not self.plain or names_things(unit.text, number, STOP_WORDS))
         ):
+            # (A plain phrase's noun may be missing where the source's figure ends its
+            # clause: "8-256 concurrent requests" for "concurrency ranges from 8 to 256".)
             return f'the source counts other things there, not "{self.counted}"'
-        if self.head and number.noun:
+        if self.head:
             theirs = compound_head(unit.text, number, STOP_WORDS)
             if not heads_agree(self.head, theirs):
                 return f'the source counts it of "{" ".join(theirs)}", not "{" ".join(self.head)}"'

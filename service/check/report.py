@@ -13,7 +13,14 @@ from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
-from service.check.scope import Clause, Sentence, compound_head, figure_scope, over_count
+from service.check.scope import (
+    Clause,
+    Sentence,
+    compound_head,
+    counted_phrase,
+    figure_scope,
+    over_count,
+)
 from service.check.shape import shapes
 from service.check.table import render_row, row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -235,14 +242,21 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 # prompt"); read when a source clause asks.
                 wording = wording or Sentence(s)
                 span = bindings[n.start].span if n.start in bindings else None
+                # What a count counts: its noun ("512-token prompt") or the last noun of
+                # the phrase after it ("512 prompt tokens"), of the words said with it.
+                if n.noun:
+                    counted, head = "" if n.unit else n.noun, compound_head(s, n, STOP_WORDS)
+                else:
+                    counted, head = counted_phrase(s, n, STOP_WORDS)
                 binding = Binding(
                     names=binding.names,
                     nouns=binding.nouns,
                     inherited=binding.inherited,
                     nearest=binding.nearest,
                     clause=Clause(wording, span or figure_scope(s, nums, n)),
-                    counted=n.noun if not n.unit else "",
-                    head=compound_head(s, n, STOP_WORDS),
+                    counted=counted,
+                    head=head,
+                    plain=not n.noun,
                 )
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)

@@ -89,7 +89,8 @@ def figure_scope(
 _PAIRS = (
     ("enable enables enabled enabling", "disable disables disabled disabling"),
     ("forward fwd", "backward backwards bwd"),
-    ("input inputs", "output outputs"),
+    # A prompt is the input, a reply or a response the output (of a model's request).
+    ("input inputs prompt prompts", "output outputs reply replies response responses"),
     ("prefill prefills", "decode decodes decoding"),
     ("aligned", "unaligned misaligned"),
     ("dense", "sparse"),
@@ -219,41 +220,111 @@ def _unit_marks(unit: Unit, m: Number | None) -> Marks:
     return found
 
 
-# The words of a noun phrase right after a hyphenated count ("512-token prompt"): what
-# the count measures, up to a stop word, a mark or three words.
+# The words of a noun phrase right after a count ("512-token prompt", "512 prompt
+# tokens"): what the count measures, up to a stop word, a mark or three words.
 _HEAD_WORDS = re.compile(r"\s+([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
+_PLAIN_WORDS = re.compile(r"\s+([a-z]+(?:-[a-z]+)*)(?![\w-])")  # no name, no figure
 _JOINED_NOUN = re.compile(r"(?:-[A-Za-z]+)+")
+
+
+def _phrase(
+    s: str,
+    pos: int,
+    stop: frozenset[str],
+    words: re.Pattern[str],
+    after: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The words of the noun phrase at ``pos``: up to three, up to a stop word (or one of
+    ``after``), lower case."""
+    out: list[str] = []
+    for _ in range(3):
+        m = words.match(s, pos)
+        if m is None:
+            break
+        word = m.group(1).lower()
+        if word in stop or len(word) < 3 or word in after:
+            break
+        out.append(word)
+        pos = m.end()
+    return out
 
 
 def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:
     """The words after a hyphenated count (its noun joined to it: "512-token") that say
-    what it counts tokens of ("prompt"), lower case; () when the count has no noun, or
+    what it counts tokens of ("prompt"), or before the noun a plain count counts ("512
+    prompt tokens": :func:`counted_phrase`), lower case; () when the count has none, or
     has a unit of measure ("8-bit inference": a measure, not a count of the words after
     it)."""
-    if not n.noun or n.unit:
+    if n.unit:
         return ()
-    out: list[str] = []
+    if not n.noun:
+        return counted_phrase(s, n, stop, _HEAD_WORDS)[1]
     joined = _JOINED_NOUN.match(s, n.end)  # the number's end is before its noun
-    pos = joined.end() if joined else n.end
-    for _ in range(3):
-        m = _HEAD_WORDS.match(s, pos)
-        if m is None:
-            break
-        word = m.group(1).lower()
-        if word in stop or len(word) < 3:
-            break
-        out.extend(word.split("-"))  # "open-weight model": each part a word of it
-        pos = m.end()
-    return tuple(out)
+    words = _phrase(s, joined.end() if joined else n.end, stop, _HEAD_WORDS)
+    # "open-weight model": each part a word of it
+    return tuple(part for word in words for part in word.split("-"))
+
+
+# Words that end a noun phrase after a count besides the stop words: prepositions, and
+# words that say how a counted noun measures ("256 tokens long", "512 threads total").
+_AFTER_NOUN = frozenset(
+    "long wide deep high tall old apart total overall ago later earlier each apiece "  # noqa: SIM905
+    "combined altogether only along through toward towards via inside beyond behind past "
+    "onto upon alongside throughout until since like despite versus except near".split()
+)
+_SINGULAR_S = ("ss", "us", "is")
+
+
+def counted_phrase(
+    s: str, n: Number, stop: frozenset[str], words: re.Pattern[str] = _PLAIN_WORDS
+) -> tuple[str, tuple[str, ...]]:
+    """What a plain count (no unit, no noun joined to it) followed by a noun phrase of
+    two words or more counts ("tokens" of "512 prompt tokens"), and the words before that
+    noun, which say of what ("prompt"): read as "a 512-token prompt" is. The counted
+    noun is the phrase's first plural ("8-16 candidate configurations brought": not
+    "brought"). ("", ()) for a count of one noun or none ("512 tokens": its nouns bind
+    it, any one). An explainer's phrase is of lower-case words only (a name stops it); a
+    source's, lower-cased, of any."""
+    if n.unit or n.noun or n.kind not in (QUANTITY, RANGE):
+        return "", ()
+    found = _phrase(s, n.end, stop, words, _AFTER_NOUN)
+    k = next((i for i, w in enumerate(found) if w.endswith("s") and not w.endswith(_SINGULAR_S)), 0)
+    if k == 0:
+        return "", ()
+    return found[k], tuple(part for word in found[:k] for part in word.split("-"))
+
+
+def names_things(s: str, n: Number, stop: frozenset[str]) -> bool:
+    """Whether a source figure is followed by a word of its own that says what it counts
+    ("256 x 256 output tile"): a count of other things where the explainer's noun is not
+    near it. (A figure at the end of its clause, "ranges from 8 to 256", says none.)"""
+    if n.noun or _SHAPE_SIDE.match(s, n.end):
+        return True  # a side of a shape is no count of the explainer's noun either
+    return bool(_phrase(s, n.end, stop, _HEAD_WORDS, _AFTER_NOUN)[:1])
+
+
+_SHAPE_SIDE = re.compile(r"\s*[x×]\s*\d")
+
+
+# Words that say the same thing as another: what a count of a model's request counts.
+_SAME = {"prompt": "input", "reply": "output", "response": "output", "completion": "output"}
+_PLURAL = re.compile(r"(?:e?s)$")
+
+
+def _same(word: str) -> str:
+    return _SAME.get(word, _SAME.get(_PLURAL.sub("", word), word))
 
 
 def heads_agree(head: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Whether two counts' head words name the same thing: some word of one has the stem
-    of some word of the other ("prompts" and "prompt"; "suite" and "BF16 suite"). A
+    of some word of the other ("prompts" and "prompt"; "suite" and "BF16 suite"), or is
+    a word of the same (:data:`_SAME`: a prompt is the input, a reply the output). A
     source count with no head says nothing against the explainer's."""
     if not head or not theirs:
         return True
-    return any(noun_pattern(a).match(b) or noun_pattern(b).match(a) for a in head for b in theirs)
+    if any(noun_pattern(a).match(b) or noun_pattern(b).match(a) for a in head for b in theirs):
+        return True
+    return bool({_same(a) for a in head} & {_same(b) for b in theirs})
 
 
 # A parenthesis with a digit in it: figures of their own, and the names said of them.
