@@ -267,3 +267,50 @@ def test_a_leading_phrase_names_what_its_clauses_figures_are_of(
     explainer: str, text: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, HARDWARE, text) == expected
+
+
+# --- with and without -----------------------------------------------------------------------------
+
+GRAPHS = "Decode reaches 1,850 tok/s with CUDA graphs and 1,210 tok/s without them."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text", "expected"),
+    [
+        ("Decode reaches 1,850 tok/s with CUDA graphs.", "1,850 tok/s", S),
+        ("Without CUDA graphs, decode reaches 1,210 tok/s.", "1,210 tok/s", S),
+        ("Decode reaches 1,210 tok/s when not using CUDA graphs.", "1,210 tok/s", S),
+        ("Decode reaches 1,850 tok/s using CUDA graphs.", "1,850 tok/s", S),
+        ("Decode reaches 1,850 tok/s.", "1,850 tok/s", S),  # no condition said
+        ("Decode reaches 1,850 tok/s with batching.", "1,850 tok/s", S),  # another thing
+        ("Decode reaches 1,210 tok/s with CUDA graphs.", "1,210 tok/s", M),
+        ("Without CUDA graphs, decode reaches 1,850 tok/s.", "1,850 tok/s", M),
+        ("Decode reaches 1,850 tok/s when not using CUDA graphs.", "1,850 tok/s", M),
+        ("Decode reaches 1,850 tok/s with no CUDA graphs.", "1,850 tok/s", M),
+    ],
+)
+def test_with_and_without_the_same_thing_are_opposite(
+    explainer: str, text: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, GRAPHS, text) == expected
+
+
+def test_with_and_without_the_same_thing_in_one_source_clause_leave_it_open() -> None:
+    source = "Decode reaches 1,850 tok/s with and without CUDA graphs."
+    assert status("Without CUDA graphs, decode reaches 1,850 tok/s.", source, "1,850 tok/s") == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        ("TopK is 4.02x faster when deterministic algorithms have not been enabled.", M),
+        ("TopK is 4.02x faster without enabling deterministic algorithms.", M),
+        ("TopK is 4.82x faster without enabling deterministic algorithms.", S),
+        ("TopK is 4.02x faster when deterministic algorithms are not always enabled.", S),
+    ],
+)
+def test_a_negation_a_word_or_two_before_turns_a_condition(
+    explainer: str, expected: CheckStatus
+) -> None:
+    text = "4.02x" if "4.02x" in explainer else "4.82x"
+    assert status(explainer, TOPK, text) == expected

@@ -76,26 +76,28 @@ Rules, in short (the module's tests spell them out):
   and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
   ``misattached``.
 - Beyond names, a figure's clause (from the figure before it, or its sentence's start,
-  to the next clause mark or figure) must not say the opposite of the source's clause
-  of it: a word of a small list of opposite pairs (enabled/disabled, forward/backward,
+  to the next clause mark or figure) must not say the opposite of the source's clause of
+  it: a word of a small list of opposite pairs (enabled/disabled, forward/backward,
   input/output (a prompt is an input, a reply or response an output), prefill/decode,
   aligned/unaligned, dense/sparse, cold/warm, static/dynamic, sync/async,
-  minimum/maximum, best/worst, highest/lowest, fastest/slowest, largest/smallest; "not"
-  before one turns it) that the source's clause says only the other of ("4.02x ...
-  with deterministic algorithms disabled" for "4.82x ... disabled, and 4.02x with them
-  enabled") is ``misattached``; a clause with both, or neither, leaves it open. A bare
-  count with a noun joined to it counts that noun, which must stand near the source's
-  figure too ("a 256-token output" is no "256 x 256 output tile"), and the words after
-  it say what of ("a 512-token prompt" for "512-token output" is ``misattached``; "a
-  30-billion-parameter open-weight model" is "30B-parameter model"; a few words say the
-  same: "a 512-token reply" is one). So is a count before a noun phrase read: "512
-  prompt tokens" counts tokens of the prompt (its first plural is what it counts), not
-  "512-token output" nor "512 output tokens"; its noun may be missing only where the
-  source's figure names nothing of its own after it ("8-256 concurrent requests" for
-  "concurrency ranges from 8 to 256"). A name the source's clause has only in a
-  parenthesis of figures goes with those figures and the figure it follows, not a
-  figure after it ("6.2x on MI325X" for "recovered 89% (5,996 -> 7,027 tok/s on
-  8xMI325X GPU), and ... delivered 6.2x").
+  minimum/maximum, best/worst, highest/lowest, fastest/slowest, largest/smallest; "with"
+  or "using" and "without" said of the same thing, "with CUDA graphs" and "without CUDA
+  graphs" or "without them"; a negation before one, or a word between as in "not been
+  enabled", turns it: "not using CUDA graphs", "without enabling") that the source's
+  clause says only the other of ("4.02x ... with deterministic algorithms disabled" for
+  "4.82x ... disabled, and 4.02x with them enabled") is ``misattached``; a clause with
+  both, or neither, leaves it open. A bare count with a noun joined to it counts that
+  noun, which must stand near the source's figure too ("a 256-token output" is no "256 x
+  256 output tile"), and the words after it say what of ("a 512-token prompt" for
+  "512-token output" is ``misattached``; "a 30-billion-parameter open-weight model" is
+  "30B-parameter model"; a few words say the same: "a 512-token reply" is one). So is a
+  count before a noun phrase read: "512 prompt tokens" counts tokens of the prompt (its
+  first plural is what it counts), not "512-token output" nor "512 output tokens"; its
+  noun may be missing only where the source's figure names nothing of its own after it
+  ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"). A name the
+  source's clause has only in a parenthesis of figures goes with those figures and the
+  figure it follows, not a figure after it ("6.2x on MI325X" for "recovered 89% (5,996
+  -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").
 - No borrowed names: the figures of the source clause are bound to its names the same
   way. A clause that holds all the explainer's names does not back a figure with a
   unit of measure when one of those names is one it gives only another figure of that
@@ -143,8 +145,9 @@ Rules, in short (the module's tests spell them out):
   or heading goes with any figure of the clause (save a name in a parenthesis of other
   figures); a figure stated with plain words only ("dropped 19%") is matched by value
   and hedge, not by what it is about, but for the opposite pairs above (not synonyms,
-  but for the few words of a request's input and output: "with X disabled" is "without
-  X", so with/without is no pair). A title's
+  but for the few words of a request's input and output; "with X" is told from
+  "without X" by the first word of X: "with graph capture" for "without CUDA graphs"
+  leaves it open). A title's
   name is held off only by a name the source gives the figure, or one of its kind (told
   by the shape of the name, not its meaning) in the heading or the sentence before.
 

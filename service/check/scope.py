@@ -11,6 +11,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
+from service.check.condition import negated, same_pair, with_marks
 from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
 from service.numbers import Number
@@ -84,8 +85,9 @@ def figure_scope(
 # which of two things it is of). A figure the explainer says with one, where the source's
 # clause of it says only the other, is another figure ("4.02x ... with deterministic
 # algorithms disabled" for "4.82x with them disabled, and 4.02x with them enabled").
-# Only pairs whose words are no prepositions: "with X disabled" says "without X", and
-# "on"/"off", "before"/"after" say where and when more often than which.
+# Only pairs whose words are no prepositions ("on"/"off", "before"/"after" say where and
+# when more often than which), but for "with"/"without" said of the same thing
+# (condition.with_marks: "with X disabled" says "without X" only of "X").
 _PAIRS = (
     ("enable enables enabled enabling", "disable disables disabled disabling"),
     ("forward fwd", "backward backwards bwd"),
@@ -119,10 +121,9 @@ _OPPOSITE = re.compile(
     + r")(?!\w)",
     re.I,
 )
-# A negation right before the word turns it ("not enabled" is "disabled").
-_NEGATED = re.compile(r"(?:\bnot|\bno|\bnever|n't)\s+$", re.I)
-
-Marks = frozenset[tuple[int, int]]
+# A negation before the word turns it ("not enabled" is "disabled"): condition.negated.
+# A pair is an index of _PAIRS, or "with:" and what "with" or "without" is said of.
+Marks = frozenset[tuple[int | str, int]]
 
 
 def opposite_marks(s: str, start: int, end: int) -> Marks:
@@ -130,15 +131,16 @@ def opposite_marks(s: str, start: int, end: int) -> Marks:
     return frozenset(mark for _, mark in _marked(s, start, end))
 
 
-def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int, int]]]:
+def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int | str, int]]]:
     """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
-    side)."""
-    out = []
+    side): of :data:`_PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
+    out: list[tuple[int, tuple[int | str, int]]] = []
     for m in _OPPOSITE.finditer(s, start, end):
         pair, side = _SIDE[m.group(0).lower()]
-        if _NEGATED.search(s, max(start, m.start() - 8), m.start()):
+        if negated(s, start, m.start()):
             side = 1 - side
         out.append((m.start(), (pair, side)))
+    out.extend(with_marks(s, start, end))
     return out
 
 
@@ -150,7 +152,7 @@ class Sentence:
 
     def __init__(self, s: str) -> None:
         self._s = s
-        self._words: list[tuple[int, tuple[int, int]]] | None = None
+        self._words: list[tuple[int, tuple[int | str, int]]] | None = None
 
     def marks(self, start: int, end: int) -> Marks:
         """:func:`opposite_marks` of ``s[start:end]`` (a figure's clause)."""
@@ -189,17 +191,21 @@ def opposed(clause: Clause, unit: Unit, m: Number | None) -> str:
         return ""
     for pair in {p for p, _ in marks}:
         mine = {side for p, side in marks if p == pair}
-        said = {side for p, side in theirs if p == pair}
+        said = {side for p, side in theirs if same_pair(p, pair)}
         if said and not mine & said:
             a, b = (
                 (unit.start, unit.end)
                 if m is None
                 else figure_scope(unit.text, unit.numbers, m, unit.start, unit.end)
             )
-            for w in _OPPOSITE.finditer(unit.text, a, b):  # the word, as the source has it
-                if _SIDE[w.group(0).lower()][0] == pair:
-                    return w.group(0)
+            for at, (p, side) in _marked(unit.text, a, b):  # the word, as the source has it
+                if same_pair(p, pair) and side in said:
+                    word = _WORD.match(unit.text, at)
+                    return word.group(0) if word else ""
     return ""
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _unit_marks(unit: Unit, m: Number | None) -> Marks:

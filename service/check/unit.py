@@ -77,7 +77,7 @@ class Unit:
         self._words: frozenset[str] | None = None
         # The opposite-pair words of its figures' clauses (check.scope), by figure start
         # (-1: the whole clause's), read once per source.
-        self.marks: dict[int, frozenset[tuple[int, int]]] | None = None
+        self.marks: dict[int, frozenset[tuple[int | str, int]]] | None = None
 
     @property
     def context(self) -> str:

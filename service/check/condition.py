@@ -1,0 +1,62 @@
+"""Conditions said with a preposition: "with CUDA graphs" and "without CUDA graphs" (or
+"not using them") are opposite conditions of a figure, as "enabled" and "disabled" are
+(:mod:`.scope`); and a negation a word or two before a word of a condition turns it
+("not enabled", "have not been enabled", "without enabling")."""
+
+from __future__ import annotations
+
+import re
+
+# What the word "with" (or "using") is said of: the first word of its object, five
+# letters of it. A pronoun ("without them") or no object says it of whatever the other
+# clause names.
+WILD = "with:"
+_WITH = re.compile(r"(?<![\w-])(?:with|without|using)(?!\w)", re.I)
+_OBJECT_WORD = re.compile(r"\s+(\w[\w.+-]*)")
+_SKIP = frozenset("the a an all any its their our and or with without using".split())  # noqa: SIM905
+_NONE = frozenset(("no", "zero"))  # "with no CUDA graphs" is "without"
+_PRONOUNS = frozenset("them it this that these those they one".split())  # noqa: SIM905
+
+# A negation before a word, right before it or with one word of these between ("not
+# been enabled"): "not always enabled" is no "disabled".
+_NEGATION = re.compile(
+    r"(?:\bnot|\bno|\bnever|n't|\bwithout)\s+(?:(?:be|been|being|yet|ever|currently)\s+)?$",
+    re.I,
+)
+
+
+def negated(s: str, start: int, at: int) -> bool:
+    """Whether a negation stands before the word at ``at`` of ``s[start:]``."""
+    return _NEGATION.search(s, max(start, at - 24), at) is not None
+
+
+def with_marks(s: str, start: int, end: int) -> list[tuple[int, tuple[str, int]]]:
+    """Where each "with", "without" or "using" of ``s[start:end]`` stands, with its mark:
+    ("with:" and what it is said of, side), side 0 for with, 1 for without; a negation
+    before ("not using") or "no" after ("with no CUDA graphs") turns it."""
+    out: list[tuple[int, tuple[str, int]]] = []
+    for m in _WITH.finditer(s, start, end):
+        side = 1 if m.group(0).lower() == "without" else 0
+        if negated(s, start, m.start()):
+            side = 1 - side
+        pos, thing = m.end(), ""
+        for _ in range(4):
+            w = _OBJECT_WORD.match(s, pos, end)
+            if w is None:
+                break
+            word, pos = w.group(1).lower().rstrip(".+-"), w.end()
+            if word in _NONE:
+                side = 1 - side
+            elif word not in _SKIP:
+                thing = "" if word in _PRONOUNS else word[:5]
+                break
+        out.append((m.start(), (WILD + thing, side)))
+    return out
+
+
+def same_pair(a: int | str, b: int | str) -> bool:
+    """Whether two marks' pairs are one: the same, or "with" of one thing and "with" of
+    whatever (:data:`WILD`)."""
+    if a == b:
+        return True
+    return isinstance(a, str) and isinstance(b, str) and WILD in (a, b)
