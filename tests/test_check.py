@@ -584,6 +584,10 @@ def test_a_name_of_the_post_title_is_context_for_its_figures() -> None:
 )
 def test_a_name_the_source_gives_the_figure_wins_over_the_title(source: str) -> None:
     assert _titled("FP8 reached 7,156 tok/s.", source, "7,156 tok/s", FP8_TITLE) == M
+    # The reason names the source's own name for it, not the title's as missing.
+    report = check_explainer("FP8 reached 7,156 tok/s.", source, title=FP8_TITLE)
+    (v,) = [n for n in report.numbers if n.text == "7,156 tok/s"]
+    assert v.reason == "the source gives it for BF16", v
 
 
 def test_a_heading_of_another_kind_leaves_the_title_its_figures() -> None:

@@ -131,7 +131,7 @@ Rules, in short (the module's tests spell them out):
   explainer does not name (near it, else in its clause), or the heading over it or the
   sentence before it names another thing of the kind of the title's name (letters and
   a number, as FP8 and BF16): "FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in
-  the FP8 post stays ``misattached``.
+  the FP8 post stays ``misattached``, "the source gives it for BF16".
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm. A multiplier word
   ("twice as fast", "doubled"; "six times faster", which is reported always) is matched

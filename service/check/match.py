@@ -12,7 +12,7 @@ from decimal import Decimal
 from service.check.bind import Binding
 from service.check.derive import multipliers_of_gain, quantize
 from service.check.index import SourceIndex
-from service.check.said import borrowed, of_subject
+from service.check.said import borrowed, of_title
 from service.check.scope import after_across
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
@@ -129,15 +129,15 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
         for unit, number in hits:
             if binding.holds(idx.units[unit], number, paragraph=True):
                 return _Bound(unit, any_hit, lent)
-    if binding.names and lent is None and idx.title:
-        # Names of the post's subject, in its title and not in the clause.
-        for unit, number in hits:
-            if of_subject(idx, unit, number, binding.names) and not binding.against(
-                idx.units[unit], number
-            ):
-                return _Bound(unit, any_hit)
-    # What the first hit (the one a misattached verdict shows) says against the figure.
+    # Names of the post's subject, in its title and not in the clause.
+    titled, blocked = of_title(idx, hits, binding) if lent is None else (None, None)
+    if titled is not None:
+        return _Bound(titled, any_hit)
+    # What the first hit (the one a misattached verdict shows) says against the figure,
+    # else the source's own name for it that held a title's name off, where it says it.
     why = binding.refuted(idx.units[hits[0][0]], hits[0][1]) if hits else ""
+    if not why and blocked is not None:
+        return _Bound(None, blocked[0], lent, blocked[1])
     return _Bound(None, any_hit, lent, why)
 
 

@@ -13,7 +13,7 @@ from service.check.bind import Binding, Clauses, bind_numbers, known_names
 from service.check.index import SourceIndex
 from service.check.names import Name
 from service.check.table import Row, column_unit
-from service.check.unit import Unit
+from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
 from service.numbers.number import QUANTITY, RANGE
 
@@ -73,16 +73,47 @@ def of_subject(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> bo
     the title: "FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in a post titled
     "FP8 training ..." stays misattached. (A heading's names need no such rule: a unit's
     context holds the headings of its section, and they count as the clause's do.)"""
+    return subject_blockers(idx, u, m, names) == ()
+
+
+def of_title(
+    idx: SourceIndex, hits: Sequence[Hit], binding: Binding
+) -> tuple[int | None, tuple[int, str] | None]:
+    """The first hit whose unit backs the explainer's names as the post's subject's
+    (:func:`of_subject`) and says nothing against the figure (:meth:`Binding.against`);
+    else None, and the first unit where the source's own name for the figure held the
+    title's off, with a reason naming it ("the source gives it for BF16")."""
+    blocked: tuple[int, str] | None = None
+    if not binding.names or not idx.title:
+        return None, None
+    for u, m in hits:
+        blockers = subject_blockers(idx, u, m, binding.names)
+        if blockers == () and not binding.against(idx.units[u], m):
+            return u, None
+        if blockers and blocked is None:
+            blocked = (u, f"the source gives it for {', '.join(blockers)}")
+    return None, blocked
+
+
+def subject_blockers(
+    idx: SourceIndex, u: int, m: Number, names: Sequence[Name]
+) -> tuple[str, ...] | None:
+    """:func:`of_subject`, told: None when the title does not hold the names the unit
+    lacks (or the unit has them all); else the source's names, as it writes them, that
+    keep the title's off the figure (the figure's own, else one of its kind in the
+    heading or the sentence before: "BF16" for "FP8 reached 7,156 tok/s"), () when none
+    does."""
     title = idx.title
     if not title or not names:
-        return False
+        return None
     unit = idx.units[u]
     missing = [x for x in names if not unit.mentions(x)]
     if not missing or not all(x.pattern.search(title) for x in missing):
-        return False
+        return None
     keys = {x.key for x in names}
-    if any(x.key not in keys for x in _figure_names(idx, u, m)):
-        return False
+    theirs = [x for x in _figure_names(idx, u, m) if x.key not in keys]
+    if theirs:
+        return tuple(dict.fromkeys(unit.cased[x.start : x.end] for x in theirs))
     # Nor does a heading over the figure, or the sentence before it, name another thing
     # of the kind of a title name ("## Against BF16" over "The baseline reached 7,156"):
     # of the kind as the key is written (FP8 and BF16 are letters then a number; a
@@ -97,8 +128,8 @@ def of_subject(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> bo
             continue
         for x in known_names(text, extract_numbers(text), idx):
             if x.key not in keys and _KIND.sub(_kind_mark, x.key) in kinds:
-                return False
-    return True
+                return (text[x.start : x.end],)
+    return ()
 
 
 # What tells a name's kind: its runs of letters, of digits, and its separators.
