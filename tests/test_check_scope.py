@@ -314,3 +314,11 @@ def test_a_negation_a_word_or_two_before_turns_a_condition(
 ) -> None:
     text = "4.02x" if "4.02x" in explainer else "4.82x"
     assert status(explainer, TOPK, text) == expected
+
+
+def test_a_leading_phrase_ends_where_the_subject_starts() -> None:
+    # No comma after "On MoE shapes": "this data movement" is the subject, and the 8 bits
+    # of "the 8-bit math" are not said of MoE shapes.
+    source = "FP8 training quantizes these operations from 16 bits to 8 bits."
+    explainer = "On MoE shapes this data movement, not the 8-bit math, dominated."
+    assert status(explainer, source + " MoE shapes are large.", "8") == S

@@ -40,8 +40,14 @@ def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
 # MI325X GPUs, the kernel reaches 6.2x"; "For Llama 3.3 70B, ..."; "In BF16, ..."): its
 # names reach past the comma after it, where a figure's six words do not.
 _LEADING = re.compile(
-    r"\s*(?:[-*]\s+)?(?:on|for|in|with|using|under|at|across)\s+[^,;:()\n]{1,80}?,\s", re.I
+    r"\s*(?:[-*]\s+)?(?:on|for|in|with|using|under|at|across)\s+"
+    r"(?:(?:the|an?)\s+)?(?P<rest>[^,;:()\n]{1,80}?),\s",
+    re.I,
 )
+# A phrase the sentence's subject starts in is no leading phrase: "On MoE shapes this
+# data movement, not the 8-bit math, dominated": an article or a pronoun after its first
+# words, or more words than a name and its noun take.
+_SUBJECT = re.compile(r"\b(?:the|an?|this|that|these|those|it|its|we|they|our|there)\b", re.I)
 _REACH_END = re.compile(r"[;:](?=\s)")
 
 
@@ -51,7 +57,7 @@ def leading_phrase(s: str, start: int, end: int) -> tuple[int, int, int] | None:
     (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x for MXFP8, and
     1.68x for MXFP4"); None when there is none. Once per sentence: a match at its start."""
     m = _LEADING.match(s, start, end)
-    if m is None:
+    if m is None or len(m.group("rest").split()) > 6 or _SUBJECT.search(m.group("rest")):
         return None
     stop = _REACH_END.search(s, m.end(), end)
     return m.start(), m.end(), stop.start() if stop else end
