@@ -24,7 +24,10 @@ version of the post lacks, taken out) and faithful explainers of three other cor
   where the source says the value only with the word the explainer had;
 - ``aside_name``: a figure said "on" a name the source gives only the figures of a
   parenthesis before it in its sentence ("... (5,996 -> 7,027 tok/s on 8xMI325X GPU), and
-  ... a 6.2x speedup": "a 6.2x speedup on MI325X").
+  ... a 6.2x speedup": "a 6.2x speedup on MI325X");
+- ``lead_name``: a sentence of measured figures opened with a phrase naming a name of the
+  explainer that the source never puts in a block with them, nor in its title ("On
+  MI325X, the kernel reaches 6.2x").
 
 Each mutant is valid by construction, judged from the source text alone (values absent
 from the source; names never in a block with the figure), not from the checker.
@@ -673,9 +676,48 @@ def aside_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
             break
 
 
+_FUNCTION_WORDS = {"The", "This", "These", "It", "Its", "A", "An", "Each", "Both", "All"}
+
+
+def lead_name(ref: Reference, facts: SourceFacts) -> Iterator[Mutant]:
+    """A sentence of measured figures opened with a phrase naming a name of the explainer
+    the source never puts in a block with any of them, nor in its title ("On MI325X, the
+    kernel reaches 6.2x" where the source gives 6.2x on MI300X): the phrase names what
+    the figures before its clause's end (a semicolon or colon) are of."""
+    pool = list(dict.fromkeys(w for _, _, w in names(ref.explainer)))
+    pool = [w for w in pool if _mentions(facts.keys.replace("\x00", " "), w.replace("-", " "))]
+    pool = [w for w in pool if not _mentions(ref.title.lower(), w)]
+    done: set[int] = set()
+    for n in figures(ref.explainer):
+        s0, s1 = _sentence_span(ref.explainer, n.start)
+        if not n.unit or s0 in done:
+            continue
+        done.add(s0)
+        start = s0 + len(ref.explainer[s0:s1]) - len(ref.explainer[s0:s1].lstrip("\n .*-"))
+        if ref.explainer.startswith(("|", "#"), start):
+            continue  # a table row or a heading: no sentence to lead
+        end = min([i for i in (ref.explainer.find(c, start, s1) for c in ";:") if i >= 0] or [s1])
+        measured = [f for f in figures(ref.explainer) if f.unit and start <= f.start < end]
+        if not measured:
+            continue
+        said = {w.lower() for _, _, w in names(ref.explainer, s0, s1)}
+        for other in pool:
+            if other.lower() in said or any(
+                _together(facts, other, *_figure_values(f)) for f in measured
+            ):
+                continue
+            first = ref.explainer[start:s1].split(" ", 1)[0]
+            rest = ref.explainer[start:]
+            if first in _FUNCTION_WORDS:
+                rest = rest[0].lower() + rest[1:]
+            text = ref.explainer[:start] + f"On {other}, " + rest
+            yield Mutant("lead_name", ref.name, text, MOVED, f"{n.text}: On {other}, ...")
+            break
+
+
 GENERATORS = (
     digit, decimal, unit, range_end, name, moved_name, title_name, moved_value, swapped, hedge,
-    direction, opposite, aside_name,
+    direction, opposite, aside_name, lead_name,
 )  # fmt: skip
 
 
