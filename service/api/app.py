@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from service import __version__, outbound
 from service.api import (
@@ -32,6 +33,8 @@ from service.store.db import make_engine, make_sessionmaker, migrate
 from service.worker import WorkerPool
 
 log = logging.getLogger(__name__)
+
+DOCS_ASSETS = "/static-offline-docs"
 
 
 def build_context(settings: Settings, *, workers: int) -> AppContext:
@@ -86,7 +89,13 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
                         job.close()
             ctx.db.dispose()
 
-    app = FastAPI(
+    # /docs (Swagger UI) and /redoc with their scripts, stylesheets and icon served by the
+    # service itself under /static-offline-docs: FastAPI's own pages load them from a CDN,
+    # and were blank on a host with no network beyond loopback. validatorUrl off: Swagger
+    # UI would send the spec to an outside validator for its badge.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
+        swagger_ui_parameters={"validatorUrl": None},
         title="Plainfeed",
         version=__version__,
         summary="Plain-language explainers of technical feed posts, every number checked.",
