@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
@@ -23,7 +23,7 @@ from service.api import (
     webhooks,
     websub,
 )
-from service.api.deps import AppContext
+from service.api.deps import AppContext, one_value_each
 from service.config import Settings, get_settings
 from service.engines import get_engine
 from service.pipeline import Pipeline
@@ -96,6 +96,7 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app = FastAPIOffline(
         static_url=DOCS_ASSETS,
         swagger_ui_parameters={"validatorUrl": None},
+        dependencies=[Depends(one_value_each)],
         title="Plainfeed",
         version=__version__,
         summary="Plain-language explainers of technical feed posts, every number checked.",

@@ -1,13 +1,18 @@
-"""Request dependencies: the application context and the bearer-token guard."""
+"""Request dependencies: the application context, the bearer-token guard, and the check
+that a one-valued query parameter is given once."""
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Annotated
+from types import UnionType
+from typing import Annotated, Union, get_args, get_origin
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -65,3 +70,55 @@ def require_token(request: Request, ctx: Ctx) -> str:
 
 
 Writer = Annotated[str, Depends(require_token)]
+
+
+def _takes_many(annotation: object) -> bool:
+    """Whether a parameter of this type takes several values (``list[str]``, optional or
+    annotated), as FastAPI reads a repeated query parameter into a sequence."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _takes_many(get_args(annotation)[0])
+    if origin is Union or origin is UnionType:
+        return any(_takes_many(arg) for arg in get_args(annotation))
+    kind = origin or annotation
+    return (
+        isinstance(kind, type)
+        and issubclass(kind, (Sequence, AbstractSet))
+        and not issubclass(kind, (str, bytes))
+    )
+
+
+def _one_valued_queries(dependant: Dependant) -> Iterator[str]:
+    """The names of the query parameters of ``dependant`` and its dependencies that take
+    one value."""
+    stack = [dependant]
+    while stack:
+        dep = stack.pop()
+        for field in dep.query_params:
+            if not _takes_many(field.field_info.annotation):
+                yield field.alias
+        stack.extend(dep.dependencies)
+
+
+def one_value_each(request: Request) -> None:
+    """Refuse a query parameter that takes one value given more than once: FastAPI takes
+    the last (``/items?feed_id=1&feed_id=2`` listed feed 2's), where the client most
+    likely meant either. Goes by what the matched route declares, for every route (an
+    application-wide dependency); a 422 problem naming the parameter."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if not isinstance(dependant, Dependant):
+        return
+    errors = []
+    for name in dict.fromkeys(_one_valued_queries(dependant)):
+        values = request.query_params.getlist(name)
+        if len(values) > 1:
+            errors.append(
+                {
+                    "type": "repeated",
+                    "loc": ("query", name),
+                    "msg": f"given {len(values)} times; it takes one value",
+                    "input": values,
+                }
+            )
+    if errors:
+        raise RequestValidationError(errors)
