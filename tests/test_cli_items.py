@@ -129,6 +129,27 @@ def test_show_without_explainer_and_unknown_item(seeded: tuple[str, dict[str, in
     assert "Traceback" not in missing.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("items", "list", "--feed", "999"),
+        ("items", "list", "--feed", "999", "--json", "--state", "published"),
+        ("items", "retry", "--state", "needs_review", "--feed", "999"),
+    ],
+)
+def test_a_feed_that_does_not_exist_is_an_error(
+    seeded: tuple[str, dict[str, int]], args: tuple[str, ...]
+) -> None:
+    """`--feed 999` printed nothing (or "0 items re-queued") and exited 0, as for a feed
+    with no such items: a mistyped id looked like an empty feed."""
+    url, ids = seeded
+    r = run(url, *args)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == "plainfeed: error: no feed with id 999\n"
+    listed = run(url, "items", "list", "--state", "needs_review").stdout
+    assert f"{ids['review']}\tneeds_review\t" in listed  # nothing was re-queued
+
+
 def test_retry_requeues(seeded: tuple[str, dict[str, int]]) -> None:
     url, ids = seeded
     r = run(url, "items", "retry", str(ids["review"]))
@@ -155,7 +176,8 @@ def test_retry_by_state_requeues_every_such_item(seeded: tuple[str, dict[str, in
     """After an outage every failed item wants a retry: --state does them all, --feed
     narrows it; an id and --state together, or a queued state, are bad input."""
     url, ids = seeded
-    r = run(url, "items", "retry", "--state", "needs_review", "--feed", "999")
+    fid = run(url, "feeds", "list").stdout.split("\t", 1)[0]
+    r = run(url, "items", "retry", "--state", "failed", "--feed", fid)
     assert (r.returncode, r.stderr) == (0, "0 items re-queued\n")
     r = run(url, "items", "retry", "--state", "needs_review")
     assert (r.returncode, r.stderr) == (0, "1 item re-queued\n")

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from service import render
 from service.cli.feeds import ID_MAX, sessions
@@ -52,6 +53,14 @@ def _row(i: t.Item) -> dict[str, Any]:
     }
 
 
+def _feed_exists(s: Session, feed: int | None) -> None:
+    """A --feed that names no feed is an error: filtered by it, the command found nothing
+    and said so as for a feed with no such items (a mistyped id looked like an empty
+    feed)."""
+    if feed is not None and s.get(t.Feed, feed) is None:
+        raise NotFound(f"no feed with id {feed}")
+
+
 @items_app.command("list")
 def list_(
     state: Annotated[ItemState | None, typer.Option(help="Only items in this state")] = None,
@@ -70,6 +79,7 @@ def list_(
     if search:
         q = q.where(func.lower(t.Item.title).contains(search.lower(), autoescape=True))
     with sessions()() as s:
+        _feed_exists(s, feed)
         for i in s.scalars(q):
             if as_json:
                 typer.echo(json.dumps(_row(i), ensure_ascii=False))
@@ -150,6 +160,7 @@ def retry(
             ids = [item_id]
         else:
             assert state is not None
+            _feed_exists(s, feed)
             sel = select(t.Item.id).where(t.Item.state == state.value)
             if feed is not None:
                 sel = sel.where(t.Item.feed_id == feed)
