@@ -97,8 +97,8 @@ def test_bad_input_raises_errors_of_the_tree(tmp_path: Path) -> None:
     with pytest.raises(NotFound, match="source file not found"):
         check("--explainer", SEED_003, "--source", tmp_path / "missing.md")
     binary = tmp_path / "explainer.txt"
-    binary.write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(InputError, match="not UTF-8"):
+    binary.write_bytes(bytes((i * 7919 + (i >> 3) * 104729) % 256 for i in range(8192)))
+    with pytest.raises(InputError, match=r"explainer file .* is binary data"):
         check("--explainer", binary, "--source", FLYDSL)
     broken = tmp_path / "explainer.json"
     broken.write_text('{"title": ""}')
@@ -240,3 +240,45 @@ def test_the_html_of_plainfeed_explain_passes_its_check(tmp_path: Path) -> None:
         n["text"] for n in reports["md"]["numbers"]
     ]
     assert not any(n["text"] in ("h1", "h2") for n in reports["html"]["numbers"])
+
+
+# A post and its explainer whose figures are written with a non-ASCII sign ("×", "é").
+ENCODED_POST = (
+    "# Café kernels\n\nOn the MI355X the BF16 dense GEMM ran 1.10× faster than before, "
+    "and the TopK kernel 4.82× faster than ATen.\n"
+)
+ENCODED_EXPLAINER = "Café kernels: the BF16 GEMM ran 1.10× faster, TopK 4.82× faster."
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "latin-1", "cp1252"])
+@pytest.mark.parametrize("which", ["explainer", "source"])
+def test_check_reads_the_encodings_explain_reads(tmp_path: Path, encoding: str, which: str) -> None:
+    """`plainfeed explain` reads a UTF-16 (with its BOM) or latin-1 file; the check refused
+    such an explainer as "not UTF-8 text". Both files are decoded as explain decodes."""
+    explainer, source = tmp_path / "explainer.md", tmp_path / "post.md"
+    explainer.write_text(ENCODED_EXPLAINER, encoding="utf-8")
+    source.write_text(ENCODED_POST, encoding="utf-8")
+    (explainer if which == "explainer" else source).write_bytes(
+        (ENCODED_EXPLAINER if which == "explainer" else ENCODED_POST).encode(encoding)
+    )
+    code, out = check("--explainer", explainer, "--source", source, "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert [(n["text"], n["status"]) for n in report["numbers"]] == [
+        ("BF16", "supported"),
+        ("1.10×", "supported"),
+        ("4.82×", "supported"),
+    ]
+    assert "Café" in report["numbers"][0]["sentence"] or which == "source"
+
+
+def test_explain_reads_the_same_encodings(tmp_path: Path) -> None:
+    """What the check reads is what explain reads: the same post in UTF-16 and latin-1."""
+    texts = set()
+    for encoding in ("utf-16", "latin-1"):
+        post = tmp_path / f"post-{encoding}.md"
+        post.write_bytes(ENCODED_POST.encode(encoding))
+        done = runner.invoke(app, ["explain", str(post), "-f", "text", "--engine", "extractive"])
+        assert done.exit_code == 0, done.output
+        texts.add(done.stdout)
+    assert len(texts) == 1 and "1.10×" in texts.pop()

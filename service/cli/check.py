@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from service.check import check_explainer, headline_facts
-from service.clean import article_from_document, guess_kind
+from service.clean import article_from_document, decode_document, guess_kind, looks_binary
 from service.cli.inputs import read_input
 from service.errors import InputError, validation_problems
 from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
@@ -32,10 +32,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _decode_explainer(data: bytes, path: Path) -> str:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"explainer file {path} is not UTF-8 text") from exc
+    # Decoded as the source and `plainfeed explain` decode a document: a UTF-16 or
+    # latin-1 explainer was refused as "not UTF-8 text" beside a source read fine.
+    text = decode_document(data)
+    if looks_binary(text):
+        raise InputError(f"explainer file {path} is binary data, not Markdown, text or JSON")
     # The source's cleaning drops NUL; so must the explainer's reading, or "1.5x\0" is
     # a number the source does not have.
     return text.replace("\x00", "")
