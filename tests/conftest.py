@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import pytest
@@ -26,6 +26,9 @@ from service.api.protocol import http_protocol
 from service.config import Settings
 from service.store.db import make_engine, migrate
 from tests.origin import Origin
+
+if TYPE_CHECKING:
+    from tests.live import Service
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "corpus"
@@ -196,6 +199,15 @@ def origin() -> Iterator[Origin]:
     """A loopback HTTP server serving what a test routes to it (feeds, pages, hubs)."""
     with Origin() as o:
         yield o
+
+
+@pytest.fixture
+def svc(db_url: str) -> Iterator[Service]:
+    """The app with two in-process workers on a loopback port, on each database."""
+    from tests.live import running
+
+    with running(make_settings(db_url)) as s:
+        yield s
 
 
 @pytest.fixture

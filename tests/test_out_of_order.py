@@ -6,7 +6,6 @@ and queue it to be explained again. End to end on real SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,17 +19,11 @@ from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 from tests.conftest import make_settings, wait_for
+from tests.live import Service
 from tests.origin import Origin
-from tests.test_webhooks_api import Service, running
 from tests.test_websub import Hub, cli
 
 ATOM = {"Content-Type": "application/atom+xml"}
-
-
-@pytest.fixture
-def svc(db_url: str) -> Iterator[Service]:
-    with running(make_settings(db_url)) as s:
-        yield s
 
 
 def atom(

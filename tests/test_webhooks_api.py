@@ -8,28 +8,23 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from service import signatures
-from service.api.app import create_app
-from service.config import Settings
 from service.store import tables as t
-from service.store.db import make_engine, make_sessionmaker
 from tests.conftest import (
     CORPUS,
     DATA,
     PYTORCH_FEED,
-    LiveServer,
     llm_settings,
     make_settings,
     wait_for,
 )
+from tests.live import Service, running
 from tests.origin import Origin, Seen
 from tests.stub_llm import StubLLM
 
@@ -38,66 +33,6 @@ SECRET = "s3cret-shared-with-the-monitor"
 RSS = {"Content-Type": "application/rss+xml; charset=UTF-8"}
 FEED_BYTES = PYTORCH_FEED.read_bytes()
 PYTORCH_ITEMS = 10
-
-
-class Service:
-    """The running app and what tests need to look at it."""
-
-    def __init__(self, server: LiveServer, settings: Settings) -> None:
-        self.url = server.url
-        self.settings = settings
-        self.http = httpx.Client(base_url=server.url, timeout=30)
-        self._db = make_engine(settings.database_url)
-        self.sessions = make_sessionmaker(self._db)
-
-    def feed(self, url: str, **kw: Any) -> int:
-        headers = {"Authorization": f"Bearer {self.settings.api_token}"}
-        r = self.http.post("/feeds", json={"url": url, **kw}, headers=headers)
-        assert r.status_code == 201, r.text
-        return int(r.json()["id"])
-
-    def post(
-        self, body: bytes | dict[str, Any], headers: dict[str, str] | None = None, **kw: Any
-    ) -> httpx.Response:
-        if isinstance(body, dict):
-            body = json.dumps(body).encode()
-            headers = {"Content-Type": "application/json", **(headers or {})}
-        return self.http.post("/webhooks/feed", content=body, headers=headers or {}, **kw)
-
-    def outcome(self, delivery_id: int, timeout: float = 30) -> dict[str, Any]:
-        def done() -> dict[str, Any] | None:
-            d = self.http.get(f"/deliveries/{delivery_id}").json()
-            return d if d["state"] in ("processed", "failed") else None
-
-        return wait_for(done, timeout=timeout)  # type: ignore[no-any-return]
-
-    def count(self, table: Any) -> int:
-        with self.sessions() as s:
-            return int(s.scalar(select(func.count()).select_from(table)) or 0)
-
-    def row(self, table: Any, ident: int) -> Any:
-        with self.sessions() as s:
-            return s.get(table, ident)
-
-    def close(self) -> None:
-        self.http.close()
-        self._db.dispose()
-
-
-@contextmanager
-def running(settings: Settings, *, workers: int = 2) -> Iterator[Service]:
-    with LiveServer(create_app(settings, workers=workers)) as server:
-        svc = Service(server, settings)
-        try:
-            yield svc
-        finally:
-            svc.close()
-
-
-@pytest.fixture
-def svc(db_url: str) -> Iterator[Service]:
-    with running(make_settings(db_url)) as s:
-        yield s
 
 
 def excerpt_feed(origin: Origin, n: int = 2) -> bytes:

@@ -9,7 +9,6 @@ import secrets
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -23,8 +22,8 @@ from service.errors import NotFound
 from service.pipeline import subscriptions
 from service.store import tables as t
 from tests.conftest import CORPUS, DATA, PYTORCH_FEED, make_settings, wait_for
+from tests.live import Service, running
 from tests.origin import Origin, Seen
-from tests.test_webhooks_api import Service, running
 
 ROOT = Path(__file__).resolve().parent.parent
 ATOM = (CORPUS / "feeds" / "claude-status-history-atom-2026-10-08-012672d.xml").read_bytes()
@@ -229,12 +228,6 @@ def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         cwd=ROOT,
     )
-
-
-@pytest.fixture
-def svc(db_url: str) -> Iterator[Service]:
-    with running(make_settings(db_url)) as s:
-        yield s
 
 
 def test_subscribe_receive_and_unsubscribe(svc: Service, origin: Origin) -> None:
