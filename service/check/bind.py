@@ -8,6 +8,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from service.check.index import SourceIndex
 from service.check.names import (
@@ -233,7 +234,7 @@ class Binding:
         if number is None:
             return unit.context
         start = _window_start(unit.text, unit.start, number.start)
-        end = _window_end(unit.text, number.end, unit.end, stop=False)
+        end = _window_end(unit.text, number.end, unit.end)
         return unit.text[start:end]
 
     def nouns_near(self, unit: Unit, number: Number, *, strict: bool = True) -> int:
@@ -295,29 +296,43 @@ _ING_NOUNS = frozenset(
 )
 
 
-def _window_end(s: str, pos: int, right: int, *, stop: bool) -> int:
-    for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
-        if stop and count > 1 and _starts_clause(m.group(0)):
-            return m.start()
-        if count == _NEAR:
-            return m.end()
-    return right
+# The first ``_NEAR`` runs of non-space characters from a position: one match finds where
+# the last of them ends (a run cut by the match's end position counts, as a scan of the
+# runs up to there counts it).
+_FIRST_RUNS = re.compile(r"\s*+\S++(?:\s++\S++){" + str(_NEAR - 1) + "}")
+_FIRST_RUN = re.compile(r"\s*+\S++")
+# What a word starting a clause holds (ASCII text, any case): a window without one needs
+# no word-by-word look (most windows).
+_CLAUSE_HINT = re.compile(r"wh|that|if|unless|because|although|ing", re.I)
 
 
+def _window_end(s: str, pos: int, right: int) -> int:
+    """Where the sixth run of non-space characters of ``s[pos:right]`` ends, when it has
+    six (else ``right``)."""
+    m = _FIRST_RUNS.match(s, pos, right)
+    return m.end() if m is not None else right
+
+
+@lru_cache(maxsize=4096)
 def _starts_clause(run: str) -> bool:
     word = run.strip(".,;:()\"'").lower()
     return _CLAUSE_START.fullmatch(word) is not None and word not in _ING_NOUNS
 
 
 def _window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
-    """``_window_end`` with ``stop`` and without, from one pass over the words."""
-    stop = -1
-    for count, m in enumerate(_NONSPACE.finditer(s, pos, right), 1):
-        if stop < 0 and count > 1 and _starts_clause(m.group(0)):
-            stop = m.start()
-        if count == _NEAR:
-            return (stop if stop >= 0 else m.end()), m.end()
-    return (stop if stop >= 0 else right), right
+    """The names' window after a figure, and the nouns': :func:`_window_end`, the names'
+    stopping before the first word after the first that starts a clause."""
+    end = _window_end(s, pos, right)
+    first = _FIRST_RUN.match(s, pos, end)
+    if first is None:
+        return end, end
+    a = first.end()
+    if s.isascii() and _CLAUSE_HINT.search(s, a, end) is None:
+        return end, end
+    for m in _NONSPACE.finditer(s, a, end):
+        if _starts_clause(m.group(0)):
+            return m.start(), end
+    return end, end
 
 
 def _leading_names(
@@ -412,7 +427,7 @@ def bind_numbers(
             prev_end = groups[g - 1][-1].end if g > 0 else 0
             noun_left = noun_left if noun_left >= 0 else prev_end
             noun_left = max(noun_left, _window_start(s, noun_left, first.start))
-            noun_right = _window_end(s, last.end, next_start, stop=False)
+            noun_right = _window_end(s, last.end, next_start)
             nouns = [n.noun for n in group if n.noun] + content_words(s[last.end : noun_right])
             nouns += content_words(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
