@@ -252,10 +252,13 @@ class Binding:
             m = noun_pattern(noun).search(text)
             if m is not None:
                 word = text[m.start() : m.start() + len(noun)].lower()
-                shared += next(
-                    (i for i, (a, b) in enumerate(zip(noun, word, strict=False)) if a != b),
-                    min(len(noun), len(word)),
-                )
+                if noun.startswith(word):  # the whole word is the noun's (most matches)
+                    shared += len(word)
+                else:
+                    i, k = 0, min(len(noun), len(word))
+                    while i < k and noun[i] == word[i]:
+                        i += 1
+                    shared += i
         return shared
 
     def missing(self, context: str) -> list[str]:

@@ -57,7 +57,7 @@ class SourceIndex:
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
     _operands: list[tuple[int, list[Operand]]] | None = None
     _multipliers: list[Hit] | None = None
-    _first: dict[tuple[str, re.Pattern[str], bool], int | None] = field(default_factory=dict)
+    _first: dict[tuple[str, str, bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines.
@@ -115,7 +115,8 @@ class SourceIndex:
     def first(self, key: str, pattern: re.Pattern[str], *, version: bool = False) -> int | None:
         """The first unit of :meth:`occurrences` (memoised: an explainer names the same
         things in many sentences, and every explainer of the source does)."""
-        memo = (key, pattern, version)
+        # By the pattern's text: hashing the compiled pattern hashes its whole code.
+        memo = (key, pattern.pattern, version)
         if memo in self._first:
             return self._first[memo]
         found = next(self.occurrences(key, pattern, version=version), None)

@@ -24,6 +24,12 @@ class Name:
     key: str
     pattern: re.Pattern[str]
 
+    def __hash__(self) -> int:
+        # Equal names have equal places and keys: the pattern (a function of the key)
+        # is left out, as hashing a compiled pattern hashes its whole code, and the
+        # check dedupes names sentence by sentence.
+        return hash((self.start, self.end, self.key))
+
 
 _OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches
 
