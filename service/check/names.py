@@ -138,7 +138,7 @@ def is_name(word: str, initial: bool) -> bool:
     """Whether a word names a thing (``initial``: it starts the sentence)."""
     if len(word) < 2 or not word[0].isalpha() or word in _NOT_NAMES:
         return False
-    if any(c.isupper() for c in word[1:]):
+    if any(map(str.isupper, word[1:])):
         return True  # ATen, RMSNorm, TopK, MXFP, vLLM, NT
     return word[0].isupper() and not initial  # Triton, Llama, Qwen in mid-sentence
 

@@ -37,6 +37,10 @@ _SECTION_NUMBER = re.compile(r"\d{1,2}\.\s+(?=\D)")
 _MARKER = re.compile(r"\[\d{1,3}(?:\s*[,\-–]\s*\d{1,3})*\]|(?:^|(?<=[;:,.]\s))\(\d{1,2}\)(?=\s)")
 
 
+# A figure bound to nothing (shared: a Binding is immutable, and one is costly to build).
+_UNBOUND = Binding()
+
+
 def _no_way() -> int:
     return NONE
 
@@ -217,7 +221,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     _verdict(idx, n, text, Outcome(CheckStatus.MISATTACHED, unit, reason))
                 )
                 continue
-            binding = bindings.get(n.start, Binding())
+            binding = bindings.get(n.start) or _UNBOUND
             shape = _shape_unit(idx, sides[n.start], n, binding) if n.start in sides else None
             if shape is not None:
                 verdicts.append(_verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, shape)))
