@@ -31,6 +31,7 @@ from service.check.scope import (
     split_gap,
 )
 from service.check.unit import Unit
+from service.frozen import slot_init
 from service.numbers import Number
 from service.numbers.context import list_runs
 from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
@@ -149,6 +150,7 @@ def initial(s: str, pos: int) -> bool:
     return s[j] in _OPENERS and not s[: j + 1].strip(_OPENERS)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Binding:
     """What a number of the explainer is said of: its names, else its nouns, else the

@@ -15,6 +15,7 @@ from service.check.index import SourceIndex
 from service.check.said import borrowed, of_title
 from service.check.scope import after_across
 from service.check.unit import Hit, Unit
+from service.frozen import slot_init
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
 from service.numbers.direction import DOWN, NONE, direction
@@ -76,6 +77,7 @@ def _rounding_hedge_ok(q: Number, theirs: Number) -> bool:
     return theirs.value > q.value or (theirs.hedge == LOWER and theirs.value == q.value)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """A verdict and the source unit that backs it."""
@@ -85,6 +87,7 @@ class Outcome:
     reason: str | None = None
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class _Bound:
     """Which hits of a number hold its binding: the first that does, the first of all,

@@ -8,12 +8,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from service.frozen import slot_init
 from service.numbers import fold
 
 _NOT_NAMES = frozenset({"I", "A", "An", "The"})
 _SEP = r"[\x00\s_\-]+"  # folded text has NULs, raw text spaces, hyphens, underscores
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Name:
     """A name of an explainer sentence the source knows: where it stands, its folded key

@@ -24,6 +24,7 @@ from service.check.scope import (
 from service.check.shape import shapes
 from service.check.table import render_row, row_support
 from service.check.verbatim import first_located, match_verbatim, match_word
+from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.direction import NONE, Way, may_have_direction, states_gain
@@ -45,6 +46,7 @@ def _no_way() -> int:
     return NONE
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class _Sentence:
     """A sentence, table row or code line of the explainer."""

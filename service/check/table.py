@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from service.frozen import slot_init
 from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.number import APPROX, IDENTIFIER, NO_HEDGE, QUANTITY, RANGE
 
@@ -110,6 +111,7 @@ def _same(mine: Number, theirs: Number) -> bool:
     return identifier_key(mine.text) == identifier_key(theirs.text)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class RowReading:
     """What a sentence restating a table row says: the unit backing each figure that
