@@ -19,15 +19,7 @@ from service.frozen import slot_init
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
 from service.numbers.direction import DOWN, NONE, direction
-from service.numbers.number import (
-    APPROX,
-    LOWER,
-    NO_HEDGE,
-    QUANTITY,
-    UPPER,
-    WORD,
-    updated,
-)
+from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, WORD, updated
 
 
 def _unit_ok(mine: Number, theirs: Number) -> bool:
