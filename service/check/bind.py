@@ -8,7 +8,6 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from service.check.index import SourceIndex
 from service.check.names import (
@@ -31,6 +30,7 @@ from service.check.scope import (
     split_gap,
 )
 from service.check.unit import Unit
+from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
 from service.numbers import Number
 from service.numbers.context import list_runs
@@ -41,8 +41,6 @@ from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 # (not inside one); the lookahead skips in C the lower-case words, most of a text.
 _NAME_TOKEN = re.compile(r"(?<!\w)(?<!\w[.=+])(?=[\w.=+]*[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*")
 _DIGIT = re.compile(r"\d")
-_NEAR = 6  # words
-_NONSPACE = re.compile(r"\S+")
 
 
 def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]:
@@ -235,8 +233,8 @@ class Binding:
         where."""
         if number is None:
             return unit.context
-        start = _window_start(unit.text, unit.start, number.start)
-        end = _window_end(unit.text, number.end, unit.end)
+        start = window_start(unit.text, unit.start, number.start)
+        end = window_end(unit.text, number.end, unit.end)
         return unit.text[start:end]
 
     def nouns_near(self, unit: Unit, number: Number, *, strict: bool = True) -> int:
@@ -268,76 +266,6 @@ class Binding:
         if self.names or not self.nouns:
             return [n.key.replace("\x00", "-") for n in names if not n.pattern.search(context)]
         return list(self.nouns)
-
-
-def _window_start(s: str, left: int, pos: int) -> int:
-    """Where the sixth-last run of non-space characters of ``s[left:pos]`` starts, when
-    it has more than six (else ``left``). Six words fit in a few hundred characters:
-    never look further back than that (a run cut there counts as one)."""
-    lo = max(left, pos - 300)
-    seg = s[lo:pos]
-    # The runs are what str.split() splits off (\S is what str.isspace() is not); from
-    # the right, the seventh-last run and all before it stay one head, which keeps its
-    # leading white space: the sixth-last run is the first part after the head, found
-    # after the head's end (white space stands between them; the run starts with none).
-    parts = seg.rsplit(None, _NEAR)
-    if len(parts) <= _NEAR:
-        return left
-    return lo + seg.find(parts[1], len(parts[0]))
-
-
-# The words after a number stop describing it at a relative clause or a verb in -ing
-# ("a 30-billion-parameter model running on NVIDIA GPUs").
-_CLAUSE_START = re.compile(
-    r"(?:which|that|who|whom|whose|when|where|while|whereas|because|although|if|unless)"
-    r"|[a-z]{3,}ing",
-    re.I,
-)
-_ING_NOUNS = frozenset(
-    "training serving thing decoding scaling string setting settings padding embedding "  # noqa: SIM905
-    "batching checkpointing encoding sampling pooling caching routing tuning autotuning "
-    "learning reasoning computing processing spending funding pricing ranking building "
-    "morning evening timing ceiling".split()
-)
-
-
-# The first ``_NEAR`` runs of non-space characters from a position: one match finds where
-# the last of them ends (a run cut by the match's end position counts, as a scan of the
-# runs up to there counts it).
-_FIRST_RUNS = re.compile(r"\s*+\S++(?:\s++\S++){" + str(_NEAR - 1) + "}")
-_FIRST_RUN = re.compile(r"\s*+\S++")
-# What a word starting a clause holds (ASCII text, any case): a window without one needs
-# no word-by-word look (most windows).
-_CLAUSE_HINT = re.compile(r"wh|that|if|unless|because|although|ing", re.I)
-
-
-def _window_end(s: str, pos: int, right: int) -> int:
-    """Where the sixth run of non-space characters of ``s[pos:right]`` ends, when it has
-    six (else ``right``)."""
-    m = _FIRST_RUNS.match(s, pos, right)
-    return m.end() if m is not None else right
-
-
-@lru_cache(maxsize=4096)
-def _starts_clause(run: str) -> bool:
-    word = run.strip(".,;:()\"'").lower()
-    return _CLAUSE_START.fullmatch(word) is not None and word not in _ING_NOUNS
-
-
-def _window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
-    """The names' window after a figure, and the nouns': :func:`_window_end`, the names'
-    stopping before the first word after the first that starts a clause."""
-    end = _window_end(s, pos, right)
-    first = _FIRST_RUN.match(s, pos, end)
-    if first is None:
-        return end, end
-    a = first.end()
-    if s.isascii() and _CLAUSE_HINT.search(s, a, end) is None:
-        return end, end
-    for m in _NONSPACE.finditer(s, a, end):
-        if _starts_clause(m.group(0)):
-            return m.start(), end
-    return end, end
 
 
 def _leading_names(
@@ -394,7 +322,7 @@ def bind_numbers(
             left = split_gap(s, prev.end, first.start)[1]
             if left == prev.end:  # "8 bits instead of 16": the unit word describes both
                 noun_left = prev.start
-                if len(s[prev.end : first.start].split()) <= _NEAR:
+                if len(s[prev.end : first.start].split()) <= NEAR:
                     # "4.82x over ATen across 10 cases": one phrase, one measurement
                     inherit = chained
         else:
@@ -409,8 +337,8 @@ def bind_numbers(
         # "With them enabled, the speedup was 4.02x").
         span = (left if g > 0 else start, right)
         # Names count when near: within a few words on either side.
-        left = max(left, _window_start(s, left, first.start))
-        names_right, right = _window_ends(s, last.end, right)
+        left = max(left, window_start(s, left, first.start))
+        names_right, right = window_ends(s, last.end, right)
         own = [
             *names[
                 bisect.bisect_left(name_starts, left) : bisect.bisect_left(name_starts, first.start)
@@ -431,8 +359,8 @@ def bind_numbers(
             next_start = groups[g + 1][0].start if g + 1 < len(groups) else end
             prev_end = groups[g - 1][-1].end if g > 0 else 0
             noun_left = noun_left if noun_left >= 0 else prev_end
-            noun_left = max(noun_left, _window_start(s, noun_left, first.start))
-            noun_right = _window_end(s, last.end, next_start)
+            noun_left = max(noun_left, window_start(s, noun_left, first.start))
+            noun_right = window_end(s, last.end, next_start)
             nouns = [n.noun for n in group if n.noun] + content_words(s[last.end : noun_right])
             nouns += content_words(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
