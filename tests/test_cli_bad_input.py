@@ -458,3 +458,22 @@ def test_ctrl_c_while_the_command_loads_is_exit_130_without_a_traceback() -> Non
 
 def test_an_empty_source_is_named_as_such(tmp_path: Path) -> None:
     assert_bad_input(plainfeed(tmp_path, "explain", ""), "SOURCE is empty")  # not "not a file: ."
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("explain", "{long}"),
+        ("check", "--explainer", "{long}", "--source", str(FLYDSL)),
+        ("check", "--explainer", str(FLYDSL), "--source", "{long}"),
+        ("eval", "--cases", "{long}"),
+        ("eval", "--thresholds", "{long}"),
+        ("eval", "--json", "{long}"),
+        ("eval", "--engine", "llm", "--recordings", "{long}"),
+    ],
+)
+def test_a_file_name_the_system_refuses_is_bad_input(tmp_path: Path, args: tuple[str, ...]) -> None:
+    # Longer than a file name may be (ENAMETOOLONG): stat() raised it, a traceback.
+    long = str(tmp_path / ("a" * 300))
+    done = plainfeed(tmp_path, *(a.replace("{long}", long) for a in args))
+    assert_bad_input(done, "File name too long")

@@ -69,6 +69,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     except PlainfeedError as exc:
         typer.echo(f"plainfeed: error: {exc.detail}", err=True)
         sys.exit(2)
+    except OSError as exc:
+        if exc.filename is None:  # a socket, a pipe: not a path the user gave
+            raise
+        # A path the system refuses before any file is opened (a name longer than it
+        # allows): pathlib's exists() and is_file() raise it rather than answer no, in
+        # every command that takes a path. The user's input, so bad input: exit 2.
+        typer.echo(f"plainfeed: error: {exc.filename}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
     except KeyboardInterrupt:
         # Ctrl-C while the command's modules import (seconds on a busy machine), before
         # click runs it and turns Ctrl-C into exit 130 itself: the same, not a traceback.
