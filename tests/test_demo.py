@@ -50,3 +50,23 @@ def test_demo_on_port_0_serves_on_the_port_it_got(tmp_path: Path) -> None:
         assert port != 0
         status, _ = http_json(f"http://127.0.0.1:{port}/items/1")
         assert status == 200
+
+
+def test_demo_that_waits_for_nothing_lists_the_items_as_they_stand(tmp_path: Path) -> None:
+    # --wait 0 skipped the loop that read the delivery: its state was an unbound name.
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
+    with plainfeed("demo", tmp_path, env, "--port", "0", "--wait", "0") as demo:
+        wait_until(lambda: "API docs:" in demo.output() or not demo.alive(), 120, "the list")
+        assert demo.alive(), demo.output()
+    assert "Traceback" not in demo.output()
+
+
+def test_demo_whose_feed_the_webhook_refuses_says_why(tmp_path: Path) -> None:
+    # A body cap below the sample feed's size: the webhook's 413 was an HTTPError traceback.
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}", max_body_bytes=1000)
+    demo = plainfeed("demo", tmp_path, env, "--port", "0")
+    assert demo.run(timeout=120) == 1
+    out = demo.output()
+    assert "Traceback" not in out
+    assert "plainfeed demo: the webhook refused the sample feed: 413" in out
+    assert "over the 1000-byte cap" in out  # the problem's own detail

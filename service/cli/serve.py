@@ -8,9 +8,10 @@ import signal
 import socket
 import threading
 import time
+import urllib.error
 import urllib.request
 from importlib.resources import files
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -211,33 +212,36 @@ def demo(
     headers = {"Content-Type": "application/rss+xml"}
     if settings.api_token:
         headers["Authorization"] = f"Bearer {settings.api_token}"
-    req = urllib.request.Request(f"{base}/webhooks/feed", data=feed, headers=headers)
-    with urllib.request.urlopen(req) as resp:
-        accepted = json.load(resp)
+    try:
+        accepted = _demo_json(f"{base}/webhooks/feed", feed, headers)
+    except urllib.error.HTTPError as exc:
+        # The demo's own settings can refuse its feed (a body cap below its size, a
+        # secret on the feed's URL): say so, as a problem says it, not as a traceback.
+        typer.echo(
+            f"plainfeed demo: the webhook refused the sample feed: {exc.code} {_detail(exc)}",
+            err=True,
+        )
+        raise typer.Exit(1) from exc
     typer.echo(
         f"posted the PyTorch blog feed ({len(feed):,} bytes): delivery "
         f"{accepted['delivery_id']} ({'replay' if accepted['duplicate'] else 'new'})"
     )
     delivery_url = f"{base}/deliveries/{accepted['delivery_id']}"
     end = time.monotonic() + wait
-    while time.monotonic() < end:
-        with urllib.request.urlopen(delivery_url) as resp:
-            d = json.load(resp)
-        if d["state"] in ("processed", "failed"):
-            break
+    # Read once whatever --wait says: with --wait 0 the items are listed as they stand.
+    d = _demo_json(delivery_url)
+    while d["state"] not in ("processed", "failed") and time.monotonic() < end:
         time.sleep(0.2)
+        d = _demo_json(delivery_url)
     if d["state"] == "failed":
         typer.echo(f"delivery failed: {d['error']}", err=True)
     while time.monotonic() < end:
-        with urllib.request.urlopen(f"{base}/items?state=pending&limit=1") as resp:
-            pending = json.load(resp)["total"]
-        with urllib.request.urlopen(f"{base}/items?state=processing&limit=1") as resp:
-            pending += json.load(resp)["total"]
+        pending = _demo_json(f"{base}/items?state=pending&limit=1")["total"]
+        pending += _demo_json(f"{base}/items?state=processing&limit=1")["total"]
         if pending == 0:
             break
         time.sleep(0.3)
-    with urllib.request.urlopen(f"{base}/items?limit=100") as resp:
-        items = json.load(resp)["items"]
+    items = _demo_json(f"{base}/items?limit=100")["items"]
     for it in items:
         typer.echo(f"{it['state']:>12}  {base}/items/{it['id']}/explainer?format=md  {it['title']}")
     typer.echo(f"\nAPI docs: {base}/docs   items: {base}/items   (Ctrl-C to stop)")
@@ -247,3 +251,20 @@ def demo(
     except KeyboardInterrupt:
         server.should_exit = True
         th.join(settings.shutdown_grace)
+
+
+def _demo_json(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> Any:
+    """The JSON answer of one request of the demo to its own server."""
+    req = urllib.request.Request(url, data=data, headers=headers or {})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.load(resp)
+
+
+def _detail(exc: urllib.error.HTTPError) -> str:
+    """The ``detail`` of a problem answer, else its reason phrase."""
+    try:
+        problem = json.loads(exc.read(65536))
+    except (OSError, ValueError):
+        return str(exc.reason)
+    detail = problem.get("detail") if isinstance(problem, dict) else None
+    return str(detail) if detail else str(exc.reason)
