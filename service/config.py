@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -263,6 +264,28 @@ class Settings(BaseSettings):
         if name not in logging.getLevelNamesMapping():
             raise ValueError("not a logging level; use DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return name
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute_http_url(cls, v: str) -> str:
+        # Every Atom link, outbound event link and the WebSub callback is this plus a
+        # path: without a scheme and host ("news.example.org") each was a relative link
+        # that no reader or hub can follow, with a query ("/?a=1") each path landed in it.
+        parts = urlsplit(v.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected an http(s) URL with a host, e.g. https://news.example.org")
+        if parts.query or parts.fragment or v.strip().endswith(("?", "#")):
+            raise ValueError("the links are built on it: no query or fragment")
+        return v.strip()
+
+    @field_validator("prompts_dir")
+    @classmethod
+    def _a_folder(cls, v: Path) -> Path:
+        # Checked only when set (the default is validated where the templates are read):
+        # a mistyped folder made the offline engine go on without its glossary, silently.
+        if not v.is_dir():
+            raise ValueError("not a folder of prompt templates")
+        return v
 
     @property
     def llm_configured(self) -> bool:

@@ -77,6 +77,12 @@ def assert_bad_input(done: subprocess.CompletedProcess[str], message: str) -> No
         ("PLAINFEED_MAX_ATTEMPTS", "9" * 30, "less than or equal to 100"),
         ("PLAINFEED_CONCURRENCY", "100000", "less than or equal to 256"),
         ("PLAINFEED_LOG_LEVEL", "LOUD", "PLAINFEED_LOG_LEVEL='LOUD': Value error, not a logging"),
+        # Every Atom link and the WebSub callback are built on it: "host/items/1" is none.
+        ("PLAINFEED_PUBLIC_URL", "news.example.org", "PLAINFEED_PUBLIC_URL='news.example.org'"),
+        ("PLAINFEED_PUBLIC_URL", "ftp://news.example.org", "an http(s) URL"),
+        ("PLAINFEED_PUBLIC_URL", "https://news.example.org/?a=1", "no query or fragment"),
+        # A mistyped folder: the offline engine went on without its glossary, silently.
+        ("PLAINFEED_PROMPTS_DIR", "/no/such/prompts", "PLAINFEED_PROMPTS_DIR='/no/such/prompts'"),
     ],
 )
 def test_a_setting_of_the_wrong_type_names_the_variable(
