@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import urllib.request
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import free_port, taken_port
-from tests.procs import http_json, plainfeed, plainfeed_env, wait_until
+from tests.procs import http_json, plainfeed, plainfeed_env, wait_ready, wait_until
 
 
 def test_demo_explains_the_sample_feed_offline_even_with_a_key_exported(tmp_path: Path) -> None:
@@ -70,3 +74,33 @@ def test_demo_whose_feed_the_webhook_refuses_says_why(tmp_path: Path) -> None:
     assert "Traceback" not in out
     assert "plainfeed demo: the webhook refused the sample feed: 413" in out
     assert "over the 1000-byte cap" in out  # the problem's own detail
+
+
+def _atom_self_link(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        feed = ET.fromstring(resp.read())
+    links = feed.findall("{http://www.w3.org/2005/Atom}link[@rel='self']")
+    return links[0].get("href", "")
+
+
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_the_links_of_a_server_on_another_port_point_at_that_port(
+    tmp_path: Path, command: str
+) -> None:
+    # PLAINFEED_PUBLIC_URL unset: the Atom feed's links named port 8000 whatever --port said.
+    port = free_port()
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
+    args = ("--port", str(port), *(("--wait", "0") if command == "demo" else ()))
+    with plainfeed(command, tmp_path, env, *args) as server:
+        wait_ready(server, f"http://127.0.0.1:{port}", 120)
+        link = _atom_self_link(f"http://127.0.0.1:{port}/feed.atom")
+    assert link == f"http://127.0.0.1:{port}/feed.atom"
+
+
+def test_a_public_url_set_is_kept_whatever_port_is_served(tmp_path: Path) -> None:
+    port = free_port()
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'a.db'}", public_url="https://news.example.org")
+    with plainfeed("serve", tmp_path, env, "--port", str(port)) as server:
+        wait_ready(server, f"http://127.0.0.1:{port}", 120)
+        link = _atom_self_link(f"http://127.0.0.1:{port}/feed.atom")
+    assert link == "https://news.example.org/feed.atom"

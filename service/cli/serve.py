@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from service.config import MAX_WORKERS, get_settings
+from service.config import MAX_WORKERS, Settings, get_settings
 from service.engines import require_endpoint
 from service.errors import ConfigError
 from service.logsetup import setup_logging
@@ -67,6 +67,20 @@ def _url(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def _served_at(settings: Settings, sock: socket.socket) -> Settings:
+    """The settings with ``public_url`` the address served when it is not set: its
+    default names port 8000, and every Atom link and the WebSub callback of a server on
+    another port pointed at a port where nothing (or something else) listens."""
+    if "public_url" in settings.model_fields_set:
+        return settings
+    host, port = sock.getsockname()[:2]
+    # An address of every interface is no address to reach: this machine's loopback is,
+    # as the default's 127.0.0.1 was.
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return settings.model_copy(update={"public_url": url})
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind", min=0, max=65535)] = 8000,
@@ -87,6 +101,7 @@ def serve(
     require_endpoint(settings)
     _check_database(settings.database_url)
     sock = _bind(host, port)
+    settings = _served_at(settings, sock)
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings, workers=workers),
@@ -191,6 +206,7 @@ def demo(
     settings = get_settings().model_copy(update={"engine": engine})
     _check_database(settings.database_url)
     sock = _bind(host, port)
+    settings = _served_at(settings, sock)
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings),
