@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from service import clean, fetch, parse, render
 from service.cli.inputs import read_input
@@ -101,7 +102,6 @@ def explain(
     Exit status 1 when some items of a feed could not be explained (each is named on
     stderr; the others are), 2 on bad input.
     """
-    from rich.console import Console
     from rich.progress import Progress
 
     from service.engines import get_engine, require_endpoint
@@ -109,17 +109,29 @@ def explain(
     settings = get_settings()
     require_endpoint(settings, engine.value if engine else None)
     eng = get_engine(settings, name=engine.value if engine else None)
-    articles = [a for a in articles_of(source) if a.text.strip()]
+    read = articles_of(source)
+    articles = [a for a in read if a.text.strip()]
     if not articles:
         raise InputError(f"{source}: nothing to explain (no item has text)")
     err = Console(stderr=True)
+    # Several items (a feed): one that fails is named and the others go on, and the
+    # output is their list; a feed's textless items count, or 2 items were "one article".
+    many = len(read) > 1
     unchecked = skipped = 0
+    # An item whose feed carries no text at all (an empty description) is named, as any
+    # item that cannot be explained is: left out silently, "75 explainers" of a feed of
+    # 100 said nothing of the other 25. The service reads such an item's page.
+    for article in read:
+        if not article.text.strip():
+            skipped += 1
+            page = f"; its page: plainfeed explain {article.url}" if article.url else ""
+            _say_skipped(err, article, f"the feed carries no text for it{page}")
     # Progress only on a terminal: in a pipe or a log it would be noise (and rich ends a
     # disabled-by-pipe display with a stray blank line).
-    show = len(articles) > 1 and err.is_terminal
+    show = many and err.is_terminal
     # Each explainer is written as it is done: one item that fails (or a Ctrl-C) must not
     # throw away the ones already paid for.
-    out = _Output(format, many=len(articles) > 1)
+    out = _Output(format, many=many)
     # rich moves what is written to stdout above its display, to the display's terminal:
     # right when stdout is that terminal, wrong when it is a pipe or a file.
     with Progress(
@@ -138,16 +150,10 @@ def explain(
                         review_derived=settings.review_derived,
                     )
                 except ITEM_FAILURES as exc:
-                    if len(articles) == 1:
+                    if not many:
                         raise
                     skipped += 1
-                    name = article.title or article.url or "(untitled)"
-                    err.print(
-                        f"plainfeed: skipped {name!r}: {exc.detail}",
-                        markup=False,
-                        highlight=False,
-                        soft_wrap=True,
-                    )
+                    _say_skipped(err, article, exc.detail)
                     progress.advance(task)
                     continue
                 unchecked += 0 if outcome.publishable else 1
@@ -155,7 +161,7 @@ def explain(
                 progress.advance(task)
         finally:
             out.close()
-    if len(articles) > 1:
+    if many:
         done = (
             f"{out.written} explainer{'' if out.written == 1 else 's'}, "
             f"{unchecked} with numbers that need review"
@@ -163,6 +169,11 @@ def explain(
         err.print(done + (f", {skipped} skipped" if skipped else ""), highlight=False)
     if skipped:
         raise typer.Exit(1)
+
+
+def _say_skipped(err: Console, article: Article, why: str) -> None:
+    name = article.title or article.url or "(untitled)"
+    err.print(f"plainfeed: skipped {name!r}: {why}", markup=False, highlight=False, soft_wrap=True)
 
 
 class _Output:
