@@ -483,3 +483,11 @@ def test_a_file_name_the_system_refuses_is_bad_input(tmp_path: Path, args: tuple
     long = str(tmp_path / ("a" * 300))
     done = plainfeed(tmp_path, *(a.replace("{long}", long) for a in args))
     assert_bad_input(done, "File name too long")
+
+
+@pytest.mark.parametrize("option", ["--explainer", "--source"])
+def test_check_names_a_url_given_for_a_file_as_given(tmp_path: Path, option: str) -> None:
+    # Read as a path, "https://example.org/post" was "file not found: https:/example.org/post".
+    other = "--source" if option == "--explainer" else "--explainer"
+    done = plainfeed(tmp_path, "check", option, "https://example.org/post", other, FLYDSL)
+    assert_bad_input(done, "https://example.org/post is a URL")
