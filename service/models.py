@@ -292,3 +292,13 @@ class DeliveryState(StrEnum):
     PROCESSING = "processing"
     PROCESSED = "processed"
     FAILED = "failed"
+
+
+class OutboundState(StrEnum):
+    """The states of an outbound delivery (an event sent to a subscriber)."""
+
+    PENDING = "pending"
+    SENDING = "sending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    CANCELLED = "cancelled"

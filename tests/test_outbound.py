@@ -223,6 +223,19 @@ def test_subscriber_api(client: TestClient, receiver: Receiver) -> None:
     assert client.get("/subscribers/999/deliveries", headers=AUTH).status_code == 404
 
 
+def test_a_subscribers_deliveries_by_a_state_there_is_not_are_refused(
+    client: TestClient, receiver: Receiver
+) -> None:
+    # Any text was taken: "?state=faild" listed nothing, as if nothing had failed.
+    sub = client.post("/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    path = f"/subscribers/{sub['id']}/deliveries"
+    r = client.get(path, params={"state": "faild"}, headers=AUTH)
+    assert r.status_code == 422
+    assert "'pending', 'sending', 'delivered', 'failed' or 'cancelled'" in r.json()["detail"]
+    for state in ("pending", "sending", "delivered", "failed", "cancelled"):
+        assert client.get(path, params={"state": state}, headers=AUTH).status_code == 200
+
+
 def test_private_subscriber_urls_are_refused_unless_allowed(db_url: str) -> None:
     settings = make_settings(db_url, api_token=TOKEN, allow_private_urls=False)
     with TestClient(create_app(settings, workers=0)) as c:

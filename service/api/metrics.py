@@ -25,14 +25,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service import metrics, queue
 from service.api.deps import Ctx
-from service.models import DeliveryState, ItemState
+from service.models import DeliveryState, ItemState, OutboundState
 from service.store import tables as t
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ops"])
 
 QUEUES = {"deliveries": queue.DELIVERIES, "items": queue.ITEMS, "outbound": queue.OUTBOUND}
-OUTBOUND_STATES = ("pending", "sending", "delivered", "failed", "cancelled")
+OUTBOUND_STATES = tuple(OutboundState)
 
 
 def _touch_labels() -> None:
