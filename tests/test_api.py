@@ -150,6 +150,22 @@ def test_feeds_register_list_and_get(server: httpx.Client) -> None:
     assert_problem(server.get("/feeds/999"), 404)
 
 
+def test_a_blank_feed_name_is_refused_and_a_name_kept_without_its_padding(
+    server: httpx.Client,
+) -> None:
+    # "" and "   " were names: the second feed named "" was a 409 "already named ''",
+    # and a change record's source "blog" never matched a feed named "blog ".
+    for blank in ("", "   "):
+        assert_problem(
+            server.post("/feeds", json={"url": "https://a.example/f", "name": blank}), 422
+        )
+    r = server.post("/feeds", json={"url": "https://a.example/f", "name": "  blog "})
+    assert r.status_code == 201 and r.json()["name"] == "blog"
+    fid = r.json()["id"]
+    assert_problem(server.patch(f"/feeds/{fid}", json={"name": " "}), 422)
+    assert server.patch(f"/feeds/{fid}", json={"name": None}).json()["name"] is None
+
+
 def test_a_feed_is_changed_and_removed(server: httpx.Client, settings: Settings) -> None:
     """PATCH renames a feed and rotates or removes its secret; DELETE removes it with
     its items (the delivery log stays, without the feed), not while a hub pushes to it."""

@@ -6,7 +6,15 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, HttpUrl, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    HttpUrl,
+    StringConstraints,
+    Tag,
+)
 
 from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict
 from service.store import tables as t
@@ -14,6 +22,13 @@ from service.store import tables as t
 # PostgreSQL text cannot hold NUL: a string with one would fail in the database (a 500)
 # rather than match nothing, so text that reaches a query or a column refuses it.
 NO_NUL = r"^[^\x00]*$"
+
+# A feed's name is how a change record names its feed (data.source): kept without the
+# padding a form or a shell adds, and never blank ("" was a name, the next feed named ""
+# a 409 "already named ''"); null is no name.
+FeedName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512, pattern=NO_NUL)
+]
 
 
 class FeedIn(BaseModel):
@@ -33,7 +48,7 @@ class FeedIn(BaseModel):
     )
 
     url: HttpUrl
-    name: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    name: FeedName | None = None
     secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
     audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
     language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
@@ -48,7 +63,7 @@ class FeedPatch(BaseModel):
         json_schema_extra={"examples": [{"secret": "a-new-secret-for-the-monitor"}]},
     )
 
-    name: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
+    name: FeedName | None = None
     secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
     audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
     language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)

@@ -77,8 +77,14 @@ def add(
     url = str(given.url)
     try:
         with transaction(sessions()) as s:
-            check_name_free(s, name)
-            feed = t.Feed(url=url, name=name, secret=secret, audience=audience, language=language)
+            check_name_free(s, given.name)
+            feed = t.Feed(
+                url=url,
+                name=given.name,
+                secret=given.secret,
+                audience=given.audience,
+                language=given.language,
+            )
             s.add(feed)
             s.flush()
             typer.echo(feed.id)
