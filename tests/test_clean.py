@@ -333,6 +333,22 @@ def test_clean_markdown() -> None:
     assert table.rows == (("GEMM", "1.10x"), ("TopK", "4.82x"))
 
 
+def test_a_sentence_a_scraper_broke_after_a_code_span_is_one_paragraph_again() -> None:
+    """Scraped Markdown puts a blank line after each inline code span of some posts:
+    ". In case (3), ..." and "for each flat model, that implements ..." became
+    paragraphs (and broken sentences of the explainer) of their own."""
+    md = (CORPUS / "posts" / "pytorch-blog-hardware-agnostic-models-in-vllm.md").read_text()
+    text = clean_markdown(md)
+    assert "imported from vllm/model_executor/layers. In case (3), the transformers" in text
+    assert "we plan to provide a new model.py for each flat model, that implements" in text
+    assert "reside in a shared place (model_executor/hw_agnostic), whereas" in text
+    assert "\n\n." not in text and "\n\n," not in text and "\n\n)" not in text
+    # A new paragraph is one: after a code span, a capital letter starts a sentence.
+    assert clean_markdown("Run `make`\n\nThen read the log.") == "Run make\n\nThen read the log."
+    # A list item after a code span stays an item.
+    assert clean_markdown("- one `a`\n\n- two") == "- one a\n\n- two"
+
+
 def test_clean_markdown_keeps_the_corpus_tables_and_code() -> None:
     md = (
         CORPUS / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"

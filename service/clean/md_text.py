@@ -36,6 +36,10 @@ _FM_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 
 
 _MD_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+# A blank line right after an inline code span, before text that cannot start a
+# paragraph (a lowercase word, or ".", ",", ";", ":", ")"): a scraper's break inside a
+# sentence (HTML <code> written as a block), not the author's.
+_BROKEN_AFTER_SPAN = re.compile(r"(?<=`)[ \t]*\n(?:[ \t]*\n)+[ \t]*(?=([.,;:)])|[a-z])")
 _SPAN_MARK = re.compile("\ue000([0-9]+)\ue001")
 
 
@@ -45,6 +49,7 @@ def _md_prose(chunk: str) -> str:
     # "`<br>`"); they come back as their bare text, like HTML <code> (no backticks).
     spans: list[str] = []
     if "`" in chunk:
+        chunk = _BROKEN_AFTER_SPAN.sub(lambda m: "" if m.group(1) else " ", chunk)
 
         def keep(m: re.Match[str]) -> str:
             code = m.group(2).replace("\n", " ")
