@@ -61,6 +61,7 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "TopK is 4.82x faster than ATen with deterministic algorithms disabled."),
         (FLY, "TopK reaches 4.82x over ATen with deterministic algorithms off, and 4.02x on."),
         (FLY, "TopK is 4.02x faster when deterministic algorithms are not disabled."),
+        (FLY, "Without deterministic algorithms, TopK is 4.82x faster than ATen."),
         (FLY, "Each request had a 512-token output and a 256-token input."),
         (FLY, "Outputs were fixed at 512 tokens and inputs at 256."),
         (FLY, "The benchmark used 256-token inputs."),
@@ -122,6 +123,7 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "With deterministic algorithms disabled, TopK is 4.02x faster than ATen."),
         (FLY, "TopK is 4.82x faster than ATen with deterministic algorithms enabled."),
         (FLY, "TopK is 4.02x faster than ATen when deterministic algorithms are not enabled."),
+        (FLY, "With deterministic algorithms, TopK is 4.82x faster than ATen."),
         (FLY, "FlyDSL was tested on over 24 grouped GEMM cases."),  # "more than 24"
         (FLY, "Grouped GEMM is 1.95x faster than ATen on over 24 cases."),
         (FLY, "Each request had a 512-token prompt."),

@@ -295,6 +295,26 @@ def test_with_and_without_the_same_thing_are_opposite(
     assert status(explainer, GRAPHS, text) == expected
 
 
+@pytest.mark.parametrize(
+    ("explainer", "text", "expected"),
+    [
+        # "with deterministic algorithms disabled" is "without" them: the state word after
+        # the object of "with" says which.
+        ("Without deterministic algorithms, TopK is 4.82x faster than ATen.", "4.82x", S),
+        ("TopK is 4.82x faster than ATen when run without deterministic algorithms.", "4.82x", S),
+        ("TopK is 4.02x faster than ATen with deterministic algorithms.", "4.02x", S),
+        ("With deterministic algorithms, TopK is 4.82x faster than ATen.", "4.82x", M),
+        ("TopK is 4.02x faster than ATen without deterministic algorithms.", "4.02x", M),
+    ],
+)
+def test_with_a_thing_disabled_is_without_it(
+    explainer: str, text: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, TOPK, text) == expected
+    off = TOPK.replace("disabled, and 4.02x with them enabled", "off, and 4.02x with them on")
+    assert status(explainer, off, text) == expected
+
+
 def test_with_and_without_the_same_thing_in_one_source_clause_leave_it_open() -> None:
     source = "Decode reaches 1,850 tok/s with and without CUDA graphs."
     assert status("Without CUDA graphs, decode reaches 1,850 tok/s.", source, "1,850 tok/s") == S

@@ -82,8 +82,9 @@ Rules, in short (the module's tests spell them out):
   aligned/unaligned, dense/sparse, cold/warm, static/dynamic, sync/async,
   minimum/maximum, best/worst, highest/lowest, fastest/slowest, largest/smallest; "with"
   or "using" and "without" said of the same thing, "with CUDA graphs" and "without CUDA
-  graphs" or "without them"; a negation before one, or a word between as in "not been
-  enabled", turns it: "not using CUDA graphs", "without enabling") that the source's
+  graphs" or "without them", and "with X disabled" (or off) is "without X"; a negation
+  before one, or a word between as in "not been enabled", turns it: "not using CUDA
+  graphs", "without enabling") that the source's
   clause says only the other of ("4.02x ... with deterministic algorithms disabled" for
   "4.82x ... disabled, and 4.02x with them enabled") is ``misattached``; a clause with
   both, or neither, leaves it open. A bare count with a noun joined to it counts that

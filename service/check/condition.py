@@ -16,6 +16,14 @@ _OBJECT_WORD = re.compile(r"\s+(\w[\w.+-]*)")
 _SKIP = frozenset("the a an all any its their our and or with without using".split())  # noqa: SIM905
 _NONE = frozenset(("no", "zero"))  # "with no CUDA graphs" is "without"
 _PRONOUNS = frozenset("them it this that these those they one".split())  # noqa: SIM905
+# A state said after the object turns "with" into "without": "with deterministic
+# algorithms disabled" (or "off", "turned off", "not enabled") is without them; "with
+# them enabled" stays with. A few words of the object may stand between, no comma.
+_OFF_AFTER = re.compile(
+    r"(?:\s+[\w.+-]+){0,3}?\s+(?:(?:turned|switched|left)\s+)?"
+    r"(?:disabled|off|not\s+enabled)(?![\w-])",
+    re.I,
+)
 
 # A negation before a word, right before it or with one word of these between ("not
 # been enabled"): "not always enabled" is no "disabled".
@@ -33,7 +41,8 @@ def negated(s: str, start: int, at: int) -> bool:
 def with_marks(s: str, start: int, end: int) -> list[tuple[int, tuple[str, int]]]:
     """Where each "with", "without" or "using" of ``s[start:end]`` stands, with its mark:
     ("with:" and what it is said of, side), side 0 for with, 1 for without; a negation
-    before ("not using") or "no" after ("with no CUDA graphs") turns it."""
+    before ("not using"), "no" after ("with no CUDA graphs") or a state of "off" after
+    its object ("with deterministic algorithms disabled") turns it."""
     out: list[tuple[int, tuple[str, int]]] = []
     for m in _WITH.finditer(s, start, end):
         side = 1 if m.group(0).lower() == "without" else 0
@@ -49,6 +58,8 @@ def with_marks(s: str, start: int, end: int) -> list[tuple[int, tuple[str, int]]
                 side = 1 - side
             elif word not in _SKIP:
                 thing = "" if word in _PRONOUNS else word[:5]
+                if _OFF_AFTER.match(s, pos, end):
+                    side = 1 - side
                 break
         out.append((m.start(), (WILD + thing, side)))
     return out
