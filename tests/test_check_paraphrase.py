@@ -96,6 +96,7 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "On an MI300X GPU, the colwise scales kernel is 6.2x faster per MoE layer."),
         (FP8, "On Llama3-8B, FP8 training gives a 13.4% throughput gain over BF16."),
         (FLY, "On MI355X, the NT suite shows a 1.58x geometric-mean speedup for MXFP8."),
+        (FP8, "FP8 gives a 13.4% gain on Llama3-8B; on MI325X, forward fusion added 17%."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -155,6 +156,7 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "On MI325X GPUs, the colwise kernel is 6.2x faster per MoE layer."),
         (FP8, "On DeepSeek-V3 671B, FP8 training gives a 13.4% throughput gain over BF16."),
         (FLY, "For Llama 3.3 70B, BF16 vLLM speedups peak at 1.13x."),
+        (FP8, "FP8 gives a 13.4% gain on Llama3-8B; on DeepSeek-MoE-16B, fusion recovered 89%."),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

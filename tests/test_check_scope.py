@@ -261,6 +261,10 @@ HARDWARE = "The kernel reaches 6.2x on MI355X and 4.1x on MI300X; FP8 adds 13.4%
         # The phrase reaches over commas to the clause's end, not past a semicolon.
         ("On MI300X, the kernel reaches 4.1x, and 6.2x at best.", "6.2x", M),
         ("On MI300X, the kernel reaches 4.1x; it reaches 6.2x elsewhere.", "6.2x", S),
+        # A phrase leading the clause after a semicolon or colon names its figures too.
+        ("The kernel reaches 6.2x on MI355X; on MI300X, FP8 adds 13.4%.", "13.4%", S),
+        ("The kernel is fast; on MI355X, FP8 adds 13.4%.", "13.4%", M),
+        ("Two results: on MI355X, FP8 adds 13.4%.", "13.4%", M),
     ],
 )
 def test_a_leading_phrase_names_what_its_clauses_figures_are_of(

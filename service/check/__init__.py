@@ -62,10 +62,11 @@ Rules, in short (the module's tests spell them out):
   starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not.
 - Binding: the names within six words of a number in the explainer (model, operator,
   format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
-  across a comma or a relative clause, but for a phrase leading the sentence, whose
-  names go with each measured figure up to a semicolon or colon: "On MI325X GPUs, the
-  kernel reaches 6.2x") must all occur in the source clause where that
-  number stands, its paragraph label or its headings; else ``misattached``. A bare count
+  across a comma or a relative clause, but for a phrase leading the sentence or a
+  clause after a semicolon or colon, whose names go with each measured figure up to the
+  next one: "On MI325X GPUs, the kernel reaches 6.2x"; "...; on MI325X, fusion added
+  17%") must all occur in the source clause where that number stands, its paragraph
+  label or its headings; else ``misattached``. A bare count
   without names must share a noun with the source number, near it ("256 tokens" vs
   "256-token input"); a number with neither carries the names of its own clause (an
   aside in parentheses does not end it), else those of the figures before it in its

@@ -24,7 +24,7 @@ from service.check.scope import (
     aside_only,
     compound_head,
     heads_agree,
-    leading_phrase,
+    leading_phrases,
     names_things,
     opposed,
     split_gap,
@@ -275,19 +275,17 @@ def _leading_names(
     name_starts: Sequence[int],
     start: int,
     end: int,
-) -> tuple[tuple[Name, ...], int, int]:
-    """The names of a phrase leading the sentence (:func:`leading_phrase`), and from
-    where to where its figures stand: what the measured figures there are of ("On
-    MI325X GPUs, the kernel reaches 6.2x"). None when the phrase holds a figure (it is
-    that figure's clause)."""
-    found = leading_phrase(s, start, end) if names else None
-    if found is None:
-        return (), 0, 0
-    a, b, reach = found
-    if any(a <= n.start < b for n in seq):
-        return (), 0, 0
-    own = names[bisect.bisect_left(name_starts, a) : bisect.bisect_left(name_starts, b)]
-    return tuple(own), b, reach
+) -> list[tuple[tuple[Name, ...], int, int]]:
+    """The names of each phrase leading a clause of the sentence (:func:`leading_phrases`),
+    and from where to where its figures stand: what the measured figures there are of
+    ("On MI325X GPUs, the kernel reaches 6.2x"). None for a phrase that holds a figure
+    (it is that figure's clause) or no name."""
+    out = []
+    for a, b, reach in leading_phrases(s, start, end) if names else ():
+        own = names[bisect.bisect_left(name_starts, a) : bisect.bisect_left(name_starts, b)]
+        if own and not any(a <= n.start < b for n in seq):
+            out.append((tuple(own), b, reach))
+    return out
 
 
 def bind_numbers(
@@ -301,7 +299,8 @@ def bind_numbers(
 ) -> dict[int, Binding]:
     """Names and nouns of each quantity, range and number word of a sentence (of
     ``s[start:end]``), by start. ``leading``: a measured figure is said of the names of
-    a phrase leading the sentence too (:func:`_leading_names`; an explainer's: a source
+    a phrase leading the sentence, or its clause after a semicolon or colon, too
+    (:func:`_leading_names`; an explainer's: a source
     clause holds such names as context for all its figures, and giving them to each
     would hide which figure a name of its own is borrowed from)."""
     end = len(s) if end is None else end
@@ -310,7 +309,7 @@ def bind_numbers(
     said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
     groups = list_runs(s, seq)
-    lead = _leading_names(s, seq, names, name_starts, start, end) if leading else ((), 0, 0)
+    leads = _leading_names(s, seq, names, name_starts, start, end) if leading else []
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()
     for g, group in enumerate(groups):
@@ -350,8 +349,9 @@ def bind_numbers(
             ],
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
-        if lead[0] and lead[1] <= first.start < lead[2] and any(n.unit for n in group):
-            bound = tuple(dict.fromkeys([*lead[0], *bound]))  # a measured figure's
+        for lead, b, reach in leads:
+            if b <= first.start < reach and any(n.unit for n in group):
+                bound = tuple(dict.fromkeys([*lead, *bound]))  # a measured figure's
         chained = bound
         nouns: list[str] = []
         if not bound:  # nouns bind only a number without names

@@ -51,16 +51,24 @@ _SUBJECT = re.compile(r"\b(?:the|an?|this|that|these|those|it|its|we|they|our|th
 _REACH_END = re.compile(r"[;:](?=\s)")
 
 
-def leading_phrase(s: str, start: int, end: int) -> tuple[int, int, int] | None:
-    """Where a phrase leading ``s[start:end]`` (a preposition, then words up to a comma)
-    lies, and where the figures it names things for end: at the next semicolon or colon
-    (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x for MXFP8, and
-    1.68x for MXFP4"); None when there is none. Once per sentence: a match at its start."""
-    m = _LEADING.match(s, start, end)
-    if m is None or len(m.group("rest").split()) > 6 or _SUBJECT.search(m.group("rest")):
-        return None
-    stop = _REACH_END.search(s, m.end(), end)
-    return m.start(), m.end(), stop.start() if stop else end
+def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    """Where each phrase leading a clause of ``s[start:end]`` (a preposition, then words
+    up to a comma) lies, and where the figures it names things for end: at the next
+    semicolon or colon (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x
+    for MXFP8, and 1.68x for MXFP4"). A clause starts the sentence or follows a
+    semicolon or colon ("...; on MI325X, forward fusion added 17%"): one match each."""
+    out: list[tuple[int, int, int]] = []
+    pos = start
+    while pos < end:
+        stop = _REACH_END.search(s, pos, end)
+        reach = stop.start() if stop else end
+        m = _LEADING.match(s, pos, reach)
+        if m and len(m.group("rest").split()) <= 6 and not _SUBJECT.search(m.group("rest")):
+            out.append((m.start(), m.end(), reach))
+        if stop is None:
+            break
+        pos = stop.end()
+    return out
 
 
 def figure_scope(
