@@ -118,6 +118,9 @@ def test_a_count_of_what_the_source_counts_is_supported(explainer: str, text: st
         ("Each request had a 256-token prompt.", "256"),
         ("Each request had 256 prompt tokens.", "256"),
         ("The prompt was 256 tokens long.", "256"),
+        # "N tokens of output" is "N output tokens".
+        ("Each request produced 512 tokens of output.", "512"),
+        ("Each request sent 256 tokens of input.", "256"),
     ],
 )
 def test_a_count_said_in_other_words_of_the_same_things_is_supported(
@@ -135,6 +138,8 @@ def test_a_count_said_in_other_words_of_the_same_things_is_supported(
         ("Each request had 256 reply tokens.", "256"),
         ("Each request had a 256-token response.", "256"),
         ("The prompt was 512 tokens long.", "512"),
+        ("Each request produced 256 tokens of output.", "256"),  # not the output tile
+        ("Each request sent 512 tokens of input.", "512"),
     ],
 )
 def test_a_count_before_a_noun_phrase_of_other_things_is_misattached(

@@ -293,6 +293,7 @@ _AFTER_NOUN = frozenset(
     "onto upon alongside throughout until since like despite versus except near".split()
 )
 _SINGULAR_S = ("ss", "us", "is")
+_OF_PHRASE = re.compile(r"\s+([A-Za-z]+s)\s+of\s+[A-Za-z]")
 
 
 def counted_phrase(
@@ -310,7 +311,12 @@ def counted_phrase(
     found = _phrase(s, n.end, stop, words, _AFTER_NOUN)
     k = next((i for i, w in enumerate(found) if w.endswith("s") and not w.endswith(_SINGULAR_S)), 0)
     if k == 0:
-        return "", ()
+        # "256 tokens of output" counts tokens, as "256 output tokens" does (the noun must
+        # stand near the source's figure: not "256 x 256 output tile"); what of is left
+        # to the opposite pairs ("of output" for "256-token input"): "tokens of context"
+        # for "learned gist tokens" says the same in looser words.
+        of = _OF_PHRASE.match(s, n.end) if len(found) == 1 else None
+        return (found[0], ()) if of is not None and of.group(1).lower() == found[0] else ("", ())
     return found[k], tuple(part for word in found[:k] for part in word.split("-"))
 
 
