@@ -62,6 +62,7 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "TopK reaches 4.82x over ATen with deterministic algorithms off, and 4.02x on."),
         (FLY, "TopK is 4.02x faster when deterministic algorithms are not disabled."),
         (FLY, "Without deterministic algorithms, TopK is 4.82x faster than ATen."),
+        (FLY, "With deterministic algorithms on, TopK is 4.02x faster without code changes."),
         (FLY, "Each request had a 512-token output and a 256-token input."),
         (FLY, "Outputs were fixed at 512 tokens and inputs at 256."),
         (FLY, "The benchmark used 256-token inputs."),

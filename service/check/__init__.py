@@ -83,7 +83,8 @@ Rules, in short (the module's tests spell them out):
   aligned/unaligned, dense/sparse, cold/warm, static/dynamic, sync/async,
   minimum/maximum, best/worst, highest/lowest, fastest/slowest, largest/smallest; "with"
   or "using" and "without" said of the same thing, "with CUDA graphs" and "without CUDA
-  graphs" or "without them", and "with X disabled" (or off) is "without X"; a negation
+  graphs" or "without them" (a pronoun is what the "with" before it in the sentence is
+  said of), and "with X disabled" (or off) is "without X"; a negation
   before one, or a word between as in "not been enabled", turns it: "not using CUDA
   graphs", "without enabling") that the source's
   clause says only the other of ("4.02x ... with deterministic algorithms disabled" for
