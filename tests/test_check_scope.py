@@ -341,6 +341,23 @@ def test_a_pronoun_after_with_is_the_thing_of_the_with_before(
     assert status(explainer, TOPK, text) == expected
 
 
+@pytest.mark.parametrize(
+    ("explainer", "text", "expected"),
+    [
+        # A condition leading the clause after a semicolon is said of its figures, as one
+        # leading the sentence is of the first.
+        ("TopK reaches 4.02x; with determinism disabled, 4.82x.", "4.82x", S),
+        ("TopK reaches 4.02x; with determinism, 4.82x.", "4.82x", M),
+        ("Without determinism, TopK reaches 4.02x; with it, 4.82x.", "4.82x", M),
+        ("Without determinism, TopK reaches 4.82x; with it, 4.02x.", "4.02x", S),
+    ],
+)
+def test_a_condition_leading_a_clause_after_a_semicolon_is_its_figures(
+    explainer: str, text: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, TOPK, text) == expected
+
+
 def test_with_and_without_the_same_thing_in_one_source_clause_leave_it_open() -> None:
     source = "Decode reaches 1,850 tok/s with and without CUDA graphs."
     assert status("Without CUDA graphs, decode reaches 1,850 tok/s.", source, "1,850 tok/s") == S

@@ -288,6 +288,13 @@ def _leading_names(
     return out
 
 
+def _clause_start(s: str, after: int, at: int, left: int) -> int:
+    """Where the clause of a figure at ``at`` starts, after the figure ending at
+    ``after``: past the last semicolon or colon between them, else at ``left``."""
+    mark = max(s.rfind("; ", after, at + 1), s.rfind(": ", after, at + 1))
+    return mark + 1 if mark >= 0 else left
+
+
 def bind_numbers(
     s: str,
     nums: Sequence[Number],
@@ -333,8 +340,9 @@ def bind_numbers(
             k = bisect.bisect_left(marks, last.end)
             right = marks[k] if k < len(marks) else end
         # Its clause, for what it says beyond names (the first figure's from the start:
-        # "With them enabled, the speedup was 4.02x").
-        span = (left if g > 0 else start, right)
+        # "With them enabled, the speedup was 4.02x"; a later one's from a semicolon or
+        # colon before it: "...; with them enabled, 4.02x").
+        span = (_clause_start(s, prev.end, first.start, left) if g > 0 else start, right)
         # Names count when near: within a few words on either side.
         left = max(left, window_start(s, left, first.start))
         names_right, right = window_ends(s, last.end, right)
