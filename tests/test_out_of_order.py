@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 
+from service import queue
 from service.clean import article_from_entry
 from service.engines import get_engine
 from service.parse import parse_feed
@@ -245,3 +246,222 @@ def test_two_workers_writing_two_versions_of_an_entry_keep_the_newer(
         assert item.entry_date == datetime(2026, 9, 3, 10, tzinfo=UTC)
     finally:
         db.dispose()
+
+
+def entries_doc(*entries: tuple[str, str | None, str]) -> bytes:
+    """An Atom feed of the entries given as (id, date or None: undated, text)."""
+    body = "".join(
+        f"<entry><id>{key}</id><title>Post {key[-1]}</title>"
+        + (f"<updated>{when}</updated>" if when else "")
+        + f'<content type="html">&lt;p&gt;{text}&lt;/p&gt;</content></entry>'
+        for key, when, text in entries
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>'
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>Lab notes</title>'
+        f"<id>urn:lab</id><updated>2026-09-10T00:00:00Z</updated>{body}</feed>"
+    ).encode()
+
+
+def item_of(svc: Service, key: str) -> t.Item:
+    with svc.sessions() as s:
+        item = s.scalars(select(t.Item).where(t.Item.key == key)).one()
+        s.expunge(item)
+        return item
+
+
+def test_an_undated_version_keeps_the_stored_date(svc: Service) -> None:
+    """A version without a date is applied (no evidence of order), but it says nothing
+    of when it was written: the stored version's date stays, and a version dated before
+    that is still refused. (Before, the undated version cleared the date and let any
+    older version back in.)"""
+    fid = svc.feed("https://lab.example/feed.atom")
+    post(svc, entries_doc(("urn:lab:1", "2026-09-01T10:00:00Z", "The run used 8 GPUs.")), fid)
+    post(svc, entries_doc(("urn:lab:1", "2026-09-03T10:00:00Z", "The run used 32 GPUs.")), fid)
+    undated = post(svc, entries_doc(("urn:lab:1", None, "The run used 24 GPUs.")), fid)
+    assert undated["items_changed"] == 1 and not undated["problems"]
+    item = item_of(svc, "urn:lab:1")
+    assert "24 GPUs" in item.text
+    assert item.entry_date == datetime(2026, 9, 3, 10, tzinfo=UTC)
+    late = post(svc, entries_doc(("urn:lab:1", "2026-09-02T10:00:00Z", "It used 16 GPUs.")), fid)
+    assert late["items_changed"] == 0, late
+    assert "urn:lab:1 dated 2026-09-02T10:00:00Z, older than the version stored" in (
+        late["problems"] or ""
+    )
+    assert "24 GPUs" in item_of(svc, "urn:lab:1").text
+
+
+def test_an_older_document_applies_the_entries_its_own_dates_say_are_newer(
+    svc: Service, origin: Origin
+) -> None:
+    """A document whose Last-Modified is older than the one applied refuses what it
+    cannot date itself (an undated entry, or one dated as the version stored); an entry
+    dated after the stored version is a newer edit whatever the document's date, and is
+    applied. (Before, the document's date refused every entry of it.)"""
+
+    def serve(last_modified: str, *entries: tuple[str, str | None, str]) -> str:
+        return origin.route(
+            "/feed", body=entries_doc(*entries), headers=ATOM, last_modified=last_modified
+        )
+
+    def fetch() -> dict[str, Any]:
+        r = svc.post({"feed_id": fid})
+        assert r.status_code == 202, r.text
+        d = svc.outcome(r.json()["delivery_id"])
+        assert d["state"] == "processed", d
+        return d
+
+    url = serve(
+        "Tue, 01 Sep 2026 10:00:00 GMT",
+        ("urn:lab:1", "2026-09-01T10:00:00Z", "The run used 8 GPUs."),
+        ("urn:lab:2", None, "The dataset holds 1.2 million images."),
+        ("urn:lab:3", "2026-09-01T10:00:00Z", "The model has 7 layers."),
+    )
+    fid = svc.feed(url)
+    assert fetch()["items_new"] == 3
+    serve(
+        "Thu, 03 Sep 2026 10:00:00 GMT",
+        ("urn:lab:1", "2026-09-03T10:00:00Z", "The run used 32 GPUs."),
+        ("urn:lab:2", None, "The dataset holds 1.5 million images."),
+        ("urn:lab:3", "2026-09-03T10:00:00Z", "The model has 9 layers."),
+    )
+    assert fetch()["items_changed"] == 3
+    serve(  # a replica's document, older by its Last-Modified
+        "Wed, 02 Sep 2026 10:00:00 GMT",
+        ("urn:lab:1", "2026-09-04T10:00:00Z", "The run used 64 GPUs."),  # newer by its date
+        ("urn:lab:2", None, "The dataset holds 1.2 million images."),  # undated
+        ("urn:lab:3", "2026-09-03T10:00:00Z", "The model has 5 layers."),  # same date
+    )
+    mixed = fetch()
+    assert mixed["items_changed"] == 1, mixed
+    assert mixed["item_ids"] == [item_of(svc, "urn:lab:1").id]
+    assert "64 GPUs" in item_of(svc, "urn:lab:1").text
+    assert "1.5 million" in item_of(svc, "urn:lab:2").text
+    assert "9 layers" in item_of(svc, "urn:lab:3").text
+    assert "2 changed entries not applied: the document was last modified at " in (
+        mixed["problems"] or ""
+    )
+    # The feed's validators stay the newest document's.
+    assert svc.row(t.Feed, fid).last_modified == "Thu, 03 Sep 2026 10:00:00 GMT"
+
+
+def test_a_race_lost_by_the_older_version_is_said_in_the_delivery(pg_url: str) -> None:
+    """Two workers process two deliveries of a feed at once; the older version's reads
+    the stored row before the newer one commits, and its UPDATE then finds the newer
+    version. Its delivery names the entry not applied, as a refusal without a race does
+    (before, it said nothing). The interleaving is forced: the newer version's
+    transaction holds the row until the older one's worker waits on it."""
+    db = make_engine(pg_url)
+    try:
+        migrate(db)
+        sessions = make_sessionmaker(db)
+        pipeline = Pipeline(make_settings(pg_url), sessions, get_engine(make_settings(pg_url)))
+        v1, newer = _versions(atom("2026-09-01T10:00:00Z", 8), atom("2026-09-03T10:00:00Z", 32))
+        with transaction(sessions) as s:
+            feed = t.Feed(url="https://lab.example/feed.atom")
+            s.add(feed)
+            s.flush()
+            fid = feed.id
+            done = t.Delivery(external_id="d0", feed_id=fid, state="processed")
+            s.add(done)
+            s.flush()
+            pipeline._store_items(s, fid, done.id, v1, set())
+            late = t.Delivery(
+                external_id="late",
+                feed_id=fid,
+                sender="raw",
+                content_type="application/atom+xml",
+                headers={},
+                body=atom("2026-09-02T10:00:00Z", 16),
+                state="received",
+            )
+            s.add(late)
+            s.flush()
+            late_id = late.id
+        holder = sessions()
+        holder.begin()
+        pipeline._store_items(holder, fid, done.id, newer, set())  # row locked, uncommitted
+        errors: list[BaseException] = []
+
+        def other_worker() -> None:
+            try:
+                with transaction(sessions) as s:
+                    (claim,) = queue.claim(s, queue.DELIVERIES, "w2", 60)
+                pipeline.process_delivery(claim, "w2")
+            except BaseException as exc:  # the test thread reports it
+                errors.append(exc)
+
+        worker = threading.Thread(target=other_worker)
+        worker.start()
+        wait_for(lambda: _waiting_on_a_lock(db))
+        holder.commit()
+        holder.close()
+        worker.join(timeout=60)
+        assert not worker.is_alive() and errors == []
+        with sessions() as s:
+            d = s.get(t.Delivery, late_id)
+            item = s.scalars(select(t.Item).where(t.Item.key == "urn:lab:1")).one()
+        assert d is not None and d.state == "processed"
+        assert d.items_changed == 0 and d.item_ids == []
+        assert d.problems is not None
+        assert (
+            "1 changed entry not applied: urn:lab:1 dated 2026-09-02T10:00:00Z, older than "
+            "the version stored (2026-09-03T10:00:00Z)"
+        ) in d.problems
+        assert "32 GPUs" in item.text
+    finally:
+        db.dispose()
+
+
+def _waiting_on_a_lock(db: Any) -> bool:
+    with db.connect() as c:
+        return bool(
+            c.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+                    "'Lock' AND datname = current_database()"
+                )
+            )
+        )
+
+
+def test_a_rollback_is_applied_when_its_delivery_is_retried_with_force(svc: Service) -> None:
+    """A publisher undoes an edit together with its date: refused as older, and then
+    applied by a person's retry with force (API, then the CLI), which the delivery
+    records."""
+    fid = svc.feed("https://lab.example/feed.atom")
+    post(svc, atom("2026-09-01T10:00:00Z", 8), fid)
+    post(svc, atom("2026-09-03T10:00:00Z", 32), fid)
+    r = svc.post(atom("2026-09-02T10:00:00Z", 16), ATOM, params={"feed_id": fid})
+    rollback = r.json()["delivery_id"]
+    refused = svc.outcome(rollback)
+    assert refused["items_changed"] == 0 and "older than" in refused["problems"]
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    plain = svc.http.post(f"/deliveries/{rollback}/retry", headers=auth)
+    assert plain.status_code == 202, plain.text
+    again = svc.outcome(rollback)
+    assert again["items_changed"] == 0 and "older than" in again["problems"]
+    assert again["forced_at"] is None
+    forced = svc.http.post(f"/deliveries/{rollback}/retry?force=true", headers=auth)
+    assert forced.status_code == 202, forced.text
+    assert forced.json()["forced_at"] is not None
+    done = svc.outcome(rollback)
+    item = lab_item(svc)
+    assert done["items_changed"] == 1 and done["item_ids"] == [item.id], done
+    assert done["forced_at"] is not None
+    assert (
+        "forced: 1 entry applied though older: urn:lab:1 dated 2026-09-02T10:00:00Z over the "
+        "version stored (2026-09-03T10:00:00Z)"
+    ) in done["problems"]
+    assert "16 GPUs" in item.text
+    assert item.entry_date == datetime(2026, 9, 2, 10, tzinfo=UTC)
+    # An unknown delivery: 404.
+    assert svc.http.post("/deliveries/999999/retry", headers=auth).status_code == 404
+    # A newer edit, then the rollback forced back again from the command line.
+    assert post(svc, atom("2026-09-04T10:00:00Z", 48), fid)["items_changed"] == 1
+    run = cli(svc, "deliveries", "retry", str(rollback), "--force")
+    assert run.returncode == 0, run.stderr
+    assert "re-queued (forced)" in run.stderr
+    wait_for(lambda: "16 GPUs" in lab_item(svc).text)
+    assert svc.outcome(rollback)["items_changed"] == 1
+    assert cli(svc, "deliveries", "retry", "999999").returncode == 2

@@ -171,6 +171,39 @@ def get_delivery(delivery_id: Id, s: DB) -> DeliveryOut:
     return DeliveryOut.of(d)
 
 
+@router.post(
+    "/deliveries/{delivery_id}/retry",
+    status_code=202,
+    response_model=DeliveryOut,
+    tags=["deliveries"],
+    responses={
+        404: {"description": "No delivery with that id"},
+        409: {"description": "The delivery is queued or being processed"},
+    },
+)
+def retry_delivery(
+    delivery_id: Id,
+    ctx: Ctx,
+    _who: Writer,
+    force: Annotated[
+        bool,
+        Query(
+            description="Apply its version however dated (a publisher's rollback refused "
+            "as older); what it applied over newer versions is said in its problems"
+        ),
+    ] = False,
+) -> DeliveryOut:
+    """Process a finished delivery again: its document, or a fetch of its feed when it
+    carried none (or its body was pruned)."""
+    ctx.pipeline.retry_delivery(delivery_id, force=force)
+    ctx.notify()
+    with ctx.sessions() as s:
+        d = s.get(t.Delivery, delivery_id)
+        if d is None:  # removed with its feed meanwhile
+            raise NotFound(f"no delivery with id {delivery_id}")
+        return DeliveryOut.of(d)
+
+
 # --- items -----------
 
 StateQ = Annotated[ItemState | None, Query(description="Filter by state")]

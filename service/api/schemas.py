@@ -126,6 +126,8 @@ class DeliveryOut(BaseModel):
     received_at: datetime
     processed_at: datetime | None
     body_bytes: int
+    # When a retry with force was asked: its version applied however dated.
+    forced_at: datetime | None = None
 
     @classmethod
     def of(cls, d: t.Delivery) -> DeliveryOut:
@@ -146,6 +148,7 @@ class DeliveryOut(BaseModel):
             received_at=d.received_at,
             processed_at=d.processed_at,
             body_bytes=len(d.body or b""),
+            forced_at=d.forced_at,
         )
 
 

@@ -27,6 +27,7 @@ _MODULES = {
     "eval": "eval",
     "feeds": "feeds",
     "items": "items",
+    "deliveries": "deliveries",
     "prune": "prune",
 }
 

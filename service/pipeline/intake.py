@@ -6,15 +6,13 @@ worker -> process_delivery()  fetch? -> parse -> clean -> decide -> items, one t
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service import changes, fetch, ingest, metrics, parse, queue
+from service import fetch, ingest, metrics, parse, queue
 from service.errors import (
     FeedParseError,
     FetchError,
@@ -22,14 +20,11 @@ from service.errors import (
     PlainfeedError,
     SignatureError,
 )
-from service.models import (
-    Article,
-    FeedDoc,
-    ItemState,
-)
+from service.models import FeedDoc
 from service.pipeline import order
-from service.pipeline.base import in_chunks, insert_ignore
-from service.pipeline.entries import Entries, feed_address
+from service.pipeline.apply import Apply
+from service.pipeline.base import insert_ignore
+from service.pipeline.entries import feed_address
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -53,39 +48,7 @@ def _storable_validators(
     return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
 
 
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    """What a delivery did to its feed's items."""
-
-    new: list[int]  # ids of the new items queued (pending)
-    changed: list[int]  # ids of the items whose edit was applied and queued again
-    not_applied: int  # changed entries left as stored: the document is not to be trusted
-    held_new: int  # new items stored skipped (a first delivery's older entries)
-    # entries with other text dated before the stored version: (key, its date, stored's)
-    older: list[tuple[str, datetime | None, datetime | None]] = field(default_factory=list)
-
-
-def _may_replace(old_hash: str, new_hash: str, new_date: datetime | None) -> Any:
-    """The condition under which the UPDATE of an item to a version dated ``new_date``
-    applies, checked against the row as it is when written (a concurrent delivery of the
-    feed may have changed it since it was read; on PostgreSQL the UPDATE waits for that
-    one's commit and checks the row it left): a version strictly newer than the stored
-    one replaces it; otherwise only the version read (``old_hash``), and not one known to
-    be newer. Without the dates' order, of two deliveries taking the same entry to two
-    versions the first to commit won, even when it was the older one."""
-    unread = t.Item.content_hash == old_hash
-    if new_date is None:
-        return unread
-    return and_(
-        t.Item.content_hash != new_hash,
-        or_(
-            t.Item.entry_date < new_date,
-            and_(unread, or_(t.Item.entry_date.is_(None), t.Item.entry_date <= new_date)),
-        ),
-    )
-
-
-class Intake(Entries):
+class Intake(Apply):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
         document (conditional GET), parse, fetch the pages of new excerpt-only items,
@@ -110,6 +73,7 @@ class Intake(Entries):
             feed = s.get(t.Feed, d.feed_id) if d.feed_id else None
             body, ctype, fetch_url = d.body, d.content_type, d.fetch_url
             named_feed, sender, record = d.feed_id, d.sender, dict(d.headers or {})
+            force = d.forced_at is not None
         problems: list[str] = []
         validators: tuple[str | None, str | None] | None = None
         observed = order.observed_at(sender, record) if body is not None else None
@@ -118,7 +82,9 @@ class Intake(Entries):
                 url = fetch_url or (feed.url if feed is not None else None)
                 if not url:
                     raise FeedParseError("delivery has no feed document and nothing to fetch")
-                got = self._fetch_feed(feed, url)
+                # Forced (a rollback): not conditional, the origin's older document
+                # is the one asked for, and it would be answered 304.
+                got = self._fetch_feed(None if force else feed, url)
                 if got.not_modified:
                     self._finish_unchanged(claim, owner, f"{url} not modified (HTTP 304)")
                     return
@@ -189,12 +155,12 @@ class Intake(Entries):
                         claim.id,
                         articles,
                         held,
-                        apply_changes=doc.well_formed and stale is None,
+                        apply_changes=doc.well_formed,
+                        document_older=stale is not None,
+                        force=force,
                     )
                     noted = [*doc.problems, *problems]
-                    if stored.not_applied and stale is not None:
-                        noted.append(order.stale_note(stored.not_applied, stale))
-                    elif stored.not_applied:
+                    if stored.not_applied and not doc.well_formed:
                         noted.append(
                             order.stale_note(
                                 stored.not_applied,
@@ -202,8 +168,14 @@ class Intake(Entries):
                                 "not replaced from a document read in part",
                             )
                         )
+                    elif stored.not_applied and stale is not None:
+                        noted.append(order.stale_note(stored.not_applied, stale))
                     if stored.older:
                         noted.append(order.older_note(stored.older))
+                    if stored.raced:
+                        noted.append(order.raced_note(stored.raced))
+                    if stored.forced:
+                        noted.append(order.forced_note(stored.forced, stale))
                     queue.finish(
                         s,
                         queue.DELIVERIES,
@@ -320,114 +292,5 @@ class Intake(Entries):
             )
             feed = s.scalars(select(t.Feed).where(t.Feed.url == url)).one()
         return feed.id
-
-    def _store_items(
-        self,
-        s: Session,
-        feed_id: int,
-        delivery_id: int,
-        articles: list[tuple[Any, Article]],
-        held: set[str],
-        *,
-        apply_changes: bool = True,
-    ) -> _Stored:
-        """Insert the new items (``skipped`` when their key is ``held``, else ``pending``)
-        and update the changed ones (unless ``apply_changes`` is false); an entry dated
-        before the stored version (service.changes) is not applied either."""
-        keys = [e.key for e, _ in articles]
-        known = {
-            row.key: (row.id, row.content_hash, row.state, row.entry_date)
-            for part in in_chunks(keys)
-            for row in s.execute(
-                select(
-                    t.Item.key, t.Item.id, t.Item.content_hash, t.Item.state, t.Item.entry_date
-                ).where(t.Item.feed_id == feed_id, t.Item.key.in_(part))
-            )
-        }
-        now = datetime.now(UTC)
-        dates: dict[str, datetime | None] = {}
-        for e, _ in articles:
-            dates.setdefault(e.key, changes.entry_date(e, now))
-        decision = changes.decide_changes(
-            {k: v[1] for k, v in known.items()},
-            [(e.key, a) for e, a in articles],
-            known_dates={k: v[3] for k, v in known.items()},
-            dates=dates,
-        )
-        new_keys = [k for k, _ in decision.new]
-        by_key = {e.key: (e, a) for e, a in articles}
-        rows = []
-        for key in new_keys:
-            e, a = by_key[key]
-            rows.append(
-                {
-                    "feed_id": feed_id,
-                    "key": key,
-                    "guid": e.guid,
-                    "link": e.link,
-                    "title": (a.title or "")[:1024],
-                    "author": e.author,
-                    "published": e.published,
-                    "entry_date": dates[key],
-                    "content_hash": a.hash,
-                    "text": a.text,
-                    "content_source": a.content_source,
-                    "state": (ItemState.SKIPPED if key in held else ItemState.PENDING).value,
-                    "delivery_id": delivery_id,
-                    "next_attempt_at": now,
-                    "created_at": now,
-                    "updated_at": now,
-                    "attempts": 0,
-                }
-            )
-        # ON CONFLICT DO NOTHING: a concurrent delivery may have inserted the same item.
-        insert_ignore(s, t.Item.__table__, rows)
-        stored = [
-            (row.id, row.state)
-            for part in in_chunks(new_keys)
-            for row in s.execute(
-                select(t.Item.id, t.Item.state).where(
-                    t.Item.feed_id == feed_id,
-                    t.Item.key.in_(part),
-                    t.Item.delivery_id == delivery_id,
-                )
-            )
-        ]
-        new_ids = [i for i, state in stored if state != ItemState.SKIPPED.value]
-        changed_ids = []
-        for key, a in decision.changed if apply_changes else ():
-            item_id, old_hash, state, _ = known[key]
-            values: dict[str, Any] = {
-                "title": (a.title or "")[:1024],
-                "text": a.text,
-                "content_hash": a.hash,
-                "entry_date": dates[key],
-                "updated_at": now,
-            }
-            if state != ItemState.SKIPPED.value:
-                # A skipped item takes the edit (a retry explains the current text) but
-                # stays skipped: an edit of an old post is no reason to explain it.
-                values.update(
-                    state=ItemState.PENDING.value,
-                    attempts=0,
-                    last_error=None,
-                    next_attempt_at=now,
-                    lease_owner=None,
-                    lease_until=None,
-                )
-            res = s.execute(
-                update(t.Item)
-                .where(t.Item.id == item_id, _may_replace(old_hash, a.hash, dates[key]))
-                .values(**values)
-            )
-            if res.rowcount == 1 and state != ItemState.SKIPPED.value:  # type: ignore[attr-defined]
-                changed_ids.append(item_id)
-        return _Stored(
-            new=new_ids,
-            changed=changed_ids,
-            not_applied=0 if apply_changes else len(decision.changed) + len(decision.older),
-            held_new=len(stored) - len(new_ids),
-            older=[(k, dates[k], known[k][3]) for k, _ in decision.older] if apply_changes else [],
-        )
 
     # --- items -----------

@@ -13,7 +13,9 @@ only with the same clock:
 - a document's ``Last-Modified`` (a fetch's, or the one a monitor recorded) against the
   one stored from the last applied document (``feeds.last_modified``; the origin's clock).
 
-Equal or missing times are no evidence: the document is applied as it always was.
+Equal or missing times are no evidence: the document is applied as it always was. An
+entry is judged by its own date where it has one: in a document older by the other two,
+an entry dated after the stored version is applied (service.pipeline.apply).
 """
 
 from __future__ import annotations
@@ -111,3 +113,31 @@ def older_note(older: Sequence[tuple[str, datetime | None, datetime | None]]) ->
     )
     more = f"; and {len(older) - 3} more" if len(older) > 3 else ""
     return stale_note(len(older), f"{named}{more}")
+
+
+def raced_note(raced: Sequence[tuple[str, datetime | None, datetime | None]]) -> str:
+    """Entries another delivery of the feed replaced while this one was decided (two
+    workers at once), by a version not known to be older: each (key, its date, the date
+    of the version kept)."""
+    named = "; ".join(
+        f"{key[:200]} dated {_at(incoming)}: another delivery stored a version dated "
+        f"{_at(stored)} meanwhile, which was kept"
+        for key, incoming, stored in raced[:3]
+    )
+    more = f"; and {len(raced) - 3} more" if len(raced) > 3 else ""
+    return stale_note(len(raced), f"{named}{more}")
+
+
+def forced_note(
+    forced: Sequence[tuple[str, datetime | None, datetime | None]], stale: str | None
+) -> str:
+    """Entries a forced delivery applied over the evidence that they were older: each
+    (key, its date, the stored version's date), and the document's own staleness."""
+    named = "; ".join(
+        f"{key[:200]} dated {_at(incoming)} over the version stored ({_at(stored)})"
+        for key, incoming, stored in forced[:3]
+    )
+    more = f"; and {len(forced) - 3} more" if len(forced) > 3 else ""
+    why = f" ({stale})" if stale else ""
+    n = len(forced)
+    return f"forced: {n} entr{'y' if n == 1 else 'ies'} applied though older{why}: {named}{more}"

@@ -47,6 +47,31 @@ class Review(PipelineBase):
             # A published item leaves the Atom feed: its Last-Modified moves on with this.
             item.updated_at = datetime.now(UTC)
 
+    def retry_delivery(self, delivery_id: int, *, force: bool = False) -> None:
+        """Process a finished delivery again (its document, or a fetch of its feed when
+        it carried none or its body was pruned), with fresh attempts.
+
+        ``force``: apply its version however dated: a publisher who rolled an edit back
+        with its date is refused as older, rightly by the evidence, and only a person can
+        say otherwise. Each entry it applies over a newer one is named in its
+        ``problems``, and ``forced_at`` says when it was asked. A fetch is then made
+        without the feed's validators (the older document would be answered 304)."""
+        with transaction(self.sessions) as s:
+            d = s.get(t.Delivery, delivery_id, with_for_update=True, populate_existing=True)
+            if d is None:
+                raise NotFound(f"no delivery with id {delivery_id}")
+            if d.state not in ("processed", "failed"):
+                raise Conflict(f"delivery {delivery_id} is {d.state}: it is queued already")
+            now = datetime.now(UTC)
+            d.state = "received"
+            d.forced_at = now if force else None
+            d.attempts = 0
+            d.next_attempt_at = now
+            d.lease_owner = d.lease_until = None
+            d.error = d.problems = d.processed_at = None
+            d.items_new = d.items_changed = d.items_skipped = 0
+            d.item_ids = []
+
     def approve(self, item_id: int, who: str) -> t.Explainer:
         """A person publishes a reviewed explainer; who and when are recorded."""
         with transaction(self.sessions) as s:

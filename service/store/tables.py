@@ -108,6 +108,9 @@ class Delivery(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     processed_at: Mapped[datetime | None]
+    # When a person asked for it to be applied over the evidence of order (a retry with
+    # force: a publisher's rollback); None: it is judged as any delivery.
+    forced_at: Mapped[datetime | None]
 
     __table_args__ = (Index("ix_deliveries_claim", "state", "next_attempt_at"),)
 
