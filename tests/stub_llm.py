@@ -218,6 +218,9 @@ class StubLLM:
         self._calls: list[dict[str, Any]] = []
         self.proxied: list[str] = []  # the absolute URLs of requests sent as to a proxy
         self._lock = threading.Lock()
+        # When set to an Event, every request waits for it after being logged: a test
+        # holds a caller inside its model call (an interleaving forced, not timed).
+        self.gate: threading.Event | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -315,6 +318,9 @@ class StubLLM:
         # Logged on arrival, so that a request whose client gave up is on record too.
         record.update(reply=label, status=status)
         self._log(record)
+        gate = self.gate
+        if gate is not None:
+            gate.wait(timeout=120)
         if self.delay:
             time.sleep(self.delay)
         if reply.kind == "sleep":

@@ -9,18 +9,23 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from prometheus_client import REGISTRY
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from service import queue
 from service.api.ops import stats
 from service.engines import get_engine
+from service.errors import LeaseLost
 from service.pipeline import Pipeline
+from service.pipeline.claims import WAITING
 from service.store import tables as t
 from service.store.db import make_sessionmaker, transaction
 from service.worker import Worker
+from tests.conftest import wait_for
 from tests.procs import rss_document
 from tests.seed_db import add_feed
 from tests.stub_llm import Reply, StubLLM, settings_for
@@ -135,9 +140,11 @@ def test_a_feed_with_another_audience_or_language_gets_its_own_explainer(db: Eng
         assert len(keys) == 3 and None not in keys
 
 
-def test_an_explainer_held_for_review_is_not_reused(db: Engine) -> None:
-    """Its twin is explained anew, as it would be alone: a held explainer is a failed
-    gate, and a reviewer's retry must get a new one, not the same one copied back."""
+def test_an_explainer_held_for_review_is_copied_as_held(db: Engine) -> None:
+    """The same inputs would most likely be held again: the twin gets a copy of the held
+    explainer, held too and awaiting its own review, without a second model call
+    (before, each feed paid for the post again). A reviewer's retry of the copy gets a
+    new explainer, not the held one copied back."""
     with rig(db, repair_rounds=0) as r:
         a = add_feed(r.sessions, "https://a.example/feed")
         b = add_feed(r.sessions, "https://b.example/feed")
@@ -152,26 +159,139 @@ def test_an_explainer_held_for_review_is_not_reused(db: Engine) -> None:
         r.stub.push(Reply.explainer(made_up))
         r.deliver(a, doc, "a")
         assert r.items()[0].state == "needs_review"
-        r.deliver(b, doc, "b")  # the stub's default answer: no number, passes
+        r.deliver(b, doc, "b")
         first, second = r.items()
-        assert (first.state, second.state) == ("needs_review", "published")
+        assert (first.state, second.state) == ("needs_review", "needs_review")
+        assert len(r.stub.calls) == 1
+        held, copy = r.explainers()
+        assert copy.reused_from == held.id and copy.body == held.body
+        assert not copy.check_ok and copy.approved_at is None and copy.llm_calls == 0
+        # The reviewer sends the copy back: a new explainer (the stub's default answer,
+        # no number: it passes), not the held one again.
+        r.pipeline.retry(second.id)
+        while r.worker.run_once():
+            pass
+        assert [i.state for i in r.items()] == ["needs_review", "published"]
         assert len(r.stub.calls) == 2
-        assert [e.reused_from for e in r.explainers()] == [None, None]
-        # The published one is reused by the next feed; the held one still is not.
+        assert r.explainers()[-1].reused_from is None
+        # The next feed gets the published one (preferred to the held one).
         c = add_feed(r.sessions, "https://c.example/feed")
         r.deliver(c, doc, "c")
         assert r.items()[2].state == "published" and len(r.stub.calls) == 2
-        assert r.explainers()[2].reused_from == r.explainers()[1].id
+        assert r.explainers()[-1].reused_from == r.explainers()[-2].id
 
 
-def test_another_title_for_the_same_text_is_explained_anew(db: Engine) -> None:
-    # The title is written into the prompt (and read by the check): not the same inputs.
+def intake(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
+    """A delivery stored and processed into items, which wait in the queue."""
+    with transaction(r.sessions) as s:
+        s.add(
+            t.Delivery(
+                external_id=f"test:{tag}",
+                feed_id=feed_id,
+                sender="raw",
+                content_type="application/rss+xml",
+                headers={},
+                body=body,
+            )
+        )
+    with transaction(r.sessions) as s:
+        (claim,) = queue.claim(s, queue.DELIVERIES, "intake", 60)
+    r.pipeline.process_delivery(claim, "intake")
+
+
+def claim_item(r: Rig, owner: str) -> queue.Claim:
+    with transaction(r.sessions) as s:
+        (claim,) = queue.claim(s, queue.ITEMS, owner, 60)
+    return claim
+
+
+def test_two_workers_on_the_same_post_at_once_call_the_model_once(db: Engine) -> None:
+    """The first worker is held inside its model call (the stub's gate); the second,
+    on the same post under another feed, finds the explanation claimed, puts its item
+    back without calling the model, and copies the first's explainer once it is stored.
+    (Before, both found no stored explainer and both paid.)"""
     with rig(db) as r:
         a = add_feed(r.sessions, "https://a.example/feed")
         b = add_feed(r.sessions, "https://b.example/feed")
-        doc = feed_doc()
-        r.deliver(a, doc, "a")
-        r.deliver(b, doc.replace(b"<title>Note", b"<title>Renamed note"), "b")
-        first, second = r.items()
-        assert first.content_hash == second.content_hash and first.title != second.title
+        intake(r, a, feed_doc(), "a")
+        intake(r, b, feed_doc(), "b")
+        r.stub.gate = threading.Event()
+        first = claim_item(r, "w1")
+        states: list[str] = []
+        worker = threading.Thread(
+            target=lambda: states.append(r.pipeline.process_item(first, "w1"))
+        )
+        worker.start()
+        wait_for(lambda: len(r.stub.calls) == 1)  # w1 is inside its model call
+        second = claim_item(r, "w2")
+        assert second.id != first.id
+        assert r.pipeline.process_item(second, "w2") == "pending"
+        waiting = {i.id: i for i in r.items()}[second.id]
+        assert waiting.state == "pending" and waiting.attempts == 0
+        assert (waiting.last_error or "").startswith(f"{WAITING} {first.id} ")
+        assert len(r.stub.calls) == 1
+        r.stub.gate.set()
+        worker.join(timeout=120)
+        assert states == ["published"]
+        # The holder woke the waiting item: it is ready now, and copies the explainer.
+        again = claim_item(r, "w2")
+        assert again.id == second.id
+        assert r.pipeline.process_item(again, "w2") == "published"
+        assert len(r.stub.calls) == 1
+        written, copy = r.explainers()
+        assert (written.item_id, copy.item_id) == (first.id, second.id)
+        assert copy.reused_from == written.id
+        with r.sessions() as s:
+            assert s.scalar(select(func.count()).select_from(t.ExplainClaim)) == 0
+
+
+def test_a_dead_workers_claim_is_taken_over_when_its_lease_runs_out(db: Engine) -> None:
+    """A worker that claimed the explanation and stalled (held inside its model call)
+    keeps the claim only as long as its lease on its item: run out, the item is taken
+    over by another worker, which claims the explanation and explains the post; the
+    waiting twin copies it. The stalled worker's late result is discarded. Nothing is
+    lost, and nobody waits for ever."""
+    with rig(db) as r:
+        a = add_feed(r.sessions, "https://a.example/feed")
+        b = add_feed(r.sessions, "https://b.example/feed")
+        intake(r, a, feed_doc(), "a")
+        intake(r, b, feed_doc(), "b")
+        stall = threading.Event()
+        r.stub.gate = stall
+        dead = claim_item(r, "dead")
+        errors: list[BaseException] = []
+
+        def stalled() -> None:
+            try:
+                r.pipeline.process_item(dead, "dead")
+            except BaseException as exc:  # the test thread looks at it
+                errors.append(exc)
+
+        worker = threading.Thread(target=stalled)
+        worker.start()
+        wait_for(lambda: len(r.stub.calls) == 1)  # "dead" holds the claim, in its call
+        second = claim_item(r, "w2")
+        assert r.pipeline.process_item(second, "w2") == "pending"  # alive: w2 waits
+        # The lease of "dead" runs out (as the clock would make it, without a renewal).
+        with transaction(r.sessions) as s:
+            s.execute(
+                update(t.Item)
+                .where(t.Item.id == dead.id)
+                .values(lease_until=datetime.now(UTC) - timedelta(seconds=1))
+            )
+        r.stub.gate = None  # the calls from now on are answered at once
+        again = claim_item(r, "w3")
+        assert (again.id, again.expired) == (dead.id, True)
+        assert r.pipeline.process_item(again, "w3") == "published"
         assert len(r.stub.calls) == 2
+        # Its explainer stored, w3 woke the waiting twin: ready now, it copies it.
+        twin = claim_item(r, "w2")
+        assert twin.id == second.id
+        assert r.pipeline.process_item(twin, "w2") == "published"
+        assert len(r.stub.calls) == 2
+        written, copy = r.explainers()
+        assert (written.item_id, copy.item_id, copy.reused_from) == (dead.id, second.id, written.id)
+        stall.set()  # the stalled call returns: its result is not stored
+        worker.join(timeout=120)
+        assert len(errors) == 1 and isinstance(errors[0], LeaseLost)
+        assert len(r.explainers()) == 2

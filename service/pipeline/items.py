@@ -22,16 +22,17 @@ from service.errors import (
     LLMRetryable,
     PlainfeedError,
 )
-from service.gate import Outcome, check_stored, explain_and_check
+from service.gate import Outcome, explain_and_check
 from service.models import (
     Article,
     ItemState,
-    Usage,
 )
-from service.pipeline.base import PipelineBase, Spent, feed_options, insert_ignore
+from service.pipeline.base import Spent, feed_options, insert_ignore
+from service.pipeline.claims import Claims, claim_key, release
+from service.pipeline.reuse import Reuse
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.records import article_of, result_of
+from service.store.records import article_of
 
 log = logging.getLogger(__name__)
 
@@ -56,24 +57,6 @@ _ITEM_FEED_EXPLAINERS = (
 )
 
 
-# An explainer of another item that this one would get: the same post (content hash),
-# prompt version, model and inputs (title, author, date, url, audience, language), and
-# one whose check passed. The oldest: the one written, not a copy of it.
-_REUSABLE = (
-    select(t.Explainer)
-    .where(
-        t.Explainer.content_hash == bindparam("content_hash"),
-        t.Explainer.inputs_key == bindparam("inputs_key"),
-        t.Explainer.prompt_version == bindparam("prompt_version"),
-        t.Explainer.model == bindparam("model"),
-        t.Explainer.check_ok.is_(True),
-        t.Explainer.item_id != bindparam("item_id"),
-    )
-    .order_by(t.Explainer.id)
-    .limit(1)
-)
-
-
 # What the event hook gets after an item is stored: the item and its new explainer.
 _ITEM_AND_EXPLAINER = (
     select(t.Item, t.Explainer)
@@ -87,7 +70,7 @@ _ITEM_AND_EXPLAINER = (
 )
 
 
-class Publishing(PipelineBase):
+class Publishing(Claims, Reuse):
     def process_item(self, claim: queue.Claim, owner: str) -> str:
         """Explain one claimed item; returns the state it ended in."""
         if claim.expired and claim.attempts > self.settings.max_attempts:
@@ -149,14 +132,15 @@ class Publishing(PipelineBase):
                 queue.finish(s, queue.ITEMS, claim.id, owner, state=state.value, last_error=None)
             return state.value
         key = inputs_key(article, options)
-        try:
-            reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
-        except LeaseLost:
-            raise
-        except Exception:
-            # Reuse saves a call; failing, it must not cost the item: explain it anew.
-            log.exception("item %s: reusing a stored explainer failed", claim.id)
-            reused = None
+        reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
+        if reused is None:
+            # Another worker may be explaining the same post right now: wait for it
+            # (service.pipeline.claims). Claimed, look again: it may have stored its
+            # explainer between the look above and the claim.
+            effect = claim_key(article.hash, key, prompt_version, model)
+            reused = self._claim_explain(claim, owner, article.hash, effect) or self._reuse(
+                claim, owner, article, model, prompt_version, key, feed_id
+            )
         if reused is not None:
             return reused
         try:
@@ -253,39 +237,22 @@ class Publishing(PipelineBase):
         key: str,
         feed_id: int | None,
     ) -> str | None:
-        """Publish a copy of another item's explainer of the same post, when there is
-        one this item would get (see ``_REUSABLE``); the state it ended in, or None to
-        explain anew.
-
-        The copy goes through the number check again, against this item's article and
-        under today's checker and PLAINFEED_REVIEW_DERIVED, rather than trusting the
-        stored report: the check costs milliseconds, and a checker or policy changed
-        since would otherwise be skipped. Only a copy that passes is taken. One that does
-        not is explained anew, as it would be without a twin (with repair rounds), and a
-        reviewer's `retry` of an item held for review never gets the same explainer
-        back."""
-        with self.read_sessions() as s:
-            found = s.scalars(
-                _REUSABLE,
-                {
-                    "content_hash": article.hash,
-                    "inputs_key": key,
-                    "prompt_version": prompt_version,
-                    "model": model,
-                    "item_id": claim.id,
-                },
-            ).first()
+        """Store a copy of another item's explainer of the same post when there is one
+        this item would get (service.pipeline.reuse); the state it ended in, or None to
+        explain anew. Reuse saves a call; failing, it must not cost the item."""
+        try:
+            found = self._reusable(claim.id, article, model, prompt_version, key)
             if found is None:
                 return None
-            source_id, result = found.id, result_of(found)
-        # Its tokens and cost were counted where it was written: this item's are none.
-        result = result.model_copy(update={"usage": Usage(), "cost_usd": 0.0})
-        outcome = check_stored(result, article, review_derived=self.settings.review_derived)
-        if not outcome.publishable:
+            outcome, source_id = found
+            return self._store_outcome(
+                claim, owner, outcome, model, prompt_version, article, feed_id, key, source_id
+            )
+        except LeaseLost:
+            raise
+        except Exception:
+            log.exception("item %s: reusing a stored explainer failed", claim.id)
             return None
-        return self._store_outcome(
-            claim, owner, outcome, model, prompt_version, article, feed_id, key, source_id
-        )
 
     def _store_outcome(
         self,
@@ -347,6 +314,7 @@ class Publishing(PipelineBase):
             if state == ItemState.PUBLISHED:
                 values["published_at"] = now
             queue.finish(s, queue.ITEMS, claim.id, owner, **values)
+            release(s, claim.id, owner)  # the items waiting for it copy it now
             if self.on_event is not None:
                 event = (
                     "explainer.published"
@@ -410,6 +378,7 @@ class Publishing(PipelineBase):
                 delay=delay,
                 refund=refund,
             )
+            release(s, claim.id, owner)
         state = ItemState.PENDING if again else ItemState.FAILED
         metrics.ITEM_OUTCOMES.labels("retry" if again else "failed").inc()
         return state.value
@@ -428,6 +397,7 @@ class Publishing(PipelineBase):
             queue.finish(
                 s, queue.ITEMS, claim.id, owner, state="failed", last_error=" <- ".join(chain)
             )
+            release(s, claim.id, owner)
         metrics.ITEM_OUTCOMES.labels("failed").inc()
         return ItemState.FAILED.value
 

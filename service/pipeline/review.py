@@ -30,14 +30,17 @@ class Review(PipelineBase):
             if item.state == ItemState.PROCESSING.value:
                 raise Conflict(f"item {item_id} is being processed")
             # A reviewer asking for a retry wants a new explainer: drop the one that
-            # failed the check (an approved or clean one is never dropped).
-            s.execute(
+            # failed the check (an approved or clean one is never dropped), and do not
+            # copy another item's held explainer of this post back to it.
+            dropped = s.execute(
                 delete(t.Explainer).where(
                     t.Explainer.item_id == item_id,
                     t.Explainer.check_ok.is_(False),
                     t.Explainer.approved_at.is_(None),
                 )
             )
+            if dropped.rowcount:  # type: ignore[attr-defined]
+                item.review_declined = item.content_hash
             item.state = ItemState.PENDING.value
             item.last_error = None
             item.attempts = 0

@@ -145,6 +145,9 @@ class Item(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     published_at: Mapped[datetime | None]
+    # The content hash whose held explainer a reviewer sent back (a retry): a held
+    # explainer of another item of that post is not copied to this one.
+    review_declined: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         UniqueConstraint("feed_id", "key", name="uq_items_feed_key"),
@@ -199,6 +202,20 @@ class Explainer(Base):
         # The lookup of a reusable explainer (service.pipeline.items).
         Index("ix_explainers_reuse", "content_hash", "inputs_key"),
     )
+
+
+class ExplainClaim(Base):
+    """A worker explaining a (content hash, inputs, prompt version, model) now: another
+    item with the same key waits for its explainer instead of calling the model too. It
+    holds while its item is processing under the same lease owner (service.pipeline.claims)."""
+
+    __tablename__ = "explain_claims"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    item_id: Mapped[int] = mapped_column(Integer, index=True)
+    owner: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class FeedRemoval(Base):
