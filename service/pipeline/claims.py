@@ -1,6 +1,6 @@
 """Explain claims: one model call per post at a time, across worker processes.
 
-worker -> process_item()  ... reuse? -> claim the explanation -> reuse? -> explain
+worker -> process_item()  ... claim the explanation -> reuse? -> explain
 
 The reuse of an explainer (service.pipeline.items) finds one already stored: two workers
 on items of the same post (the same content hash, e.g. the same post in two feeds) at the
@@ -19,12 +19,14 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from service import queue
 from service.models import ItemState
-from service.pipeline.base import PipelineBase, insert_ignore
+from service.pipeline.base import PipelineBase
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -38,20 +40,42 @@ def claim_key(content_hash: str, inputs: str, prompt_version: str, model: str) -
     return hashlib.sha256(parts.encode()).hexdigest()
 
 
-def _holder_alive(s: Session, item_id: int, owner: str, now: datetime) -> bool:
-    """Whether the claim's holder still works on its item: processing, under the same
-    lease owner, its lease not run out."""
-    return (
-        s.scalar(
-            select(t.Item.id).where(
-                t.Item.id == item_id,
-                t.Item.state == ItemState.PROCESSING.value,
-                t.Item.lease_owner == owner,
-                t.Item.lease_until > now,
-            )
-        )
-        is not None
+# The statements, built once: they run for every item explained (building one costs more
+# CPU than running it).
+_HOLDER_ALIVE = select(t.Item.id).where(
+    t.Item.id == bindparam("item_id"),
+    t.Item.state == ItemState.PROCESSING.value,
+    t.Item.lease_owner == bindparam("owner"),
+    t.Item.lease_until > bindparam("now"),
+)
+_HELD = select(t.ExplainClaim.item_id, t.ExplainClaim.owner).where(
+    t.ExplainClaim.key == bindparam("key")
+)
+_TAKE_OVER = (
+    update(t.ExplainClaim)
+    .where(
+        t.ExplainClaim.key == bindparam("claim_key"),
+        t.ExplainClaim.item_id == bindparam("held_item"),
+        t.ExplainClaim.owner == bindparam("held_owner"),
     )
+    .values(item_id=bindparam("new_item"), owner=bindparam("new_owner"), created_at=bindparam("at"))
+)
+_MINE = (t.ExplainClaim.item_id == bindparam("item_id"), t.ExplainClaim.owner == bindparam("owner"))
+_RELEASE = delete(t.ExplainClaim).where(*_MINE)
+_MINE_HASHES = select(t.ExplainClaim.content_hash).where(*_MINE)
+_WAKE = (
+    update(t.Item)
+    .where(
+        t.Item.state == ItemState.PENDING.value,
+        t.Item.content_hash == bindparam("hash"),
+        t.Item.last_error.startswith(WAITING, autoescape=True),
+    )
+    .values(next_attempt_at=bindparam("woken_at"))
+)
+_INSERT = {
+    "postgresql": pg_insert(t.ExplainClaim).on_conflict_do_nothing(),
+    "sqlite": sqlite_insert(t.ExplainClaim).on_conflict_do_nothing(),
+}
 
 
 def take(s: Session, key: str, content_hash: str, item_id: int, owner: str) -> int | None:
@@ -66,22 +90,23 @@ def take(s: Session, key: str, content_hash: str, item_id: int, owner: str) -> i
         "owner": owner,
         "created_at": now,
     }
-    insert_ignore(s, t.ExplainClaim.__table__, [row])
-    held = s.execute(
-        select(t.ExplainClaim.item_id, t.ExplainClaim.owner).where(t.ExplainClaim.key == key)
-    ).one()
+    s.execute(_INSERT[s.get_bind().dialect.name], row)
+    held = s.execute(_HELD, {"key": key}).one()
     if (held.item_id, held.owner) == (item_id, owner):
         return None
-    if _holder_alive(s, held.item_id, held.owner, now):
+    alive = {"item_id": held.item_id, "owner": held.owner, "now": now}
+    if s.scalar(_HOLDER_ALIVE, alive) is not None:
         return int(held.item_id)
     res = s.execute(
-        update(t.ExplainClaim)
-        .where(
-            t.ExplainClaim.key == key,
-            t.ExplainClaim.item_id == held.item_id,
-            t.ExplainClaim.owner == held.owner,
-        )
-        .values(item_id=item_id, owner=owner, created_at=now)
+        _TAKE_OVER,
+        {
+            "claim_key": key,
+            "held_item": held.item_id,
+            "held_owner": held.owner,
+            "new_item": item_id,
+            "new_owner": owner,
+            "at": now,
+        },
     )
     return None if res.rowcount == 1 else int(held.item_id)  # type: ignore[attr-defined]
 
@@ -90,21 +115,13 @@ def release(s: Session, item_id: int, owner: str) -> None:
     """End the claims of ``item_id``'s worker (its item is finished, backed off or
     failed) and wake the items waiting for them: they copy its explainer now, or claim
     the explanation themselves."""
-    mine = (t.ExplainClaim.item_id == item_id, t.ExplainClaim.owner == owner)
-    gone = list(s.scalars(select(t.ExplainClaim.content_hash).where(*mine)))
+    mine = {"item_id": item_id, "owner": owner}
+    gone = list(s.scalars(_MINE_HASHES, mine))
     if not gone:
         return
-    s.execute(delete(t.ExplainClaim).where(*mine))
+    s.execute(_RELEASE, mine)
     for content_hash in gone:
-        s.execute(
-            update(t.Item)
-            .where(
-                t.Item.state == ItemState.PENDING.value,
-                t.Item.content_hash == content_hash,
-                t.Item.last_error.startswith(WAITING, autoescape=True),
-            )
-            .values(next_attempt_at=datetime.now(UTC))
-        )
+        s.execute(_WAKE, {"hash": content_hash, "woken_at": datetime.now(UTC)})
 
 
 class Claims(PipelineBase):

@@ -132,15 +132,13 @@ class Publishing(Claims, Reuse):
                 queue.finish(s, queue.ITEMS, claim.id, owner, state=state.value, last_error=None)
             return state.value
         key = inputs_key(article, options)
-        reused = self._reuse(claim, owner, article, model, prompt_version, key, feed_id)
-        if reused is None:
-            # Another worker may be explaining the same post right now: wait for it
-            # (service.pipeline.claims). Claimed, look again: it may have stored its
-            # explainer between the look above and the claim.
-            effect = claim_key(article.hash, key, prompt_version, model)
-            reused = self._claim_explain(claim, owner, article.hash, effect) or self._reuse(
-                claim, owner, article, model, prompt_version, key, feed_id
-            )
+        # Another worker may be explaining the same post right now: wait for it
+        # (service.pipeline.claims). Claimed first, then looked for: an explainer stored
+        # by a holder that finished just before is found.
+        effect = claim_key(article.hash, key, prompt_version, model)
+        reused = self._claim_explain(claim, owner, article.hash, effect) or self._reuse(
+            claim, owner, article, model, prompt_version, key, feed_id
+        )
         if reused is not None:
             return reused
         try:

@@ -1,6 +1,6 @@
 """Reuse: another item's explainer of the same post, copied instead of paid for again.
 
-worker -> process_item()  ... reuse? -> claim -> reuse? -> explain -> check -> store
+worker -> process_item()  ... claim -> reuse? -> explain -> check -> store
 
 An explainer of any item with the same content hash, prompt version, model and other
 prompt inputs (service.engines.base.inputs_key) is what this item would get. It is copied
