@@ -150,6 +150,16 @@ def test_feeds_register_list_and_get(server: httpx.Client) -> None:
     assert_problem(server.get("/feeds/999"), 404)
 
 
+def test_a_feed_url_is_registered_without_its_fragment(server: httpx.Client) -> None:
+    """The fragment is no part of the resource (RFC 3986 3.5): "feed/#top" was a second
+    registration of the one feed."""
+    r = server.post("/feeds", json={"url": "https://pytorch.org/blog/feed/#top"})
+    assert r.status_code == 201 and r.json()["url"] == "https://pytorch.org/blog/feed/"
+    for again in ("https://pytorch.org/blog/feed/", "https://pytorch.org/blog/feed/#"):
+        assert_problem(server.post("/feeds", json={"url": again}), 409)
+    assert server.get("/feeds").json()["total"] == 1
+
+
 def test_a_blank_feed_name_is_refused_and_a_name_kept_without_its_padding(
     server: httpx.Client,
 ) -> None:

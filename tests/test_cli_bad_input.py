@@ -294,6 +294,20 @@ def test_a_feed_url_is_written_as_post_feeds_writes_it(tmp_path: Path) -> None:
     assert_bad_input(long_name, "name: String should have at most 512 characters")
 
 
+def test_a_feed_url_is_registered_without_its_fragment(tmp_path: Path) -> None:
+    """A "#fragment" names a place in the document, not another resource (RFC 3986
+    3.5): "https://blog.example/feed#top" was a second feed of the same document."""
+    assert plainfeed(tmp_path, "feeds", "add", "https://blog.example/feed#top").stdout == "1\n"
+    for again in (
+        "https://blog.example/feed",
+        "https://blog.example/feed#",
+        "https://blog.example/feed#x",
+    ):
+        done = plainfeed(tmp_path, "feeds", "add", again)
+        assert_bad_input(done, "a feed with url https://blog.example/feed is already registered")
+    assert plainfeed(tmp_path, "feeds", "list").stdout == "1\thttps://blog.example/feed\t\n"
+
+
 def test_a_binary_file_is_not_explained_or_checked(tmp_path: Path) -> None:
     blob = tmp_path / "figure.png"
     blob.write_bytes(BINARY)

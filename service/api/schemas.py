@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import Path, Query, Request
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -31,6 +32,18 @@ FeedName = Annotated[
 ]
 
 
+def _without_fragment(url: HttpUrl) -> HttpUrl:
+    """The URL without its "#fragment" (empty or not): it names a place in the document,
+    not another resource (RFC 3986 3.5), and the feed's URL is its identity: with one,
+    the same feed was registered twice."""
+    text = str(url)
+    return HttpUrl(text.split("#", 1)[0]) if "#" in text else url
+
+
+# A feed's URL as it is stored and compared: HttpUrl's normal form, no fragment.
+FeedUrl = Annotated[HttpUrl, AfterValidator(_without_fragment)]
+
+
 class FeedIn(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -47,7 +60,7 @@ class FeedIn(BaseModel):
         },
     )
 
-    url: HttpUrl
+    url: FeedUrl
     name: FeedName | None = None
     secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
     audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
