@@ -253,6 +253,11 @@ NEGOTIATED = [
     ("image/png, */*;q=0.1, application/json;q=0", "text/markdown"),
     ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "text/html"),
     ("", "application/json"),
+    # A malformed q is read as q=1, as Django's MediaType.quality reads it: the client
+    # named the type; "text/markdown;q=abc" was left out and answered with JSON.
+    ("text/markdown;q=abc", "text/markdown"),
+    ("text/markdown;q=, application/json;q=0.5", "text/markdown"),
+    ("text/plain;q=1.5, text/html;q=0.9", "text/plain"),
 ]
 
 

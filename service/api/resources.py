@@ -326,9 +326,12 @@ _Q = re.compile(r"(?:[01](?:\.\d*)?|\.\d+)")  # lenient: Java clients send "q=.2
 def parse_accept(accept: str) -> list[tuple[str, str, float]]:
     """The media ranges of an Accept header as (type, subtype, q), lower-cased.
 
-    An element that does not parse (no type/subtype, a q out of 0-1) is left out rather
-    than failing the request; a bare ``*`` (old clients) is read as ``*/*``. Parameters
-    other than q are ignored: every representation is served in UTF-8 and has none."""
+    An element without a type/subtype is left out rather than failing the request; a q
+    that is not a number of 0 to 1 ("q=abc", "q=", "q=1.5") is read as 1, as Django's
+    MediaType.quality reads it: the client named the type, and leaving it out answered
+    "text/markdown;q=abc" with JSON. A bare ``*`` (old clients) is read as ``*/*``.
+    Parameters other than q are ignored: every representation is served in UTF-8 and has
+    none."""
     ranges = []
     for element in accept.split(","):
         media, *params = (p.strip() for p in element.split(";"))
@@ -337,15 +340,14 @@ def parse_accept(accept: str) -> list[tuple[str, str, float]]:
         kind, _, sub = media.partition("/")
         if not kind or not sub or (kind == "*" and sub != "*"):
             continue
-        q: float | None = 1.0
+        q = 1.0
         for param in params:
             name, _, value = param.partition("=")
             if name.strip().lower() == "q":
                 value = value.strip()
-                q = float(value) if _Q.fullmatch(value) and float(value) <= 1 else None
+                q = float(value) if _Q.fullmatch(value) and float(value) <= 1 else 1.0
                 break
-        if q is not None:
-            ranges.append((kind, sub, q))
+        ranges.append((kind, sub, q))
     return ranges
 
 
