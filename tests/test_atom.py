@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from service.api.app import create_app
 from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
+from service.parse import parse_feed
 from service.store import tables as t
 from service.store.feeds import remove_feed
 from tests.conftest import make_settings
@@ -318,3 +319,32 @@ def test_hostile_entries_are_escaped_and_sanitised(client: TestClient) -> None:
     assert rels == {"alternate"}  # no "via" link to a javascript: URL
     parsed = feedparser.parse(client.get(f"/feeds/{fid}/feed.atom").content)
     assert not parsed.bozo
+
+
+def test_an_author_with_markup_characters_is_escaped_once_on_the_page_and_in_atom(
+    client: TestClient,
+) -> None:
+    """A feed that is not well-formed ("A & B") got its author from feedparser's loose
+    parser HTML-escaped, stored so, and escaped again: the item page and the Atom feed
+    showed a literal "&lt;b&gt;"."""
+    loose = (
+        b'<rss version="2.0"><channel><title>T</title><item><title>A & B</title>'
+        b"<link>https://x.example/1</link><author>Ann &lt;b&gt; &amp; Bo</author>"
+        b"<description>It runs 1.5x faster.</description></item></channel></rss>"
+    )
+    (entry,) = parse_feed(loose).entries
+    sm = sessions(client)
+    iid = add_item(
+        sm,
+        add_feed(sm, url="https://x.example/feed", name="X"),
+        title=entry.title,
+        text="It runs 1.5x faster.",
+        explainer=explainer("X: faster kernels"),
+        report=REPORT,
+        author=entry.author,
+    )
+    page = client.get(f"/ui/items/{iid}").text
+    assert "by Ann &lt;b&gt; &amp; Bo" in page and "&amp;lt;" not in page
+    atom = client.get("/feed.atom").text
+    assert "<name>Ann &lt;b&gt; &amp; Bo</name>" in atom and "&amp;lt;" not in atom
+    assert feedparser.parse(atom).entries[0].author == "Ann <b> & Bo"

@@ -166,6 +166,45 @@ def test_plain_text_fields_become_html() -> None:
     assert doc.problems == ("item 3 is not an object: ignored",)
 
 
+# A feed that is not well-formed ("A & B"): feedparser's loose parser hands the author over
+# HTML-escaped, the title and the summary decoded.
+LOOSE_AUTHOR = (
+    b'<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>T</title>'
+    b"<item><title>A & B &lt;b&gt; c</title><link>https://x.example/1</link>"
+    b"<author>Ann &lt;b&gt; &amp; Bo</author>"
+    b"<description>&lt;p&gt;x &amp;lt;y&amp;gt; z&lt;/p&gt;</description></item>"
+    b"<item><title>Two</title><link>https://x.example/2</link>"
+    b"<dc:creator>Cy &lt;c&gt;</dc:creator><description>x</description></item>"
+    b"</channel></rss>"
+)
+# Well-formed, the name's text escaped once more by the publisher's template.
+ATOM_ESCAPED_AUTHOR = (
+    b'<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><entry><id>1</id>'
+    b"<title>t</title><author><name>Ann &amp;lt;b&amp;gt;</name></author>"
+    b'<content type="html">x</content><updated>2026-01-01T00:00:00Z</updated></entry></feed>'
+)
+
+
+def test_an_author_the_parser_leaves_escaped_is_unescaped_once() -> None:
+    """The item page and the Atom feed showed a literal "&lt;b&gt;": the stored author
+    was the parser's escaped text, escaped again on output. The title and summary were
+    decoded already and stay as they were."""
+    loose = parse_feed(LOOSE_AUTHOR)
+    assert not loose.well_formed
+    first, second = loose.entries
+    assert first.author == "Ann <b> & Bo" and second.author == "Cy <c>"
+    assert first.title == "A & B <b> c"
+    assert first.summary_html == "<p>x &lt;y&gt; z</p>"  # HTML: escaped, as it should be
+    assert parse_feed(ATOM_ESCAPED_AUTHOR).entries[0].author == "Ann <b>"
+    # Well-formed, the parser decoded it: as it was.
+    strict = parse_feed(LOOSE_AUTHOR.replace(b"A & B", b"A &amp; B"))
+    assert strict.well_formed and strict.entries[0].author == "Ann <b> & Bo"
+    assert (
+        parse_feed(LOOSE_AUTHOR.replace(b"Ann &lt;b&gt;", b"<![CDATA[Ann <b>]]>")).entries[0].author
+        == "Ann <b> & Bo"
+    )
+
+
 def test_malformed_but_readable_feed_reports_the_parser_complaint() -> None:
     doc = parse_feed((DATA / "feeds" / "malformed.xml").read_bytes())
     assert [e.title for e in doc.entries] == ["Throughput up 2.04x", "Second post"]

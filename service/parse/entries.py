@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from service.clean.chars import prose
 from service.models import FeedDoc, FeedEntry
 
 _MAX_URL = 2048  # the key, guid and link columns of an item
@@ -88,6 +89,10 @@ def make_entry(
     # it stays one identity; a link cut short would lead nowhere, so it is dropped.
     if len(key) > _MAX_URL:
         key = "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+    # feedparser's loose parser (a feed not well-formed) hands the author over HTML-escaped
+    # ("Ann &lt;b&gt;"), and templates escape names twice: decoded here, once, as the title
+    # is (clean.prose), the item page and the Atom feed showed a literal "&lt;b&gt;".
+    author = prose(author) or None if author else author
     return FeedEntry(
         key=key,
         guid=guid[:_MAX_URL] if guid else guid,
