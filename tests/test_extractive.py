@@ -549,9 +549,32 @@ def test_definition_at_first_use() -> None:
     _, glossary = load_glossary(PROMPTS / "glossary.yaml")
     e = build_explainer(article, glossary)
     text = e.all_text()
-    assert "new kernels, code containing the computation steps to execute on a chip." in text
+    assert "new kernels (code containing the computation steps to execute on a chip)." in text
     assert "graphics processing unit" in text  # one definition per sentence: the next one
     assert text.count("code containing the computation steps") == 1
+
+
+def test_a_definition_is_set_apart_by_parentheses_wherever_it_goes() -> None:
+    """One apposition for every definition: at a sentence's end it was a bare comma,
+    which read as one more item of a list ("1,500 learned gist tokens, small pieces of
+    text, about a word or part of a word each.")."""
+    _, glossary = load_glossary(PROMPTS / "glossary.yaml")
+    end = "It shrank the prompt to about 1,500 learned gist tokens. It is shorter now."
+    assert define(end, glossary, set()) == (
+        "It shrank the prompt to about 1,500 learned gist tokens (small pieces of text,"
+        " about a word or part of a word each). It is shorter now."
+    )
+    middle = "The kernels ran on the new chip."
+    assert define(middle, glossary, set()) == (
+        "The kernels (code containing the computation steps to execute on a chip) ran on"
+        " the new chip."
+    )
+    # Every definition of an explainer so: none opens with a bare ", ".
+    text = build_explainer(_article(MD_POSTS[1]), glossary).all_text()
+    assert "gist tokens (small pieces of text, about a word or part of a word each)" in text
+    for e in glossary:
+        for d in (e.definition, e.plural):
+            assert d is None or f", {d}" not in text, d
 
 
 def test_feed_glossary_overrides_and_extends(tmp_path: Path) -> None:
@@ -775,7 +798,7 @@ def test_a_table_row_read_as_a_sentence_takes_no_definition() -> None:
     text = _explain("pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html")
     prose = text.all_text()
     assert "Llama3-8B (dense): optimization Rowwise FP8 vs BF16; result +13.4% throughput." in prose
-    assert "improving throughput, how much work is done per unit of time" in prose
+    assert "improving throughput (how much work is done per unit of time)" in prose
 
 
 def test_a_kept_caption_says_what_it_is() -> None:

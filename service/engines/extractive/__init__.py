@@ -93,7 +93,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-3"
+ENGINE_VERSION = "extractive-4"
 
 
 class ExtractiveEngine:

@@ -194,8 +194,10 @@ def _definition_insert(text: str, start: int, end: int, definition: str) -> tupl
     if m:
         pos += m.end()
     after = text[pos:]
+    # In parentheses wherever it goes: after a bare comma at a sentence's end it read as
+    # one more item of a list ("1,500 learned gist tokens, small pieces of text, ...").
     if not after or re.match(r"[.!?](\s|$)", after):
-        return pos, f", {definition}"
+        return pos, f" ({definition})"
     if (
         after[0] in ",;:"
         or after.startswith(" —")
