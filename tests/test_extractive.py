@@ -21,6 +21,7 @@ from service.engines.extractive import (
 )
 from service.engines.extractive.blocks import table_sentences
 from service.engines.extractive.figures import figures
+from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.glossary import define
 from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sections import plain_heading
@@ -809,3 +810,40 @@ def test_a_kept_caption_says_what_it_is() -> None:
     ).all_text()
     assert "A figure in the post shows the Rowwise FP8 training throughput on 8×MI300X" in prose
     assert "\nRowwise FP8 training throughput" not in prose
+
+
+def test_a_list_fragment_without_a_verb_of_its_own_is_no_sentence() -> None:
+    """A scraped list item that is a noun phrase was kept as a sentence: "Today, vLLM
+    offers three flavours of model definitions. The new “flat” models which live under
+    vllm/models/." (a status page's "Codex Web (Operational)." too)."""
+    text = _explain("pytorch-blog-hardware-agnostic-models-in-vllm.md").all_text()
+    assert "three flavours of model definitions" in text
+    assert "models which live under" not in text
+    for fragment in (
+        "The new “flat” models which live under vllm/models/.",
+        "The transformers modeling backend, which imports models from transformers.",
+        "Models which run on GPUs.",
+    ):
+        assert is_noun_phrase(fragment), fragment
+    for sentence in (
+        "The models which live there are new.",
+        "Those who use it see gains.",
+        "It supports models which run on GPUs.",
+        "Our models run fast, which helps.",
+        "Where possible, the layers fall back to torch ops.",
+        "vLLM offers three flavours of model definitions.",
+    ):
+        assert not is_noun_phrase(sentence), sentence
+    assert has_no_finite_verb("Codex Web (Operational).")
+    assert has_no_finite_verb("Python 3.14 support.")
+    for item in ("GPUs share memory.", "The kernel improved throughput by 2x.", "It's faster."):
+        assert not has_no_finite_verb(item), item
+    status = Article(
+        title="Elevated errors",
+        text=(
+            "Elevated errors on ChatGPT for some users. All impacted services have now fully"
+            " recovered.\n\nAffected components\n\n- Codex Web (Operational)\n"
+            "- Image Generation (Operational)\n"
+        ),
+    )
+    assert "(Operational)" not in build_explainer(status).all_text()

@@ -18,10 +18,10 @@ a figure, and the title's claim (a phrase cut from a sentence) is kept only when
 check backs it.
 
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
-(candidates and their scores), ``plan`` (which sections, how many words, which sentences),
-``style`` and ``glossary`` (wording and definitions), ``title`` (title and takeaway) and
-``subject`` (the name the title leads with);
-``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
+(candidates and their scores; ``fragments`` tells a noun phrase from a sentence),
+``plan`` (which sections, how many words, which sentences), ``style`` and ``glossary``
+(wording and definitions), ``title`` (title and takeaway) and ``subject`` (the name the
+title leads with); ``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-4"
+ENGINE_VERSION = "extractive-5"
 
 
 class ExtractiveEngine:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from service.engines.extractive.blocks import short_code, table_sentences
 from service.engines.extractive.figures import figures
+from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.inline import clean_inline
 from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import dehype
@@ -351,6 +352,10 @@ def _score(c: Cand, title_words: set[str]) -> None:
         or BIO.match(text)  # a speaker's or author's bio inside a paragraph
         or text.count("(") > 3  # a formula or a call chain, not prose
         or n < 3
+        # A noun phrase is no statement ("The new “flat” models which live under ..."):
+        # a caption's is said as one (as_caption), a table row's is a row.
+        or (c.kind != "table" and not c.caption and is_noun_phrase(text))
+        or (c.kind == "item" and has_no_finite_verb(text))
     )
     c.long = n > 80
     c.base = -100.0 if excluded or c.long else s
