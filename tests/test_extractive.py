@@ -26,7 +26,7 @@ from service.engines.extractive.glossary import define
 from service.engines.extractive.plan import _with_antecedent
 from service.engines.extractive.sections import plain_heading
 from service.engines.extractive.sentences import Cand, Draft, subject_of, with_subject
-from service.engines.extractive.style import dehype, write_sentence
+from service.engines.extractive.style import dehype, third_person, voice_of, write_sentence
 from service.engines.extractive.subject import strip_site_name
 from service.engines.extractive.subject import subject as post_subject
 from service.engines.extractive.subject import whole_name as _whole_name
@@ -199,8 +199,10 @@ def test_length_and_reading_grade(name: str) -> None:
 def test_same_input_same_output() -> None:
     article = _article(FLYDSL)
     first = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions())
+    # A new Article of the same post (where it came from says who "we" is: style.voice_of).
     again = ExtractiveEngine(PROMPTS).explain(
-        Article(title=article.title, text=article.text), ExplainOptions()
+        Article(title=article.title, text=article.text, content_source=article.content_source),
+        ExplainOptions(),
     )
     assert first.model_dump_json() == again.model_dump_json()
 
@@ -465,18 +467,24 @@ def test_an_untitled_post_is_titled_by_its_subject_and_claim_not_its_first_sente
 
 
 @pytest.mark.parametrize(
-    ("title", "expected"),
+    ("title", "author", "expected"),
     [
-        ("Our approach to bioresilience", "Their approach to bioresilience"),
-        ("We ran 900 DeepSWE rollouts on GLM-5.3", "The authors ran 900 DeepSWE rollouts"),
+        ("Our approach to bioresilience", "Ann Lee", "Their approach to bioresilience"),
+        ("We ran 900 DeepSWE rollouts on GLM-5.3", "Ann Lee", "The authors ran 900 DeepSWE"),
+        # The DeepMind and Together feeds sign none of their posts: the publisher speaks.
+        ("Our approach to bioresilience", None, "The team's approach to bioresilience"),
+        ("We ran 900 DeepSWE rollouts on GLM-5.3", None, "The team ran 900 DeepSWE rollouts"),
     ],
 )
-def test_a_title_in_the_first_person_is_told_in_the_third(title: str, expected: str) -> None:
+def test_a_title_in_the_first_person_is_told_in_the_third(
+    title: str, author: str | None, expected: str
+) -> None:
     text = (
         "The team compared two coding agents on the same tasks over several weeks. "
         "The smaller model solved fewer tasks but cost far less per solved task overall."
     )
-    e = ExtractiveEngine(PROMPTS).explain(Article(title=title, text=text), ExplainOptions())
+    article = Article(title=title, text=text, author=author)
+    e = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions())
     assert expected in e.explainer.title
     assert not re.search(r"\b(we|our|us)\b", e.explainer.title, re.I)
 
@@ -847,3 +855,61 @@ def test_a_list_fragment_without_a_verb_of_its_own_is_no_sentence() -> None:
         ),
     )
     assert "(Operational)" not in build_explainer(status).all_text()
+
+
+def test_a_status_page_or_an_unsigned_notice_speaks_as_the_team_not_the_authors() -> None:
+    """A status page's "We will provide an update" was "The authors will provide an
+    update": no one authored it. The publisher's "we" is "the team", its verb agreeing;
+    a signed post and a document given as a file keep "the authors"."""
+    feed = (DATA / "feeds" / "claude-status-history-atom-2026-10-08-012672d.xml").read_bytes()
+    status = [clean.article_from_entry(e) for e in parse.parse_feed(feed).entries]
+    texts = [build_explainer(a).all_text() for a in status]
+    assert not any("authors" in t for t in texts)
+    said = " ".join(texts)
+    for phrase in (
+        "The team is investigating elevated errors",
+        "The team will provide an update as soon as possible.",
+        "The team has identified the cause of elevated errors",
+        "and is working on a fix",  # the second verb of the same subject agrees too
+    ):
+        assert phrase in said, phrase
+    post = (
+        "# Faster kernels\n\nWe rewrote the attention kernels. We are measuring a 1.5x"
+        " speedup over the old kernels on MI355X. Our next step is FP8.\n"
+    )
+    unsigned = Article(title="Faster kernels", text=post, content_source="feed")
+    signed = Article(title="Faster kernels", text=post, author="Ann Lee", content_source="feed")
+    as_file = Article(title="Faster kernels", text=post, content_source="file")
+    assert [voice_of(a) for a in (unsigned, signed, as_file)] == ["team", "authors", "authors"]
+    incident = Article(title="Errors", text=post, url="https://status.example.com/incidents/x1")
+    assert voice_of(incident) == "team"
+    team = " ".join(p for sec in build_explainer(unsigned).sections for p in sec.paragraphs)
+    assert "The team rewrote the attention kernels." in team and "authors" not in team
+    assert "The team reports that" in team or "the team is measuring" in team.lower()
+    assert "The authors rewrote the attention kernels." in build_explainer(signed).all_text()
+    # The team is one: its verbs agree, and "our" is its own.
+    for we, team_says in (
+        ("We're seeing elevated latency.", "The team is seeing elevated latency."),
+        ("We continue to monitor closely.", "The team continues to monitor closely."),
+        (
+            "While we work on a fix, we now expect delays.",
+            "While the team works on a fix, the team now expects delays.",
+        ),
+        ("We have refreshed our visual identity.", "The team has refreshed its visual identity."),
+        (
+            "Our team will post an update when we have more to share.",
+            "The team will post an update when the team has more to share.",
+        ),
+        (
+            "Our newest model is out. Find us at booth B714.",
+            "The team's newest model is out. Find the team at booth B714.",
+        ),
+        (
+            "We ran 904 rollouts and will publish them.",
+            "The team ran 904 rollouts and will publish them.",
+        ),
+    ):
+        assert third_person(we, "team") == team_says
+    case = case_table(post)
+    said = write_sentence("It is 1.5x faster than before on MI355X.", 0, case, "team")
+    assert said.startswith("The team reports that ")

@@ -8,7 +8,8 @@ Jargon gets a plain definition at first use from ``prompts/glossary.yaml``; resu
 sentences are attributed to the post.
 
 Every sentence is a source sentence used whole (only Markdown syntax stripped, first
-person turned into "the authors", an attribution or a definition added), and nothing
+person turned into "the authors", or "the team" where the publisher speaks: a status
+page, an unsigned feed post; an attribution or a definition added), and nothing
 the engine adds contains a digit, so every number of the explainer is the source's own,
 character for character. Verbatim is not enough for the number check, which also asks
 what a figure is said of, so the engine keeps each figure with its context: a sentence
@@ -19,9 +20,10 @@ check backs it.
 
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
 (candidates and their scores; ``fragments`` tells a noun phrase from a sentence),
-``plan`` (which sections, how many words, which sentences), ``style`` and ``glossary``
-(wording and definitions), ``title`` (title and takeaway) and ``subject`` (the name the
-title leads with); ``words``, ``figures``, ``inline`` and ``blocks`` read the text for them.
+``plan`` (which sections, how many words, which sentences), ``style``, ``team`` and
+``glossary`` (wording and definitions; ``team`` words the publisher's "we"), ``title``
+(title and takeaway) and ``subject`` (the name the title leads with); ``words``,
+``figures``, ``inline`` and ``blocks`` read the text for them.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ from service.engines.extractive.sentences import (
     is_result,
     with_subject,
 )
-from service.engines.extractive.style import dehype, third_person, write_sentence
+from service.engines.extractive.style import dehype, third_person, voice_of, write_sentence
 from service.engines.extractive.title import explainer_title, takeaway
 from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, content_words
 from service.errors import NothingToExplain
@@ -93,7 +95,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-5"
+ENGINE_VERSION = "extractive-6"
 
 
 class ExtractiveEngine:
@@ -149,6 +151,7 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
     prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
     case = case_table("\n".join(prose))
     draft = collect(source_sections(blocks), content_words(article.title))
+    draft.voice = voice_of(article)
     if not any(c.base > -50 for c in draft.cands):
         raise NothingToExplain("the article has no prose sentences to explain")
     plans = plan(draft, case)
@@ -197,7 +200,7 @@ def _write(
                     attributions += 1
                     attributed = True
                 text = as_caption(c, with_subject(c, case, sentences), case)
-                sentences.append(write_sentence(text, attribute, case))
+                sentences.append(write_sentence(text, attribute, case, draft.voice))
             # A table row read as a sentence ("Llama3-8B (dense): result +13.4%
             # throughput.") takes no definition: one there reads as another cell.
             runs = itertools.groupby(zip(para, sentences, strict=True), lambda x: x[0].kind)

@@ -50,7 +50,9 @@ def plan(draft: Draft, case: CaseTable) -> list[Plan]:
     plans = []
     for i in chosen:
         s = secs[i]
-        heading = "What is new" if s.heading is None else plain_heading(s.heading, case)
+        heading = (
+            "What is new" if s.heading is None else plain_heading(s.heading, case, draft.voice)
+        )
         plans.append(Plan(heading, s.role, [i]))
     if len(plans) < MIN_SECTIONS:
         plans = _split(draft, plans)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from service.engines.extractive.inline import clean_inline
-from service.engines.extractive.style import third_person
+from service.engines.extractive.style import Voice, third_person
 from service.engines.extractive.words import CaseTable, sentence_case
 from service.text import Block
 
@@ -159,7 +159,7 @@ _WH_AUX = re.compile(
 _WHAT_IS = re.compile(r"^what\s+(is|are)\s+(the|their|our)\s+(.+?)(\s+here)?$", re.I)
 
 
-def plain_heading(heading: str, table: CaseTable) -> str:
+def plain_heading(heading: str, table: CaseTable, voice: Voice = "authors") -> str:
     """A source heading as a plain statement in sentence case, in the third person."""
     h = heading.strip().rstrip("?:!. ").strip()
     h = re.sub(r"^(part|step|chapter)?\s*\d+[.:)]\s+", "", h, flags=re.I) or h
@@ -177,4 +177,4 @@ def plain_heading(heading: str, table: CaseTable) -> str:
         if pat.search(h):
             h = pat.sub(repl, h).strip()
             break
-    return sentence_case(third_person(h), table)
+    return sentence_case(third_person(h, voice), table)

@@ -15,7 +15,7 @@ from service.engines.extractive.figures import figures
 from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.inline import clean_inline
 from service.engines.extractive.sections import BIO, SourceSection
-from service.engines.extractive.style import dehype
+from service.engines.extractive.style import Voice, dehype
 from service.engines.extractive.words import (
     CaseTable,
     content_words,
@@ -85,6 +85,7 @@ class Draft:
     codes: dict[int, str]  # a usage section's code block, by section
     headline: set[str]  # figures of the intro and of bold spans
     subs_seen: dict[int, set[int]] = field(default_factory=dict)  # sub-sections taken from
+    voice: Voice = "authors"  # who the post's "we" is (style.voice_of)
 
     def gain(self, c: Cand, covered: dict[str, float]) -> float:
         """What taking ``c`` adds, given how much of each figure is ``covered``."""

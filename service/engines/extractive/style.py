@@ -4,9 +4,13 @@ closing punctuation, and results attributed to the post."""
 from __future__ import annotations
 
 import re
+from typing import Literal
+from urllib.parse import urlsplit
 
 from service.engines.extractive.inline import strip_refs
+from service.engines.extractive.team import as_team
 from service.engines.extractive.words import CaseTable, lower_first, written_as_name
+from service.models import Article
 
 # Hype adjectives and adverbs that can go without breaking the sentence. Not
 # "state-of-the-art": in this field it is a claim about a result, which the explainer
@@ -55,11 +59,44 @@ _FIRST_PERSON = [
 ]
 _US = re.compile(r"\b[Uu]s\b")
 
+# Who "we" is: the post's authors, or the publisher speaking for itself ("We are
+# investigating elevated errors" on a status page, an unsigned company notice), whom "the
+# authors" misnames: "The authors will provide an update".
+Voice = Literal["authors", "team"]
 
-def third_person(sentence: str) -> str:
+
+# A status page's update: "Oct 7, 21:23 UTC Resolved - We have ...", "Status: Resolved".
+_STATUS_UPDATE = re.compile(
+    r"(?:^|\b(?:UTC|GMT|PT|ET)\s+)(?:Investigating|Identified|Monitoring|Resolved|Update|"
+    r"Postmortem|Scheduled|Verifying|Completed)\s+[-–—]\s|^Status:\s+(?:Resolved|"
+    r"Investigating|Identified|Monitoring|Operational|Degraded)",
+    re.MULTILINE,
+)
+
+
+def voice_of(article: Article) -> Voice:
+    """ "team" for a status page's incident (a host "status.*", a path with "/incidents/",
+    updates marked "Investigating - ...") and for a feed's post without a byline, where
+    the publisher speaks; "authors" for a signed post and for a document given as a file,
+    which names its authors or not."""
+    parts = urlsplit(article.url or "")
+    host = (parts.hostname or "").lower()
+    if host.startswith("status.") or "/incidents/" in parts.path.lower():
+        return "team"
+    if _STATUS_UPDATE.search(article.text):
+        return "team"
+    if not (article.author or "").strip() and article.content_source in ("feed", "page"):
+        return "team"
+    return "authors"
+
+
+def third_person(sentence: str, voice: Voice = "authors") -> str:
     """The authors' "we" as "the authors" (numbers are never touched). "us" is "them"
     after the authors were named in the sentence ("We hope it helps us"), else "the
-    authors" ("Join us in San Jose" as "Join them in ..." named nobody)."""
+    authors" ("Join us in San Jose" as "Join them in ..." named nobody). In the team's
+    voice (``voice_of``), "we" is "the team", its verb made to agree."""
+    if voice == "team":
+        return as_team(sentence)
     for pat, repl in _FIRST_PERSON:
         sentence = pat.sub(repl, sentence)
 
@@ -89,16 +126,21 @@ _ATTRIBUTED = re.compile(
     re.IGNORECASE,
 )
 _ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The post reports that ")
+_TEAM_REPORTS = "The team reports that "
 _AFTER = ", according to the post."
 
 
-def write_sentence(text: str, attribute: int | None, case: CaseTable) -> str:
+def write_sentence(
+    text: str, attribute: int | None, case: CaseTable, voice: Voice = "authors"
+) -> str:
     """A kept sentence as the explainer says it; ``attribute`` picks the wording that
     credits the post with the result (``None``: no attribution)."""
-    s = finish(third_person(strip_refs(text)))
+    s = finish(third_person(strip_refs(text), voice))
     if attribute is not None and not _ATTRIBUTED.search(s):
         lowered = lower_first(s, case)
         wording = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)]
+        if voice == "team" and wording == _ATTRIBUTIONS[0]:
+            wording = _TEAM_REPORTS
         if lowered is not None and wording.endswith(" that ") and lowered.startswith("that "):
             s = _ATTRIBUTIONS[1] + lowered  # not "reports that that flywheel ..."
         elif lowered is not None:

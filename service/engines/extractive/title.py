@@ -79,7 +79,7 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
         new = ""  # "Why ExecuTorch?" says no more than the subject
     # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
     # the explainer does not (README, "The explainer": no first person), its sentences neither.
-    new = sentence_case(third_person(new), case) if new else ""
+    new = sentence_case(third_person(new, draft.voice), case) if new else ""
     for claim in [*_claims(draft, new), ""]:
         if claim and claim.split(" ", 1)[0].lower() in ("the", "a", "an", "this", "its"):
             claim = claim.split(" ", 1)[1]
@@ -124,7 +124,7 @@ def _claims(draft: Draft, new: str) -> Iterator[str]:
     seen: set[str] = set()
     for pool, least in ((intro, 2.0), (ranked[:5], 2.0), (ranked[:3], 1.0)):
         for c in pool:
-            text = third_person(strip_refs(c.text))
+            text = third_person(strip_refs(c.text), draft.voice)
             for fig, w in c.figures.items():
                 if w < least:
                     continue
@@ -196,7 +196,7 @@ def takeaway(
     if not pool:
         return None
     best = max(pool, key=lambda c: (c.base + 0.3 * len(c.figures), -c.index))
-    return define(finish(third_person(best.text)), glossary, defined)
+    return define(finish(third_person(best.text, draft.voice)), glossary, defined)
 
 
 _CLAUSE_CUT = re.compile(r",\s|;\s|:\s|\s\(|\s—\s|\s–\s|\.\s")

@@ -1,0 +1,124 @@
+"""The publisher's "we" as "the team": a status page's "We are investigating elevated
+errors" is "The team is investigating elevated errors", not "The authors are ...". "The
+team" is singular: the verb after it agrees ("is", "has", "continues"), and "our" is
+"its" once the team is named in the sentence."""
+
+from __future__ import annotations
+
+import re
+
+from service.engines.extractive.words import wordset
+
+_WE = re.compile(r"\b([Ww])e(?:[’'](re|ve|ll|d))?\b")
+_CONTRACTED = {"re": "is", "ve": "has", "ll": "will", "d": "would"}
+# A verb form that a singular subject takes as it is, or one that is not a verb.
+_AS_IS = wordset(
+    """will would can could may might must shall should had did was cannot won't wouldn't
+    can't couldn't shouldn't mustn't didn't hadn't wasn't
+    ran saw made built found took gave got began wrote put set cut read kept left held
+    brought thought knew went came became spent sent led met chose drew grew rose fell won
+    lost paid said told sold hit let shut quit spread cost
+    all both ourselves together each alone too and or but as than who that which"""
+)
+# Irregular past forms that a prefix keeps past ("rewrote", "rebuilt", "overtook").
+_PAST_ENDINGS = tuple(
+    sorted(
+        wordset(
+            """wrote built took made brought thought gave began became came went kept held
+            sold told grew drew threw knew chose rose fell fought caught taught bought
+            sought stood spoke broke drove forgot got ran"""
+        )
+    )
+)
+_AGREE = {
+    "are": "is",
+    "were": "was",
+    "have": "has",
+    "do": "does",
+    "aren't": "isn't",
+    "weren't": "wasn't",
+    "haven't": "hasn't",
+    "don't": "doesn't",
+}
+# Adverbs between "we" and its verb ("We are also", "we now expect", "we continue").
+_ADVERBS = wordset(
+    """also just now still currently already recently then first often always never only
+    further again actively continually closely quickly fully"""
+)
+_NEXT = re.compile(r"(\s+)(?:([a-z]+)(\s+))?([A-Za-z][A-Za-z’']*)")
+# A second verb of the same subject ("have identified the cause and are working on a fix").
+_AND_VERB = re.compile(r"\b(and|but)\s+(are|were|have|aren[’']t|weren[’']t|haven[’']t)\b")
+_OUR = re.compile(r"\b([Oo])ur\b(?:\s+(team)\b)?|\b([Oo])urs\b|\bourselves\b|\b[Uu]s\b")
+
+
+def _singular(verb: str) -> str:
+    """A present-tense verb for a singular subject: "continue" -> "continues"."""
+    key = verb.lower().replace("’", "'")
+    if key in _AGREE:
+        out = _AGREE[key]
+        return out.replace("'", "’") if "’" in verb else out
+    if key in _AS_IS or key.endswith(("ed", *_PAST_ENDINGS)) or not verb.islower() or "'" in key:
+        return verb
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _with_verb(text: str, at: int) -> str:
+    """``text`` from ``at`` on, its first verb (past an adverb) agreeing with "the team"."""
+    m = _NEXT.match(text, at)
+    if not m:
+        return text[at:]
+    space, adverb, gap, word = m.groups()
+    if adverb is not None and adverb not in _ADVERBS:
+        # The first word is the verb ("we investigate the errors"): leave the next alone.
+        m = re.match(r"(\s+)([A-Za-z][A-Za-z’']*)", text[at:])
+        assert m is not None
+        return m.group(1) + _singular(m.group(2)) + text[at + m.end() :]
+    lead = space + (adverb + gap if adverb else "")
+    return lead + _singular(word) + text[m.end() :]
+
+
+def as_team(sentence: str) -> str:
+    """The sentence with the publisher's "we", "our" and "us" as the team's."""
+    text = sentence
+    pos = 0
+    named = False
+    while m := _WE.search(text, pos):
+        the = "The" if m.group(1) == "W" else "the"
+        if m.group(2):
+            head = f"{text[: m.start()]}{the} team {_CONTRACTED[m.group(2)]}"
+            text = head + text[m.end() :]
+        else:
+            head = f"{text[: m.start()]}{the} team"
+            text = head + _with_verb(text, m.end())
+        pos = len(head)
+        named = True
+    if named:
+        text = _AND_VERB.sub(lambda a: f"{a.group(1)} {_singular(a.group(2))}", text)
+
+    def ours(m: re.Match[str]) -> str:
+        word = m.group(0)
+        cap = word[0].isupper()
+        before = text[: m.start()].lower()
+        named = "the team" in before
+        opens = not before.strip() or before.rstrip()[-1] in ".:!?—–-"
+        if m.group(2):  # "our team" is the team
+            out = "the team"
+        elif m.group(1):
+            # "its" after the team; "the team's" where a pronoun would lean on nothing
+            # ("Our approach to ..."); else "their", as in the authors' voice, which reads
+            # with whoever the sentence names ("Together AI has earned ..., validating
+            # their commitment").
+            out = "its" if named else "the team's" if opens else "their"
+        elif m.group(3):
+            out = "its own" if named else "the team's"
+        elif word == "ourselves":
+            out = "itself" if named else "themselves"
+        else:  # us
+            out = "the team"
+        return out[0].upper() + out[1:] if cap else out
+
+    return _OUR.sub(ours, text)
