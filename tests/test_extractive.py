@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -913,3 +914,14 @@ def test_a_status_page_or_an_unsigned_notice_speaks_as_the_team_not_the_authors(
     case = case_table(post)
     said = write_sentence("It is 1.5x faster than before on MI355X.", 0, case, "team")
     assert said.startswith("The team reports that ")
+
+
+def test_a_title_claim_keeps_the_article_of_who_speaks() -> None:
+    """ "Autotuning did not help, team tried 8–16 configurations": the claim lost the
+    "the" of its subject, as "authors tried ..." did in a signed post."""
+    doc = parse.parse_feed((Path(__file__).parent / "data" / "feeds" / "rdf.xml").read_bytes())
+    entry = next(e for e in doc.entries if e.title == "Autotuning did not help")
+    for author, who in ((None, "the team"), ("Ann Lee", "the authors")):
+        article = replace(clean.article_from_entry(entry), author=author)
+        title = build_explainer(article).title
+        assert title == f"Autotuning did not help, {who} tried 8–16 configurations"
