@@ -8,7 +8,11 @@ its payload: kept for ever, they outgrow everything else in the database. Past
 - a finished delivery (``processed`` or ``failed``) keeps its row (outcome, counts, the
   items it created, its recorded headers, its id, which still deduplicates a replay)
   but not its raw body (``body_bytes`` reads 0);
-- a finished outbound delivery (``delivered``, ``failed``, ``cancelled``) is deleted.
+- a finished outbound delivery (``delivered``, ``failed``, ``cancelled``) is deleted;
+- an explain claim (service.pipeline.claims) whose worker is gone (its item no longer
+  processing under the claim's owner: the worker died and nobody waited on the post) is
+  deleted; a dead claim is harmless, taken over by the next item of its post, but nothing
+  else would ever remove it.
 
 Items, explainers, check reports and LLM call records are the product and its costs:
 never pruned. Work still to do is never touched. Rows go in batches, each its own short
@@ -23,10 +27,11 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Select, delete, func, select, update
+from sqlalchemy import Select, and_, delete, exists, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import Settings
+from service.models import ItemState
 from service.store import tables as t
 from service.store.db import transaction
 
@@ -49,12 +54,21 @@ class Pruned:
 
     delivery_bodies: int = 0
     outbound_deliveries: int = 0
+    explain_claims: int = 0
 
     def __add__(self, other: Pruned) -> Pruned:
         return Pruned(
             self.delivery_bodies + other.delivery_bodies,
             self.outbound_deliveries + other.outbound_deliveries,
+            self.explain_claims + other.explain_claims,
         )
+
+    def full(self, batch: int) -> bool:
+        """Whether a batch pruned as much as it may of some kind (more may be left)."""
+        return max(self.delivery_bodies, self.outbound_deliveries, self.explain_claims) >= batch
+
+    def __bool__(self) -> bool:
+        return bool(self.delivery_bodies or self.outbound_deliveries or self.explain_claims)
 
 
 def cutoff(now: datetime, days: float) -> datetime:
@@ -77,13 +91,30 @@ def _old_outbound(before: datetime) -> Select[int]:
     )
 
 
+# A claim is alive while its item is processing under the claim's owner (the worker's
+# lease); past the period, one that is not was left by a worker that died.
+_CLAIM_ALIVE = exists().where(
+    and_(
+        t.Item.id == t.ExplainClaim.item_id,
+        t.Item.state == ItemState.PROCESSING.value,
+        t.Item.lease_owner == t.ExplainClaim.owner,
+    )
+)
+
+
+def _dead_claims(before: datetime) -> Select[str]:
+    return select(t.ExplainClaim.key).where(t.ExplainClaim.created_at < before, ~_CLAIM_ALIVE)
+
+
 def count(s: Session, before: datetime) -> Pruned:
     """What :func:`prune_batch` calls would prune (a dry run), counted by the database."""
 
-    def rows(query: Select[int]) -> int:
+    def rows(query: Select[int] | Select[str]) -> int:
         return s.scalar(select(func.count()).select_from(query.subquery())) or 0
 
-    return Pruned(rows(_old_bodies(before)), rows(_old_outbound(before)))
+    return Pruned(
+        rows(_old_bodies(before)), rows(_old_outbound(before)), rows(_dead_claims(before))
+    )
 
 
 def prune_batch(s: Session, before: datetime, batch: int = BATCH) -> Pruned:
@@ -103,7 +134,12 @@ def prune_batch(s: Session, before: datetime, batch: int = BATCH) -> Pruned:
                 t.OutboundDelivery.state.in_(OUTBOUND_DONE),
             )
         )
-    return Pruned(len(bodies), len(sent))
+    dead = list(s.scalars(_dead_claims(before).order_by(t.ExplainClaim.key).limit(batch)))
+    if dead:
+        # The claim's death is asked again as it goes: a worker that took the key over
+        # since holds a claim of its own now (its owner, its item).
+        s.execute(delete(t.ExplainClaim).where(t.ExplainClaim.key.in_(dead), ~_CLAIM_ALIVE))
+    return Pruned(len(bodies), len(sent), len(dead))
 
 
 def prune(
@@ -122,7 +158,7 @@ def prune(
         with transaction(sessions) as s:
             done = prune_batch(s, before)
         total += done
-        if done.delivery_bodies < BATCH and done.outbound_deliveries < BATCH:
+        if not done.full(BATCH):
             return total, True
         if ends is not None and time.monotonic() >= ends:
             return total, False
@@ -163,11 +199,13 @@ class Pruner:
         if not finished:
             with self._lock:
                 self._due = time.monotonic() + BACKLOG_AFTER_SECONDS
-        if done.delivery_bodies or done.outbound_deliveries:
+        if done:
             log.info(
-                "pruned %d delivery bodies and %d outbound deliveries older than %g days",
+                "pruned %d delivery bodies, %d outbound deliveries and %d dead explain"
+                " claims older than %g days",
                 done.delivery_bodies,
                 done.outbound_deliveries,
+                done.explain_claims,
                 self.days,
             )
         return False

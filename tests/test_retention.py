@@ -39,10 +39,28 @@ OUTBOUND = [
 ]
 
 
+# (key, the claim's item processing under its owner, created) of each explain claim.
+CLAIMS = [
+    ("old-dead", False, OLD),  # its worker died: nobody will ever remove it
+    ("old-alive", True, OLD),  # its worker still holds it (a long explanation)
+    ("new-dead", False, NEW),
+]
+
+
 def _seed(sessions: sessionmaker[Session]) -> None:
     fid = add_feed(sessions)
-    add_item(sessions, fid, title="Kept", text="It runs 1.5x faster.")
+    kept = add_item(sessions, fid, title="Kept", text="It runs 1.5x faster.")
     with transaction(sessions) as s:
+        item = s.get_one(t.Item, kept)
+        item.state, item.lease_owner = "processing", "worker-1"
+        item.lease_until = NOW + timedelta(minutes=5)
+        for key, alive, created in CLAIMS:
+            owner = "worker-1" if alive else "worker-gone"
+            s.add(
+                t.ExplainClaim(
+                    key=key, content_hash="h", item_id=kept, owner=owner, created_at=created
+                )
+            )
         for external_id, state, received in DELIVERIES:
             s.add(
                 t.Delivery(
@@ -89,7 +107,7 @@ def test_finished_work_past_the_period_is_pruned_and_nothing_else(db: Engine) ->
     _seed(sessions)
     with sessions() as s:
         dry = retention.count(s, retention.cutoff(NOW, 30))
-    assert dry == retention.Pruned(delivery_bodies=2, outbound_deliveries=3)
+    assert dry == retention.Pruned(delivery_bodies=2, outbound_deliveries=3, explain_claims=1)
     assert _left(sessions)[1][0] == "delivered:old"  # a dry run changes nothing
 
     assert retention.prune(sessions, 30, now=NOW) == (dry, True)
@@ -101,6 +119,8 @@ def test_finished_work_past_the_period_is_pruned_and_nothing_else(db: Engine) ->
         "new-processed": b"new-processed",
     }
     assert outbound == ["pending:old", "sending:old", "delivered:new"]
+    with sessions() as s:
+        assert sorted(s.scalars(select(t.ExplainClaim.key))) == ["new-dead", "old-alive"]
     with sessions() as s:  # the row stays, its recorded headers with it
         kept = s.scalars(select(t.Delivery).where(t.Delivery.external_id == "old-processed"))
         assert kept.one().headers == {"webhook-id": "old-processed"}
@@ -112,9 +132,9 @@ def test_pruning_goes_in_batches(db: Engine) -> None:
     _seed(sessions)
     before = retention.cutoff(NOW, 30)
     with transaction(sessions) as s:
-        assert retention.prune_batch(s, before, batch=2) == retention.Pruned(2, 2)
+        assert retention.prune_batch(s, before, batch=2) == retention.Pruned(2, 2, 1)
     with transaction(sessions) as s:
-        assert retention.prune_batch(s, before, batch=2) == retention.Pruned(0, 1)
+        assert retention.prune_batch(s, before, batch=2) == retention.Pruned(0, 1, 0)
 
 
 def test_the_worker_job_prunes_once_an_hour(db: Engine, tmp_path: Path) -> None:
@@ -147,10 +167,14 @@ def test_plainfeed_prune(tmp_path: Path) -> None:
     _seed(sessions)
     dry = plainfeed(tmp_path, "prune", "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert dry.stdout.startswith("would prune 2 delivery bodies and 3 outbound deliveries")
+    assert dry.stdout.startswith(
+        "would prune 2 delivery bodies, 3 outbound deliveries and 1 dead explain claims"
+    )
     done = plainfeed(tmp_path, "prune", "--older-than", "30")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("pruned 2 delivery bodies and 3 outbound deliveries")
+    assert done.stdout.startswith(
+        "pruned 2 delivery bodies, 3 outbound deliveries and 1 dead explain claims"
+    )
     assert _left(sessions)[0]["old-processed"] is None
     off = plainfeed(tmp_path, "prune", env={"PLAINFEED_RETENTION_DAYS": "0"})
     assert_bad_input(off, "PLAINFEED_RETENTION_DAYS is 0 (keep for ever): give --older-than")

@@ -32,8 +32,8 @@ def prune(
 ) -> None:
     """Drop finished work older than the retention period; prints what went.
 
-    The raw bodies of finished deliveries go, and the finished outbound deliveries;
-    items, explainers and their checks are never pruned."""
+    The raw bodies of finished deliveries go, the finished outbound deliveries and the
+    explain claims dead workers left; items, explainers and their checks are never pruned."""
     days = get_settings().retention_days if older_than is None else older_than
     if not days and older_than is None:
         raise InputError("PLAINFEED_RETENTION_DAYS is 0 (keep for ever): give --older-than DAYS")
@@ -45,6 +45,7 @@ def prune(
         done, _ = retention.prune(made, days)
     verb = "would prune" if dry_run else "pruned"
     typer.echo(
-        f"{verb} {done.delivery_bodies} delivery bodies and {done.outbound_deliveries}"
-        f" outbound deliveries finished over {days:g} days ago"
+        f"{verb} {done.delivery_bodies} delivery bodies, {done.outbound_deliveries}"
+        f" outbound deliveries and {done.explain_claims} dead explain claims"
+        f" older than {days:g} days"
     )
