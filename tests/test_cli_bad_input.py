@@ -264,6 +264,17 @@ def test_a_hub_that_is_no_url_is_named_plainly(tmp_path: Path) -> None:
     assert_bad_input(done, "only http(s) URLs are fetched, not ftp: ftp://hub.example/")
 
 
+def test_a_subscription_without_a_public_address_is_refused(tmp_path: Path) -> None:
+    # The callback was built on the default http://127.0.0.1:8000: a hub elsewhere could
+    # never verify it, and the feed sat pending-subscribe.
+    assert plainfeed(tmp_path, "feeds", "add", "https://a.example/feed").returncode == 0
+    allow = {"PLAINFEED_ALLOW_PRIVATE_URLS": "1"}
+    done = plainfeed(
+        tmp_path, "feeds", "subscribe", "1", "--hub", "http://127.0.0.1:9/hub", env=allow
+    )
+    assert_bad_input(done, "set PLAINFEED_PUBLIC_URL to the address the hub reaches")
+
+
 @pytest.mark.parametrize(
     "args",
     [("explain", "post.txt", "--engine", "llm"), ("serve", "--port", "0"), ("worker",)],
