@@ -24,6 +24,10 @@ EXPLAINERS_REUSED = Counter(
     "Explainers copied from another item of the same post (same content, prompt, model and"
     " inputs) instead of written anew",
 )
+ITEMS_WAITED = Counter(
+    "plainfeed_items_waited_total",
+    "Items put back to wait for the explainer another worker is writing of the same post",
+)
 ITEM_OUTCOMES = Counter("plainfeed_item_outcomes_total", "Item processing outcomes", ["state"])
 LLM_CALLS = Counter("plainfeed_llm_calls_total", "LLM calls", ["model"])
 LLM_TOKENS = Counter("plainfeed_llm_tokens_total", "LLM tokens", ["model", "kind"])

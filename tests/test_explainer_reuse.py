@@ -225,7 +225,9 @@ def test_two_workers_on_the_same_post_at_once_call_the_model_once(db: Engine) ->
         wait_for(lambda: len(r.stub.calls) == 1)  # w1 is inside its model call
         second = claim_item(r, "w2")
         assert second.id != first.id
+        waited = REGISTRY.get_sample_value("plainfeed_items_waited_total") or 0.0
         assert r.pipeline.process_item(second, "w2") == "pending"
+        assert REGISTRY.get_sample_value("plainfeed_items_waited_total") == waited + 1
         waiting = {i.id: i for i in r.items()}[second.id]
         assert waiting.state == "pending" and waiting.attempts == 0
         assert (waiting.last_error or "").startswith(f"{WAITING} {first.id} ")

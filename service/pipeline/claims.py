@@ -24,7 +24,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from service import queue
+from service import metrics, queue
 from service.models import ItemState
 from service.pipeline.base import PipelineBase
 from service.store import tables as t
@@ -147,6 +147,7 @@ class Claims(PipelineBase):
                 delay=self.settings.lease_seconds,
                 refund=True,
             )
+        metrics.ITEMS_WAITED.inc()
         # No call was made: a half-open trial this worker held goes to another.
         self.circuit.abandon()
         return ItemState.PENDING.value
