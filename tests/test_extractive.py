@@ -909,6 +909,10 @@ def test_a_status_page_or_an_unsigned_notice_speaks_as_the_team_not_the_authors(
             "We ran 904 rollouts and will publish them.",
             "The team ran 904 rollouts and will publish them.",
         ),
+        (
+            "We introduce gist tokens and show a 3x saving, and release notes follow.",
+            "The team introduces gist tokens and shows a 3x saving, and release notes follow.",
+        ),
     ):
         assert third_person(we, "team") == team_says
     case = case_table(post)

@@ -47,7 +47,17 @@ _ADVERBS = wordset(
 )
 _NEXT = re.compile(r"(\s+)(?:([a-z]+)(\s+))?([A-Za-z][A-Za-z’']*)")
 # A second verb of the same subject ("have identified the cause and are working on a fix").
-_AND_VERB = re.compile(r"\b(and|but)\s+(are|were|have|aren[’']t|weren[’']t|haven[’']t)\b")
+# Besides the verbs to be and to have, the base forms a post's "we ... and VERB" holds
+# that are seldom nouns there ("release", "plan", "share", "measure" are left alone: "and
+# release notes", "market share").
+_AND_BASE = (
+    "show|demonstrate|introduce|present|propose|describe|explain|discuss|provide|expect"
+    "|continue|recommend|encourage|believe|find|observe|achieve|evaluate|compare|enable"
+    "|deliver|remain|invite|welcome|thank|apply|outline|highlight|analyze|analyse|open-source"
+)
+_AND_VERB = re.compile(
+    r"\b(and|but)\s+(are|were|have|aren[’']t|weren[’']t|haven[’']t|" + _AND_BASE + r")\b"
+)
 _OUR = re.compile(r"\b([Oo])ur\b(?:\s+(team)\b)?|\b([Oo])urs\b|\bourselves\b|\b[Uu]s\b")
 
 
