@@ -49,6 +49,15 @@ class Service:
 
         return wait_for(done, timeout=timeout)  # type: ignore[no-any-return]
 
+    def fetched(self, feed_id: int) -> dict[str, Any]:
+        """A body-less ping of ``feed_id`` (the worker fetches the feed, conditionally),
+        processed: the delivery's outcome."""
+        r = self.post({"feed_id": feed_id})
+        assert r.status_code == 202, r.text
+        d = self.outcome(r.json()["delivery_id"])
+        assert d["state"] == "processed", d
+        return d
+
     def count(self, table: Any) -> int:
         with self.sessions() as s:
             return int(s.scalar(select(func.count()).select_from(table)) or 0)

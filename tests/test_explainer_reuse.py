@@ -40,18 +40,7 @@ class Rig:
 
     def deliver(self, feed_id: int, body: bytes, tag: str) -> None:
         """A delivery for ``feed_id`` as the webhook stores it, then run the worker dry."""
-        with transaction(self.sessions) as s:
-            s.add(
-                t.Delivery(
-                    external_id=f"test:{tag}",
-                    feed_id=feed_id,
-                    sender="raw",
-                    content_type="application/rss+xml",
-                    headers={},
-                    body=body,
-                    state="received",
-                )
-            )
+        store_delivery(self, feed_id, body, tag)
         while self.worker.run_once():
             pass
 
@@ -181,8 +170,8 @@ def test_an_explainer_held_for_review_is_copied_as_held(db: Engine) -> None:
         assert r.explainers()[-1].reused_from == r.explainers()[-2].id
 
 
-def intake(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
-    """A delivery stored and processed into items, which wait in the queue."""
+def store_delivery(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
+    """A delivery for ``feed_id`` as the webhook stores it (received, in the queue)."""
     with transaction(r.sessions) as s:
         s.add(
             t.Delivery(
@@ -192,8 +181,14 @@ def intake(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
                 content_type="application/rss+xml",
                 headers={},
                 body=body,
+                state="received",
             )
         )
+
+
+def intake(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
+    """A delivery stored and processed into items, which wait in the queue."""
+    store_delivery(r, feed_id, body, tag)
     with transaction(r.sessions) as s:
         (claim,) = queue.claim(s, queue.DELIVERIES, "intake", 60)
     r.pipeline.process_delivery(claim, "intake")

@@ -144,32 +144,24 @@ def test_a_fetched_document_older_than_the_one_applied_changes_nothing(
     )
     fid = svc.feed(url)
 
-    def fetch() -> dict[str, Any]:
-        # A body-less ping: the worker fetches the feed (conditionally).
-        r = svc.post({"feed_id": fid})
-        assert r.status_code == 202, r.text
-        d = svc.outcome(r.json()["delivery_id"])
-        assert d["state"] == "processed", d
-        return d
-
-    assert fetch()["items_new"] == 2
+    assert svc.fetched(fid)["items_new"] == 2
     origin.route(
         "/feed", body=atom(None, 32), headers=ATOM, last_modified="Thu, 03 Sep 2026 10:00:00 GMT"
     )
-    assert fetch()["items_changed"] == 1
+    assert svc.fetched(fid)["items_changed"] == 1
     # A replica that has not seen the last edit answers (200: its date is not the one
     # asked about).
     origin.route(
         "/feed", body=atom(None, 16), headers=ATOM, last_modified="Wed, 02 Sep 2026 10:00:00 GMT"
     )
-    stale = fetch()
+    stale = svc.fetched(fid)
     assert stale["items_changed"] == 0 and "older than" in stale["problems"], stale
     assert "32 GPUs" in lab_item(svc).text
     assert svc.row(t.Feed, fid).last_modified == "Thu, 03 Sep 2026 10:00:00 GMT"
     origin.route(
         "/feed", body=atom(None, 64), headers=ATOM, last_modified="Sat, 05 Sep 2026 10:00:00 GMT"
     )
-    assert fetch()["items_changed"] == 1
+    assert svc.fetched(fid)["items_changed"] == 1
     assert "64 GPUs" in lab_item(svc).text
 
 
@@ -304,13 +296,6 @@ def test_an_older_document_applies_the_entries_its_own_dates_say_are_newer(
             "/feed", body=entries_doc(*entries), headers=ATOM, last_modified=last_modified
         )
 
-    def fetch() -> dict[str, Any]:
-        r = svc.post({"feed_id": fid})
-        assert r.status_code == 202, r.text
-        d = svc.outcome(r.json()["delivery_id"])
-        assert d["state"] == "processed", d
-        return d
-
     url = serve(
         "Tue, 01 Sep 2026 10:00:00 GMT",
         ("urn:lab:1", "2026-09-01T10:00:00Z", "The run used 8 GPUs."),
@@ -318,21 +303,21 @@ def test_an_older_document_applies_the_entries_its_own_dates_say_are_newer(
         ("urn:lab:3", "2026-09-01T10:00:00Z", "The model has 7 layers."),
     )
     fid = svc.feed(url)
-    assert fetch()["items_new"] == 3
+    assert svc.fetched(fid)["items_new"] == 3
     serve(
         "Thu, 03 Sep 2026 10:00:00 GMT",
         ("urn:lab:1", "2026-09-03T10:00:00Z", "The run used 32 GPUs."),
         ("urn:lab:2", None, "The dataset holds 1.5 million images."),
         ("urn:lab:3", "2026-09-03T10:00:00Z", "The model has 9 layers."),
     )
-    assert fetch()["items_changed"] == 3
+    assert svc.fetched(fid)["items_changed"] == 3
     serve(  # a replica's document, older by its Last-Modified
         "Wed, 02 Sep 2026 10:00:00 GMT",
         ("urn:lab:1", "2026-09-04T10:00:00Z", "The run used 64 GPUs."),  # newer by its date
         ("urn:lab:2", None, "The dataset holds 1.2 million images."),  # undated
         ("urn:lab:3", "2026-09-03T10:00:00Z", "The model has 5 layers."),  # same date
     )
-    mixed = fetch()
+    mixed = svc.fetched(fid)
     assert mixed["items_changed"] == 1, mixed
     assert mixed["item_ids"] == [item_of(svc, "urn:lab:1").id]
     assert "64 GPUs" in item_of(svc, "urn:lab:1").text
