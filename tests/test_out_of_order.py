@@ -216,18 +216,8 @@ def test_two_workers_writing_two_versions_of_an_entry_keep_the_newer(
         worker = threading.Thread(target=other_worker)
         worker.start()
 
-        def waiting_on_the_row() -> bool:
-            with db.connect() as c:
-                return bool(
-                    c.scalar(
-                        text(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
-                            "'Lock' AND datname = current_database()"
-                        )
-                    )
-                )
-
-        wait_for(waiting_on_the_row)  # the other worker read, decided and waits to write
+        # The other worker read, decided and waits to write.
+        wait_for(lambda: _waiting_on_a_lock(db))
         holder.commit()
         holder.close()
         worker.join(timeout=60)
