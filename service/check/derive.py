@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NamedTuple
 
+from service.check.names import Name
 from service.check.unit import Hit, Unit
 from service.numbers.number import QUANTITY, RANGE, Number
 
@@ -122,3 +123,17 @@ def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
         rounds = h[1].exp <= exp and quantize(h[1].value, exp) == value
         if rounds or (whole and h[1].value == value):
             yield h
+
+
+def said_near(unit: Unit, names: Sequence[Name]) -> bool:
+    """Whether the sentence of a source multiplier names all ``names`` (a percent gain's
+    names: those of its whole clause in the explainer, not only the six words around it).
+    A gain is a computation from one figure: the names must stand with that figure, not
+    only in a heading over it ("Grouped GEMM is 10% faster" is no gain of a 1.10x under
+    "Dense GEMM"). A table row has no sentence: its label and headings."""
+    if not names:
+        return True
+    a, b = unit.sentence
+    if b <= a:
+        return all(unit.mentions(x) for x in names)
+    return all(x.pattern.search(unit.text, a, b) is not None for x in names)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from service.check.bind import Binding
-from service.check.derive import multipliers_of_gain, quantize
+from service.check.derive import multipliers_of_gain, quantize, said_near
 from service.check.index import SourceIndex
+from service.check.names import Name
 from service.check.said import borrowed, of_title
 from service.check.scope import after_across
 from service.check.unit import Hit, Unit
@@ -202,6 +203,7 @@ def match_quantity(
     way: Callable[[], int] | None = None,
     gain: Callable[[], bool] = _never,
     across: bool = False,
+    names: Sequence[Name] = (),
 ) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
     change the explainer writes it with (:func:`direction`; read only when needed, None
@@ -222,12 +224,17 @@ def match_quantity(
         return spread if spread.status == CheckStatus.SUPPORTED else outcome
     if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%" or q.hedge in (UPPER, LOWER):
         return outcome
-    if not gain():
+    found = list(multipliers_of_gain(idx, q)) if gain() else []
+    if not found:
         return outcome
-    hits = list(multipliers_of_gain(idx, q))
+    # Of the names of its whole clause, each in the sentence of the multiplier (:func:`said_near`).
+    a, b = binding.clause.span if binding.clause is not None else (q.start, q.end)
+    mine = {x.key: x for x in (*binding.names, *(x for x in names if a <= x.start < b))}
+    hits = [h for h in found if said_near(idx.units[h[0]], tuple(mine.values()))]
     unit = _first_bound(idx, hits, binding).unit if hits else None
     if unit is None:
-        return outcome
+        why = f"the source gives {found[0][1].text} for other things than {', '.join(mine)}"
+        return Outcome(CheckStatus.MISATTACHED, found[0][0], why.replace("\x00", "-"))
     hit = next(h for h in hits if h[0] == unit)
     return Outcome(CheckStatus.DERIVED, unit, f"{hit[1].text} as a percent gain")
 

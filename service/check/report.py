@@ -275,7 +275,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     way = Way(s, n) if directional else None
                     gain = functools.partial(states_gain, s, n, way or _no_way)
                     across = n.hedge is LOWER and over_count(s, nums, n)  # "over 24 cases"
-                    outcome = match_quantity(idx, n, binding, way, gain, across)
+                    outcome = match_quantity(idx, n, binding, way, gain, across, names)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

@@ -188,6 +188,10 @@ class Clause:
         self._marks: Marks | None = None
 
     @property
+    def span(self) -> tuple[int, int]:
+        return self._span
+
+    @property
     def marks(self) -> Marks:
         if self._marks is None:
             self._marks = self.sentence.marks(*self._span)

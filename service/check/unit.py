@@ -118,6 +118,11 @@ class Unit:
         return self._before
 
     @property
+    def sentence(self) -> tuple[int, int]:
+        """Where the unit's sentence lies in ``text`` ((0, 0) for a line)."""
+        return self._sentence
+
+    @property
     def words(self) -> frozenset[str]:
         """The words of ``context`` (most names are looked up here), split on first use."""
         if self._words is None:
