@@ -148,6 +148,27 @@ def test_a_percent_gain_is_derived_from_a_multiplier(
         assert (v.reason or "").endswith("as a percent gain")
 
 
+PEAK = "FlyDSL peaks at 1.134x over ATen on MI355X, and reaches at least 1.5x over Triton."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("FlyDSL is up to 13.4% faster than ATen.", "13.4%", D),  # a bound, as the source's
+        ("FlyDSL is 13% faster than ATen.", "13%", D),
+        ("FlyDSL is at least 13% faster than ATen.", "13%", U),  # the hedge turns around
+        ("FlyDSL is up to 13% faster than ATen.", "13%", U),  # 13.4% is over "up to 13%"
+        ("FlyDSL is over 50% faster than Triton.", "50%", D),
+        ("FlyDSL is up to 50% faster than Triton.", "50%", U),
+    ],
+)
+def test_a_hedged_percent_gain_is_derived_from_a_bound_of_its_side(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    v = verdict(explainer, PEAK, written)
+    assert v.status == expected, v
+
+
 ROUNDED = "FlyDSL delivers a 1.1x speedup over ATen on MI355X, and 1.5x over Triton."
 
 

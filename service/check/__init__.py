@@ -12,10 +12,11 @@ Each number of the explainer gets a verdict:
   the smaller), difference, sum or percentage (of two figures at most eight apart in
   it), or a multiplier stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
   no more digits than the multiplier gives, but a whole percentage it is exactly: "10%
-  faster" for 1.1x, not "13%"), said of the names of its whole clause, each in the
-  sentence of that multiplier (not only in a heading over it: "Grouped GEMM is 10%
-  faster" is no gain of a 1.10x under "Dense GEMM"), else ``misattached``. Shown for
-  review; it does not fail the check.
+  faster" for 1.1x, not "13%"; a hedged gain of a bound of its side: "up to 13%
+  faster" for "peaking at 1.13x", not for 1.134x), said of the names of its whole
+  clause, each in the paragraph of that multiplier up to its sentence (its label, not
+  only a heading over it: "Grouped GEMM is 10% faster" is no gain of a 1.10x under
+  "Dense GEMM"), else ``misattached``. Shown for review; it does not fail the check.
 - ``unsupported``: nothing in the source backs it.
 
 Rules, in short (the module's tests spell them out):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from service.check.names import Name
 from service.check.unit import Hit, Unit
-from service.numbers.number import QUANTITY, RANGE, Number
+from service.numbers.number import LOWER, QUANTITY, RANGE, UPPER, Hedge, Number
 
 if TYPE_CHECKING:
     from service.check.index import SourceIndex
@@ -107,8 +107,9 @@ def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
     1.10x, or one that rounds to it at the digits ``q`` gives (1.134x for "13% faster"),
     for the writer computed 1.134 - 1 = 13.4%; or one with fewer digits than ``q`` that
     is its value exactly, as a whole percentage (1.1x for "10% faster": its last digit
-    is a zero the multiplier implies; "13%" or "10.0% faster" is no 1.1x). The caller
-    says that ``q`` is a gain."""
+    is a zero the multiplier implies; "13%" or "10.0% faster" is no 1.1x). A hedged
+    gain finds these too, of a bound of its side (:func:`_bound_ok`). The caller says
+    that ``q`` is a gain."""
     if q.unit != "%" or q.value is None or q.value <= 0:
         return
     value, exp = 1 + q.value / 100, q.exp - 2
@@ -121,19 +122,33 @@ def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:
         if h[1].value > value + half:
             break
         rounds = h[1].exp <= exp and quantize(h[1].value, exp) == value
-        if rounds or (whole and h[1].value == value):
+        if (rounds or (whole and h[1].value == value)) and _bound_ok(q.hedge, h[1], value):
             yield h
 
 
+def _bound_ok(hedge: Hedge, m: Number, value: Decimal) -> bool:
+    """Whether a gain hedged "up to" or "over" may restate multiplier ``m`` (``value``:
+    the gain as a multiplier): a bound of the same side ("up to 13% faster" for
+    "peaking at 1.13x"), on that side of the gain when rounded ("up to 13%" is no
+    1.134x); no hedge and "about" go with any multiplier."""
+    if hedge not in (UPPER, LOWER):
+        return True
+    assert m.value is not None
+    if m.hedge != hedge:
+        return False
+    return m.value <= value if hedge == UPPER else m.value >= value
+
+
 def said_near(unit: Unit, names: Sequence[Name]) -> bool:
-    """Whether the sentence of a source multiplier names all ``names`` (a percent gain's
-    names: those of its whole clause in the explainer, not only the six words around it).
-    A gain is a computation from one figure: the names must stand with that figure, not
+    """Whether the paragraph of a source multiplier names all ``names`` (a percent gain's
+    names: those of its whole clause in the explainer, not only the six words around it)
+    up to the end of its sentence: its label ("**BF16.**") and its sentence mostly. A
+    gain is a computation from one figure: the names must stand with that figure, not
     only in a heading over it ("Grouped GEMM is 10% faster" is no gain of a 1.10x under
     "Dense GEMM"). A table row has no sentence: its label and headings."""
     if not names:
         return True
-    a, b = unit.sentence
-    if b <= a:
+    end = unit.sentence[1]
+    if not end:
         return all(unit.mentions(x) for x in names)
-    return all(x.pattern.search(unit.text, a, b) is not None for x in names)
+    return all(x.pattern.search(unit.text, 0, end) is not None for x in names)

@@ -222,7 +222,7 @@ def match_quantity(
         keep = lambda h: after_across(idx.units[h[0]], h[1])  # noqa: E731
         spread = _match_quantity(idx, updated(q, hedge=NO_HEDGE), binding, keep)
         return spread if spread.status == CheckStatus.SUPPORTED else outcome
-    if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%" or q.hedge in (UPPER, LOWER):
+    if outcome.status != CheckStatus.UNSUPPORTED or q.unit != "%":
         return outcome
     found = list(multipliers_of_gain(idx, q)) if gain() else []
     if not found:
