@@ -87,6 +87,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "The BF16 baseline is 7,156 tokens per second."),
         (FP8, "The forward pass went from about 19 ms to about 7 ms."),
         (FP8, "The FNUZ format on AMD has a maximum value of 240."),
+        (FP8, "On AMD, e4m3fnuz has a maximum of 240."),  # the source's "max of 240"
+        (FP8, "The e4m3fnuz format has a max of 240."),
         (FP8, "The upstream FP8 configuration added 127 ms per step, 92% of it in quantization."),
         (FP8, "With DeepSeek V3 671B, the fused forward kernel raised throughput by 17%."),
         (FP8, "The colwise scales kernel is 6.2 times faster per MoE layer on MI300X."),
@@ -154,6 +156,8 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "Backward passes got 6.2x faster on DeepSeek-MoE-16B."),
         (FP8, "The end-to-end throughput went up 17%, from 5,996 to 7,156 tokens per second."),
         (FP8, "The FNUZ format on AMD has a maximum value of 448."),
+        (FP8, "The FNUZ format on AMD has a maximum of 448."),
+        (FP8, "e4m3fnuz is at least 240."),  # the source's maximum, as a lower bound
         (FP8, "FP8 training throughput drops 13.4% against BF16 on Llama3-8B."),  # a gain
         (FP8, "The upstream FP8 configuration added 92 ms per step."),
         (FP8, "The BF16 baseline is 7,027 tokens per second."),  # "7,027 vs 7,156 BF16"

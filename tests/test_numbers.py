@@ -243,6 +243,14 @@ def test_a_list_is_not_a_range() -> None:
         ("500 requests per second or fewer", Hedge.UPPER),
         ("a 1.13x speedup", Hedge.NONE),
         ("reached 21.6 tok/s", Hedge.NONE),
+        # A bound on a measure ("a maximum of 8 GPUs"), not a property's value that a
+        # thing has ("e4m3fnuz has a maximum of 240": the value itself, as "max of 240").
+        ("uses a maximum of 8 GPUs", Hedge.UPPER),
+        ("runs a minimum of 5 trials", Hedge.LOWER),
+        ("the format has a maximum of 240", Hedge.NONE),
+        ("the format's maximum of 240", Hedge.NONE),
+        ("the format has a max of 240", Hedge.NONE),
+        ("its minimum of 0.5", Hedge.NONE),
     ],
 )
 def test_hedges(text: str, hedge: Hedge) -> None:

@@ -39,10 +39,12 @@ Rules, in short (the module's tests spell them out):
   hedge says which end it is ("up to 3.66x" for "1.17x–3.66x").
 - Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
   bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
-  hedge go with anything. "over" before a bare count that follows a measured figure of
-  its sentence, not right after a preposition or "is"/"has", may say "across" ("1.95x
-  faster than ATen over 24 cases"): so read when the source writes its count after
-  "across" or "over" ("across all 24 grouped-GEMM cases"), not a plain "24 cases".
+  hedge go with anything. "maximum of"/"minimum of" that a thing has ("e4m3fnuz has a
+  maximum of 240", "its maximum of 240") is its value, no bound, as "max of 240" is.
+  "over" before a bare count that follows a measured figure of its sentence, not right
+  after a preposition or "is"/"has", may say "across" ("1.95x faster than ATen over 24
+  cases"): so read when the source writes its count after "across" or "over" ("across
+  all 24 grouped-GEMM cases"), not a plain "24 cases".
 - So do changes: one written with words ("fell by 12%", "a 12% reduction", "12% lower")
   matches the source's signed value ("-12%"), and a signed value the source's words; a
   source figure of a change the other way backs neither ("rises 12%" or "a 12% gain" for

@@ -107,6 +107,15 @@ NOT_PRODUCTS = frozenset(
 )
 
 
+# "maximum of" after a word that makes it a thing's own value ("e4m3fnuz has a maximum
+# of 240", "the format's maximum of 240"): that value, as "max of 240" is, not a bound on
+# a measure ("uses a maximum of 8 GPUs").
+_EXTREMUM_OF = frozenset({"maximum of", "a maximum of", "minimum of", "a minimum of"})
+_PROPERTY_BEFORE = re.compile(
+    r"(?:\b(?:has|have|had|its|their|the)|'s)\s+(?:an?\s+)?(?:max|min)imum\s+of\s*$", re.I
+)
+
+
 def read_hedge(s: str, n: Number) -> Number:
     """``n`` with the hedge written before it ("up to", "~") or after it ("+", "or more")."""
     hedge = NO_HEDGE
@@ -114,6 +123,8 @@ def read_hedge(s: str, n: Number) -> Number:
     if m is not None:
         word = " ".join((m.group("w") or m.group("s"))[::-1].lower().split())
         hedge = _HEDGES.get(word, NO_HEDGE)
+        if word in _EXTREMUM_OF and _PROPERTY_BEFORE.search(s, max(0, n.start - 40), n.start):
+            hedge = NO_HEDGE
     elif s[n.end : n.end + 1] == "+":
         hedge = LOWER
     else:
