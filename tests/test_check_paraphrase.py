@@ -74,6 +74,7 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Each request had 256 prompt tokens and a 512-token reply."),
         (FLY, "Each request had a 256-token prompt and 512 response tokens."),
         (FLY, "Each request sent 256 tokens of input and got 512 tokens of output."),
+        (FLY, "Each request generated 512 new output tokens from 256 prompt tokens."),
         # "over 24 cases" spans the measured figures before it, as the source's "across
         # all 24 grouped-GEMM cases".
         (FLY, "Grouped GEMM is 1.2x faster than Triton and 1.95x faster than ATen over 24 cases."),
@@ -148,6 +149,10 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "Each request had 512 prompt tokens."),
         (FLY, "Each request had 256 output tokens."),
         (FLY, "Each request produced 256 tokens of output."),  # the 256 x 256 output tile
+        # An adjective inside the phrase does not end it: "output tokens" are counted.
+        (FLY, "Each request had 256 new output tokens."),
+        (FLY, "Each request produced 256 additional output tokens."),
+        (FLY, "Each request had 256 more generated tokens."),
         (FP8, "FP8 training is 13.4% faster than BF16 on DeepSeek-V3 671B."),  # Llama3-8B's
         (FP8, "On Llama 3 70B, FP8 gives 13.4% more throughput than BF16."),
         (FP8, "The fused kernels recovered 89% of the FP8 overhead on Llama3-8B."),

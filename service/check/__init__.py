@@ -101,13 +101,15 @@ Rules, in short (the module's tests spell them out):
   "512-token output" is ``misattached``; "a 30-billion-parameter open-weight model" is
   "30B-parameter model"; a few words say the same: "a 512-token reply" is one). So is a
   count before a noun phrase read: "512 prompt tokens" counts tokens of the prompt (its
-  first plural is what it counts), not "512-token output" nor "512 output tokens", and
-  "256 tokens of output" counts tokens (not a "256 x 256 output tile"); its noun may be
-  missing only where the source's figure names nothing of its own after it
-  ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"). A name the
-  source's clause has only in a parenthesis of figures goes with those figures and the
-  figure it follows, not a figure after it ("6.2x on MI325X" for "recovered 89% (5,996
-  -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").
+  first plural is what it counts; a word of amount, "new", "more", "additional", "extra",
+  does not end the phrase, and generated tokens are output), not "512-token output" nor
+  "512 output tokens", and "256 tokens of output" or "256 new output tokens" counts
+  tokens (not a "256 x 256 output tile"); its noun may be missing only where the
+  source's figure names nothing of its own after it ("8-256 concurrent requests" for
+  "concurrency ranges from 8 to 256"). A name the source's clause has only in a
+  parenthesis of figures goes with those figures and the figure it follows, not a
+  figure after it ("6.2x on MI325X" for "recovered 89% (5,996 -> 7,027 tok/s on
+  8xMI325X GPU), and ... delivered 6.2x").
 - No borrowed names: the figures of the source clause are bound to its names the same
   way. A clause that holds all the explainer's names does not back a figure with a
   unit of measure when one of those names is one it gives only another figure of that

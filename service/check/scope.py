@@ -261,18 +261,28 @@ def _phrase(
     after: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The words of the noun phrase at ``pos``: up to three, up to a stop word (or one of
-    ``after``), lower case."""
+    ``after``), lower case; an adjective of amount (:data:`_AMOUNT`) goes on past."""
     out: list[str] = []
-    for _ in range(3):
+    for _ in range(5):
         m = words.match(s, pos)
         if m is None:
             break
         word = m.group(1).lower()
+        pos = m.end()
+        if word in _AMOUNT:
+            continue
         if word in stop or len(word) < 3 or word in after:
             break
         out.append(word)
-        pos = m.end()
+        if len(out) == 3:
+            break
     return out
+
+
+# Words inside a counted phrase that say "in addition", not what is counted: "256 new
+# output tokens" counts output tokens (a stop word there ended the phrase, and any noun
+# near the figure backed it: the "256 x 256 output tile").
+_AMOUNT = frozenset({"new", "more", "additional", "extra", "further", "fresh"})
 
 
 def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:
@@ -339,7 +349,13 @@ _SHAPE_SIDE = re.compile(r"\s*[x×]\s*\d")
 
 
 # Words that say the same thing as another: what a count of a model's request counts.
-_SAME = {"prompt": "input", "reply": "output", "response": "output", "completion": "output"}
+_SAME = {
+    "prompt": "input",
+    "reply": "output",
+    "response": "output",
+    "completion": "output",
+    "generated": "output",
+}
 _PLURAL = re.compile(r"(?:e?s)$")
 
 
