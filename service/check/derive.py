@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from service.check.names import Name
 from service.check.unit import Hit, Unit
-from service.numbers.number import LOWER, QUANTITY, RANGE, UPPER, Hedge, Number
+from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, RANGE, UPPER, Hedge, Number
 
 if TYPE_CHECKING:
     from service.check.index import SourceIndex
@@ -152,3 +152,40 @@ def said_near(unit: Unit, names: Sequence[Name]) -> bool:
     if not end:
         return all(unit.mentions(x) for x in names)
     return all(x.pattern.search(unit.text, 0, end) is not None for x in names)
+
+
+def rounding_exps(q: Number) -> range:
+    """The digits ``q`` may be a rounding to: its last written one; under a hedge, the
+    trailing zeros of a whole number are no digits ("about 3,000 commits" rounds 2,995
+    to the thousand, or the ten, :func:`close_to` it; a bare "3,000" claims every
+    digit)."""
+    if q.hedge is NO_HEDGE or q.exp != 0 or q.value is None or not q.value:
+        return range(q.exp, q.exp + 1)
+    digits = str(abs(q.value.to_integral_value()))
+    if q.value != q.value.to_integral_value() or len(digits) > 40:
+        return range(q.exp, q.exp + 1)
+    return range(0, len(digits) - len(digits.rstrip("0")) + 1)
+
+
+def close_to(q: Number, theirs: Number) -> bool:
+    """Whether a source value is within 5% of a hedged whole number rounded past its
+    last written digit: "about 500" for 487, not "about 10%" for 7% (a rounding to the
+    ten, but no figure a reader would take 7% for)."""
+    assert q.value is not None and theirs.value is not None
+    return abs(theirs.value - q.value) * 20 <= abs(q.value)
+
+
+def rounding_hedge_ok(q: Number, theirs: Number) -> bool:
+    """Whether a hedged rounding says which side of it the source value lies on: "nearly
+    2x" (upper) for 1.95x, "over 2x" (lower) for 2.04x; not "nearly 2x" for 2.04x. A
+    source bound of the same direction holds when the rounding does not cut it ("up to
+    2x" for "up to 1.95x"); "about" and no hedge go with any rounding, as with any value.
+    A source value written with "about" is taken as written."""
+    if q.hedge in (NO_HEDGE, APPROX):
+        return True
+    assert q.value is not None and theirs.value is not None
+    if theirs.hedge not in (NO_HEDGE, APPROX, q.hedge):
+        return False  # an approximate value has a side too: "nearly 20%" for "about 19%"
+    if q.hedge == UPPER:
+        return theirs.value < q.value or (theirs.hedge == UPPER and theirs.value == q.value)
+    return theirs.value > q.value or (theirs.hedge == LOWER and theirs.value == q.value)

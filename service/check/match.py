@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from service.check.bind import Binding
-from service.check.derive import multipliers_of_gain, quantize, said_near
+from service.check.derive import (
+    close_to,
+    multipliers_of_gain,
+    quantize,
+    rounding_exps,
+    rounding_hedge_ok,
+    said_near,
+)
 from service.check.index import SourceIndex
 from service.check.names import Name
 from service.check.said import borrowed, of_title
@@ -31,43 +38,6 @@ def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
     if mine in (NO_HEDGE, APPROX):
         return True
     return mine == theirs
-
-
-def _rounding_exps(q: Number) -> range:
-    """The digits ``q`` may be a rounding to: its last written one; under a hedge, the
-    trailing zeros of a whole number are no digits ("about 3,000 commits" rounds 2,995
-    to the thousand, or the ten, :func:`_close` to it; a bare "3,000" claims every
-    digit)."""
-    if q.hedge is NO_HEDGE or q.exp != 0 or q.value is None or not q.value:
-        return range(q.exp, q.exp + 1)
-    digits = str(abs(q.value.to_integral_value()))
-    if q.value != q.value.to_integral_value() or len(digits) > 40:
-        return range(q.exp, q.exp + 1)
-    return range(0, len(digits) - len(digits.rstrip("0")) + 1)
-
-
-def _close(q: Number, theirs: Number) -> bool:
-    """Whether a source value is within 5% of a hedged whole number rounded past its
-    last written digit: "about 500" for 487, not "about 10%" for 7% (a rounding to the
-    ten, but no figure a reader would take 7% for)."""
-    assert q.value is not None and theirs.value is not None
-    return abs(theirs.value - q.value) * 20 <= abs(q.value)
-
-
-def _rounding_hedge_ok(q: Number, theirs: Number) -> bool:
-    """Whether a hedged rounding says which side of it the source value lies on: "nearly
-    2x" (upper) for 1.95x, "over 2x" (lower) for 2.04x; not "nearly 2x" for 2.04x. A
-    source bound of the same direction holds when the rounding does not cut it ("up to
-    2x" for "up to 1.95x"); "about" and no hedge go with any rounding, as with any value.
-    A source value written with "about" is taken as written."""
-    if q.hedge in (NO_HEDGE, APPROX):
-        return True
-    assert q.value is not None and theirs.value is not None
-    if theirs.hedge not in (NO_HEDGE, APPROX, q.hedge):
-        return False  # an approximate value has a side too: "nearly 20%" for "about 19%"
-    if q.hedge == UPPER:
-        return theirs.value < q.value or (theirs.hedge == UPPER and theirs.value == q.value)
-    return theirs.value > q.value or (theirs.hedge == LOWER and theirs.value == q.value)
 
 
 @slot_init
@@ -323,11 +293,11 @@ def _match_quantity(
     # A rounding of a more precise source number.
     cands = [
         h
-        for exp in _rounding_exps(q)
+        for exp in rounding_exps(q)
         for h in idx.rounded(exp).get(q.value, [])
         if q.unit == h[1].unit  # a rounding keeps its unit: 1.7 is no rounding of 1.68x
-        and _rounding_hedge_ok(q, h[1])
-        and (exp == q.exp or _close(q, h[1]))
+        and rounding_hedge_ok(q, h[1])
+        and (exp == q.exp or close_to(q, h[1]))
         and (keep is None or keep(h))
     ]
     rounding = _first_bound(idx, cands, binding)
