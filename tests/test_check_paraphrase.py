@@ -98,6 +98,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "The forward-pass fusion recovered 89% of the quantization overhead on MI325X."),
         (FP8, "FP8 reached 7,027 tok/s on MI325X GPUs, against 7,156 for the BF16 baseline."),
         (FP8, "The backward pass got 4.2x faster on DeepSeek-MoE-16B."),
+        # The 6.2x of the colwise scales kernel "used in the backward pass" (two sentences
+        # before it in its paragraph; the summary's "up to a 6.2x speedup" says neither).
+        (FP8, "In the backward pass, the colwise scales kernel is 6.2x faster."),
+        (FP8, "The forward-pass fusion raised end-to-end throughput by 17%."),
         # The post's subject, FP8, is in its title, not in the clause of the figure.
         (FP8, "FP8 reached 7,027 tokens per second on DeepSeek-V3 671B."),
         (FP8, "After the fusion, FP8 training ran at 7,027 tok/s."),
@@ -174,6 +178,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "The colwise scales kernel is 6.2x faster per MoE layer on MI325X."),
         (FP8, "The colwise scales optimization gave 6.2x per MoE layer on the MI325X."),
         (FP8, "Fusion sped up the forward pass 4.2x on DeepSeek-MoE-16B."),  # backward
+        (FP8, "In the forward pass, the colwise scales kernel is 6.2x faster."),
+        (FP8, "The colwise scales kernel is 6.2x faster in the forward pass."),
+        (FP8, "The backward-pass fusion raised end-to-end throughput by 17%."),
         # The same, with the hardware or model in a leading phrase before a comma.
         (FP8, "On MI325X GPUs, the colwise scales optimization delivered a 6.2x speedup."),
         (FP8, "On MI325X GPUs, the colwise kernel is 6.2x faster per MoE layer."),

@@ -95,7 +95,13 @@ Rules, in short (the module's tests spell them out):
   graphs", "without enabling") that the source's
   clause says only the other of ("4.02x ... with deterministic algorithms disabled" for
   "4.82x ... disabled, and 4.02x with them enabled") is ``misattached``; a clause with
-  both, or neither, leaves it open. A bare count with a noun joined to it counts that
+  both, or neither, leaves it open. Where the source's clause says neither, the
+  paragraph before its sentence, its label and headings say its setting, over every
+  place the source writes the value: "In the forward pass, the colwise scales kernel
+  is 6.2x faster" is ``misattached`` where the one detailed 6.2x follows "The colwise
+  scales kernel used in the backward pass" (the summary's "up to a 6.2x speedup" says
+  neither); a place that says the explainer's side, or both, leaves it open. A bare
+  count with a noun joined to it counts that
   noun, which must stand near the source's figure too ("a 256-token output" is no "256 x
   256 output tile"), and the words after it say what of ("a 512-token prompt" for
   "512-token output" is ``misattached``; "a 30-billion-parameter open-weight model" is
@@ -166,6 +172,7 @@ Rules, in short (the module's tests spell them out):
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
 :mod:`.scope` (what a figure's clause says beyond names: conditions, counts, asides),
+:mod:`.setting` (the conditions a source figure's paragraph states before it),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
 :mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on

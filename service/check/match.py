@@ -22,6 +22,7 @@ from service.check.index import SourceIndex
 from service.check.names import Name
 from service.check.said import borrowed, of_title
 from service.check.scope import after_across
+from service.check.setting import opposite_setting
 from service.check.unit import Hit, Unit
 from service.frozen import slot_init
 from service.models import CheckStatus
@@ -82,6 +83,9 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
                 closest, nearest = near, (unit, number)
             if near > most and not binding.against(idx.units[unit], number):
                 best, most = unit, near
+        turned = _turned_setting(idx, hits, binding) if best is not None else None
+        if turned is not None:
+            return _Bound(None, turned[0], turned)
         # Of none: the hit whose nouns are nearest tells what the source counts there.
         why = binding.against(idx.units[nearest[0]], nearest[1]) if closest and best is None else ""
         return _Bound(best, nearest[0] if why else any_hit, why=why)
@@ -89,6 +93,9 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
         if binding.holds(idx.units[unit], number):
             other = borrowed(idx, unit, number, binding.names) if binding.names else ()
             if not other:
+                turned = _turned_setting(idx, hits, binding)
+                if turned is not None:
+                    return _Bound(None, turned[0], lent or turned)
                 return _Bound(unit, any_hit, lent)
             lent = lent or (unit, other)
     if binding.inherited and not binding.names and not binding.nouns:
@@ -105,6 +112,20 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
     if not why and blocked is not None:
         return _Bound(None, blocked[0], lent, blocked[1])
     return _Bound(None, any_hit, lent, why)
+
+
+def _turned_setting(
+    idx: SourceIndex, hits: Sequence[Hit], binding: Binding
+) -> tuple[int, tuple[str, ...]] | None:
+    """:func:`opposite_setting` for a figure whose clause names a side of a pair (few), as
+    names lent (what the source gives it for: a rounding or computation landing on the
+    value is a coincidence)."""
+    clause = binding.clause
+    if clause is None or not clause.marks:
+        return None
+    holds = lambda h: binding.names_hold(idx.units[h[0]], h[1])  # noqa: E731
+    found = opposite_setting(clause, idx, hits, holds)
+    return None if found is None else (found[0], (f'the opposite ("{found[1]}")',))
 
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:

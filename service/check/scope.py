@@ -104,7 +104,7 @@ def figure_scope(
 # Only pairs whose words are no prepositions ("on"/"off", "before"/"after" say where and
 # when more often than which), but for "with"/"without" said of the same thing
 # (condition.with_marks: "with X disabled" says "without X" only of "X").
-_PAIRS = (
+PAIRS = (
     ("enable enables enabled enabling", "disable disables disabled disabling"),
     ("forward fwd", "backward backwards bwd"),
     # A prompt is the input, a reply or a response the output (of a model's request).
@@ -123,7 +123,7 @@ _PAIRS = (
 )
 _SIDE: dict[str, tuple[int, int]] = {
     word: (pair, side)
-    for pair, words in enumerate(_PAIRS)
+    for pair, words in enumerate(PAIRS)
     for side, forms in enumerate(words)
     for word in forms.split()
 }
@@ -138,7 +138,7 @@ _OPPOSITE = re.compile(
     re.I,
 )
 # A negation before the word turns it ("not enabled" is "disabled"): condition.negated.
-# A pair is an index of _PAIRS, or "with:" and what "with" or "without" is said of.
+# A pair is an index of PAIRS, or "with:" and what "with" or "without" is said of.
 Marks = frozenset[tuple[int | str, int]]
 
 
@@ -149,7 +149,7 @@ def opposite_marks(s: str, start: int, end: int) -> Marks:
 
 def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int | str, int]]]:
     """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
-    side): of :data:`_PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
+    side): of :data:`PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
     out: list[tuple[int, tuple[int | str, int]]] = []
     for m in _OPPOSITE.finditer(s, start, end):
         pair, side = _SIDE[m.group(0).lower()]
@@ -204,9 +204,9 @@ def opposed(clause: Clause, unit: Unit, m: Number | None) -> str:
     "disabled"); else "". A clause that says both, or neither, leaves it open. (No
     figure, for a value derived from several: the unit's whole clause.)"""
     marks = clause.marks
-    if not marks or not _unit_marks(unit, None):
+    if not marks or not unit_marks(unit, None):
         return ""  # most explainer clauses, and most source clauses: no word of a pair
-    theirs = _unit_marks(unit, m)
+    theirs = unit_marks(unit, m)
     if not theirs:
         return ""
     for pair in {p for p, _ in marks}:
@@ -228,7 +228,7 @@ def opposed(clause: Clause, unit: Unit, m: Number | None) -> str:
 _WORD = re.compile(r"\w+")
 
 
-def _unit_marks(unit: Unit, m: Number | None) -> Marks:
+def unit_marks(unit: Unit, m: Number | None) -> Marks:
     """:func:`opposite_marks` of the clause of source figure ``m`` (None: of the unit's
     whole clause), memoised on the unit: a source is checked again and again."""
     key = -1 if m is None else m.start

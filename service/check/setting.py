@@ -1,0 +1,60 @@
+"""Setting: the conditions a source figure is measured under that its paragraph states
+before its sentence ("The colwise scales kernel used in the backward pass had ... On an
+MI300X GPU: 7,290 us -> 1,170 us per MoE layer (6.2x speedup)"), its label and headings
+too: read for an explainer figure whose clause names one side of an opposite pair
+(:mod:`.scope`: forward/backward, input/output, ...), when the source's own clause of
+the figure says neither."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from service.check.index import SourceIndex
+from service.check.scope import PAIRS, Clause, Marks, opposite_marks, unit_marks
+from service.check.unit import Hit, Unit
+
+_SETTING = -2  # the key of a unit's setting in its memo of marks (Unit.marks)
+
+
+def _setting(unit: Unit) -> Marks:
+    """The pair words of the paragraph before the unit's sentence, of its label and its
+    headings (memoised on the unit)."""
+    if unit.marks is None:
+        unit.marks = {}
+    found = unit.marks.get(_SETTING)
+    if found is None:
+        context, clause = unit.context, unit.end - unit.start
+        found = opposite_marks(unit.text, 0, unit.sentence[0]) | opposite_marks(
+            context, min(clause, len(context)), len(context)
+        )
+        unit.marks[_SETTING] = found
+    return found
+
+
+def opposite_setting(
+    clause: Clause, idx: SourceIndex, hits: Sequence[Hit], holds: Callable[[Hit], bool]
+) -> tuple[int, str] | None:
+    """A source unit of the explainer's figure (``hits`` that ``holds``) whose setting says
+    only the other side of a pair the explainer's ``clause`` names, and the word of that
+    side, when no figure of the value is said on the explainer's side, by its own clause
+    or its setting (a figure written twice, as a summary's "up to a 6.2x speedup" that
+    says neither and the detail's after "used in the backward pass", is one figure);
+    else None. Its own clause first: a clause that says either side is what holds."""
+    mine = {mark for mark in clause.marks if isinstance(mark[0], int)}
+    if not mine:
+        return None
+    pairs = {p for p, _ in mine}
+    other: tuple[int, str] | None = None
+    for hit in hits:
+        unit = idx.units[hit[0]]
+        said = {m for m in unit_marks(unit, hit[1]) if m[0] in pairs}
+        said = said or {m for m in _setting(unit) if m[0] in pairs}
+        if not said or not holds(hit):
+            continue
+        if said & mine:
+            return None  # this side (or both) is said of the value somewhere
+        if other is None:
+            pair, side = next(iter(said))
+            assert isinstance(pair, int)
+            other = (hit[0], PAIRS[pair][side].split()[0])
+    return other
