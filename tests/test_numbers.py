@@ -454,3 +454,15 @@ def test_number_is_a_frozen_value() -> None:
         n.start = 4  # type: ignore[misc]
     with pytest.raises(TypeError):
         updated(n, colour="red")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["See Figure 13 for the curve.", "As Table 2 shows,", "(Fig. 3)", "in figure 4 below"],
+)
+def test_a_figure_or_table_label_is_no_number(text: str) -> None:
+    assert extract_numbers(text) == []
+
+
+def test_a_count_of_figures_is_a_number() -> None:
+    assert [n.text for n in extract_numbers("The post has 3 figures and Table 2.")] == ["3"]

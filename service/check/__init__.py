@@ -65,7 +65,8 @@ Rules, in short (the module's tests spell them out):
   order, backs each side said of the same names (a side has no noun of its own).
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
 - The explainer's own marks are no figures: a citation ("[3]") and an enumeration
-  starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not.
+  starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not;
+  nor, on either side, is a figure's or table's number ("Figure 13", "Table 2").
 - Binding: the names within six words of a number in the explainer (model, operator,
   format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
   across a comma or a relative clause, but for a phrase leading the sentence or a

@@ -35,6 +35,10 @@ _DIGIT = re.compile(r"\d")
 # than a Unicode category test per character.
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _START = attrgetter("start")
+# A figure's or table's number is its label ("Figure 13", "Table 2", "Fig. 3"), no
+# quantity: a check found the post's "Figure 13" before its "1.13x".
+_LABEL_HINT = re.compile(r"\b(?:fig|table)", re.I)
+_LABEL = re.compile(r"\b(?:figures?|fig\.|tables?)\s*$", re.I)
 _MODEL_HINT = re.compile(r" " + _MODEL_PART + r"(?![\w-])")
 
 
@@ -125,6 +129,12 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
         nums = share_compared_unit(s, distribute_units(s, nums))
     else:
         nums = [version_by_context(text, s, n) for n in refined]
+    if _LABEL_HINT.search(s) is not None:  # one search per text; the look-behind per number
+        nums = [
+            n
+            for n in nums
+            if n.kind != QUANTITY or not _LABEL.search(s, max(0, n.start - 12), n.start)
+        ]
     if words:
         nums.extend(_hedged(s, number_words(text, s)))
         nums.sort(key=_START)
