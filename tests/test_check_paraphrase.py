@@ -112,11 +112,11 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "FP8 gives a 13.4% gain on Llama3-8B; on MI325X, forward fusion added 17%."),
         # The Figure 1 caption's first sentence names Llama3-8B for the whole caption;
         # its "~39 GB" sentence does not, and a leading phrase reaches the 39 GB.
-        limit(
+        (
             FP8,
             "For Llama3-8B, FP8 is 13.4% faster than BF16, and peak memory stays at about 39 GB.",
-            "a caption's first sentence is no label of its paragraph in the source index",
         ),
+        (FP8, "On 8xMI325X GPUs with DeepSeek-V3 671B, the forward pass went from 19 ms to 7 ms."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -186,6 +186,8 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "On MI325X GPUs, the colwise kernel is 6.2x faster per MoE layer."),
         (FP8, "On DeepSeek-V3 671B, FP8 training gives a 13.4% throughput gain over BF16."),
         (FLY, "For Llama 3.3 70B, BF16 vLLM speedups peak at 1.13x."),
+        # The caption's first sentence labels its own paragraph, no other.
+        (FP8, "On DeepSeek-V3 671B, peak memory stays at about 39 GB."),
         (FP8, "FP8 gives a 13.4% gain on Llama3-8B; on DeepSeek-MoE-16B, fusion recovered 89%."),
         # A gain derived from the BF16 dense-GEMM suite's 1.10x: the names of its clause
         # must stand in the sentence of that 1.10x, not beyond six words nor in a heading.

@@ -73,7 +73,9 @@ Rules, in short (the module's tests spell them out):
   clause after a semicolon or colon, whose names go with each measured figure up to the
   next one: "On MI325X GPUs, the kernel reaches 6.2x"; "...; on MI325X, fusion added
   17%") must all occur in the source clause where that number stands, its paragraph
-  label or its headings; else ``misattached``. A bare count
+  label (a bold lead-in, or a caption's first sentence: "Figure 1: ... with Llama3-8B
+  (...)." labels the sentences of its caption) or its headings; else ``misattached``.
+  A bare count
   without names must share a noun with the source number, near it ("256 tokens" vs
   "256-token input"); a number with neither carries the names of its own clause (an
   aside in parentheses does not end it), else those of the figures before it in its
