@@ -63,7 +63,9 @@ class _Bound:
     why: str = ""  # what the first hit's clause says against the explainer's figure
 
 
-def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bound:
+def _first_bound(
+    idx: SourceIndex, hits: Sequence[Hit], binding: Binding, *, exact: bool = False
+) -> _Bound:
     """The first hit whose context holds the binding, as unit indices.
 
     Names carried from an earlier explainer sentence are looked for in the source
@@ -71,7 +73,8 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
     paragraph: the explainer carries the topic of the last sentence that named one, and
     a sentence it copies from the source must not be misattached. A hit whose unit gives
     one of the explainer's names to another of its figures, and this one to things the
-    explainer does not name, does not hold (:func:`borrowed`)."""
+    explainer does not name, does not hold (:func:`borrowed`). ``exact``: the hits are
+    the value as written, whose setting is read too (:func:`_turned_setting`)."""
     any_hit = hits[0][0] if hits else None
     lent: tuple[int, tuple[str, ...]] | None = None
     if binding.nouns and not binding.names and len(hits) > 1:
@@ -83,7 +86,7 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
                 closest, nearest = near, (unit, number)
             if near > most and not binding.against(idx.units[unit], number):
                 best, most = unit, near
-        turned = _turned_setting(idx, hits, binding) if best is not None else None
+        turned = _turned_setting(idx, hits, binding) if best is not None and exact else None
         if turned is not None:
             return _Bound(None, turned[0], turned)
         # Of none: the hit whose nouns are nearest tells what the source counts there.
@@ -93,7 +96,7 @@ def _first_bound(idx: SourceIndex, hits: Sequence[Hit], binding: Binding) -> _Bo
         if binding.holds(idx.units[unit], number):
             other = borrowed(idx, unit, number, binding.names) if binding.names else ()
             if not other:
-                turned = _turned_setting(idx, hits, binding)
+                turned = _turned_setting(idx, hits, binding) if exact else None
                 if turned is not None:
                     return _Bound(None, turned[0], lent or turned)
                 return _Bound(unit, any_hit, lent)
@@ -283,7 +286,7 @@ def _match_quantity(
         )
         and (keep is None or keep(h))
     ]
-    first = _first_bound(idx, exact, binding)
+    first = _first_bound(idx, exact, binding, exact=True)
     if first.unit is not None:
         return Outcome(CheckStatus.SUPPORTED, first.unit)
     lent = first.lent
@@ -383,7 +386,7 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
         and h[1].exp == r.exp
         and h[1].high_exp == r.high_exp
     ]
-    first = _first_bound(idx, exact, binding)
+    first = _first_bound(idx, exact, binding, exact=True)
     if first.unit is not None:
         return Outcome(CheckStatus.SUPPORTED, first.unit)
     ends = _change_ends(idx, r, binding) if r.change else None

@@ -147,7 +147,14 @@ def opposite_marks(s: str, start: int, end: int) -> Marks:
     return frozenset(mark for _, mark in _marked(s, start, end))
 
 
-def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int | str, int]]]:
+def pair_marks(s: str, start: int, end: int) -> Marks:
+    """:func:`opposite_marks` of :data:`PAIRS` alone (no "with"/"without")."""
+    return frozenset(mark for _, mark in _marked(s, start, end, with_too=False))
+
+
+def _marked(
+    s: str, start: int, end: int, *, with_too: bool = True
+) -> list[tuple[int, tuple[int | str, int]]]:
     """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
     side): of :data:`PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
     out: list[tuple[int, tuple[int | str, int]]] = []
@@ -156,7 +163,8 @@ def _marked(s: str, start: int, end: int) -> list[tuple[int, tuple[int | str, in
         if negated(s, start, m.start()):
             side = 1 - side
         out.append((m.start(), (pair, side)))
-    out.extend(with_marks(s, start, end))
+    if with_too:
+        out.extend(with_marks(s, start, end))
     return out
 
 

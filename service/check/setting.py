@@ -10,23 +10,40 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from service.check.index import SourceIndex
-from service.check.scope import PAIRS, Clause, Marks, opposite_marks, unit_marks
+from service.check.scope import PAIRS, Clause, Marks, pair_marks, unit_marks
 from service.check.unit import Hit, Unit
 
 _SETTING = -2  # the key of a unit's setting in its memo of marks (Unit.marks)
 
 
+def _stems(words: tuple[str, str]) -> tuple[str, ...]:
+    """The words of a pair that hold no shorter one of it ("input" finds "inputs")."""
+    forms = [w for side in words for w in side.split()]
+    return tuple(w for w in forms if not any(v != w and v in w for v in forms))
+
+
+# The words of each pair, to look for in C before a paragraph is read for them.
+_WORDS = [_stems(words) for words in PAIRS]
+
+
+def _present(unit: Unit, words: Sequence[str]) -> bool:
+    """Whether a word of ``words`` stands in the unit's paragraph up to its sentence's end,
+    its label or headings (finds in C: most places of a value have none)."""
+    end, context = unit.sentence[1] or unit.end, unit.context
+    c = min(unit.end - unit.start, len(context))
+    return any(unit.text.find(w, 0, end) >= 0 or context.find(w, c) >= 0 for w in words)
+
+
 def _setting(unit: Unit) -> Marks:
-    """The pair words of the paragraph before the unit's sentence, of its label and its
-    headings (memoised on the unit)."""
-    if unit.marks is None:
-        unit.marks = {}
-    found = unit.marks.get(_SETTING)
+    """The words of the pairs in the paragraph before the unit's sentence, its label and
+    headings (read once per unit)."""
+    found = unit.marks.get(_SETTING) if unit.marks is not None else None
     if found is None:
-        context, clause = unit.context, unit.end - unit.start
-        found = opposite_marks(unit.text, 0, unit.sentence[0]) | opposite_marks(
-            context, min(clause, len(context)), len(context)
-        )
+        a, context = unit.sentence[0], unit.context
+        c = min(unit.end - unit.start, len(context))
+        found = pair_marks(unit.text, 0, a) | pair_marks(context, c, len(context))
+        if unit.marks is None:
+            unit.marks = {}
         unit.marks[_SETTING] = found
     return found
 
@@ -43,10 +60,15 @@ def opposite_setting(
     mine = {mark for mark in clause.marks if isinstance(mark[0], int)}
     if not mine:
         return None
-    pairs = {p for p, _ in mine}
+    pairs = {p for p, side in mine if isinstance(p, int) and (p, 1 - side) not in mine}
+    if not pairs:
+        return None  # a clause that says both sides of its pairs ("256 in, 512 out")
+    words = [w for p in pairs for w in _WORDS[p]]
     other: tuple[int, str] | None = None
     for hit in hits:
         unit = idx.units[hit[0]]
+        if not _present(unit, words):
+            continue
         said = {m for m in unit_marks(unit, hit[1]) if m[0] in pairs}
         said = said or {m for m in _setting(unit) if m[0] in pairs}
         if not said or not holds(hit):
