@@ -79,14 +79,14 @@ def _first_bound(
     lent: tuple[int, tuple[str, ...]] | None = None
     if binding.nouns and not binding.names and len(hits) > 1:
         # Bound by nouns, any one of which holds: the hit with the most of them.
-        best, most, closest, nearest = None, 0, 0, hits[0]
+        best, most, closest, nearest, chosen = None, 0, 0, hits[0], hits[0]
         for unit, number in hits:
             near = binding.nouns_near(idx.units[unit], number, strict=False)
             if near > closest:
                 closest, nearest = near, (unit, number)
             if near > most and not binding.against(idx.units[unit], number):
-                best, most = unit, near
-        turned = _turned_setting(idx, hits, binding) if best is not None and exact else None
+                best, most, chosen = unit, near, (unit, number)
+        turned = _turned_setting(idx, hits, binding, chosen) if best is not None and exact else None
         if turned is not None:
             return _Bound(None, turned[0], turned)
         # Of none: the hit whose nouns are nearest tells what the source counts there.
@@ -96,7 +96,7 @@ def _first_bound(
         if binding.holds(idx.units[unit], number):
             other = borrowed(idx, unit, number, binding.names) if binding.names else ()
             if not other:
-                turned = _turned_setting(idx, hits, binding) if exact else None
+                turned = _turned_setting(idx, hits, binding, (unit, number)) if exact else None
                 if turned is not None:
                     return _Bound(None, turned[0], lent or turned)
                 return _Bound(unit, any_hit, lent)
@@ -118,16 +118,16 @@ def _first_bound(
 
 
 def _turned_setting(
-    idx: SourceIndex, hits: Sequence[Hit], binding: Binding
+    idx: SourceIndex, hits: Sequence[Hit], binding: Binding, chosen: Hit
 ) -> tuple[int, tuple[str, ...]] | None:
     """:func:`opposite_setting` for a figure whose clause names a side of a pair (few), as
     names lent (what the source gives it for: a rounding or computation landing on the
-    value is a coincidence)."""
+    value is a coincidence); ``chosen``: the hit that holds, by names and clause."""
     clause = binding.clause
     if clause is None or not clause.marks:
         return None
     holds = lambda h: binding.names_hold(idx.units[h[0]], h[1])  # noqa: E731
-    found = opposite_setting(clause, idx, hits, holds)
+    found = opposite_setting(clause, idx, hits, holds, chosen)
     return None if found is None else (found[0], (f'the opposite ("{found[1]}")',))
 
 

@@ -49,20 +49,27 @@ def _setting(unit: Unit) -> Marks:
 
 
 def opposite_setting(
-    clause: Clause, idx: SourceIndex, hits: Sequence[Hit], holds: Callable[[Hit], bool]
+    clause: Clause,
+    idx: SourceIndex,
+    hits: Sequence[Hit],
+    holds: Callable[[Hit], bool],
+    chosen: Hit,
 ) -> tuple[int, str] | None:
     """A source unit of the explainer's figure (``hits`` that ``holds``) whose setting says
     only the other side of a pair the explainer's ``clause`` names, and the word of that
     side, when no figure of the value is said on the explainer's side, by its own clause
     or its setting (a figure written twice, as a summary's "up to a 6.2x speedup" that
     says neither and the detail's after "used in the backward pass", is one figure);
-    else None. Its own clause first: a clause that says either side is what holds."""
+    else None. Its own clause first: a clause that says either side is what holds (the
+    ``chosen`` hit's, most often: read for its binding already)."""
     mine = {mark for mark in clause.marks if isinstance(mark[0], int)}
     if not mine:
         return None
     pairs = {p for p, side in mine if isinstance(p, int) and (p, 1 - side) not in mine}
     if not pairs:
         return None  # a clause that says both sides of its pairs ("256 in, 512 out")
+    if any(m in mine for m in unit_marks(idx.units[chosen[0]], chosen[1])):
+        return None  # the figure the binding found is said on the explainer's side
     words = [w for p in pairs for w in _WORDS[p]]
     other: tuple[int, str] | None = None
     for hit in hits:
