@@ -6,11 +6,13 @@ and queue it to be explained again. End to end on real SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import select, text
+from sqlalchemy.orm import Session
 
 from service import queue
 from service.clean import article_from_entry
@@ -204,24 +206,12 @@ def test_two_workers_writing_two_versions_of_an_entry_keep_the_newer(
         holder = sessions()
         holder.begin()
         pipeline._store_items(holder, fid, ids[1], first, set())  # row locked, uncommitted
-        errors: list[BaseException] = []
 
         def other_worker() -> None:
-            try:
-                with transaction(sessions) as s:
-                    pipeline._store_items(s, fid, ids[2], second, set())
-            except BaseException as exc:  # the test thread reports it
-                errors.append(exc)
+            with transaction(sessions) as s:
+                pipeline._store_items(s, fid, ids[2], second, set())
 
-        worker = threading.Thread(target=other_worker)
-        worker.start()
-
-        # The other worker read, decided and waits to write.
-        wait_for(lambda: _waiting_on_a_lock(db))
-        holder.commit()
-        holder.close()
-        worker.join(timeout=60)
-        assert not worker.is_alive() and errors == []
+        _race(db, holder, other_worker)
         with sessions() as s:
             item = s.scalars(select(t.Item).where(t.Item.key == "urn:lab:1")).one()
         assert "32 GPUs" in item.text
@@ -356,23 +346,13 @@ def test_a_race_lost_by_the_older_version_is_said_in_the_delivery(pg_url: str) -
         holder = sessions()
         holder.begin()
         pipeline._store_items(holder, fid, done.id, newer, set())  # row locked, uncommitted
-        errors: list[BaseException] = []
 
         def other_worker() -> None:
-            try:
-                with transaction(sessions) as s:
-                    (claim,) = queue.claim(s, queue.DELIVERIES, "w2", 60)
-                pipeline.process_delivery(claim, "w2")
-            except BaseException as exc:  # the test thread reports it
-                errors.append(exc)
+            with transaction(sessions) as s:
+                (claim,) = queue.claim(s, queue.DELIVERIES, "w2", 60)
+            pipeline.process_delivery(claim, "w2")
 
-        worker = threading.Thread(target=other_worker)
-        worker.start()
-        wait_for(lambda: _waiting_on_a_lock(db))
-        holder.commit()
-        holder.close()
-        worker.join(timeout=60)
-        assert not worker.is_alive() and errors == []
+        _race(db, holder, other_worker)
         with sessions() as s:
             d = s.get(t.Delivery, late_id)
             item = s.scalars(select(t.Item).where(t.Item.key == "urn:lab:1")).one()
@@ -386,6 +366,26 @@ def test_a_race_lost_by_the_older_version_is_said_in_the_delivery(pg_url: str) -
         assert "32 GPUs" in item.text
     finally:
         db.dispose()
+
+
+def _race(db: Any, holder: Session, other_worker: Callable[[], None]) -> None:
+    """Run ``other_worker`` in a thread until it waits on the row ``holder`` locked (it
+    read, decided and waits to write), then commit ``holder`` and let it finish."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            other_worker()
+        except BaseException as exc:  # the test thread reports it
+            errors.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    wait_for(lambda: _waiting_on_a_lock(db))
+    holder.commit()
+    holder.close()
+    worker.join(timeout=60)
+    assert not worker.is_alive() and errors == []
 
 
 def _waiting_on_a_lock(db: Any) -> bool:
