@@ -467,6 +467,12 @@ def test_denied_subscription_stops_content(svc: Service) -> None:
         assert svc.http.get(f"/websub/{fid}", params={**notice, **forged}).status_code == 404
     assert svc.row(t.Feed, fid).websub_state == "active"
     token = websub.callback_token("hub-secret-1")
+    # A parameter given twice is refused, not read as its last value.
+    twice = [("hub.mode", "subscribe"), *{**notice, "token": token}.items()]
+    refused = svc.http.get(f"/websub/{fid}", params=twice)
+    assert refused.status_code == 404
+    assert "hub.mode given more than once" in refused.json()["detail"]
+    assert svc.row(t.Feed, fid).websub_state == "active"
     denied = svc.http.get(f"/websub/{fid}", params={**notice, "token": token})
     assert denied.status_code == 200
     assert svc.row(t.Feed, fid).websub_state == "denied"

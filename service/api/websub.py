@@ -52,8 +52,14 @@ async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextRes
     (un)subscription. The challenge is echoed only for a pending request of the same mode
     and topic (the registered feed URL) at the callback URL told to the hub (its `token`);
     anything else is 404. `hub.mode=denied` records the hub's refusal."""
-    params = {k: v for k, v in request.query_params.items() if k.startswith("hub.")}
-    token = request.query_params.get("token", "")
+    query = request.query_params
+    # A parameter given twice is no hub's request: which one would count? (A dict of the
+    # query keeps the last, and "hub.mode=subscribe&hub.mode=denied" was read as denied.)
+    twice = sorted({k for k in query if len(query.getlist(k)) > 1})
+    if twice:
+        raise NotFound(f"{', '.join(twice)} given more than once: no hub's verification")
+    params = {k: v for k, v in query.items() if k.startswith("hub.")}
+    token = query.get("token", "")
     body = await run_in_threadpool(_verify, ctx, feed_id, params, token)
     return PlainTextResponse(body)
 
