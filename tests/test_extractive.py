@@ -281,6 +281,19 @@ def test_results_are_attributed_and_first_person_is_gone(name: str) -> None:
             1,
             "According to the post, Triton is 1.2x slower. Then Triton wins.",
         ),
+        # A setting closed by a colon before a clause: after "report that", a comma.
+        (
+            "On 8x MI325X GPU with DeepSeek-V3 671B: this change delivered a 17% gain.",
+            0,
+            "The authors report that on 8x MI325X GPU with DeepSeek-V3 671B, this change"
+            " delivered a 17% gain.",
+        ),
+        # A colon before a figure or a name is a label's: it stays.
+        (
+            "The result: 17% more throughput on MI325X.",
+            0,
+            "The authors report that the result: 17% more throughput on MI325X.",
+        ),
     ],
 )
 def test_an_attribution_reads_as_one_sentence(

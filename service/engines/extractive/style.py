@@ -128,6 +128,12 @@ _ATTRIBUTED = re.compile(
 _ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The post reports that ")
 _TEAM_REPORTS = "The team reports that "
 _AFTER = ", according to the post."
+# A leading setting closed by a colon, then a clause ("On 8x MI325X GPU with DeepSeek-V3
+# 671B: this change delivered ..."): after "The authors report that" the colon reads as
+# a list's; a comma closes the setting as the sentence then runs on.
+_SETTING_COLON = re.compile(
+    r"^([^:;.]{3,100}?): (?=(?:this|these|that|those|the|it|its|they|each|every|both|a|an) )"
+)
 
 
 def write_sentence(
@@ -144,7 +150,7 @@ def write_sentence(
         if lowered is not None and wording.endswith(" that ") and lowered.startswith("that "):
             s = _ATTRIBUTIONS[1] + lowered  # not "reports that that flywheel ..."
         elif lowered is not None:
-            s = wording + lowered
+            s = wording + _SETTING_COLON.sub(r"\1, ", lowered, count=1)
         elif written_as_name(s.split(" ", 1)[0].rstrip(",;:"), case) or not s.endswith("."):
             s = _ATTRIBUTIONS[1] + s  # a name opens the sentence: keep its capital
         else:
