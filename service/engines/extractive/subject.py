@@ -90,6 +90,35 @@ def _count(word: str, text: str) -> int:
     return len(re.findall(rf"(?<![\w\-.]){re.escape(word)}(?![\w\-]|\.\w)", text))
 
 
+# Operating systems and device platforms: where the thing a post is about runs ("Claude
+# Cowork on Windows", "Ollama on macOS", "MLX on Apple silicon"), a setting, never the
+# subject (it made "Windows: Degraded functionality for Claude Cowork").
+_PLATFORMS = wordset("Windows macOS OSX Linux Ubuntu iOS iPadOS watchOS visionOS Android ChromeOS")
+
+
+def _setting(word: str, whole: str) -> bool:
+    """Whether ``word`` is a platform the post's subject runs on: an operating system,
+    or a maker the post (``whole``) names for its chips at least half the times it
+    names it ("Apple silicon")."""
+    if word in _PLATFORMS:
+        return True
+    total = _count(word, whole)
+    chips = re.findall(rf"(?<![\w\-]){re.escape(word)}\s+[Ss]ilicon\b", whole)
+    return total > 0 and 2 * len(chips) >= total
+
+
+def _spells_generic(name: str) -> bool:
+    """Whether ``name``'s initials spell a generic acronym: "Large Language Models" is
+    "LLMs", as generic as the acronym."""
+    words = name.split()
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return False
+    initials = "".join(w[0] for w in words)
+    return initials in GENERIC_NAMES or (
+        words[-1].endswith("s") and initials + "s" in GENERIC_NAMES
+    )
+
+
 def _tail(word: str, text: str) -> bool:
     """Whether the post writes ``word`` mostly as the last part of a longer name, after a
     version, an acronym or (a capitalised word) another name ("GLM-5.3 Flash", "DeepSeek
@@ -146,6 +175,36 @@ def _compared(title: str) -> set[str]:
     return out
 
 
+def _listed(title: str) -> set[str]:
+    """The words of the short middle and last items of a list the title gives ("... in
+    ChatGPT, Work, image generation, file upload, Voice, and Codex Cloud"): each is one
+    of several, not the subject."""
+    items = [i.strip() for i in title.split(",")]
+    if len(items) < 3:
+        return set()
+    last = re.sub(r"^(?:and|or|&)\s+", "", items[-1])
+    members = [*items[1:-1], last]
+    if any(len(i.split()) > 3 for i in members):
+        return set()  # clauses, not a list of names
+    return {w for i in members for w in i.split()}
+
+
+def _after_a_name(title: str, at: int) -> bool:
+    """Whether the title's word at ``at``, an ordinary capitalised word, follows another
+    past the title's first ("Elevated errors for Workspace Agent"): in a title in
+    sentence case, the end of a longer name. A name of its own spelling ("NVIDIA
+    Nemotron") stays a candidate."""
+    before = title[:at].split()
+    word = re.match(r"[\w\-]+", title[at:])
+    return (
+        len(before) >= 2  # the first word is capitalised by its place ("Faster Gemma 4")
+        and word is not None
+        and is_title_word(word.group(0))
+        and is_title_word(before[-1])
+        and before[-1].lower() not in STOPWORDS
+    )
+
+
 def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
     """The post's subject: a short title prefix before ':', else the one "How X ..."
     tells of, else the name the post uses most (PyTorch, FlyDSL, ExecuTorch) among the
@@ -155,7 +214,9 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
     if left and names_something(left):
         return left
     m = re.search(r"\(([A-Za-z][\w\-]*[A-Z][\w\-]*)\)", title)
-    if m and m.group(1) not in GENERIC_NAMES:
+    if m and m.group(1) not in GENERIC_NAMES and len(title[: m.start()].split()) <= 6:
+        # Near the title's start, where its subject is named: further on, a term the
+        # title defines in passing ("... via multi-token prediction (MTP), powered by").
         return m.group(1)  # "Speculator System (ATLAS): ...": the title's own short name
     m = re.match(r"(?i:how|why|when|where)\s+([A-Z][\w\-]+)(\s+[A-Z][\w\-]*)?\s+[a-z]", title)
     if m and is_name(m.group(1), text, placed=True):
@@ -172,7 +233,7 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
         if len(w) > 3 and w.lower() not in STOPWORDS
     )
 
-    compared = _compared(title)
+    compared = _compared(title) | _listed(title)
 
     def candidates(source: str, in_title: bool) -> list[str]:
         found = []
@@ -209,6 +270,8 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
                 placed = not starts or mixed  # "Co-Scientist unites ...": a name anywhere
             if w in compared:
                 continue  # "GLM-5.3 vs. Claude Fable 5": one side, not the subject
+            if in_title and sentence_cased and _after_a_name(source, m.start()):
+                continue  # "Agent" of "Workspace Agent": a part of the name, not it
             if not (in_title and tagged) and _tail(w, text):
                 continue  # "Flash" of "GLM-5.3 Flash", "Cloud" of "IBM Cloud"
             if (mixed or in_title or placed) and is_name(w, text, placed=placed):
@@ -236,34 +299,58 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
             if _count(w, text) >= 2 or w in opening or any(c.isupper() for c in w[1:])
         ]
         seen += len(sentence) + 1
+    pool = [w for w in pool if not _setting(w, whole)]  # "on Windows", "on Apple silicon"
     best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
     if not best or score(best) < 1:
         return ""
     best = whole_name(_with_model(best, text), whole)
+    if _spells_generic(best):
+        return ""  # "Large Language Models (LLMs)"
     for _ in range(3):
         # "Together AI brings ...": the name the title opens with, whole, when the post
-        # writes it so at least as often as not.
+        # writes it so at least as often as not, or with a generic acronym that ends a
+        # name ("Together AI at ICML 2026": "Together" alone is half of it).
         m = re.match(rf"{re.escape(best)}( [A-Z][\w\-]*)", title)
-        if not m or 2 * _count(best + m.group(1), text) < max(1, _count(best, text)):
+        if not m or (
+            2 * _count(best + m.group(1), text) < max(1, _count(best, text))
+            and m.group(1).strip() not in _PART.split("|")
+        ):
             break
         best += m.group(1)
-    m = re.search(rf"{re.escape(best)}\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])", title)
-    return f"{best} {m.group(1)}" if m else best
+    # A version names what it follows, a plain word included ("Ollama Python library
+    # 0.4" was "Ollama Python: Library 0.4 ...").
+    m = re.search(
+        rf"{re.escape(best)}(\s+[a-z][\w\-]*(?=\s+\d+\.\d))?\s+(\d+(?:\.\d+)*[a-z]?)(?![\w.])",
+        title,
+    )
+    if m and m.group(1) and m.group(1).strip() in STOPWORDS:
+        m = None
+    return f"{best}{m.group(1) or ''} {m.group(2)}" if m else best
+
+
+# Generic acronyms that end a name the post always writes with them ("Admin API",
+# "Together AI"): alone, "Admin" and "Together" name a fragment.
+_PART = "API|SDK|AI"
 
 
 def whole_name(word: str, text: str) -> str:
     """``word`` with the capitalised words that follow it in ``text`` each of the two or
     more times it is written (a name of several words: "Northern" -> "Northern Ireland",
-    "Hugging" -> "Hugging Face")."""
-    for _ in range(3):
+    "Hugging" -> "Hugging Face", "Admin" -> "Admin API")."""
+    for _ in range(4):
         after = [
             m.group(1)
-            for m in re.finditer(rf"(?<![\w\-]){re.escape(word)}(?![\w\-])( [A-Z][a-z]+)?", text)
+            for m in re.finditer(
+                rf"(?<![\w\-]){re.escape(word)}(?![\w\-])( [A-Z][a-z]+| (?:{_PART})(?![\w\-]))?",
+                text,
+            )
         ]
         if len(after) < 2 or len(set(after)) != 1:
             break
         nxt = after[0]
-        if not nxt or nxt.strip().lower() in STOPWORDS or nxt.strip() in GENERIC_NAMES:
+        if not nxt or nxt.strip().lower() in STOPWORDS:
+            break
+        if nxt.strip() in GENERIC_NAMES and nxt.strip() not in _PART.split("|"):
             break
         word += nxt
     return word

@@ -17,6 +17,7 @@ from service.engines.extractive.words import (
     STOPWORDS,
     CaseTable,
     capitalise,
+    is_title_word,
     lower_first,
     restore_slug,
     sentence_case,
@@ -24,12 +25,35 @@ from service.engines.extractive.words import (
 from service.models import Article, CheckStatus
 from service.numbers import Kind, extract_numbers, prepare
 from service.numbers.context import list_runs
+from service.text import split_sentences
 
 # Names too generic to be an explainer's subject.
 _JUNK_TITLE = re.compile(
     r"^(tl;?dr|summary|introduction|overview|untitled( post)?|home|blog|post|news|none)?\W*$",
     re.IGNORECASE,
 )
+
+
+# Words that join more to the subject the title opens with ("Together AI and Meta partner
+# ...", "Muse Glimmer from Meta ... is now available"), and the verb of a title that is a
+# sentence ("Llama 3 is not very censored"): cut after the subject, the rest read "And
+# Meta partner ...", "Is not very censored", with no one before the word.
+_JOINS = re.compile(
+    r"(?:and|or|&|from|of|vs\.?|versus|plus|is|are|was|were|has|have|had|will|can|does)\b",
+    re.IGNORECASE,
+)
+
+
+def _goes_on(subject: str, rest: str, text: str) -> bool:
+    """Whether the title's ``rest`` after its opening ``subject`` still belongs to what
+    the subject starts: a joining word or a verb ("and Meta partner ...", "is now ..."),
+    or a longer name the post writes ("PyTorch Conference North America", "PyTorch
+    Ecosystem Landscape"): cut there, "PyTorch: Conference North America Announces ..."
+    split a name in two."""
+    if _JOINS.match(rest):
+        return True
+    nxt = re.match(r"[A-Z][\w\-]*", rest)
+    return nxt is not None and f"{subject} {nxt.group(0)}" in text
 
 
 def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
@@ -40,18 +64,26 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
     if _JUNK_TITLE.match(raw):
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
     elif _opening_words(raw, article.text):
+        raw = _first_sentence(raw, article.text)
         # An untitled post's own first words: subject and claim say more when the post
         # has a claim ("We are excited to announce ..." against "2,995 commits from 487
-        # contributors"); a status update's first sentence is all it has to say.
+        # contributors"); a status update's first sentence is all it has to say. A
+        # claim alone ("10 hours per week", "Performance is now up to 90% faster") says
+        # neither what nor whose: it needs the subject before it.
         title, claimed = _title(article, draft, case, "")
-        if claimed:
+        if claimed and ": " in title:
             return title
+        # The first sentence is the title then, and a claim after it ("..., powered by
+        # MLX, Performance is now up to 90% faster") runs two sentences into one.
+        return _title(article, draft, case, raw, with_claim=False)[0]
     return _title(article, draft, case, raw)[0]
 
 
-def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[str, bool]:
+def _title(
+    article: Article, draft: Draft, case: CaseTable, raw: str, *, with_claim: bool = True
+) -> tuple[str, bool]:
     """The title made of ``raw`` (the post's title, cleaned), and whether it carries a
-    claim."""
+    claim (none unless ``with_claim``)."""
     intro = [c.text for c in draft.cands if draft.sections[c.section].role == "intro"]
     subject = subject_of_post(raw, intro, article.text, f"{article.title}\n{article.text}")
     new = raw
@@ -65,7 +97,9 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
         )
         if pat.search(new):
             new = pat.sub("", new)
-        elif new.startswith(subject + " "):
+        elif new.startswith(subject + " ") and not _goes_on(
+            subject, new[len(subject) + 1 :], article.text
+        ):
             new = new[len(subject) + 1 :]
         else:
             new = re.sub(
@@ -80,7 +114,8 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
     # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
     # the explainer does not (README, "The explainer": no first person), its sentences neither.
     new = sentence_case(third_person(new, draft.voice), case) if new else ""
-    for claim in [*_claims(draft, new), ""]:
+    claims = _claims(draft, new, subject) if with_claim else iter(())
+    for claim in [*claims, ""]:
         # "the" goes before what a figure is of ("the 1.10x speedup"), not before who
         # speaks: "..., team tried 8–16 configurations" lost the article a subject needs.
         if (
@@ -90,7 +125,13 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
         ):
             claim = claim.split(" ", 1)[1]
         if claim and new:
-            claim = lower_first(claim, case) or claim
+            lowered = lower_first(claim, case)
+            if lowered is None and is_title_word(claim.split(" ", 1)[0]):
+                # A sentence's capital the post gives no clue about ("Performance is now
+                # up to 90% faster"): after a comma it reads as a name, lower-cased it
+                # may misname one.
+                continue
+            claim = lowered or claim
         parts = [p for p in (new, claim) if p]
         rest = capitalise(", ".join(parts)) if parts else "What the post says"
         if not subject:
@@ -100,6 +141,22 @@ def _title(article: Article, draft: Draft, case: CaseTable, raw: str) -> tuple[s
         if not claim or _checks(title, article):
             return title, bool(claim)
     raise AssertionError("unreachable: the title without a claim is always returned")
+
+
+_FIRST_SENTENCE_WORDS = 40  # longer, it reads as a paragraph, not a title
+
+
+def _first_sentence(title: str, text: str) -> str:
+    """An untitled post's opening words cut with an ellipsis ("... the issue affecting
+    Claude Code has …") as its whole first sentence, when that is short enough to be a
+    title; the cut left a title that stops mid-clause."""
+    if not title.endswith(" …"):
+        return title
+    sentences = split_sentences(" ".join(text[: len(title) + 600].split()))
+    first = sentences[0] if sentences else ""
+    if first.startswith(title[:-2]) and len(first.split()) <= _FIRST_SENTENCE_WORDS:
+        return first.rstrip(".")
+    return title
 
 
 def _opening_words(title: str, text: str) -> bool:
@@ -117,16 +174,18 @@ def _checks(title: str, article: Article) -> bool:
     return all(n.status == CheckStatus.SUPPORTED for n in report.numbers)
 
 
-def _claims(draft: Draft, new: str) -> Iterator[str]:
+def _claims(draft: Draft, new: str, subject: str = "") -> Iterator[str]:
     """Short phrases around the post's headline figures, words as written, best first:
-    from the intro, else from the best figure-bearing sentences of the post."""
+    from the intro, else from the best figure-bearing sentences of the post; none of a
+    figure the title says already, in ``new`` or in its ``subject`` ("Gemini 3.1 Pro: ...,
+    3.1 Pro is designed")."""
     usable = [c for c in draft.cands if (c.base > -50 or c.long) and c.kind != "table"]
     intro = [c for c in usable if draft.sections[c.section].role == "intro"]
     ranked = sorted(
         (c for c in usable if any(w >= 1.0 for f, w in c.figures.items())),
         key=lambda c: (-draft.gain(c, {}), c.section, c.index),
     )
-    said = {n.text for n in extract_numbers(new)}
+    said = {n.text for n in extract_numbers(f"{subject}\n{new}")}
     seen: set[str] = set()
     for pool, least in ((intro, 2.0), (ranked[:5], 2.0), (ranked[:3], 1.0)):
         for c in pool:
@@ -164,19 +223,29 @@ _OPENS_BADLY = re.compile(
 def _reads_alone(phrase: str, new: str, sentence: str) -> bool:
     """A claim that stands as a phrase: words besides its figures, balanced parentheses,
     not opening on a verb whose subject was cut off or on a figure cut from the name
-    before it ("5.1 and Mythos 5" out of "Claude Fable 5.1 and Mythos 5"), not a repeat
-    of the title."""
+    before it ("5.1 and Mythos 5" out of "Claude Fable 5.1 and Mythos 5"), not ending
+    where a parenthesis interrupts its noun phrase, not the second of two reported
+    clauses, not a repeat of the title."""
     words = [w for w in re.findall(r"(?<!\w)[A-Za-z][\w'-]*", phrase) if w.lower() not in STOPWORDS]
     if len(words) < 2 or phrase.count("(") != phrase.count(")") or _OPENS_BADLY.match(phrase):
         return False
     first = phrase.split(" ", 1)[0]
     if first.islower() and first.endswith("ed"):
         return False  # "boosted Mixtral 8x22B throughput by +27%": whose boost?
-    before = sentence[: max(0, sentence.find(phrase))].split()
+    at = max(0, sentence.find(phrase))
+    before = sentence[:at].split()
     if first[:1].isdigit() and before and before[-1][:1].isupper():
         return False
+    if re.match(r"\s*\([^()]*\)\s+[a-z]", sentence[at + len(phrase) :]):
+        return False  # "a 30 billion parameter (3B active) open model": cut mid-phrase
+    if re.search(r"\b(?:and|but|or) that\b", phrase):
+        return False  # "... and that aten.mm takes ...": the second of two cut "that"s
     title_words = {w.lower() for w in re.findall(r"[\w.-]+", new)}
-    return not all(w.lower() in title_words for w in re.findall(r"[\w.-]+", phrase))
+    # Not a repeat of the title, whole or for the most part of its words ("Now available
+    # on Together AI, available on Together AI with 512K context").
+    repeated = sum(1 for w in words if w.lower() in title_words)
+    whole = all(w.lower() in title_words for w in re.findall(r"[\w.-]+", phrase))
+    return not whole and 2 * repeated <= len(words)
 
 
 def takeaway(
@@ -205,7 +274,9 @@ def takeaway(
     return define(finish(third_person(best.text, draft.voice)), glossary, defined)
 
 
-_CLAUSE_CUT = re.compile(r",\s|;\s|:\s|\s\(|\s—\s|\s–\s|\.\s")
+# An em dash closes a clause spaced or not ("query execution plans—achieving up to 4.78x
+# speedups"); an en dash unspaced joins a compound ("prefill–decode").
+_CLAUSE_CUT = re.compile(r",\s|;\s|:\s|\s\(|\s?—\s?|\s–\s|\.\s")
 _PREP_CUT = re.compile(
     r"\s(?:for|over|across|on|with|in|when|at|by|while|because|as|than|compared|relative|"
     r"using|through|after|before|from)\s"
@@ -232,9 +303,14 @@ _LEAD_IN = (
 )
 
 
+# A figure's baseline: cut off, "a 1.5x speedup" says no more than "faster".
+_BASELINE = ("over", "than", "compared", "relative")
+
+
 def _phrase_around(sentence: str, fig: str) -> str:
     """The clause holding ``fig``, trimmed at commas and at a trailing prepositional
-    phrase; the cut never falls inside the figure or a range."""
+    phrase other than its baseline ("over the old kernels"); the cut never falls inside
+    the figure or a range."""
     at = sentence.find(fig) if fig else -1
     if at < 0:
         return ""
@@ -253,6 +329,8 @@ def _phrase_around(sentence: str, fig: str) -> str:
         rest = after[m.end() :]
         if re.match(r"[\d$]", rest):
             continue  # "from 8 to 256": part of a range
+        if m.group(0).strip() in _BASELINE:
+            continue  # "a 1.5x speedup over the old kernels": what it is measured against
         if len(clause[: rel + m.start()].split()) >= 4 and len(clause.split()) > 10:
             after = after[: m.start()]
             break

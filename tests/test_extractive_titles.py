@@ -1,0 +1,215 @@
+"""The extractive engine's explainer titles on real feed items of the corpus: the subject
+they lead with and the claim they end on (``python -m bench.titles`` lists them all)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from service import clean, parse
+from service.check import check_explainer
+from service.engines.extractive import build_explainer
+from service.engines.extractive.subject import subject as post_subject
+from service.models import Article
+from service.text import split_sentences
+
+DATA = Path(__file__).parent / "data"
+FEEDS = DATA / "corpus" / "feeds"
+CASES = Path(__file__).parent.parent / "eval" / "cases"
+
+
+@cache
+def _items() -> dict[str, Article]:
+    """Every corpus feed item by its title (the first of a title written twice)."""
+    out: dict[str, Article] = {}
+    for path in sorted(FEEDS.glob("*.xml")):
+        for entry in parse.parse_feed(path.read_bytes()).entries:
+            article = clean.article_from_entry(entry)
+            out.setdefault(article.title, article)
+    return out
+
+
+def _title(source_title: str) -> str:
+    article = _items()[source_title]
+    title = build_explainer(article).title
+    # Whatever the title says, its figures are the post's own.
+    assert check_explainer(title, article.text, title=article.title).ok, title
+    return title
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # An operating system or a maker's chips are where the subject runs: they led
+        # "Windows: Degraded functionality for Claude Cowork", "Apple: Ollama is now
+        # powered by MLX ...", "macOS: Image generation (experimental)".
+        (
+            "Degraded functionality for Claude Cowork on Windows",
+            "Claude Cowork: Degraded functionality for Claude Cowork on Windows",
+        ),
+        (
+            "Ollama is now powered by MLX on Apple Silicon in preview",
+            "Ollama: Ollama is now powered by MLX on Apple silicon in preview",
+        ),
+        ("Image generation (experimental)", "Image generation (experimental): what the post says"),
+        ("Windows preview", "Ollama: Windows preview"),
+        # One item of a list the title gives is not its subject ("Voice: Users in APAC
+        # region ..."), nor the end of a longer name ("Agent: ... Workspace Agent").
+        (
+            "Users in APAC region may face increased error in ChatGPT, Work, image generation,"
+            " file upload, Voice, and Codex Cloud",
+            "Users in APAC region may face increased error in ChatGPT, Work, image generation,"
+            " file upload, Voice, and Codex Cloud: what the post says",
+        ),
+        (
+            "Elevated errors for Workspace Agent",
+            "Elevated errors for Workspace Agent: what the post says",
+        ),
+        # A name the post always writes with its acronym is named with it ("Admin: ...").
+        (
+            "Elevated errors loading usage data on platform.claude.com",
+            "Admin API: Elevated errors loading usage data on platform.claude.com",
+        ),
+        (
+            "Together AI at ICML 2026: frontier research across the full stack",
+            "Together AI: At ICML 2026",
+        ),
+        # Spelt out, a generic acronym is as generic ("Large Language Models: How to ...").
+        (
+            "How to evaluate and benchmark Large Language Models (LLMs)",
+            "How to evaluate and benchmark Large Language Models (LLMs): what the post says",
+        ),
+        # A version names the plain word before it ("Ollama Python: Library 0.4 ...").
+        (
+            "Ollama Python library 0.4 with function calling improvements",
+            "Ollama Python library 0.4: With function calling improvements",
+        ),
+    ],
+)
+def test_a_title_leads_with_what_the_post_is_about(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Cut after its subject, the title lost what joins it or its verb ("Together AI:
+        # And Meta partner ...", "Llama 3: Is not very censored"), or half of a longer
+        # name ("PyTorch: Conference North America Announces ...").
+        (
+            "Together AI and Meta partner to bring PyTorch Reinforcement Learning to the AI"
+            " Native Cloud",
+            "Together AI: Together AI and Meta partner to bring PyTorch reinforcement learning"
+            " to the AI Native Cloud",
+        ),
+        ("Llama 3 is not very censored", "Llama 3: Llama 3 is not very censored"),
+        (
+            "PyTorch Conference North America Announces 2026 Keynotes",
+            "PyTorch: PyTorch Conference North America Announces 2026 Keynotes",
+        ),
+    ],
+)
+def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # The claim repeated a figure of the subject ("..., 3.1 Pro is designed"), ended
+        # where a parenthesis interrupts its noun phrase ("..., 30 billion parameter"),
+        # repeated the title ("Now available on Together AI, available on Together AI
+        # with 512K context") or opened on a capital it could not tell from a name's
+        # ("..., Performance is now up to 90% faster"): no claim then.
+        (
+            "Gemini 3.1 Pro: A smarter model for your most complex tasks",
+            "Gemini 3.1 Pro: A smarter model for your most complex tasks",
+        ),
+        ("NVIDIA Nemotron 3.5 Lightning", "Nemotron 3.5: NVIDIA Nemotron 3.5 Lightning"),
+        (
+            "DeepSeek-V4 Pro now available on Together AI",
+            "DeepSeek-V4 Pro: Now available on Together AI",
+        ),
+        (
+            "Faster Gemma 4 on MLX with multi-token prediction",
+            "Gemma 4: Faster Gemma 4 on MLX with multi-token prediction",
+        ),
+        # An em dash ends the claim's clause ("query execution plans—achieving ...").
+        (
+            "AI for Systems: Using LLMs to Optimize Database Query Execution",
+            "AI for Systems: Using LLMs to optimize database query execution, achieving up to"
+            " 4.78x speedups",
+        ),
+    ],
+)
+def test_a_title_claim_is_a_whole_phrase_or_none(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+def test_a_title_claim_is_not_the_second_of_two_reported_clauses() -> None:
+    """ "..., around 20% of total Dynamo tracing time and that aten.mm takes around 225
+    microseconds": the first "that" and its verb were cut off."""
+    title = _title("Core PyTorch Sessions at PyTorch Conference North America 2026")
+    assert "and that" not in title and title.startswith("PyTorch: Core PyTorch sessions")
+
+
+def test_a_title_claim_keeps_the_baseline_of_its_figure() -> None:
+    """ "Faster kernels, the team is measuring a 1.5x speedup": a speedup over what? The
+    figure leads its phrase then, and the phrase ends on its baseline."""
+    post = (
+        "# Faster kernels\n\nWe rewrote the attention kernels. We are measuring a 1.5x"
+        " speedup over the old kernels on MI355X. Our next step is FP8.\n"
+    )
+    article = Article(title="Faster kernels", text=post, content_source="feed")
+    title = build_explainer(article).title
+    assert title == "Faster kernels, 1.5x speedup over the old kernels"
+
+
+def _case(name: str) -> Article:
+    folder = CASES / name
+    source = next(folder.glob("source.*"))
+    return clean.article_from_document(source.read_bytes(), filename=source.name)
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # An untitled post's claim alone told neither what nor whose: the titles were
+        # "10 hours per week" and "Performance is now up to 90% faster".
+        (
+            "deepmind-northern-ireland-teachers",
+            "Northern Ireland Education Authority: A six-month long pilot program with the"
+            " Northern Ireland Education Authority’s C2k initiative found that integrating"
+            " Gemini and other generative AI tools saved participating teachers an average of"
+            " 10 hours per week",
+        ),
+        (
+            "ollama-gemma-4-mlx-mtp",
+            "Gemma 4: Gemma 4 is now significantly faster in Ollama 0.31 on Apple Silicon via"
+            " multi-token prediction (MTP), powered by MLX",
+        ),
+        # Opening words cut with an ellipsis stopped mid-clause ("... Claude Code has …").
+        (
+            "claude-status-2026-08-31-claude-code",
+            "Claude: Aug 31, 20:36 UTC resolved - the issue affecting Claude Code has been"
+            " resolved",
+        ),
+    ],
+)
+def test_an_untitled_post_is_titled_by_a_whole_sentence_or_a_subject_and_claim(
+    case: str, expected: str
+) -> None:
+    article = _case(case)
+    title = build_explainer(article).title
+    assert title == expected
+    assert check_explainer(title, article.text, title=article.title).ok
+
+
+def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
+    text = "Generate images locally with Ollama on macOS. Windows and Linux support soon."
+    intro = split_sentences(text)
+    assert post_subject("Image generation (experimental)", intro, text, text) == ""
+    text = "Try it with Ollama on Windows. It serves the Ollama API on Windows and Linux."
+    assert post_subject("Windows preview", split_sentences(text), text, text) == "Ollama"
