@@ -41,17 +41,9 @@ def dehype(sentence: str) -> str:
     return out[:1].upper() + out[1:] if sentence[:1].isupper() else out
 
 
+_WE = re.compile(r"\b([Ww])e(?:[’'](re|ve|ll|d))?\b")
+_CONTRACTED = {"re": "are", "ve": "have", "ll": "will", "d": "would"}
 _FIRST_PERSON = [
-    (re.compile(r"\bwe[’']re\b"), "the authors are"),
-    (re.compile(r"\bWe[’']re\b"), "The authors are"),
-    (re.compile(r"\bwe[’']ve\b"), "the authors have"),
-    (re.compile(r"\bWe[’']ve\b"), "The authors have"),
-    (re.compile(r"\bwe[’']ll\b"), "the authors will"),
-    (re.compile(r"\bWe[’']ll\b"), "The authors will"),
-    (re.compile(r"\bwe[’']d\b"), "the authors would"),
-    (re.compile(r"\bWe[’']d\b"), "The authors would"),
-    (re.compile(r"\bwe\b"), "the authors"),
-    (re.compile(r"\bWe\b"), "The authors"),
     (re.compile(r"\bour\b"), "their"),
     (re.compile(r"\bOur\b"), "Their"),
     (re.compile(r"\bours\b"), "theirs"),
@@ -90,14 +82,62 @@ def voice_of(article: Article) -> Voice:
     return "authors"
 
 
+# A quotation of at least three words: curly quotes, or straight ones in pairs. Its
+# "we" is its speaker's ("“We are thrilled to partner,” said the CEO of ..."), not the
+# post's authors' nor the publisher's. A quote the sentence opens and does not close (the
+# first sentence of a longer one) runs to its end; one it closes first ran from its start.
+_QUOTE = re.compile(r"“[^“”]*(?:”|$)|^[^“”]*”|(?<![\w])\"[^\"]*\"(?![\w])|(?<![\w])\"[^\"]*$")
+_MASK = "\ue000"
+
+
+def _masked(sentence: str) -> tuple[str, list[str]]:
+    """``sentence`` with each quotation of three words or more replaced by a mark (no
+    letter, no digit), and the quotations in order."""
+    quotes: list[str] = []
+
+    def mask(m: re.Match[str]) -> str:
+        if len(m.group(0).split()) < 3:
+            return m.group(0)  # “HW agnostic”: a term, not a speaker's words
+        quotes.append(m.group(0))
+        return _MASK
+
+    return _QUOTE.sub(mask, sentence), quotes
+
+
 def third_person(sentence: str, voice: Voice = "authors") -> str:
-    """The authors' "we" as "the authors" (numbers are never touched). "us" is "them"
-    after the authors were named in the sentence ("We hope it helps us"), else "the
-    authors" ("Join us in San Jose" as "Join them in ..." named nobody). In the team's
-    voice (``voice_of``), "we" is "the team", its verb made to agree."""
-    if voice == "team":
-        return as_team(sentence)
-    for pat, repl in _FIRST_PERSON:
+    """The authors' "we" as "the authors", later in the same sentence as "they"
+    ("Now that the authors have a judge, they can use it"); numbers are never touched.
+    "us" is "them" after the authors were named in the sentence ("We hope it helps us"),
+    else "the authors" ("Join us in San Jose" as "Join them in ..." named nobody). In
+    the team's voice (``voice_of``), "we" is "the team", its verb made to agree. A
+    quotation's first person is its speaker's and stays as written."""
+    text, quotes = _masked(sentence)
+    text = as_team(text) if voice == "team" else _as_authors(text)
+    for quote in quotes:
+        text = text.replace(_MASK, quote, 1)
+    return text
+
+
+def _as_authors(sentence: str) -> str:
+    """``third_person`` in the authors' voice, quotations masked."""
+    named = False
+
+    def we(m: re.Match[str]) -> str:
+        nonlocal named
+        word = m.group(0)
+        contracted = _CONTRACTED.get(m.group(2) or "", "")
+        if named and word[0] == "w":
+            # The authors named once, the sentence goes on with "they", unless another
+            # "they" or "them" there could be someone else.
+            said = sentence[: m.start()]
+            if not re.search(r"\b(?:they|them|their)\b", said, re.IGNORECASE):
+                return f"they {contracted}" if contracted else "they"
+        named = True
+        out = "The authors" if word[0] == "W" else "the authors"
+        return f"{out} {contracted}" if contracted else out
+
+    sentence = _WE.sub(we, sentence)
+    for pat, repl in _FIRST_PERSON[-4:]:  # our, Our, ours, ourselves
         sentence = pat.sub(repl, sentence)
 
     def us(m: re.Match[str]) -> str:
@@ -120,9 +160,11 @@ def finish(sentence: str) -> str:
     return s
 
 
+# A sentence that says whose result it is; "said"/"says" names a quotation's speaker
+# ("“We cut latency by 40%,” said Jane Doe": "The authors report that “We cut ...").
 _ATTRIBUTED = re.compile(
     r"\b(the authors|the post|according to|report(s|ed)?|the team|the companies|"
-    r"the study|the paper)\b",
+    r"the study|the paper|said|says)\b",
     re.IGNORECASE,
 )
 _ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The post reports that ")

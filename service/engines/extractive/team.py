@@ -76,38 +76,88 @@ def _singular(verb: str) -> str:
     return verb + "s"
 
 
-def _with_verb(text: str, at: int) -> str:
-    """``text`` from ``at`` on, its first verb (past an adverb) agreeing with "the team"."""
+def _with_verb(text: str, at: int) -> tuple[str, bool]:
+    """``text`` from ``at`` on, its first verb (past an adverb) agreeing with "the team",
+    and whether that verb is a plain present ("introduces", "works"): only then is a
+    verb after "and" a base form that agrees too ("will publish X and share Y" stays)."""
     m = _NEXT.match(text, at)
     if not m:
-        return text[at:]
+        return text[at:], False
     space, adverb, gap, word = m.groups()
     if adverb is not None and adverb not in _ADVERBS:
         # The first word is the verb ("we investigate the errors"): leave the next alone.
         m = re.match(r"(\s+)([A-Za-z][A-Za-z’']*)", text[at:])
         assert m is not None
-        return m.group(1) + _singular(m.group(2)) + text[at + m.end() :]
+        word = m.group(2)
+        said = _singular(word)
+        return m.group(1) + said + text[at + m.end() :], _plain_present(word, said)
     lead = space + (adverb + gap if adverb else "")
-    return lead + _singular(word) + text[m.end() :]
+    said = _singular(word)
+    return lead + said + text[m.end() :], _plain_present(word, said)
+
+
+def _plain_present(word: str, said: str) -> bool:
+    """Whether ``said`` is ``word`` made a plain present for "the team" ("introduces",
+    "does"), no auxiliary ("is", "has"), no past, no modal."""
+    return said != word and said.lower() not in ("is", "was", "has", "isn't", "wasn't", "hasn't")
+
+
+# Words that open an object, the sign that the word before them after "and" is a verb
+# ("and open-source the code", "and describe how ..."), not a noun ("and release notes").
+_OBJECT = wordset(
+    """a an the its their this these those how what why whether it them our each every
+    several both"""
+)
+# Words after "and" that are no verb, object or not ("and later the team", "and then").
+_NOT_VERBS = _ADVERBS | wordset("later soon then once twice together today here there more")
+_AND_WORD = re.compile(r"\b(and|but)\s+([a-z]+(?:[-’'][a-z]+)?)\b(?=(?:\s+([A-Za-z’']+))?)")
+
+
+def _and_verbs(clause: str, present: bool) -> str:
+    """The second verbs of the team's clause made to agree: "are", "were", "have" always,
+    a base form only after a plain present: a listed one ("and show"), or any word
+    before an object ("and open-source the code") that is no noun by its ending."""
+
+    def agree(m: re.Match[str]) -> str:
+        conj, word, nxt = m.groups()
+        if _AND_VERB.match(m.group(0)):
+            aux = word in ("are", "were", "have") or word.startswith(("aren", "weren", "haven"))
+            return f"{conj} {_singular(word)}" if aux or present else m.group(0)
+        if (
+            present
+            and nxt is not None
+            and nxt.lower() in _OBJECT
+            and word not in _NOT_VERBS
+            and word not in _AS_IS
+            and not re.search(r"(?<!s)s$|ed$|ing$|ly$|ion$|ment$|ness$|ity$|er$", word)
+        ):
+            return f"{conj} {_singular(word)}"
+        return m.group(0)
+
+    return _AND_WORD.sub(agree, clause)
 
 
 def as_team(sentence: str) -> str:
     """The sentence with the publisher's "we", "our" and "us" as the team's."""
     text = sentence
     pos = 0
-    named = False
+    clauses: list[tuple[int, bool]] = []  # where each "the team" ends, its verb plain present
     while m := _WE.search(text, pos):
         the = "The" if m.group(1) == "W" else "the"
         if m.group(2):
             head = f"{text[: m.start()]}{the} team {_CONTRACTED[m.group(2)]}"
             text = head + text[m.end() :]
+            present = False
         else:
             head = f"{text[: m.start()]}{the} team"
-            text = head + _with_verb(text, m.end())
+            rest, present = _with_verb(text, m.end())
+            text = head + rest
         pos = len(head)
-        named = True
-    if named:
-        text = _AND_VERB.sub(lambda a: f"{a.group(1)} {_singular(a.group(2))}", text)
+        clauses.append((pos, present))
+    # Each clause of the team up to the next: the last first, as agreeing adds letters.
+    ends = [start for start, _ in clauses[1:]] + [len(text)] if clauses else []
+    for (start, present), end in reversed(list(zip(clauses, ends, strict=True))):
+        text = text[:start] + _and_verbs(text[start:end], present) + text[end:]
 
     def ours(m: re.Match[str]) -> str:
         word = m.group(0)
