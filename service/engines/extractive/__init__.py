@@ -95,7 +95,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-11"
+ENGINE_VERSION = "extractive-12"
 
 
 class ExtractiveEngine:

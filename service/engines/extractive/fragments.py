@@ -36,6 +36,8 @@ _DETERMINERS = wordset(
     """the a an this that these those its their our your his her each every some any no all
     both another either neither such many several few more most per"""
 )
+# After these, a verb-like word is a noun or an infinitive, not a finite verb.
+_PREPOSITIONS = wordset("of in on at for with by from to into onto via per across about")
 _RELATIVE = wordset("which who whom whose where")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\w.,]*")
 
@@ -46,15 +48,16 @@ def _words(text: str) -> list[str]:
 
 def _verbish(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` may be a finite verb: an auxiliary, a contraction ("they're"),
-    or a verb-like word ("runs", "added", "share") that no determiner or number precedes."""
+    or a verb-like word ("runs", "added", "share") that no determiner, preposition or
+    number precedes."""
     w = words[i]
     if w in _AUX or re.search(r"'(re|ve|ll|d|m)$|n't$", w):
         return True
     if i == 0:
         return w in _BASE_VERBS  # an imperative, or a subject the post left out
     prev = words[i - 1]
-    if prev in _DETERMINERS or prev[:1].isdigit():
-        return False
+    if prev in _DETERMINERS or prev in _PREPOSITIONS or prev[:1].isdigit():
+        return False  # "the run", "on pass@1", "to run": a noun or an infinitive
     if w in _BASE_VERBS:
         return True
     return len(w) > 3 and (
@@ -63,9 +66,14 @@ def _verbish(words: list[str], i: int) -> bool:
 
 
 def has_no_finite_verb(text: str) -> bool:
-    """No word of ``text`` may be a finite verb: a noun phrase ("Python 3.14 support")."""
-    words = _words(text)
-    return bool(words) and not any(_verbish(words, i) for i in range(len(words)))
+    """No word of ``text`` may be a finite verb: a noun phrase ("Python 3.14 support"). A
+    capitalised word past the first is a name, not a verb ("Brian Stevens, SVP & AI CTO,
+    Red Hat": "Stevens" is no "-s" verb, nor "Frameworks" of "AI & HPC Frameworks")."""
+    written = _WORD.findall(text)
+    words = [w.lower().replace("’", "'") for w in written]
+    return bool(words) and not any(
+        _verbish(words, i) and not (i > 0 and written[i][:1].isupper()) for i in range(len(words))
+    )
 
 
 def _surely_verb(words: list[str], i: int) -> bool:

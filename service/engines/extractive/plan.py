@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 
 from service.engines.extractive.sections import Role, SourceSection, plain_heading
@@ -123,9 +124,33 @@ def _cover(covered: dict[str, float], c: Cand) -> None:
         covered[f] = min(1.0, covered.get(f, 0.0) + share)
 
 
+# A status update's stamp ("Sep 29, 14:28 UTC Update - "): when it was said, not what.
+_STAMP = re.compile(
+    r"^(?:[A-Z][a-z]{2,8}\.? \d{1,2}, )?\d{1,2}[:∶]\d{2}\s*(?:UTC|GMT|[A-Z]{1,2}T)?\s+"
+    r"[A-Z][a-z]+\s+[-–—]\s+"
+)
+
+
+def repeat_key(c: Cand) -> str:
+    """What a sentence says, for telling a repeat: its words and figures, a status
+    update's stamp left out ("Sep 29, 14:28 UTC Update - The team is investigating
+    elevated error rates ..." said again at 14:21); "" for a table row or a short one."""
+    if c.kind == "table":
+        return ""
+    key = " ".join(_STAMP.sub("", c.text).lower().split()).rstrip(".!")
+    return key if len(key.split()) >= 4 else ""
+
+
+def _said(group: list[Cand], said: set[str]) -> bool:
+    """Whether a sentence of ``group`` says again what a kept one says."""
+    return any(k and k in said for k in map(repeat_key, group))
+
+
 def select(draft: Draft, plans: list[Plan], total_budget: int) -> list[list[Cand]]:
-    """The sentences of each planned section, in the post's order."""
+    """The sentences of each planned section, in the post's order, none said twice (the
+    first taken stays)."""
     covered: dict[str, float] = {}
+    said: set[str] = set()
     chosen: list[list[Cand]] = []
     for p in plans:
         pool = [c for c in draft.cands if c.section in p.sections and c.base > -50]
@@ -139,7 +164,7 @@ def select(draft: Draft, plans: list[Plan], total_budget: int) -> list[list[Cand
             pool.remove(best)
             group = _with_antecedent(draft, best, picked)
             size = sum(c.words for c in group)
-            if not group or (words + size > p.budget * 1.25 and picked):
+            if not group or (words + size > p.budget * 1.25 and picked) or _said(group, said):
                 continue
             for c in group:
                 if c in pool:
@@ -147,9 +172,10 @@ def select(draft: Draft, plans: list[Plan], total_budget: int) -> list[list[Cand
                 picked.append(c)
                 words += c.words
                 _cover(covered, c)
+                said.add(repeat_key(c))
             draft.subs_seen.setdefault(best.section, set()).add(best.sub)
         chosen.append(picked)
-    _fill(draft, plans, chosen, covered, total_budget)
+    _fill(draft, plans, chosen, covered, total_budget, said)
     for picked in chosen:
         picked.sort(key=lambda c: (c.section, c.index))
     return chosen
@@ -161,6 +187,7 @@ def _fill(
     chosen: list[list[Cand]],
     covered: dict[str, float],
     total_budget: int,
+    said: set[str],
 ) -> None:
     """Budget left over: the post's remaining figure-bearing sentences, best first,
     wherever they are."""
@@ -177,13 +204,14 @@ def _fill(
         picked = chosen[where[best.section]]
         group = _with_antecedent(draft, best, picked)
         size = sum(c.words for c in group)
-        if not group or used + size > total_budget * 1.1:
+        if not group or used + size > total_budget * 1.1 or _said(group, said):
             continue
         for c in group:
             if c in pool:
                 pool.remove(c)
             picked.append(c)
             used += c.words
+            said.add(repeat_key(c))
             _cover(covered, c)
 
 

@@ -7,6 +7,7 @@ import re
 from typing import Literal
 from urllib.parse import urlsplit
 
+from service.engines.extractive.fragments import has_no_finite_verb
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.team import as_team
 from service.engines.extractive.words import CaseTable, lower_first, written_as_name
@@ -178,6 +179,20 @@ _SETTING_COLON = re.compile(
 )
 
 
+def _no_clause(sentence: str) -> bool:
+    """Whether ``sentence`` cannot follow "reports that": it opens with "that", or with a
+    noun phrase that a comma closes before any verb ("a tie on pass@1, but GLM-5.3
+    wins ...")."""
+    if sentence.startswith("that "):
+        return True
+    head = sentence.split(", ", 1)
+    return (
+        len(head) > 1
+        and head[0].split(" ", 1)[0] in ("a", "an", "the", "this", "these")
+        and has_no_finite_verb(head[0])
+    )
+
+
 def write_sentence(
     text: str, attribute: int | None, case: CaseTable, voice: Voice = "authors"
 ) -> str:
@@ -189,8 +204,10 @@ def write_sentence(
         wording = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)]
         if voice == "team" and wording == _ATTRIBUTIONS[0]:
             wording = _TEAM_REPORTS
-        if lowered is not None and wording.endswith(" that ") and lowered.startswith("that "):
-            s = _ATTRIBUTIONS[1] + lowered  # not "reports that that flywheel ..."
+        if lowered is not None and wording.endswith(" that ") and _no_clause(lowered):
+            # Not "reports that that flywheel ...", nor "reports that a tie on pass@1,
+            # but ...": "that" needs a clause after it.
+            s = _ATTRIBUTIONS[1] + lowered
         elif lowered is not None:
             s = wording + _SETTING_COLON.sub(r"\1, ", lowered, count=1)
         elif written_as_name(s.split(" ", 1)[0].rstrip(",;:"), case) or not s.endswith("."):
