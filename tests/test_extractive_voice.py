@@ -3,8 +3,12 @@ or "the team" (the publisher), and a quoted speaker's "we" as the speaker's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from service import clean
+from service.check import check_explainer
 from service.engines.extractive import build_explainer
 from service.engines.extractive.style import third_person
 from service.models import Article
@@ -134,3 +138,45 @@ def test_the_authors_named_once_are_they_for_the_rest_of_the_sentence(
 )
 def test_the_teams_second_verb_agrees_as_its_first(sentence: str, expected: str) -> None:
     assert third_person(sentence, "team") == expected
+
+
+def test_a_roundups_section_speaks_for_the_project_it_introduces() -> None:
+    """The PyTorch Ecosystem post introduces ten projects, a section each, in their own
+    words: "We’re joining the PyTorch ecosystem ..." under TorchJD is TorchJD's team, not
+    the post's authors ("The authors are joining the PyTorch ecosystem")."""
+    source = Path(__file__).parent.parent / "eval/cases/pytorch-ecosystem-q3-2026/source.html"
+    article = clean.article_from_document(source.read_bytes(), filename=source.name)
+    text = build_explainer(article).all_text()
+    assert "The TorchJD team is joining the PyTorch ecosystem" in text
+    assert "authors are joining" not in text
+    assert check_explainer(text, article.text, title=article.title).ok
+
+
+ROUNDUP = """# New projects
+
+Three projects join the landscape this quarter.
+
+## Alpha
+
+Alpha is a library for sparse training on 8 GPUs. We are joining to grow our community.
+
+## Beta
+
+Beta is an inference engine for long prompts. We ship a release every 2 weeks.
+
+## Gamma
+
+Gamma is a toolkit for survival analysis. Our users run it on 3 clusters.
+"""
+
+
+def test_each_project_of_a_roundup_is_its_own_we_and_others_are_not() -> None:
+    text = build_explainer(Article(title="New projects", text=ROUNDUP, author="Ann Lee")).all_text()
+    assert "The Alpha team is joining to grow its community." in text
+    assert "The Beta team ships a release every 2 weeks." in text
+    assert "The Gamma team's users run it on 3 clusters." in text
+    assert "authors" not in text
+    # Two projects are not a roundup: sections of one thing, in the authors' voice.
+    two = ROUNDUP.split("## Gamma")[0]
+    text = build_explainer(Article(title="New projects", text=two, author="Ann Lee")).all_text()
+    assert "The authors are joining" in text and "Alpha team" not in text

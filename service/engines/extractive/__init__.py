@@ -21,7 +21,8 @@ check backs it.
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
 (candidates and their scores; ``fragments`` tells a noun phrase from a sentence),
 ``plan`` (which sections, how many words, which sentences), ``style``, ``team`` and
-``glossary`` (wording and definitions; ``team`` words the publisher's "we"), ``title``
+``glossary`` (wording and definitions; ``team`` words the publisher's "we", ``owners``
+tells a roundup's project that speaks in its own section), ``title``
 (title and takeaway) and ``subject`` (the name the title leads with); ``words``,
 ``figures``, ``inline`` and ``blocks`` read the text for them.
 """
@@ -45,6 +46,7 @@ from service.engines.extractive.glossary import (
     load_glossary,
 )
 from service.engines.extractive.inline import clean_inline, strip_refs
+from service.engines.extractive.owners import owners
 from service.engines.extractive.plan import (
     MAX_PARAGRAPHS,
     MAX_SECTIONS,
@@ -95,7 +97,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-12"
+ENGINE_VERSION = "extractive-13"
 
 
 class ExtractiveEngine:
@@ -164,7 +166,7 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
         k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
         chosen[k].append(best)
     defined: set[str] = set()  # glossary terms defined so far: each only once
-    sections = _write(draft, plans, chosen, glossary, case, defined)
+    sections = _write(draft, plans, chosen, glossary, case, defined, owners(draft))
     if not sections:
         raise NothingToExplain("the article has no prose sentences to explain")
     return Explainer(
@@ -181,9 +183,11 @@ def _write(
     glossary: Sequence[GlossaryEntry],
     case: CaseTable,
     defined: set[str],
+    who: dict[int, str],
 ) -> list[Section]:
     """The explainer's sections: paragraphs of the chosen sentences, the first result of
-    each attributed to the post, glossary terms defined at first use."""
+    each attributed to the post, glossary terms defined at first use; a sentence of a
+    roundup's section in the voice of the project it introduces (``who``: ``owners``)."""
     attributions = 0
     sections: list[Section] = []
     for p, picked in zip(plans, chosen, strict=True):
@@ -200,7 +204,9 @@ def _write(
                     attributions += 1
                     attributed = True
                 text = as_caption(c, with_subject(c, case, sentences), case)
-                sentences.append(write_sentence(text, attribute, case, draft.voice))
+                sentences.append(
+                    write_sentence(text, attribute, case, draft.voice, who.get(id(c), ""))
+                )
             # A table row read as a sentence ("Llama3-8B (dense): result +13.4%
             # throughput.") takes no definition: one there reads as another cell.
             runs = itertools.groupby(zip(para, sentences, strict=True), lambda x: x[0].kind)

@@ -105,15 +105,19 @@ def _masked(sentence: str) -> tuple[str, list[str]]:
     return _QUOTE.sub(mask, sentence), quotes
 
 
-def third_person(sentence: str, voice: Voice = "authors") -> str:
+def third_person(sentence: str, voice: Voice = "authors", who: str = "") -> str:
     """The authors' "we" as "the authors", later in the same sentence as "they"
     ("Now that the authors have a judge, they can use it"); numbers are never touched.
     "us" is "them" after the authors were named in the sentence ("We hope it helps us"),
     else "the authors" ("Join us in San Jose" as "Join them in ..." named nobody). In
-    the team's voice (``voice_of``), "we" is "the team", its verb made to agree. A
-    quotation's first person is its speaker's and stays as written."""
+    the team's voice (``voice_of``), "we" is "the team", its verb made to agree; ``who``
+    names another team that speaks there ("TorchJD": "the TorchJD team"). A quotation's
+    first person is its speaker's and stays as written."""
     text, quotes = _masked(sentence)
-    text = as_team(text) if voice == "team" else _as_authors(text)
+    if who:
+        text = as_team(text, f"{who} team")
+    else:
+        text = as_team(text) if voice == "team" else _as_authors(text)
     for quote in quotes:
         text = text.replace(_MASK, quote, 1)
     return text
@@ -194,15 +198,18 @@ def _no_clause(sentence: str) -> bool:
 
 
 def write_sentence(
-    text: str, attribute: int | None, case: CaseTable, voice: Voice = "authors"
+    text: str, attribute: int | None, case: CaseTable, voice: Voice = "authors", who: str = ""
 ) -> str:
     """A kept sentence as the explainer says it; ``attribute`` picks the wording that
-    credits the post with the result (``None``: no attribution)."""
-    s = finish(third_person(strip_refs(text), voice))
+    credits the post with the result (``None``: no attribution); ``who``: the project
+    whose team speaks in it (``third_person``), which the post then reports."""
+    s = finish(third_person(strip_refs(text), voice, who))
     if attribute is not None and not _ATTRIBUTED.search(s):
         lowered = lower_first(s, case)
         wording = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)]
-        if voice == "team" and wording == _ATTRIBUTIONS[0]:
+        if who and wording == _ATTRIBUTIONS[0]:
+            wording = _ATTRIBUTIONS[2]  # the post reports what that team says
+        elif voice == "team" and wording == _ATTRIBUTIONS[0]:
             wording = _TEAM_REPORTS
         if lowered is not None and wording.endswith(" that ") and _no_clause(lowered):
             # Not "reports that that flywheel ...", nor "reports that a tie on pass@1,

@@ -137,19 +137,20 @@ def _and_verbs(clause: str, present: bool) -> str:
     return _AND_WORD.sub(agree, clause)
 
 
-def as_team(sentence: str) -> str:
-    """The sentence with the publisher's "we", "our" and "us" as the team's."""
+def as_team(sentence: str, team: str = "team") -> str:
+    """The sentence with the publisher's "we", "our" and "us" as the team's (``team``:
+    "team", or "TorchJD team" where a roundup's section speaks for one project)."""
     text = sentence
     pos = 0
     clauses: list[tuple[int, bool]] = []  # where each "the team" ends, its verb plain present
     while m := _WE.search(text, pos):
         the = "The" if m.group(1) == "W" else "the"
         if m.group(2):
-            head = f"{text[: m.start()]}{the} team {_CONTRACTED[m.group(2)]}"
+            head = f"{text[: m.start()]}{the} {team} {_CONTRACTED[m.group(2)]}"
             text = head + text[m.end() :]
             present = False
         else:
-            head = f"{text[: m.start()]}{the} team"
+            head = f"{text[: m.start()]}{the} {team}"
             rest, present = _with_verb(text, m.end())
             text = head + rest
         pos = len(head)
@@ -163,22 +164,22 @@ def as_team(sentence: str) -> str:
         word = m.group(0)
         cap = word[0].isupper()
         before = text[: m.start()].lower()
-        named = "the team" in before
+        named = f"the {team}".lower() in before
         opens = not before.strip() or before.rstrip()[-1] in ".:!?—–-"
         if m.group(2):  # "our team" is the team
-            out = "the team"
+            out = f"the {team}"
         elif m.group(1):
             # "its" after the team; "the team's" where a pronoun would lean on nothing
             # ("Our approach to ..."); else "their", as in the authors' voice, which reads
             # with whoever the sentence names ("Together AI has earned ..., validating
             # their commitment").
-            out = "its" if named else "the team's" if opens else "their"
+            out = "its" if named else f"the {team}'s" if opens else "their"
         elif m.group(3):
-            out = "its own" if named else "the team's"
+            out = "its own" if named else f"the {team}'s"
         elif word == "ourselves":
             out = "itself" if named else "themselves"
         else:  # us
-            out = "the team"
+            out = f"the {team}"
         return out[0].upper() + out[1:] if cap else out
 
     return _OUR.sub(ours, text)
