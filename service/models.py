@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -116,10 +116,20 @@ class Section(BaseModel):
 
 
 # What an explainer's JSON document (service.render.document: `plainfeed explain -f json`,
-# the API's JSON) adds to the explainer's own fields.
+# the API's JSON) adds to the explainer's own fields; `GET /items/{id}/explainer` adds the
+# item's id (without it there, the CLI refused that document: "item_id: Extra inputs").
 DOCUMENT_META = frozenset(
-    {"source", "engine", "model", "prompt_version", "usage", "cost_usd", "check"}
+    {"source", "engine", "model", "prompt_version", "usage", "cost_usd", "check", "item_id"}
 )
+
+
+def explainer_fields(doc: dict[str, Any]) -> Any:
+    """The explainer of a JSON document that carries one: a whole explain result has it
+    under "explainer"; an explainer document beside its metadata (DOCUMENT_META), which
+    is dropped. Any other key stays, to be refused as a mistake."""
+    if "explainer" in doc:
+        return doc["explainer"]
+    return {k: v for k, v in doc.items() if k not in DOCUMENT_META}
 
 
 class Explainer(BaseModel):

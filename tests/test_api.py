@@ -9,12 +9,15 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from service import render
 from service.api.app import create_app
+from service.cli import app as cli_app
 from service.config import Settings
 from service.models import Explainer, Section
 from tests.conftest import (
@@ -505,6 +508,40 @@ def test_check_answers_bad_input_with_4xx(server: httpx.Client) -> None:
     assert_problem(server.post("/check", json=huge), 422)
     ok = server.post("/check", json={"explainer": "It is 2x faster on 40 feeds.", "text": text})
     assert ok.status_code == 200 and ok.json()["ok"], ok.text
+
+
+def test_the_explainer_json_the_api_serves_is_checked_by_post_check_and_the_cli(
+    server: httpx.Client, tmp_path: Path
+) -> None:
+    """`GET /items/{id}/explainer?format=json` is the explainer with its metadata (source,
+    engine, check, item_id): `POST /check` and `plainfeed check --explainer` take it back.
+    POST /check refused every key beside the explainer's own (422 "source: Extra inputs"),
+    the CLI the item_id ("not an explainer in JSON: item_id")."""
+    source = CORPUS / "posts" / f"{EXECUTORCH}.html"
+    html = source.read_text(encoding="utf-8")
+    feed = (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>ET</title>'
+        "<link>https://et.example/</link><item><title>Muse Glimmer on ExecuTorch</title>"
+        "<link>https://et.example/p</link><guid>https://et.example/p</guid>"
+        f"<description><![CDATA[{html}]]></description></item></channel></rss>"
+    ).encode()
+    assert post_feed(server, feed).status_code == 202
+    (item,) = wait_items_settled(server)
+    assert item["state"] == "published", item
+    document = server.get(f"/items/{item['id']}/explainer?format=json").json()
+    assert {"item_id", "source", "check"} <= document.keys()
+
+    r = server.post("/check", json={"explainer": document, "html": html})
+    assert r.status_code == 200, r.text
+    assert r.json()["ok"] and r.json()["numbers"]
+
+    path = tmp_path / "explainer.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli_app, ["check", "--explainer", str(path), "--source", str(source)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Check passed." in result.stdout
 
 
 def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:

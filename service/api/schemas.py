@@ -15,9 +15,10 @@ from pydantic import (
     HttpUrl,
     StringConstraints,
     Tag,
+    field_validator,
 )
 
-from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict
+from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict, explainer_fields
 from service.store import tables as t
 
 # PostgreSQL text cannot hold NUL: a string with one would fail in the database (a 500)
@@ -327,6 +328,14 @@ class CheckIn(PostIn):
         | Annotated[Explainer, Tag("json")],
         Discriminator(lambda v: "json" if isinstance(v, dict | Explainer) else "text"),
     ]
+
+    @field_validator("explainer", mode="before")
+    @classmethod
+    def _explainer_of_a_document(cls, v: Any) -> Any:
+        # The JSON the service serves (`GET /items/{id}/explainer?format=json`, `plainfeed
+        # explain -f json`, a whole `POST /explain` answer) carries its metadata beside the
+        # explainer: taken as `plainfeed check` takes it, not refused key by key.
+        return explainer_fields(v) if isinstance(v, dict) else v
 
 
 class CheckOut(BaseModel):

@@ -17,7 +17,7 @@ from service.check import check_explainer, headline_facts
 from service.clean import article_from_document, decode_document, guess_kind, looks_binary
 from service.cli.inputs import read_input
 from service.errors import InputError, validation_problems
-from service.models import DOCUMENT_META, Article, CheckReport, CheckStatus, Explainer
+from service.models import Article, CheckReport, CheckStatus, Explainer, explainer_fields
 
 _STYLE = {  # status -> rich style
     CheckStatus.SUPPORTED: "green",
@@ -53,9 +53,7 @@ def load_explainer(path: Path) -> Explainer | str:
         try:
             doc = json.loads(text)
             if isinstance(doc, dict):
-                # A whole explain result carries the explainer under "explainer"; an
-                # explainer document (`plainfeed explain -f json`), beside its metadata.
-                doc = doc.get("explainer", {k: v for k, v in doc.items() if k not in DOCUMENT_META})
+                doc = explainer_fields(doc)
             return Explainer.model_validate(doc)
         except json.JSONDecodeError as exc:
             raise InputError(f"explainer file {path} is not an explainer in JSON: {exc}") from exc
