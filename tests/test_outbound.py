@@ -368,6 +368,34 @@ def test_gone_deactivates_and_unreachable_is_retried(
     assert d["last_status"] is None and "ConnectError" in d["last_error"]
 
 
+def test_a_delivery_of_an_inactive_subscriber_is_retried_only_once_it_is_active(
+    client: TestClient, receiver: Receiver
+) -> None:
+    """A retry of a delivery whose subscriber is inactive (after a 410, say) is a 409
+    naming why: it was answered 202 pending and cancelled by the sender at once."""
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+    path = f"/subscribers/{sub.json()['id']}"
+    receiver.statuses[:] = [410]
+    c.pipeline.approve(review_item(client, fid), "tester")
+    sender = outbound.Sender(c.settings, c.sessions)
+    send_all(sender, 1, client)
+    entry = client.get(f"{path}/deliveries", headers=AUTH).json()["items"][0]
+    assert (entry["state"], entry["last_status"]) == ("failed", 410)
+
+    r = client.post(f"/outbound/{entry['id']}/retry", headers=AUTH)
+    assert r.status_code == 409, r.text
+    assert "inactive" in r.json()["detail"] and "410 Gone" in r.json()["detail"]
+    assert client.get(f"/outbound/{entry['id']}", headers=AUTH).json()["state"] == "failed"
+
+    assert client.patch(path, json={"active": True}, headers=AUTH).status_code == 200
+    r = client.post(f"/outbound/{entry['id']}/retry", headers=AUTH)
+    assert r.status_code == 202 and r.json()["state"] == "pending", r.text
+    wait_for(lambda: sender("test-worker"))
+    assert client.get(f"/outbound/{entry['id']}", headers=AUTH).json()["state"] == "delivered"
+
+
 def test_needs_review_event_goes_to_those_who_want_it(
     client: TestClient, receiver: Receiver
 ) -> None:

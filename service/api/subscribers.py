@@ -325,7 +325,10 @@ def get_outbound(delivery_id: Id, s: DB, _who: Writer) -> OutboundOut:
     response_model=OutboundOut,
     responses={
         404: {"description": "No outbound delivery with that id"},
-        409: {"description": "The delivery is neither failed nor cancelled"},
+        409: {
+            "description": "The delivery is neither failed nor cancelled, or its "
+            "subscriber is inactive"
+        },
     },
 )
 def retry_outbound(delivery_id: Id, ctx: Ctx, _who: Writer) -> OutboundOut:
@@ -336,6 +339,14 @@ def retry_outbound(delivery_id: Id, ctx: Ctx, _who: Writer) -> OutboundOut:
             raise NotFound(f"no outbound delivery with id {delivery_id}")
         if d.state not in ("failed", "cancelled"):
             raise Conflict(f"outbound delivery {delivery_id} is {d.state}")
+        sub = s.get(t.Subscriber, d.subscriber_id)
+        if sub is not None and not sub.active:
+            # The sender cancels a delivery of an inactive subscriber as soon as it takes
+            # it: accepted here, the retry was a 202 that sent nothing.
+            raise Conflict(
+                f"subscriber {sub.id} is inactive ({sub.inactive_reason}): reactivate it "
+                f'first (PATCH /subscribers/{sub.id} {{"active": true}})'
+            )
         d.state = "pending"
         d.attempts = 0
         d.next_attempt_at = datetime.now(d.created_at.tzinfo)
