@@ -287,6 +287,26 @@ def test_subscribe_receive_and_unsubscribe(svc: Service, origin: Origin) -> None
     assert svc.http.get(f"/websub/{fid}", params=again).status_code == 404
 
 
+def test_unsubscribe_asks_the_hub_that_pushes_without_reading_the_feed(
+    svc: Service, origin: Origin
+) -> None:
+    """A feed that is gone (404) or down is the usual reason to unsubscribe: the request
+    goes to the hub that pushes (the one stored), with no fetch of the feed. The command
+    fetched it first and stopped on its error, and a feed subscribed cannot be removed."""
+    hub, fid, callback, secret = subscribed(svc, origin, PYTORCH_FEED.read_bytes())
+    origin.route("/feed", status=404, body=b"gone")
+    fetches = len(origin.requests_to("/feed"))
+    done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
+    assert done.returncode == 0, done.stderr
+    assert len(origin.requests_to("/feed")) == fetches
+    assert hub.requests[-1]["hub.mode"] == "unsubscribe"
+    wait_for(lambda: len(hub.verified) == 2)
+    assert svc.row(t.Feed, fid).websub_state == "unsubscribed"
+    assert hub.distribute(callback, ATOM, secret).status_code == 410
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
 def test_hub_discovered_in_the_feed_body(svc: Service, origin: Origin) -> None:
     hub = Hub(origin)
     body = PYTORCH_FEED.read_bytes().replace(

@@ -117,7 +117,11 @@ def remove(
 def subscribe(
     feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
     hub: Annotated[
-        str | None, typer.Option(help="The hub's URL (default: discovered from the feed)")
+        str | None,
+        typer.Option(
+            help="The hub's URL (default: discovered from the feed; to unsubscribe, the "
+            "hub that pushes)"
+        ),
     ] = None,
     unsubscribe: Annotated[
         bool, typer.Option("--unsubscribe", help="End the subscription")
@@ -140,7 +144,10 @@ def subscribe(
         topic, secret = feed.url, feed.websub_secret
         hub_url = hub or feed.hub_url
         previous = _Subscription(feed.hub_url, feed.websub_state, feed.websub_secret)
-    if hub is None:
+    # An unsubscribe goes to the hub that pushes, the one stored: the feed is not read
+    # (a feed gone or down is the usual reason to unsubscribe, and its fetch failing
+    # left the subscription, and the feed with it, impossible to remove).
+    if hub is None and not (unsubscribe and hub_url):
         got = fetch.fetch_url(topic, settings)
         found = websub.discover(got.links, got.body)
         if not found.hubs:
