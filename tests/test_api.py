@@ -544,6 +544,21 @@ def test_the_explainer_json_the_api_serves_is_checked_by_post_check_and_the_cli(
     assert "Check passed." in result.stdout
 
 
+def test_a_url_longer_than_its_column_once_encoded_is_refused(server: httpx.Client) -> None:
+    """A URL of 1,018 characters passes the 2,083-character bound as sent, but its normal
+    form (percent-encoded, as stored) is 6,018: PostgreSQL's 2,048-character column
+    refused the insert (a 500). A 422 names the field, on every database."""
+    url = "https://e.example/" + "ü" * 1000
+    for path in ("/feeds", "/subscribers"):
+        body = assert_problem(server.post(path, json={"url": url}), 422)
+        assert "2048" in str(body["detail"]) and "url" in str(body["detail"]), body
+    sub = server.post("/subscribers", json={"url": "https://e.example/hook"}).json()
+    assert_problem(server.patch(f"/subscribers/{sub['id']}", json={"url": url}), 422)
+    assert server.get("/feeds").json()["total"] == 0
+    fits = "https://e.example/" + "ü" * 300
+    assert server.post("/feeds", json={"url": fits}).status_code == 201
+
+
 def test_write_endpoints_need_the_token_when_set(db_url: str) -> None:
     settings = make_settings(db_url, api_token="s3cret-token")
     with LiveServer(create_app(settings, workers=0)) as live, httpx.Client(base_url=live.url) as c:

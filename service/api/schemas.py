@@ -41,8 +41,22 @@ def _without_fragment(url: HttpUrl) -> HttpUrl:
     return HttpUrl(text.split("#", 1)[0]) if "#" in text else url
 
 
+def _fits_its_column(url: HttpUrl) -> HttpUrl:
+    """The URL's normal form, as it is stored, within its column: pydantic's bound (2,083
+    characters) is of the URL as sent, and percent-encoding grows it (one "ü" is six
+    characters): PostgreSQL refused the insert, a 500."""
+    if len(str(url)) > t.MAX_URL:
+        raise ValueError(
+            f"URL is {len(str(url))} characters percent-encoded, over the {t.MAX_URL} stored"
+        )
+    return url
+
+
+# An http(s) URL as it is stored: HttpUrl's normal form, within its column.
+StoredUrl = Annotated[HttpUrl, AfterValidator(_fits_its_column)]
+
 # A feed's URL as it is stored and compared: HttpUrl's normal form, no fragment.
-FeedUrl = Annotated[HttpUrl, AfterValidator(_without_fragment)]
+FeedUrl = Annotated[HttpUrl, AfterValidator(_without_fragment), AfterValidator(_fits_its_column)]
 
 
 class FeedIn(BaseModel):

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from service import outbound
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import FeedFilter, Id, Limit, Offset, Page
+from service.api.schemas import FeedFilter, Id, Limit, Offset, Page, StoredUrl
 from service.errors import Conflict, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t
@@ -40,7 +40,7 @@ class SubscriberIn(BaseModel):
         },
     )
 
-    url: HttpUrl
+    url: StoredUrl
     secret: str | None = Field(
         default=None,
         description="whsec_<base64 of 24-64 bytes>; generated (and answered once) when absent",
@@ -66,7 +66,7 @@ class SubscriberPatch(BaseModel):
     active: StrictBool | None = Field(
         default=None, description="true reactivates (its failure count starts again at 0)"
     )
-    url: HttpUrl | None = None
+    url: StoredUrl | None = None
     events: list[EventName] | None = Field(default=None, min_length=1)
 
 

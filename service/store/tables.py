@@ -27,6 +27,7 @@ from sqlalchemy.types import TypeDecorator
 # the value (PostgreSQL: "integer out of range"; SQLite: OverflowError) instead of finding
 # no row. Ids are Integer columns, 32 bits on PostgreSQL; offsets are 64-bit everywhere.
 MAX_ID = 2**31 - 1
+MAX_URL = 2048  # the url columns (feeds, subscribers, hub, fetch)
 MAX_OFFSET = 2**63 - 1
 
 
