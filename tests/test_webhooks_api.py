@@ -69,6 +69,35 @@ def test_raw_feed_then_replay(svc: Service) -> None:
     assert listed["total"] == 1 and listed["items"][0]["external_id"].startswith("sha256:")
 
 
+def test_a_feed_known_by_its_self_link_is_stored_in_the_normal_form_of_a_url(
+    svc: Service,
+) -> None:
+    """A document's self link registers its feed as `POST /feeds` stores a URL (lower-case
+    scheme and host, no default port, no #fragment): stored as written, the same feed
+    registered by its URL was a second feed (201, not 409), and a `feed_url` written
+    otherwise than the self link found no feed (404)."""
+    doc = (
+        b'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Mixed</title>'
+        b'<id>urn:mixed</id><link rel="self" href="HTTPS://Mixed.Example:443/feed#top"/>'
+        b"<entry><id>urn:m1</id><title>Faster</title><updated>2026-11-01T00:00:00Z</updated>"
+        b'<content type="html">&lt;p&gt;The parser is 5x faster.&lt;/p&gt;</content></entry>'
+        b"</feed>"
+    )
+    r = svc.post(doc, {"Content-Type": "application/atom+xml"})
+    assert r.status_code == 202, r.text
+    fid = svc.outcome(r.json()["delivery_id"])["feed_id"]
+    assert svc.http.get(f"/feeds/{fid}").json()["url"] == "https://mixed.example/feed"
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    again = svc.http.post("/feeds", json={"url": "https://mixed.example/feed"}, headers=auth)
+    assert again.status_code == 409, again.text
+    for n, written in enumerate(("https://MIXED.example/feed", "https://mixed.example:443/f#x")):
+        content = doc.decode().replace("5x", f"{6 + n}x")
+        r = svc.post({"feed_url": written.replace("/f#", "/feed#"), "content": content})
+        assert r.status_code == 202, (written, r.text)
+        assert svc.outcome(r.json()["delivery_id"])["feed_id"] == fid
+    assert svc.count(t.Feed) == 1
+
+
 def test_feed_reference_fetches_with_conditional_get(svc: Service, origin: Origin) -> None:
     url = origin.route(
         "/blog/feed/",

@@ -17,6 +17,7 @@ from service.errors import PlainfeedError, Unprocessable
 from service.models import Article, FeedDoc, FeedEntry
 from service.pipeline.base import PipelineBase, in_chunks
 from service.store import tables as t
+from service.store.feeds import feed_at
 
 
 def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
@@ -103,10 +104,10 @@ class Entries(PipelineBase):
         all yet (its first delivery)."""
         with self.sessions() as s:
             if feed_id is None:
-                url = feed_address(doc, fetch_url)
-                feed_id = s.scalars(select(t.Feed.id).where(t.Feed.url == url)).first()
-                if feed_id is None:
+                feed = feed_at(s, feed_address(doc, fetch_url))
+                if feed is None:
                     return {}, True
+                feed_id = feed.id
             keys = [e.key for e in doc.entries]
             stored = {
                 row.key: row.content_source

@@ -27,6 +27,7 @@ from service.pipeline.base import insert_ignore
 from service.pipeline.entries import feed_address
 from service.store import tables as t
 from service.store.db import transaction
+from service.store.feeds import feed_at, normal_url
 
 log = logging.getLogger(__name__)
 
@@ -282,8 +283,10 @@ class Intake(Apply):
             if feed is not None and not feed.title and doc.title:
                 feed.title = doc.title[:1024]
             return feed_id
-        url = feed_address(doc, fetch_url)
-        feed = s.scalars(select(t.Feed).where(t.Feed.url == url)).first()
+        # Registered in the normal form `POST /feeds` stores: as written, the same feed
+        # registered by its URL was another feed.
+        feed = feed_at(s, feed_address(doc, fetch_url))
+        url = normal_url(feed_address(doc, fetch_url))
         if feed is None:
             insert_ignore(
                 s,

@@ -23,7 +23,7 @@ from service.ingest import Incoming
 from service.pipeline.base import PipelineBase
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import feeds_named
+from service.store.feeds import feeds_named, url_forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,13 @@ class Accepted:
 def _url_variants(url: str) -> list[str]:
     """A feed URL as given and with/without its trailing slash (monitors differ)."""
     return [url, url[:-1]] if url.endswith("/") else [url, url + "/"]
+
+
+def _wanted(urls: tuple[str, ...] | list[str]) -> list[str]:
+    """Where feeds named by ``urls`` may be stored: each in its normal form (as `POST
+    /feeds` stores it: "https://MIXED.example/feed#x" is https://mixed.example/feed) and as
+    written, with and without a trailing slash."""
+    return list(dict.fromkeys(v for u in urls for f in url_forms(u) for v in _url_variants(f)))
 
 
 # Signatures over the body alone: the id header beside them (webhook-id,
@@ -142,12 +149,11 @@ class Receive(PipelineBase):
                 raise NotFound(f"no feed with id {incoming.feed_id}")
             return feed
         if incoming.source:
-            urls = [v for u in incoming.feed_urls for v in _url_variants(u)]
-            feed = feeds_named(s, incoming.source, urls)
+            feed = feeds_named(s, incoming.source, _wanted(incoming.feed_urls))
             if feed is not None:
                 return feed
         if incoming.feed_urls:
-            wanted = [v for u in incoming.feed_urls for v in _url_variants(u)]
+            wanted = _wanted(incoming.feed_urls)
             found = {f.url: f for f in s.scalars(select(t.Feed).where(t.Feed.url.in_(wanted)))}
             for url in wanted:
                 if url in found:

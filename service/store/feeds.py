@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from pydantic import HttpUrl, ValidationError
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
@@ -11,6 +12,34 @@ from service import websub
 from service.errors import Conflict, NotFound
 from service.models import DeliveryState, ItemState
 from service.store import tables as t
+
+
+def normal_url(url: str) -> str:
+    """A feed's address as `POST /feeds` stores it: an http(s) URL in pydantic's normal
+    form (lower-case scheme and host, no default port, percent-encoded) without its
+    #fragment; anything else (a URL that does not parse, an urn) as it is, and so is a
+    URL whose normal form would not fit its column."""
+    if not url[:8].lower().startswith(("http://", "https://")):
+        return url
+    try:
+        text = str(HttpUrl(url.split("#", 1)[0]))
+    except ValidationError:
+        return url
+    return text if len(text) <= t.MAX_URL else url
+
+
+def url_forms(url: str) -> list[str]:
+    """The forms a feed's address may be stored in: its normal form, and as written (a
+    feed registered by its self link before addresses were normalised)."""
+    normal = normal_url(url)
+    return [normal] if normal == url else [normal, url]
+
+
+def feed_at(s: Session, url: str) -> t.Feed | None:
+    """The feed registered at ``url`` (in any of its forms, the normal one first)."""
+    forms = url_forms(url)
+    found = {f.url: f for f in s.scalars(select(t.Feed).where(t.Feed.url.in_(forms)))}
+    return next((found[u] for u in forms if u in found), None)
 
 
 def check_name_free(s: Session, name: str | None, feed_id: int | None = None) -> None:
