@@ -8,11 +8,13 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from service import render
@@ -20,6 +22,9 @@ from service.api.app import create_app
 from service.cli import app as cli_app
 from service.config import Settings
 from service.models import Explainer, Section
+from service.store import tables as t
+from service.store.db import make_engine, make_sessionmaker
+from service.store.feeds import check_name_free
 from tests.conftest import (
     CORPUS,
     DATA,
@@ -591,3 +596,42 @@ def test_health_readiness_and_openapi(server: httpx.Client) -> None:
         assert path in paths, path
     body = paths["/webhooks/feed"]["post"]["requestBody"]["content"]
     assert "application/rss+xml" in body and "example" in body["application/json"]
+
+
+@pytest.mark.postgres
+def test_one_name_registered_twice_at_once_is_one_feed_on_postgres(pg_url: str) -> None:
+    """A feed's name is one feed's (a change record names its feed by it). Two
+    registrations of one name at once on PostgreSQL both found it free and both stored
+    it (201, 201): the second now waits for the first to commit, then is a 409."""
+    engine = make_engine(pg_url)
+    with api_client(make_settings(pg_url), workers=0) as client:
+        holder = make_sessionmaker(engine)()
+        check_name_free(holder, "lab")  # as POST /feeds does, its transaction open
+        holder.add(t.Feed(url="https://a.example/feed", name="lab"))
+        holder.flush()
+        answers: list[httpx.Response] = []
+        second = threading.Thread(
+            target=lambda: answers.append(
+                client.post("/feeds", json={"url": "https://b.example/feed", "name": "lab"})
+            )
+        )
+        second.start()
+        wait_for(lambda: answers or _waiting_on_a_lock(engine))
+        holder.commit()
+        holder.close()
+        second.join(timeout=30)
+        assert answers and answers[0].status_code == 409, answers[0].text
+        assert client.get("/feeds").json()["total"] == 1
+    engine.dispose()
+
+
+def _waiting_on_a_lock(engine: Engine) -> bool:
+    with engine.connect() as c:
+        return bool(
+            c.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+                    "'Lock' AND datname = current_database()"
+                )
+            )
+        )

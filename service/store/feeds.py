@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from pydantic import HttpUrl, ValidationError
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from service import websub
@@ -47,6 +47,11 @@ def check_name_free(s: Session, name: str | None, feed_id: int | None = None) ->
     (``data.source``), and of two feeds so named one would get the other's documents."""
     if name is None:
         return
+    if s.get_bind().dialect.name == "postgresql":
+        # Two registrations of one name at once both found it free, and both stored it
+        # (names are no unique key: databases from before kept duplicates). The second
+        # waits here until the first transaction ends, then sees its name.
+        s.execute(text("SELECT pg_advisory_xact_lock(7321002, hashtext(:name))"), {"name": name})
     query = select(t.Feed.id).where(t.Feed.name == name)
     if feed_id is not None:
         query = query.where(t.Feed.id != feed_id)
