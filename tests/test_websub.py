@@ -332,6 +332,29 @@ def test_a_hub_that_accepts_with_200_is_taken_at_its_word(svc: Service, origin: 
     assert svc.row(t.Feed, fid).websub_state == "active"
 
 
+def test_subscribe_without_a_public_url_says_so_before_reading_the_feed(
+    svc: Service, origin: Origin
+) -> None:
+    """The missing setting is named first, whatever the feed's state: the feed was
+    fetched before, and a feed not reachable from here (404, no network) was the error
+    named, the setting only after that was fixed."""
+    fid = svc.feed(origin.route("/feed", status=404, body=b"gone"))
+    env = {k: v for k, v in os.environ.items() if k != "PLAINFEED_PUBLIC_URL"}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "PLAINFEED_DATABASE_URL": svc.settings.database_url,
+        "PLAINFEED_ALLOW_PRIVATE_URLS": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "feeds", "subscribe", str(fid)],
+        env=env, capture_output=True, text=True, timeout=120, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "PLAINFEED_PUBLIC_URL" in done.stderr and "404" not in done.stderr, done.stderr
+    assert origin.requests_to("/feed") == []
+    assert svc.row(t.Feed, fid).websub_state is None
+
+
 def test_subscribe_without_a_hub_or_to_a_refusing_hub(svc: Service, origin: Origin) -> None:
     fid = svc.feed(origin.route("/feed", body=PYTORCH_FEED.read_bytes()))
     done = cli(svc, "feeds", "subscribe", str(fid))

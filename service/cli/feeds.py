@@ -144,6 +144,15 @@ def subscribe(
         topic, secret = feed.url, feed.websub_secret
         hub_url = hub or feed.hub_url
         previous = _Subscription(feed.hub_url, feed.websub_state, feed.websub_secret)
+    if "public_url" not in settings.model_fields_set:
+        # The hub calls the service back at PLAINFEED_PUBLIC_URL; its default names this
+        # machine's port 8000, which a hub elsewhere never reaches and a server on
+        # another port does not answer: the subscription would sit pending for ever. Said
+        # before the feed is read: its fetch failing hid the setting missing.
+        raise InputError(
+            "set PLAINFEED_PUBLIC_URL to the address the hub reaches this service at"
+            " (its callback is PLAINFEED_PUBLIC_URL/websub/FEED_ID)"
+        )
     # An unsubscribe goes to the hub that pushes, the one stored: the feed is not read
     # (a feed gone or down is the usual reason to unsubscribe, and its fetch failing
     # left the subscription, and the feed with it, impossible to remove).
@@ -161,14 +170,6 @@ def subscribe(
     assert hub_url is not None
     # Before anything is recorded: a hub URL that cannot be asked leaves the feed as it was.
     fetch.check_url(hub_url, settings)
-    if "public_url" not in settings.model_fields_set:
-        # The hub calls the service back at PLAINFEED_PUBLIC_URL; its default names this
-        # machine's port 8000, which a hub elsewhere never reaches and a server on
-        # another port does not answer: the subscription would sit pending for ever.
-        raise InputError(
-            "set PLAINFEED_PUBLIC_URL to the address the hub reaches this service at"
-            " (its callback is PLAINFEED_PUBLIC_URL/websub/FEED_ID)"
-        )
     mode = "unsubscribe" if unsubscribe else "subscribe"
     # Subscribing again to the hub that pushes now is a renewal: the hub keeps pushing
     # under the running lease, signed with the secret it has, until it verifies. (A fresh
