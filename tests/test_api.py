@@ -168,6 +168,15 @@ def test_a_feed_url_is_registered_without_its_fragment(server: httpx.Client) -> 
     assert server.get("/feeds").json()["total"] == 1
 
 
+def test_a_feed_url_with_credentials_is_refused(server: httpx.Client) -> None:
+    """Feeds are never fetched with credentials, and GET /feeds shows a feed's URL to
+    every reader: a password in it was stored and published."""
+    for url in ("https://user:pw@a.example/feed", "https://user@a.example/feed"):
+        problem = assert_problem(server.post("/feeds", json={"url": url}), 422)
+        assert "user name or password" in json.dumps(problem)
+    assert server.get("/feeds").json()["total"] == 0
+
+
 def test_a_blank_feed_name_is_refused_and_a_name_kept_without_its_padding(
     server: httpx.Client,
 ) -> None:

@@ -41,6 +41,18 @@ def _without_fragment(url: HttpUrl) -> HttpUrl:
     return HttpUrl(text.split("#", 1)[0]) if "#" in text else url
 
 
+def _without_credentials(url: HttpUrl) -> HttpUrl:
+    """Refuse a user name or password in a feed's URL: feeds are never fetched with
+    credentials (fetch.py), and the URL is shown to every reader of ``GET /feeds``, the
+    pages and the CLI, so a password kept in it would be published, not used."""
+    if url.username or url.password:
+        raise ValueError(
+            "a feed URL with a user name or password is refused: feeds are not fetched "
+            "with credentials, and the URL is shown to every reader of /feeds"
+        )
+    return url
+
+
 def _fits_its_column(url: HttpUrl) -> HttpUrl:
     """The URL's normal form, as it is stored, within its column: pydantic's bound (2,083
     characters) is of the URL as sent, and percent-encoding grows it (one "ü" is six
@@ -56,7 +68,12 @@ def _fits_its_column(url: HttpUrl) -> HttpUrl:
 StoredUrl = Annotated[HttpUrl, AfterValidator(_fits_its_column)]
 
 # A feed's URL as it is stored and compared: HttpUrl's normal form, no fragment.
-FeedUrl = Annotated[HttpUrl, AfterValidator(_without_fragment), AfterValidator(_fits_its_column)]
+FeedUrl = Annotated[
+    HttpUrl,
+    AfterValidator(_without_credentials),
+    AfterValidator(_without_fragment),
+    AfterValidator(_fits_its_column),
+]
 
 
 class FeedIn(BaseModel):
