@@ -45,6 +45,9 @@ class Heartbeat:
     def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[None]:
         """Keep the lease of ``job_id`` alive while the block runs."""
         with self._lock:
+            if self._stop.is_set():
+                # A closed heartbeat renews nothing: the job would lose its lease unseen.
+                raise RuntimeError("the heartbeat is closed")
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
                 self._thread.start()
@@ -54,8 +57,28 @@ class Heartbeat:
         finally:
             self._job = None
 
-    def stop(self) -> None:
-        self._stop.set()
+    @property
+    def closed(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def alive(self) -> bool:
+        """Whether the renewing thread runs (it starts with the first job)."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop renewing and wait (up to ``timeout`` seconds) for the thread to end.
+
+        Waiting matters: a renewal in flight when its owner's database goes away (a test's
+        database dropped, the process's engine disposed) logged "lease renewal failed"
+        from a thread nobody waited for, after the log it wrote to was closed.
+        """
+        with self._lock:
+            self._stop.set()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     def _run(self) -> None:
         # The first renewal of a job comes within `every` of its start, whatever the phase.
@@ -71,7 +94,12 @@ class Heartbeat:
 
 
 class Worker:
-    """One worker thread's loop: deliveries first (cheap, unblock items), then items."""
+    """One worker thread's loop: deliveries first (cheap, unblock items), then items.
+
+    :meth:`run` closes the worker when it stops; a caller that drives :meth:`run_once`
+    itself closes it (``with Worker(...) as worker:`` or :meth:`close`), which ends the
+    heartbeat thread the first job started.
+    """
 
     def __init__(
         self,
@@ -112,11 +140,27 @@ class Worker:
                 self.wake.wait(max(self.settings.poll_interval, IDLE_FLOOR))
                 self.wake.clear()
                 self._deliveries_due = 0.0
-        self.heartbeat.stop()
+        self.close()
         log.info("worker %s stopped", self.name)
+
+    def close(self) -> None:
+        """Stop the heartbeat thread and wait for it; the worker takes no job after.
+
+        Safe to call more than once, and from another thread while a job runs (the pool's
+        shutdown, after it handed that job back): its lease is no longer renewed."""
+        self.heartbeat.close()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run_once(self) -> bool:
         """Do at most one job; False when there was nothing to do."""
+        if self.heartbeat.closed:
+            # Refused before a claim: a job claimed now would run with no lease renewal.
+            raise RuntimeError(f"worker {self.name} is closed")
         if not self.items:
             return any(job(self.name) for job in self.extra_jobs)
         now = time.monotonic()
@@ -248,4 +292,6 @@ class WorkerPool:
                 w.release_current()
             except Exception:
                 log.warning("could not release %s's job", w.name, exc_info=True)
+            # The lease was handed back: renewing it would only log "lease lost".
+            w.close()
         return not stuck

@@ -333,20 +333,20 @@ def test_a_requeued_item_reuses_its_stored_explainer_instead_of_calling_the_mode
     with StubLLM() as stub:
         settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05)
         pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
-        worker = Worker(pipeline, stop=threading.Event())
-        store_delivery(db, rss_document(0, 1))
-        while worker.run_once():
-            pass
-        (item,) = items(db)
-        assert item.state == "published" and len(stub.calls) == 1
+        with Worker(pipeline, stop=threading.Event()) as worker:
+            store_delivery(db, rss_document(0, 1))
+            while worker.run_once():
+                pass
+            (item,) = items(db)
+            assert item.state == "published" and len(stub.calls) == 1
 
-        pipeline.retry(item.id)  # a person (or a replayed job) asks for it again
-        assert items(db)[0].state == "pending"
-        while worker.run_once():
-            pass
-        assert items(db)[0].state == "published"
-        assert len(stub.calls) == 1  # the (content, prompt, model) effect happened once
-        assert explainers_per_item(db) == {item.id: 1}
+            pipeline.retry(item.id)  # a person (or a replayed job) asks for it again
+            assert items(db)[0].state == "pending"
+            while worker.run_once():
+                pass
+            assert items(db)[0].state == "published"
+            assert len(stub.calls) == 1  # the (content, prompt, model) effect happened once
+            assert explainers_per_item(db) == {item.id: 1}
 
 
 @pytest.mark.parametrize("poll_interval", [0.0, 3600.0])
@@ -364,15 +364,15 @@ def test_extra_jobs_get_a_turn_while_items_are_still_waiting(
             return False  # nothing to send: the worker goes on to an item
 
         pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
-        worker = Worker(pipeline, stop=threading.Event(), extra_jobs=[extra])
-        store_delivery(db, rss_document(0, 3))
-        assert worker.run_once()  # the delivery: three pending items
-        for _ in range(3):
-            assert worker.run_once()
-        assert states(db) == {"published": 3}
-        # Tried before the first item was explained, not only once the items ran out;
-        # with a long interval, once in all; with none, before every item.
-        assert turns == ([0] if poll_interval else [0, 1, 2])
+        with Worker(pipeline, stop=threading.Event(), extra_jobs=[extra]) as worker:
+            store_delivery(db, rss_document(0, 3))
+            assert worker.run_once()  # the delivery: three pending items
+            for _ in range(3):
+                assert worker.run_once()
+            assert states(db) == {"published": 3}
+            # Tried before the first item was explained, not only once the items ran out;
+            # with a long interval, once in all; with none, before every item.
+            assert turns == ([0] if poll_interval else [0, 1, 2])
 
 
 def test_a_worker_process_serves_its_own_metrics(tmp_path: Path, engine_for: Any) -> None:
@@ -459,25 +459,25 @@ def test_an_item_whose_workers_keep_dying_fails_after_the_configured_attempts(
     with StubLLM() as stub:
         settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05, max_attempts=3)
         pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
-        worker = Worker(pipeline, stop=threading.Event())
-        store_delivery(db, rss_document(0, 2))
-        worker.run_once()  # the delivery: two pending items
-        first, second = items(db)
-        # Both were claimed by workers that died; the first one three times already.
-        past = datetime.now(UTC) - timedelta(seconds=1)
-        with transaction(make_sessionmaker(db)) as s:
-            for item_id, attempts in ((first.id, 3), (second.id, 1)):
-                row = s.get(t.Item, item_id)
-                assert row is not None
-                row.state, row.attempts = "processing", attempts
-                row.lease_owner, row.lease_until = "dead-worker", past
-        while worker.run_once():
-            pass
-        first, second = items(db)
-        assert (first.state, first.attempts) == ("failed", 4)
-        assert "worker died" in (first.last_error or "")
-        assert (second.state, second.attempts) == ("published", 2)
-        assert len(stub.calls) == 1  # only the second one was explained
+        with Worker(pipeline, stop=threading.Event()) as worker:
+            store_delivery(db, rss_document(0, 2))
+            worker.run_once()  # the delivery: two pending items
+            first, second = items(db)
+            # Both were claimed by workers that died; the first one three times already.
+            past = datetime.now(UTC) - timedelta(seconds=1)
+            with transaction(make_sessionmaker(db)) as s:
+                for item_id, attempts in ((first.id, 3), (second.id, 1)):
+                    row = s.get(t.Item, item_id)
+                    assert row is not None
+                    row.state, row.attempts = "processing", attempts
+                    row.lease_owner, row.lease_until = "dead-worker", past
+            while worker.run_once():
+                pass
+            first, second = items(db)
+            assert (first.state, first.attempts) == ("failed", 4)
+            assert "worker died" in (first.last_error or "")
+            assert (second.state, second.attempts) == ("published", 2)
+            assert len(stub.calls) == 1  # only the second one was explained
 
 
 def test_an_idle_worker_does_not_spin_on_the_database(db: Engine) -> None:
@@ -508,6 +508,44 @@ def test_an_idle_worker_does_not_spin_on_the_database(db: Engine) -> None:
     turns = sum(1 for sql in statements if "UPDATE" in sql or "SELECT" in sql)
     assert 0 < turns < 400, turns
     assert not thread.is_alive()
+
+
+def heartbeats() -> set[threading.Thread]:
+    return {th for th in threading.enumerate() if th.name == "heartbeat" and th.is_alive()}
+
+
+def test_a_closed_worker_leaves_no_heartbeat_thread_and_takes_no_job(db: Engine) -> None:
+    """A test (or a tool) that drives run_once closes the worker: its heartbeat thread
+    outlived the test and, beating against a dropped database, logged "lease renewal
+    failed" into a closed log ("--- Logging error ---" in CI)."""
+    before = heartbeats()
+    with StubLLM() as stub:
+        # The shortest lease: a beat every half second.
+        settings = settings_for(stub, database_url=str(db.url), lease_seconds=2)
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        with Worker(pipeline, stop=threading.Event()) as worker:
+            store_delivery(db, rss_document(0, 1))
+            assert worker.run_once()  # the delivery, under the heartbeat
+            assert worker.heartbeat.alive and len(heartbeats() - before) == 1
+        assert not worker.heartbeat.alive
+        assert heartbeats() == before
+        worker.close()  # again: nothing to do
+        # Closed, it claims nothing: a job taken now would run with no lease renewal.
+        with pytest.raises(RuntimeError, match="closed"):
+            worker.run_once()
+        assert states(db) == {"pending": 1}
+
+        # run() closes its worker when it stops.
+        stop = threading.Event()
+        runner = Worker(pipeline, stop=stop)
+        thread = threading.Thread(target=runner.run, daemon=True)
+        thread.start()
+        wait_until(lambda: states(db) == {"published": 1}, 30, "the item published")
+        stop.set()
+        runner.wake.set()
+        thread.join(10)
+        assert not thread.is_alive() and runner.heartbeat.closed
+        assert heartbeats() == before
 
 
 def test_a_worker_logging_json_writes_only_json_lines(tmp_path: Path) -> None:

@@ -64,7 +64,9 @@ def rig(db: Engine, **overrides: Any) -> Iterator[Rig]:
         settings = settings_for(stub, database_url=str(db.url), poll_interval=0, **overrides)
         sessions = make_sessionmaker(db)
         pipeline = Pipeline(settings, sessions, get_engine(settings))
-        yield Rig(stub, sessions, pipeline, Worker(pipeline, stop=threading.Event()))
+        # Closed on the way out: its heartbeat thread ends before the database goes.
+        with Worker(pipeline, stop=threading.Event()) as worker:
+            yield Rig(stub, sessions, pipeline, worker)
 
 
 def feed_doc() -> bytes:

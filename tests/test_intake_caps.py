@@ -7,10 +7,12 @@ the pages on a real HTTP server on loopback."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, select
 
 from service import queue
@@ -111,6 +113,21 @@ class Rig:
         return {title: i.state for title, i in self.items().items()}
 
 
+@pytest.fixture
+def rig(db: Engine) -> Iterator[Callable[..., Rig]]:
+    """Rigs on ``db`` with these settings; their workers closed after the test (the
+    heartbeat thread of a worker left open outlived the test and its database)."""
+    made: list[Rig] = []
+
+    def make(**overrides: Any) -> Rig:
+        made.append(Rig(db, **overrides))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.worker.close()
+
+
 def pages_seen(origin: Origin) -> list[str]:
     return [s.path for s in origin.seen if s.path.startswith("/posts/")]
 
@@ -118,8 +135,10 @@ def pages_seen(origin: Origin) -> list[str]:
 # --- a feed's first delivery -----------
 
 
-def test_a_first_delivery_explains_its_newest_entries_and_skips_the_rest(db: Engine) -> None:
-    r = Rig(db, first_delivery_max_items=20)
+def test_a_first_delivery_explains_its_newest_entries_and_skips_the_rest(
+    rig: Callable[..., Rig],
+) -> None:
+    r = rig(first_delivery_max_items=20)
     # Thirty posts, not in date order in the document: the newest are posts 10 to 29.
     order = [(i * 7) % 30 for i in range(30)]
     d = r.deliver(rss([entry(i) for i in order]))
@@ -161,15 +180,15 @@ def test_a_first_delivery_explains_its_newest_entries_and_skips_the_rest(db: Eng
     assert list(r.states().values()).count("skipped") == 9
 
 
-def test_first_delivery_cap_zero_explains_every_entry(db: Engine) -> None:
-    r = Rig(db, first_delivery_max_items=0)
+def test_first_delivery_cap_zero_explains_every_entry(rig: Callable[..., Rig]) -> None:
+    r = rig(first_delivery_max_items=0)
     d = r.deliver(rss([entry(i) for i in range(30)]))
     assert (d.items_new, d.items_skipped) == (30, 0)
     assert set(r.states().values()) == {"pending"}
 
 
-def test_a_feed_that_has_items_is_not_capped_again(db: Engine) -> None:
-    r = Rig(db, first_delivery_max_items=2)
+def test_a_feed_that_has_items_is_not_capped_again(rig: Callable[..., Rig]) -> None:
+    r = rig(first_delivery_max_items=2)
     assert r.deliver(rss([entry(0)])).items_new == 1
     d = r.deliver(rss([entry(i) for i in range(6)]))
     assert (d.items_new, d.items_skipped) == (5, 0)
@@ -183,9 +202,9 @@ def serve_pages(origin: Origin, n: int) -> list[str]:
 
 
 def test_a_delivery_reads_at_most_its_page_budget_the_workers_read_the_rest(
-    db: Engine, origin: Origin
+    rig: Callable[..., Rig], origin: Origin
 ) -> None:
-    r = Rig(db, page_fetches_per_delivery=2)
+    r = rig(page_fetches_per_delivery=2)
     links = serve_pages(origin, 5)
     d = r.deliver(rss([entry(i, link=links[i]) for i in range(5)]))
     assert d.state == "processed" and d.items_new == 5
@@ -210,9 +229,9 @@ def test_a_delivery_reads_at_most_its_page_budget_the_workers_read_the_rest(
 
 
 def test_a_deferred_page_whose_origin_fails_for_a_moment_is_read_on_a_later_attempt(
-    db: Engine, origin: Origin
+    rig: Callable[..., Rig], origin: Origin
 ) -> None:
-    r = Rig(db, page_fetches_per_delivery=0)
+    r = rig(page_fetches_per_delivery=0)
     answers = iter([(503, {}, b"busy")])
 
     def flaky(_: Seen) -> tuple[int, dict[str, str], bytes]:
@@ -239,8 +258,10 @@ def test_a_deferred_page_whose_origin_fails_for_a_moment_is_read_on_a_later_atte
     assert len(origin.requests_to("/posts/gone")) == 1
 
 
-def test_skipped_entries_read_no_page_until_one_is_asked_for(db: Engine, origin: Origin) -> None:
-    r = Rig(db, first_delivery_max_items=2, page_fetches_per_delivery=100)
+def test_skipped_entries_read_no_page_until_one_is_asked_for(
+    rig: Callable[..., Rig], origin: Origin
+) -> None:
+    r = rig(first_delivery_max_items=2, page_fetches_per_delivery=100)
     links = serve_pages(origin, 5)
     d = r.deliver(rss([entry(i, link=links[i]) for i in range(5)]))
     assert (d.items_new, d.items_skipped) == (2, 3)
