@@ -341,6 +341,34 @@ def test_feed_the_parser_rejects_leaves_a_failed_delivery_with_the_reason(
     assert d["state"] == "failed" and d["error"]
 
 
+def test_a_delivery_still_queued_or_being_processed_is_not_retried(settings: Settings) -> None:
+    """A retry (forced or not) is for a finished delivery: one still in the queue, or in
+    a worker's hands, is a 409 problem and is left as it is (a reset under the worker
+    would have it processed twice)."""
+    from service import queue
+    from service.store.db import make_engine, make_sessionmaker, transaction
+
+    with api_client(settings, workers=0) as api:  # no worker: the delivery stays queued
+        r = post_feed(api, PYTORCH_FEED.read_bytes())
+        assert r.status_code == 202, r.text
+        did = r.json()["delivery_id"]
+        for query in ("", "?force=true"):
+            body = assert_problem(api.post(f"/deliveries/{did}/retry{query}"), 409)
+            assert f"delivery {did} is received" in str(body["detail"])
+        db = make_engine(settings.database_url)
+        try:
+            with transaction(make_sessionmaker(db)) as s:  # a worker takes it
+                (claim,) = queue.claim(s, queue.DELIVERIES, "w1", 60)
+            assert claim.id == did
+            for query in ("", "?force=true"):
+                body = assert_problem(api.post(f"/deliveries/{did}/retry{query}"), 409)
+                assert f"delivery {did} is processing" in str(body["detail"])
+        finally:
+            db.dispose()
+        d = api.get(f"/deliveries/{did}").json()
+        assert (d["state"], d["forced_at"], d["attempts"]) == ("processing", None, 1)
+
+
 def test_malformed_xml_that_still_yields_entries_is_accepted_with_the_problem(
     server: httpx.Client,
 ) -> None:
