@@ -508,6 +508,52 @@ def test_a_document_that_names_no_feed_is_refused_not_pooled(svc: Service) -> No
     assert d["state"] == "processed" and d["items_new"] == 1
 
 
+def test_a_feed_title_escaped_twice_is_stored_decoded_and_its_feed_still_found(
+    svc: Service,
+) -> None:
+    """An Atom text title "Q&amp;amp;A" (a JSON Feed's "AT&amp;T") reached the parser
+    decoded once, and the feed was stored and shown as "Q&amp;A". Decoded now, as an
+    entry's title is; a feed with no URL, known by its title as sent, keeps that
+    address (one stored before is still found, not made again) and its title is healed."""
+    from service.store.db import transaction
+
+    with transaction(svc.sessions) as s:  # as stored before titles were decoded
+        legacy = t.Feed(url="urn:plainfeed:title:AT&amp;T Research", title="AT&amp;T Research")
+        s.add(legacy)
+        s.flush()
+        legacy_id = legacy.id
+    untitled = json.dumps(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "title": "AT&amp;T Research",
+            "items": [{"id": "1", "content_text": "It ran 3 times faster."}],
+        }
+    ).encode()
+    feeds = svc.count(t.Feed)
+    d = svc.outcome(
+        svc.post(untitled, {"Content-Type": "application/feed+json"}).json()["delivery_id"]
+    )
+    assert d["state"] == "processed" and d["feed_id"] == legacy_id, d
+    assert svc.count(t.Feed) == feeds
+    feed = svc.http.get(f"/feeds/{legacy_id}").json()
+    assert (feed["url"], feed["title"]) == (
+        "urn:plainfeed:title:AT&amp;T Research",
+        "AT&T Research",
+    )
+
+    atom = (
+        b'<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
+        b"<title>Q&amp;amp;A Weekly</title><id>urn:qa</id>"
+        b'<link rel="self" href="https://qa.example/feed.atom"/>'
+        b"<entry><id>urn:qa:1</id><title>One</title><updated>2026-09-01T10:00:00Z</updated>"
+        b"<content>It ran 3 times faster.</content></entry></feed>"
+    )
+    d = svc.outcome(svc.post(atom, {"Content-Type": "application/atom+xml"}).json()["delivery_id"])
+    assert d["state"] == "processed", d
+    feed = svc.http.get(f"/feeds/{d['feed_id']}").json()
+    assert (feed["url"], feed["title"]) == ("https://qa.example/feed.atom", "Q&A Weekly")
+
+
 @pytest.mark.parametrize(
     ("etag", "last_modified"),
     [("\u0000", "Tue, 22 Sep 2026 15:45:46 GMT"), ('"ok"', "x" * 200)],

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from service import clean, fetch
+from service.clean.chars import prose
 from service.errors import PlainfeedError, Unprocessable
 from service.models import Article, FeedDoc, FeedEntry
 from service.pipeline.base import PipelineBase, in_chunks
@@ -33,6 +34,14 @@ def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
             "?feed_id= of a registered feed"
         )
     return f"urn:plainfeed:title:{doc.title}"
+
+
+def feed_title(doc: FeedDoc) -> str:
+    """The title a feed is stored and shown with: entities left by double escaping
+    decoded as an entry's title is (clean.prose: "AT&amp;T" -> "AT&T"). The parsers hand
+    it over decoded once only (an Atom text title "AT&amp;amp;T", a JSON Feed's
+    "AT&amp;T"), and pages escape it again when they show it."""
+    return prose(doc.title)[:1024]
 
 
 def _held_back(entries: Sequence[FeedEntry], cap: int) -> set[str]:

@@ -24,7 +24,7 @@ from service.models import FeedDoc
 from service.pipeline import order
 from service.pipeline.apply import Apply
 from service.pipeline.base import insert_ignore
-from service.pipeline.entries import feed_address
+from service.pipeline.entries import feed_address, feed_title
 from service.store import tables as t
 from service.store.db import transaction
 from service.store.feeds import feed_at, normal_url
@@ -278,22 +278,28 @@ class Intake(Apply):
     def _resolve_feed(
         self, s: Session, feed_id: int | None, doc: FeedDoc, fetch_url: str | None
     ) -> int:
+        title = feed_title(doc)
         if feed_id is not None:
             feed = s.get(t.Feed, feed_id)
-            if feed is not None and not feed.title and doc.title:
-                feed.title = doc.title[:1024]
+            if feed is not None and title and feed.title in (None, "", doc.title[:1024]):
+                # Empty, or the title as sent, stored undecoded before titles were decoded.
+                feed.title = title
             return feed_id
         # Registered in the normal form `POST /feeds` stores: as written, the same feed
-        # registered by its URL was another feed.
+        # registered by its URL was another feed. A feed with no URL is known by an
+        # address built from its title as sent (feed_address): decoded, the feeds stored
+        # before would no longer be found.
         feed = feed_at(s, feed_address(doc, fetch_url))
         url = normal_url(feed_address(doc, fetch_url))
         if feed is None:
             insert_ignore(
                 s,
                 t.Feed.__table__,
-                [{"url": url, "title": doc.title[:1024], "created_at": datetime.now(UTC)}],
+                [{"url": url, "title": title, "created_at": datetime.now(UTC)}],
             )
             feed = s.scalars(select(t.Feed).where(t.Feed.url == url)).one()
+        elif title and feed.title == doc.title[:1024]:
+            feed.title = title
         return feed.id
 
     # --- items -----------
