@@ -330,6 +330,22 @@ def test_bad_input_gets_problems_and_stores_nothing(server: httpx.Client) -> Non
     assert server.get("/deliveries").json()["total"] == 0
 
 
+def test_a_feed_filter_that_names_no_feed_is_404(server: httpx.Client) -> None:
+    """``?feed_id=`` of a feed that does not exist is a 404 problem naming it, as the
+    CLI's ``--feed`` says; it was a 200 with an empty page, what a feed with nothing in
+    it answers (and still does)."""
+    fid = server.post("/feeds", json={"url": "https://empty.example/feed"}).json()["id"]
+    spec = server.get("/openapi.json").json()
+    for path in ("/items", "/deliveries", "/subscribers"):
+        body = assert_problem(server.get(path, params={"feed_id": 999}), 404)
+        assert body["detail"] == "no feed with id 999"
+        page = server.get(path, params={"feed_id": fid})
+        assert page.status_code == 200 and page.json()["total"] == 0, page.text
+        assert spec["paths"][path]["get"]["responses"]["404"]["content"] == {
+            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+        }
+
+
 def test_feed_the_parser_rejects_leaves_a_failed_delivery_with_the_reason(
     server: httpx.Client,
 ) -> None:

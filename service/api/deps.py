@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import UnionType
-from typing import Annotated, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from fastapi import Depends, Request
 from fastapi.dependencies.models import Dependant
@@ -16,9 +16,11 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.api.schemas import FeedFilter
 from service.config import Settings
-from service.errors import AuthError
+from service.errors import AuthError, NotFound
 from service.pipeline import Pipeline
+from service.store import tables as t
 from service.worker import WorkerPool
 
 
@@ -70,6 +72,20 @@ def require_token(request: Request, ctx: Ctx) -> str:
 
 
 Writer = Annotated[str, Depends(require_token)]
+
+
+def known_feed(s: DB, feed_id: FeedFilter = None) -> int | None:
+    """A ``feed_id`` filter names a feed that exists: a 404 problem otherwise, as the
+    CLI's ``--feed`` and the webhook's ``feed_id`` say. An empty page said of a mistyped
+    id what it says of a feed with nothing in it."""
+    if feed_id is not None and s.get(t.Feed, feed_id) is None:
+        raise NotFound(f"no feed with id {feed_id}")
+    return feed_id
+
+
+KnownFeed = Annotated[int | None, Depends(known_feed)]
+# The answer of a route filtered by KnownFeed, for its OpenAPI document.
+NO_FEED: dict[int | str, dict[str, Any]] = {404: {"description": "No feed with that feed_id"}}
 
 
 def _takes_many(annotation: object) -> bool:

@@ -11,11 +11,10 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from service import render
-from service.api.deps import DB, Ctx, Writer
+from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
 from service.api.schemas import (
     NO_NUL,
     DeliveryOut,
-    FeedFilter,
     FeedIn,
     FeedOut,
     FeedPatch,
@@ -136,11 +135,11 @@ def delete_feed(feed_id: Id, ctx: Ctx, _who: Writer) -> Response:
 # --- deliveries -----------
 
 
-@router.get("/deliveries", response_model=Page, tags=["deliveries"])
+@router.get("/deliveries", response_model=Page, tags=["deliveries"], responses=NO_FEED)
 def list_deliveries(
     request: Request,
     s: DB,
-    feed_id: FeedFilter = None,
+    feed_id: KnownFeed,
     state: Annotated[DeliveryState | None, Query(description="Filter by state")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
@@ -209,11 +208,11 @@ def retry_delivery(
 StateQ = Annotated[ItemState | None, Query(description="Filter by state")]
 
 
-@router.get("/items", response_model=Page, tags=["items"])
+@router.get("/items", response_model=Page, tags=["items"], responses=NO_FEED)
 def list_items(
     request: Request,
     s: DB,
-    feed_id: FeedFilter = None,
+    feed_id: KnownFeed,
     state: StateQ = None,
     q: Annotated[
         str | None, Query(max_length=200, pattern=NO_NUL, description="Title contains")

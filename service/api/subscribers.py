@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool
 from sqlalchemy import func, select
 
 from service import outbound
-from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import FeedFilter, Id, Limit, Offset, Page, StoredUrl
+from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
+from service.api.schemas import Id, Limit, Offset, Page, StoredUrl
 from service.errors import Conflict, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t
@@ -202,12 +202,12 @@ def subscribe(body: SubscriberIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     return _create(ctx, body, body.feed_id)
 
 
-@router.get("/subscribers", response_model=Page)
+@router.get("/subscribers", response_model=Page, responses=NO_FEED)
 def list_subscribers(
     request: Request,
     s: DB,
     _who: Writer,
-    feed_id: FeedFilter = None,
+    feed_id: KnownFeed,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> Page:
