@@ -172,6 +172,51 @@ def test_an_explainer_held_for_review_is_copied_as_held(db: Engine) -> None:
         assert r.explainers()[-1].reused_from == r.explainers()[-2].id
 
 
+def test_a_retry_that_sends_back_an_older_texts_explainer_declines_only_that_text(
+    db: Engine,
+) -> None:
+    """The post was edited after its explainer was held: the reviewer's retry drops the
+    held explainer of the old text, which says nothing of the new one. The item copies
+    another feed's held explainer of the new text, as any twin does (it was marked as
+    declining the new text, and paid for the post again)."""
+    with rig(db, repair_rounds=0) as r:
+        a = add_feed(r.sessions, "https://a.example/feed")
+        b = add_feed(r.sessions, "https://b.example/feed")
+        made_up = {
+            "title": "Note: a faster parser",
+            "sections": [
+                {"heading": "What changed", "paragraphs": ["The parser is 42% faster."]},
+                {"heading": "What comes next", "paragraphs": ["More work is planned."]},
+            ],
+        }
+        old = feed_doc()
+        edited = old.replace(b"faster and simpler", b"smaller and simpler")
+        assert edited != old
+        r.stub.push(Reply.explainer(made_up), Reply.explainer(made_up))
+        r.deliver(a, old, "a-old")  # held: the explainer of the old text
+        r.deliver(b, edited, "b-edited")  # held too: of the edited text, under feed b
+        (item,) = [i for i in r.items() if i.feed_id == a]
+        intake(r, a, edited, "a-edited")  # the edit reaches feed a, waiting in the queue
+        r.pipeline.retry(item.id)  # the reviewer sends back what they saw: the old text's
+        item_a, item_b = r.items()
+        assert item_a.content_hash == item_b.content_hash
+        assert item_a.review_declined is None
+        while r.worker.run_once():
+            pass
+        assert len(r.stub.calls) == 2  # no third call: feed b's held explainer is copied
+        (held_b,) = [e for e in r.explainers() if e.item_id == item_b.id]
+        copy = [e for e in r.explainers() if e.item_id == item_a.id][-1]
+        assert copy.reused_from == held_b.id and not copy.check_ok
+        assert [i.state for i in r.items()] == ["needs_review", "needs_review"]
+        # Sent back once more, now the edited text's own: explained anew (the stub's
+        # default answer passes), not the held one copied back.
+        r.pipeline.retry(item_a.id)
+        assert r.items()[0].review_declined == item_a.content_hash
+        while r.worker.run_once():
+            pass
+        assert len(r.stub.calls) == 3 and r.items()[0].state == "published"
+
+
 def store_delivery(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
     """A delivery for ``feed_id`` as the webhook stores it (received, in the queue)."""
     with transaction(r.sessions) as s:

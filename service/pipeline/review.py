@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from service.errors import (
@@ -32,14 +32,17 @@ class Review(PipelineBase):
             # A reviewer asking for a retry wants a new explainer: drop the one that
             # failed the check (an approved or clean one is never dropped), and do not
             # copy another item's held explainer of this post back to it.
-            dropped = s.execute(
-                delete(t.Explainer).where(
-                    t.Explainer.item_id == item_id,
-                    t.Explainer.check_ok.is_(False),
-                    t.Explainer.approved_at.is_(None),
-                )
+            held = (
+                t.Explainer.item_id == item_id,
+                t.Explainer.check_ok.is_(False),
+                t.Explainer.approved_at.is_(None),
             )
-            if dropped.rowcount:  # type: ignore[attr-defined]
+            declined = set(s.scalars(select(t.Explainer.content_hash).where(*held)))
+            s.execute(delete(t.Explainer).where(*held))
+            # Declined is the text the dropped explainer was of. One of an older text
+            # (the post was edited since it was held) says nothing of the text now: the
+            # item may copy another item's held explainer of that, as any twin does.
+            if item.content_hash in declined:
                 item.review_declined = item.content_hash
             item.state = ItemState.PENDING.value
             item.last_error = None
