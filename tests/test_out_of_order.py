@@ -440,3 +440,42 @@ def test_a_rollback_is_applied_when_its_delivery_is_retried_with_force(svc: Serv
     wait_for(lambda: "16 GPUs" in lab_item(svc).text)
     assert svc.outcome(rollback)["items_changed"] == 1
     assert cli(svc, "deliveries", "retry", "999999").returncode == 2
+
+
+def test_after_a_forced_stale_document_later_deliveries_are_judged_by_the_marks_kept(
+    svc: Service, origin: Origin
+) -> None:
+    """A forced retry of a document older by its Last-Modified applies it and leaves the
+    feed's marks (Last-Modified, validators) at the newest document's. A later delivery is
+    judged right by them: a genuinely newer document is applied (not taken for older),
+    and the forced version's own stale document again changes nothing."""
+
+    def serve(last_modified: str, gpus: int) -> str:
+        return origin.route(
+            "/feed", body=atom(None, gpus), headers=ATOM, last_modified=last_modified
+        )
+
+    fid = svc.feed(serve("Tue, 01 Sep 2026 10:00:00 GMT", 8))
+    assert svc.fetched(fid)["items_new"] == 2
+    serve("Thu, 03 Sep 2026 10:00:00 GMT", 32)
+    assert svc.fetched(fid)["items_changed"] == 1
+    serve("Wed, 02 Sep 2026 10:00:00 GMT", 16)  # what a person knows to be the truth
+    stale = svc.fetched(fid)
+    assert stale["items_changed"] == 0 and "older than" in stale["problems"], stale
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    forced = svc.http.post(f"/deliveries/{stale['id']}/retry?force=true", headers=auth)
+    assert forced.status_code == 202, forced.text
+    done = svc.outcome(stale["id"])
+    assert done["items_changed"] == 1 and "forced: 1 entry applied" in done["problems"], done
+    assert "16 GPUs" in lab_item(svc).text
+    feed = svc.row(t.Feed, fid)
+    assert feed.last_modified == "Thu, 03 Sep 2026 10:00:00 GMT"  # the marks kept
+    # The forced version's document again: the same text, nothing to judge.
+    again = svc.fetched(fid)
+    assert again["items_changed"] == 0 and "16 GPUs" in lab_item(svc).text, again
+    # A genuinely newer document: applied, and the marks move on.
+    serve("Sat, 05 Sep 2026 10:00:00 GMT", 64)
+    newer = svc.fetched(fid)
+    assert newer["items_changed"] == 1 and not newer["problems"], newer
+    assert "64 GPUs" in lab_item(svc).text
+    assert svc.row(t.Feed, fid).last_modified == "Sat, 05 Sep 2026 10:00:00 GMT"
