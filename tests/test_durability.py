@@ -23,7 +23,7 @@ from service.engines import get_engine
 from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
-from service.worker import Worker
+from service.worker import Worker, WorkerPool
 from tests.conftest import free_port, taken_port
 from tests.procs import (
     StubProcess,
@@ -546,6 +546,33 @@ def test_a_closed_worker_leaves_no_heartbeat_thread_and_takes_no_job(db: Engine)
         thread.join(10)
         assert not thread.is_alive() and runner.heartbeat.closed
         assert heartbeats() == before
+
+
+def test_a_pool_shut_down_past_its_grace_stops_renewing_the_jobs_it_handed_back(
+    db: Engine,
+) -> None:
+    """A job still running after the grace period is handed back to the queue; its
+    worker's heartbeat is closed with it (it renewed a lease given away, "lease lost"
+    each beat, until the job ended)."""
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05, lease_seconds=2)
+        pipeline = Pipeline(settings, make_sessionmaker(db), get_engine(settings))
+        store_delivery(db, rss_document(0, 1))
+        stub.gate = threading.Event()  # the model call waits until the test lets it go
+        pool = WorkerPool(pipeline, 1)
+        pool.start()
+        try:
+            wait_until(lambda: len(stub.calls) == 1, 30, "the model call")
+            (worker,) = pool.workers
+            assert worker.heartbeat.alive
+            assert pool.shutdown(0.2) is False  # still in its model call
+            assert not worker.heartbeat.alive
+            (item,) = items(db)
+            assert (item.state, item.lease_owner) == ("pending", None)  # handed back
+        finally:
+            stub.gate.set()
+            for th in pool.threads:
+                th.join(30)
 
 
 def test_a_worker_logging_json_writes_only_json_lines(tmp_path: Path) -> None:
