@@ -103,6 +103,20 @@ def db(db_url: str) -> Iterator[Engine]:
         engine.dispose()
 
 
+@pytest.fixture(autouse=True)
+def no_heartbeat_left() -> Iterator[None]:
+    """Every test closes the workers it made (``with Worker(...)``, a pool's shutdown): a
+    worker's heartbeat thread left running outlived its test and its database, and logged
+    "lease renewal failed" into the closed log capture ("--- Logging error ---")."""
+    before = {th for th in threading.enumerate() if th.name == "heartbeat"}
+    yield
+    left = [th for th in threading.enumerate() if th.name == "heartbeat" and th not in before]
+    for th in left:
+        th.join(5)  # one ending as the test ends
+    alive = [th for th in left if th.is_alive()]
+    assert not alive, f"{len(alive)} worker heartbeat thread(s) left running: close the worker"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
