@@ -45,10 +45,10 @@ class Heartbeat:
     def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[None]:
         """Keep the lease of ``job_id`` alive while the block runs."""
         with self._lock:
-            if self._stop.is_set():
-                # A closed heartbeat renews nothing: the job would lose its lease unseen.
-                raise RuntimeError("the heartbeat is closed")
-            if self._thread is None:
+            # Closed (Worker.run_once refuses to claim then), no thread is started again:
+            # a job claimed as the pool's shutdown closed it runs unrenewed, and a lease
+            # that runs out hands it to another worker.
+            if self._thread is None and not self._stop.is_set():
                 self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
                 self._thread.start()
         self._job = (spec, job_id)
@@ -134,6 +134,8 @@ class Worker:
             try:
                 worked = self.run_once()
             except Exception:
+                if self.heartbeat.closed:
+                    break  # closed by the pool's shutdown between two jobs
                 log.exception("worker %s: unexpected error", self.name)
                 worked = False
             if not worked:
