@@ -720,6 +720,11 @@ def test_a_send_running_at_shutdown_is_handed_back_uncounted(client: TestClient)
         assert pool.shutdown(0.5) is False  # the send outlives the grace period
     finally:
         answering.close()
+    # The send ends (its late outcome refused: the job was handed back) within the test,
+    # not after it, against a database gone.
+    for th in pool.threads:
+        th.join(30)
+        assert not th.is_alive()
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert (d.state, d.lease_owner, d.attempts) == ("pending", None, 0)
@@ -798,7 +803,8 @@ def test_events_go_out_while_every_worker_waits_on_the_model(
     while the only worker is minutes into an LLM call, not after it."""
     from tests.stub_llm import StubLLM
 
-    with StubLLM(delay=15) as stub:
+    with StubLLM() as stub:
+        stub.gate = threading.Event()  # the model answers when the test is done
         settings = make_settings(
             db_url,
             api_token=TOKEN,
@@ -826,3 +832,9 @@ def test_events_go_out_while_every_worker_waits_on_the_model(
             with c.sessions() as s:
                 slow = s.scalars(select(t.Item).where(t.Item.title == "Slow")).one()
             assert slow.state == "processing"  # the model has not answered yet
+        # Shut down past its grace, the worker waits on the model still: it is answered,
+        # and its result refused (the item was handed back), within the test.
+        stub.gate.set()
+        for th in c.pool.threads:
+            th.join(30)
+            assert not th.is_alive()
