@@ -27,6 +27,7 @@ def article(slug: str) -> tuple[str, str]:
 
 
 FLY, FP8 = "flydsl-amd-gpus", "fp8-training-amd-torchtitan"
+SHOP = "shopify-continual-learning"
 
 
 def flagged(slug: str, sentence: str) -> list[tuple[str, str]]:
@@ -117,6 +118,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
             "For Llama3-8B, FP8 is 13.4% faster than BF16, and peak memory stays at about 39 GB.",
         ),
         (FP8, "On 8xMI325X GPUs with DeepSeek-V3 671B, the forward pass went from 19 ms to 7 ms."),
+        # The figure of a leading phrase stands in the source sentence of the figures.
+        (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
+        (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -194,13 +198,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "FlyDSL is about 10% faster than the faster of ATen and Triton on MXFP8 GEMM."),
         (FLY, "Grouped GEMM is 10% faster than Triton."),
         # A figure in a leading phrase is a condition of the figures after it: 19% is
-        # measured at 350 requests per minute, and 2,000 is the production peak. The
-        # phrase, holding a figure, names nothing, and each figure is found on its own.
-        limit(
-            "shopify-continual-learning",
-            "At 2,000 requests per minute, time to first token fell about 19%.",
-            "a figure leading a sentence is not paired with the figures it conditions",
-        ),
+        # measured at 350 requests per minute, and 2,000 is the production peak.
+        (SHOP, "At 2,000 requests per minute, time to first token fell about 19%."),
+        (SHOP, "At 2,000 requests per minute, end-to-end latency dropped about 38%."),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

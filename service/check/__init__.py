@@ -85,6 +85,12 @@ Rules, in short (the module's tests spell them out):
   sentence said of two names the other way round from the source ("1.95x over Triton
   and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
   ``misattached``.
+- A figure in a phrase leading the sentence, or its clause after a semicolon or colon
+  ("At 2,000 requests per minute, time to first token fell about 19%"), is a condition
+  of each measured figure after it: the source must write its value in the sentence of
+  that figure, else before it in its paragraph, label or headings where that sentence
+  gives no other value of its unit; else ``misattached`` (the source's 19% is "in a load
+  test at 350 requests per minute"; the 2,000 is the production peak).
 - Beyond names, a figure's clause (from the figure before it, or its sentence's start,
   to the next clause mark or figure) must not say the opposite of the source's clause of
   it: a word of a small list of opposite pairs (enabled/disabled, forward/backward,

@@ -29,6 +29,7 @@ from service.check.scope import (
     opposed,
     split_gap,
 )
+from service.check.setting import unstated_condition
 from service.check.unit import Unit
 from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
@@ -163,6 +164,9 @@ class Binding:
     counted: str = ""  # the noun joined to a bare count: "token" of "512-token prompt"
     head: tuple[str, ...] = ()  # what it counts those of: "prompt"
     plain: bool = False  # counted read from a phrase after the count ("512 prompt tokens")
+    # The figures of a phrase leading its clause ("At 2,000 requests per minute, TTFT fell
+    # 19%"): the conditions it is measured under, which the source must say of it too.
+    conditions: tuple[Number, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -210,6 +214,10 @@ class Binding:
             word = opposed(self.clause, unit, number)
             if word:
                 return f'the source gives it for the opposite ("{word}")'
+        if self.conditions:
+            missing = unstated_condition(unit, self.conditions)
+            if missing:
+                return f"the source gives it at other conditions ({missing} not there)"
         if (
             self.counted
             and not noun_pattern(self.counted).search(window or self._noun_window(unit, number))
@@ -269,22 +277,35 @@ class Binding:
 
 
 def _leading_names(
-    s: str,
     seq: Sequence[Number],
     names: Sequence[Name],
     name_starts: Sequence[int],
-    start: int,
-    end: int,
+    phrases: Sequence[tuple[int, int, int]],
 ) -> list[tuple[tuple[Name, ...], int, int]]:
     """The names of each phrase leading a clause of the sentence (:func:`leading_phrases`),
     and from where to where its figures stand: what the measured figures there are of
     ("On MI325X GPUs, the kernel reaches 6.2x"). None for a phrase that holds a figure
-    (it is that figure's clause) or no name."""
+    (it is that figure's clause: :func:`_leading_figures`) or no name."""
     out = []
-    for a, b, reach in leading_phrases(s, start, end) if names else ():
+    for a, b, reach in phrases if names else ():
         own = names[bisect.bisect_left(name_starts, a) : bisect.bisect_left(name_starts, b)]
         if own and not any(a <= n.start < b for n in seq):
             out.append((tuple(own), b, reach))
+    return out
+
+
+def _leading_figures(
+    seq: Sequence[Number], phrases: Sequence[tuple[int, int, int]]
+) -> list[tuple[tuple[Number, ...], int, int]]:
+    """The figures of each phrase leading a clause that holds some, and from where to
+    where the figures they condition stand: "At 2,000 requests per minute, time to first
+    token fell 19%" says the 19% was measured at 2,000 requests per minute, a claim the
+    source must make too (its 19% is measured at 350)."""
+    out = []
+    for a, b, reach in phrases:
+        own = tuple(n for n in seq if a <= n.start < b and n.kind != WORD)
+        if own:
+            out.append((own, b, reach))
     return out
 
 
@@ -316,7 +337,9 @@ def bind_numbers(
     said_respectively = s.find("respectively", start, end) >= 0
     seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
     groups = list_runs(s, seq)
-    leads = _leading_names(s, seq, names, name_starts, start, end) if leading else []
+    phrases = leading_phrases(s, start, end) if leading and (names or len(seq) > 1) else []
+    leads = _leading_names(seq, names, name_starts, phrases)
+    conditions = _leading_figures(seq, phrases)
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()
     for g, group in enumerate(groups):
@@ -361,6 +384,12 @@ def bind_numbers(
             if b <= first.start < reach and any(n.unit for n in group):
                 bound = tuple(dict.fromkeys([*lead, *bound]))  # a measured figure's
         chained = bound
+        # A measured figure after a leading phrase's figures is measured under them.
+        conds = (
+            next((c for c, b, reach in conditions if b <= first.start < reach), ())
+            if conditions
+            else ()
+        )
         nouns: list[str] = []
         if not bound:  # nouns bind only a number without names
             # A few words either side, across commas ("a very low value, around 0.2").
@@ -387,5 +416,11 @@ def bind_numbers(
                 nearest: Name | None = paired[i]
             else:
                 nearest = following[0] if following else (preceding[-1] if preceding else None)
-            out[n.start] = Binding(names=bound, nouns=tuple(nouns), nearest=nearest, span=span)
+            out[n.start] = Binding(
+                names=bound,
+                nouns=tuple(nouns),
+                nearest=nearest,
+                span=span,
+                conditions=conds if n.unit else (),
+            )
     return out

@@ -249,7 +249,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 # ("with them enabled"), what a hyphenated count counts ("512-token
                 # prompt"); read when a source clause asks.
                 wording = wording or Sentence(s)
-                span = bindings[n.start].span if n.start in bindings else None
+                first = bindings.get(n.start) or _UNBOUND
+                span = first.span
                 # What a count counts: its noun ("512-token prompt") or the last noun of
                 # the phrase after it ("512 prompt tokens"), of the words said with it.
                 if n.noun:
@@ -265,6 +266,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     counted=counted,
                     head=head,
                     plain=not n.noun,
+                    conditions=first.conditions,
                 )
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)

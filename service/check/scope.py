@@ -38,10 +38,11 @@ def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
 
 # A phrase that opens a sentence and names what its figures are measured on or of ("On
 # MI325X GPUs, the kernel reaches 6.2x"; "For Llama 3.3 70B, ..."; "In BF16, ..."): its
-# names reach past the comma after it, where a figure's six words do not.
+# names reach past the comma after it, where a figure's six words do not. A comma
+# inside a figure ("At 2,000 requests per minute, ...") does not end it.
 _LEADING = re.compile(
     r"\s*(?:[-*]\s+)?(?:on|for|in|with|using|under|at|across)\s+"
-    r"(?:(?:the|an?)\s+)?(?P<rest>[^,;:()\n]{1,80}?),\s",
+    r"(?:(?:the|an?)\s+)?(?P<rest>(?:[^,;:()\n]|,(?=\d)){1,80}?),\s",
     re.I,
 )
 # A phrase the sentence's subject starts in is no leading phrase: "On MoE shapes this

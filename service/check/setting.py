@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from service.check.index import SourceIndex
 from service.check.scope import PAIRS, Clause, Marks, pair_marks, unit_marks
 from service.check.unit import Hit, Unit
+from service.numbers import Number, extract_numbers
+from service.numbers.number import QUANTITY, RANGE
 
 _SETTING = -2  # the key of a unit's setting in its memo of marks (Unit.marks)
 
@@ -87,3 +89,41 @@ def opposite_setting(
             assert isinstance(pair, int)
             other = (hit[0], PAIRS[pair][side].split()[0])
     return other
+
+
+def _same_figure(mine: Number, theirs: Number) -> bool:
+    """Whether a source figure is the value of a condition the explainer states (its
+    unit, when it gives one; a range by both ends; hedges aside: "at 2,000 requests per
+    minute" is the "up to 2,000 requests per minute" the source serves)."""
+    if theirs.kind not in (QUANTITY, RANGE) or theirs.kind != mine.kind:
+        return False
+    if mine.unit and theirs.unit != mine.unit:
+        return False
+    return theirs.value == mine.value and theirs.high == mine.high
+
+
+def unstated_condition(unit: Unit, conditions: Sequence[Number]) -> str:
+    """The first of the explainer's ``conditions`` (the figures of a phrase leading its
+    clause) that the source does not say of the figure in ``unit``, as written; "" when
+    it says them all. The source says one in the figure's sentence, else before it in its
+    paragraph, its label or headings, where its sentence states no other figure of that
+    unit ("In a load test at 350 requests per minute, time-to-first-token dropped about
+    19%" does not say 19% at the 2,000 requests per minute of the paragraph before).
+    Read only for a sentence whose leading phrase holds a figure (few)."""
+    a, b = unit.sentence
+    sentence = unit.cased[a:b] if b > a else unit.cased[unit.start : unit.end]
+    context = unit.context
+    here = extract_numbers(sentence, words=False)
+    before: list[Number] | None = None
+    for c in conditions:
+        if any(_same_figure(c, m) for m in here):
+            continue
+        if c.unit and any(m.unit == c.unit for m in here):
+            return c.text  # the sentence states its own value of that unit
+        if before is None:
+            extra = context[min(unit.end - unit.start, len(context)) :]
+            before = extract_numbers(unit.cased[:a], words=False) if b > a else []
+            before += extract_numbers(extra, words=False)
+        if not any(_same_figure(c, m) for m in before):
+            return c.text
+    return ""
