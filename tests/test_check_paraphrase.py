@@ -118,6 +118,19 @@ def limit(slug: str, sentence: str, why: str) -> object:
             "For Llama3-8B, FP8 is 13.4% faster than BF16, and peak memory stays at about 39 GB.",
         ),
         (FP8, "On 8xMI325X GPUs with DeepSeek-V3 671B, the forward pass went from 19 ms to 7 ms."),
+        # Names past a figure's six words, in its clause, stand where the source gives it.
+        (
+            FLY,
+            "FlyDSL gives 1.10x over the faster of ATen and Triton on BF16 dense GEMM.",
+        ),
+        (
+            FLY,
+            "FlyDSL reaches a 1.58x mean speedup over ATen across the 17 shapes for MXFP8.",
+        ),
+        (
+            FLY,
+            "FlyDSL reaches 1.68x over ATen in the 17-shape NT suite for MXFP4.",
+        ),
         # The figure of a leading phrase stands in the source sentence of the figures.
         (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
@@ -197,6 +210,20 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # must stand in the sentence of that 1.10x, not beyond six words nor in a heading.
         (FLY, "FlyDSL is about 10% faster than the faster of ATen and Triton on MXFP8 GEMM."),
         (FLY, "Grouped GEMM is 10% faster than Triton."),
+        # A multiplier said of a format past its six words, in its clause: the source
+        # gives it for another (the 1.10x is BF16's, the 1.58x MXFP8's, the 1.68x MXFP4's).
+        (
+            FLY,
+            "FlyDSL gives 1.10x over the faster of ATen and Triton on MXFP8 GEMM.",
+        ),
+        (
+            FLY,
+            "FlyDSL reaches a 1.58x mean speedup over ATen across the 17 shapes for MXFP4.",
+        ),
+        (
+            FLY,
+            "FlyDSL reaches 1.68x over ATen in the 17-shape NT suite for MXFP8.",
+        ),
         # A figure in a leading phrase is a condition of the figures after it: 19% is
         # measured at 350 requests per minute, and 2,000 is the production peak.
         (SHOP, "At 2,000 requests per minute, time to first token fell about 19%."),

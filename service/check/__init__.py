@@ -85,6 +85,13 @@ Rules, in short (the module's tests spell them out):
   sentence said of two names the other way round from the source ("1.95x over Triton
   and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
   ``misattached``.
+- A measured figure is said of the names of its clause past its six words too (from the
+  last clause mark before it to the next, or to the split from the next measured figure:
+  a count between is part of the measure): each must stand where the source gives the
+  figure, in its sentence, the paragraph before it, its label or headings, and not only
+  for another like figure there ("1.10x ... over the faster of ATen and Triton on MXFP8
+  GEMM" for the BF16 suite's 1.10x; "1.58x ... across the 17 shapes for MXFP4" for
+  "1.58x ... for MXFP8 ... and a 1.68x speedup for MXFP4"); else ``misattached``.
 - A figure in a phrase leading the sentence, or its clause after a semicolon or colon
   ("At 2,000 requests per minute, time to first token fell about 19%"), is a condition
   of each measured figure after it: the source must write its value in the sentence of

@@ -167,6 +167,9 @@ class Binding:
     # The figures of a phrase leading its clause ("At 2,000 requests per minute, TTFT fell
     # 19%"): the conditions it is measured under, which the source must say of it too.
     conditions: tuple[Number, ...] = ()
+    # The names of its clause beyond its six words ("1.10x ... over the faster of ATen
+    # and Triton on MXFP8 GEMM"): said of it too, looser (:meth:`against`).
+    far: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -214,6 +217,11 @@ class Binding:
             word = opposed(self.clause, unit, number)
             if word:
                 return f'the source gives it for the opposite ("{word}")'
+        for x in self.far:
+            if not unit.mentions(x, paragraph=True):
+                return (
+                    f"the source gives it for other things ({x.key.replace(chr(0), '-')} not there)"
+                )
         if self.conditions:
             missing = unstated_condition(unit, self.conditions)
             if missing:

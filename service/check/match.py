@@ -94,7 +94,9 @@ def _first_bound(
         return _Bound(best, nearest[0] if why else any_hit, why=why)
     for unit, number in hits:
         if binding.holds(idx.units[unit], number):
-            other = borrowed(idx, unit, number, binding.names) if binding.names else ()
+            # (The names past its six words too: "1.58x ... across the 17 shapes for MXFP4".)
+            mine = (*binding.names, *binding.far) if binding.far else binding.names
+            other = borrowed(idx, unit, number, mine) if mine else ()
             if not other:
                 turned = _turned_setting(idx, hits, binding, (unit, number)) if exact else None
                 if turned is not None:

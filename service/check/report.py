@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -14,12 +15,14 @@ from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
 from service.check.scope import (
+    CLAUSE_MARK,
     Clause,
     Sentence,
     compound_head,
     counted_phrase,
     figure_scope,
     over_count,
+    split_gap,
 )
 from service.check.shape import shapes
 from service.check.table import render_row, row_support
@@ -181,6 +184,42 @@ def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Bind
     return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
 
 
+def _far_names(
+    s: str,
+    nums: Sequence[Number],
+    names: Sequence[Name],
+    n: Number,
+    binding: Binding,
+    left: int,
+) -> tuple[Name, ...]:
+    """The names of a measured figure's clause that its binding does not hold, past its
+    six words: "FlyDSL gives a 1.10x speedup over the faster of ATen and Triton on MXFP8
+    GEMM". The clause runs from the last clause mark between ``left`` (the split from the
+    figure before, or the sentence's start) and the figure (a sentence's first clause
+    holds what leads up to it: "ExecuTorch: ..., Solo achieves 21.6 tok/s") to the next
+    mark, or to the split from the next measured figure: a bare count between is part of
+    the measure ("1.58x over ATen across the 17 shapes for MXFP4"). The source must name
+    them where it gives the figure: in its sentence, the paragraph before it, its label
+    or headings (:meth:`Binding.against`). (By bisection: a sentence of thousands of
+    figures is read in linear time.)"""
+    a = left
+    for m in CLAUSE_MARK.finditer(s, left, n.start):
+        a = m.end()
+    mark = CLAUSE_MARK.search(s, n.end)
+    b = mark.start() if mark else len(s)
+    lo = bisect.bisect_left(names, a, key=lambda x: x.start)
+    hi = bisect.bisect_left(names, b, key=lambda x: x.start)
+    if lo == hi:
+        return ()
+    k = bisect.bisect_left(nums, n.end, key=lambda m: m.start)
+    after = next((m for m in nums[k:] if m.start >= b or m.unit), None)
+    if after is not None and after.start < b:
+        b = split_gap(s, n.end, after.start)[0]
+        hi = bisect.bisect_left(names, b, key=lambda x: x.start)
+    bound = {x.key for x in (*binding.names, *binding.inherited)}
+    return tuple({x.key: x for x in names[lo:hi] if x.key not in bound}.values())
+
+
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
@@ -251,6 +290,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 wording = wording or Sentence(s)
                 first = bindings.get(n.start) or _UNBOUND
                 span = first.span
+                scope = span or figure_scope(s, nums, n)
                 # What a count counts: its noun ("512-token prompt") or the last noun of
                 # the phrase after it ("512 prompt tokens"), of the words said with it.
                 if n.noun:
@@ -262,11 +302,12 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     nouns=binding.nouns,
                     inherited=binding.inherited,
                     nearest=binding.nearest,
-                    clause=Clause(wording, span or figure_scope(s, nums, n)),
+                    clause=Clause(wording, scope),
                     counted=counted,
                     head=head,
                     plain=not n.noun,
                     conditions=first.conditions,
+                    far=_far_names(s, nums, names, n, binding, scope[0]) if n.unit else (),
                 )
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
