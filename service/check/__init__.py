@@ -140,7 +140,13 @@ Rules, in short (the module's tests spell them out):
   and 1.5x on H100", no rounding of 1.5x either): ``misattached``, for the names the
   source gives it. A name both figures have is no borrowing ("TopK is 1.5x faster than
   Triton" for "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a
-  bare count ("across 24 cases": mostly what all the figures around it share). A figure
+  bare count ("across 24 cases": mostly what all the figures around it share). In a list
+  sentence, a name the source gives only to an item before the figure's (after the
+  first figure: one before it is the subject of all) is borrowed however the explainer
+  names the rest ("FlyDSL is 1.20x faster than Triton on BF16" for "1.10x for the
+  15-shape BF16 dense-GEMM suite ..., 1.20x ... over Triton ..."), unless the
+  explainer lists figures together too ("1.58 and 1.68 times for MXFP8 and MXFP4,
+  respectively"); a name of a later item may be a condition said once for all. A figure
   with no names of its own there borrows the name of a figure its clause sets against
   it ("BF16 baseline of 7,027 tok/s" for "7,027 tok/s vs 7,156 BF16 baseline"), not of
   one whose names it merely leaves out ("4.02x over ATen" for "4.82x over ATen ..., and

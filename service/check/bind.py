@@ -170,6 +170,7 @@ class Binding:
     # The names of its clause beyond its six words ("1.10x ... over the faster of ATen
     # and Triton on MXFP8 GEMM"): said of it too, looser (:meth:`against`).
     far: tuple[Name, ...] = ()
+    listed: bool = False  # one of a list of figures said of their names together
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -429,6 +430,7 @@ def bind_numbers(
                 nouns=tuple(nouns),
                 nearest=nearest,
                 span=span,
+                listed=len(group) > 1,
                 conditions=conds if n.unit else (),
             )
     return out

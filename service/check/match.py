@@ -96,7 +96,7 @@ def _first_bound(
         if binding.holds(idx.units[unit], number):
             # (The names past its six words too: "1.58x ... across the 17 shapes for MXFP4".)
             mine = (*binding.names, *binding.far) if binding.far else binding.names
-            other = borrowed(idx, unit, number, mine) if mine else ()
+            other = borrowed(idx, unit, number, mine, binding.listed) if mine else ()
             if not other:
                 turned = _turned_setting(idx, hits, binding, (unit, number)) if exact else None
                 if turned is not None:

@@ -307,6 +307,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     head=head,
                     plain=not n.noun,
                     conditions=first.conditions,
+                    listed=first.listed,
                     far=_far_names(s, nums, names, n, binding, scope[0]) if n.unit else (),
                 )
                 if n.kind == RANGE:

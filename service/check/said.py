@@ -156,7 +156,9 @@ def _figure_names(idx: SourceIndex, u: int, m: Number) -> tuple[Name, ...]:
     return Clauses(unit.cased, names).names_before(m.start)
 
 
-def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tuple[str, ...]:
+def borrowed(
+    idx: SourceIndex, u: int, m: Number, names: Sequence[Name], listed: bool = False
+) -> tuple[str, ...]:
     """What source unit ``u`` says its number ``m`` of, when the explainer's ``names`` for
     it borrow a name the unit gives a like figure (same unit of measure) and not ``m``,
     and name none of the names ``m`` alone has there ("MXFP4 gained 1.58x" for "MXFP8
@@ -165,7 +167,11 @@ def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tupl
     A name ``m`` shares with the other figure does not tell them apart, so a figure of a
     coordinated subject keeps it ("TopK is 1.5x faster than Triton" for "TopK is 4.82x
     faster than ATen and 1.5x faster than Triton": Triton is 1.5x's alone); nor does an
-    explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively")."""
+    explainer that names both ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively").
+    Where it names one ``m`` alone has, or ``m`` has none, a name the unit gives only to
+    a like figure before ``m`` in a list is borrowed all the same (:func:`_lent_in_list`:
+    "FlyDSL is 1.20x faster than Triton on BF16"), but for figures of the explainer
+    ``listed`` together."""
     row = idx.row_of.get(u)
     if row is not None:
         header = idx.units[row.header_unit].display.split(" | ")
@@ -192,11 +198,43 @@ def borrowed(idx: SourceIndex, u: int, m: Number, names: Sequence[Name]) -> tupl
     said = {x.key for x in mine}
     others = {x.key for start, xs in own.items() if start != m.start for x in xs}
     alone = said - others
-    if not alone or keys & alone or not (keys & others) - said:
+    if not alone or keys & alone:
+        # (Not for a list of the explainer's figures said of their names together: "1.58
+        # and 1.68 times for MXFP8 and MXFP4, respectively" names both.)
+        return () if listed else _lent_in_list(idx.units[u], m, own, keys - said)
+    if not (keys & others) - said:
         return ()
     # As the source writes them (the unit's text in its own case).
     cased = idx.units[u].cased
     return tuple(cased[x.start : x.end] for x in mine if x.key in alone)
+
+
+def _lent_in_list(
+    unit: Unit, m: Number, own: dict[int, tuple[Name, ...]], lacking: set[str]
+) -> tuple[str, ...]:
+    """An explainer's name (of ``lacking``: not the figure's) that the unit gives only to
+    like figures before ``m``, and after the first of them: the item of a list sentence
+    that came before ("1.10x for the 15-shape BF16 dense-GEMM suite ..., 1.20x
+    geometric mean over Triton across all 24 grouped-GEMM cases": BF16 is not the
+    1.20x's), as "other things than <name>"; else nothing. A name before the first
+    figure (the sentence's subject: "FlyDSL provides a 1.10x ..., 1.20x ...") is every
+    figure's, and one of a later figure may be a condition said once for all of them, at
+    the end ("1.58x for MXFP8 and 1.68x for MXFP4 on MI355X")."""
+    first = min(own)
+    lent: dict[str, Name] = {}
+    for start, xs in own.items():
+        for x in xs:
+            if x.key not in lacking:
+                continue
+            if start > m.start or x.start < first:
+                lacking = lacking - {x.key}
+                lent.pop(x.key, None)
+            elif start != m.start:
+                lent.setdefault(x.key, x)
+    for key, x in lent.items():
+        if key in lacking:
+            return (f"other things than {unit.cased[x.start : x.end]}",)
+    return ()
 
 
 # Words that set two figures against each other: what one is said of, the other is not.
