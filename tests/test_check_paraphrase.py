@@ -133,6 +133,12 @@ def limit(slug: str, sentence: str, why: str) -> object:
         ),
         (FLY, "FlyDSL is 1.20x faster than Triton across 24 grouped GEMM cases."),
         (FLY, "FlyDSL is 1.17x to 3.66x faster than ATen on RMSNorm."),
+        # A name qualified as the post qualifies it in several ways (dense, grouped,
+        # scaled GEMM), said where the source's figure is: its item, heading or label.
+        (FLY, "Dense GEMM gives a 1.10x speedup over the faster of ATen and Triton."),
+        (FLY, "Dense GEMM gives a 1.12x aggregate speedup over the original baseline."),
+        (FLY, "Grouped GEMM reaches 1.20x over Triton."),
+        (FLY, "Scaled GEMM reaches 1.58x over ATen for MXFP8."),
         # The figure of a leading phrase stands in the source sentence of the figures.
         (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
@@ -230,6 +236,11 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # ... for the 15-shape BF16 dense-GEMM suite ..., 1.20x ... over Triton ...").
         (FLY, "In BF16 dense GEMM, FlyDSL is 1.20x faster than Triton."),
         (FLY, "On BF16, RMSNorm is 1.17x to 3.66x faster than ATen."),
+        # Another kind of GEMM: the 1.10x and 1.12x are under "Dense GEMM", and the
+        # summary's 1.20x is "across all 24 grouped-GEMM cases".
+        (FLY, "Grouped GEMM gives a 1.10x speedup over the faster of ATen and Triton."),
+        (FLY, "Grouped GEMM gives a 1.12x aggregate speedup over the original baseline."),
+        (FLY, "Dense GEMM reaches 1.20x over Triton across 24 cases."),
         # A figure in a leading phrase is a condition of the figures after it: 19% is
         # measured at 350 requests per minute, and 2,000 is the production peak.
         (SHOP, "At 2,000 requests per minute, time to first token fell about 19%."),

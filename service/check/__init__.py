@@ -92,6 +92,13 @@ Rules, in short (the module's tests spell them out):
   for another like figure there ("1.10x ... over the faster of ATen and Triton on MXFP8
   GEMM" for the BF16 suite's 1.10x; "1.58x ... across the 17 shapes for MXFP4" for
   "1.58x ... for MXFP8 ... and a 1.68x speedup for MXFP4"); else ``misattached``.
+- A name the explainer qualifies with a word the source writes before it, where the
+  source writes it after other words too ("Grouped GEMM" in a post of dense, grouped
+  and scaled GEMM), names one kind of the thing: the source must say its figure of
+  that kind, in the figure's item of its clause (a list's "1.10x ... for the 15-shape
+  BF16 dense-GEMM suite, ..., 1.20x ... across all 24 grouped-GEMM cases"), else, where
+  the clause does not give it to another item, in the paragraph before, its label or
+  headings ("### Dense GEMM: ..." over the 1.10x); else ``misattached``.
 - A figure in a phrase leading the sentence, or its clause after a semicolon or colon
   ("At 2,000 requests per minute, time to first token fell about 19%"), is a condition
   of each measured figure after it: the source must write its value in the sentence of

@@ -29,7 +29,7 @@ from service.check.scope import (
     opposed,
     split_gap,
 )
-from service.check.setting import unstated_condition
+from service.check.setting import said_of_kind, unstated_condition
 from service.check.unit import Unit
 from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
@@ -171,6 +171,9 @@ class Binding:
     # and Triton on MXFP8 GEMM"): said of it too, looser (:meth:`against`).
     far: tuple[Name, ...] = ()
     listed: bool = False  # one of a list of figures said of their names together
+    # Its names with the word the explainer qualifies them by, where the source writes
+    # several ("Grouped GEMM"; :func:`~service.check.setting.said_of_kind`).
+    kinds: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -222,6 +225,11 @@ class Binding:
             if not unit.mentions(x, paragraph=True):
                 return (
                     f"the source gives it for other things ({x.key.replace(chr(0), '-')} not there)"
+                )
+        for x in self.kinds:
+            if not said_of_kind(unit, number, x):
+                return (
+                    f"the source gives it for other things ({x.key.replace(chr(0), ' ')} not there)"
                 )
         if self.conditions:
             missing = unstated_condition(unit, self.conditions)

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from service.check.derive import Derived, Operand, combinations, operands, quantize
 from service.check.names import (
+    STOP_WORDS,
     Name,
     leading_word,
     name_key,
@@ -62,6 +63,7 @@ class SourceIndex:
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines.
     own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
+    _qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
     # The direction of a change each source figure a check examines is written with.
     directions: dict[tuple[int, int], int] = field(default_factory=dict)
 
@@ -143,6 +145,20 @@ class SourceIndex:
         self._names[word] = found
         return found
 
+    def qualifiers(self, key: str, pattern: re.Pattern[str]) -> frozenset[str]:
+        """The words the source writes right before a name, but stop words ("dense",
+        "grouped", "scaled" of "GEMM"; memoised): where it writes several, a name so
+        qualified is one kind of the thing, and "Grouped GEMM" is no "Dense GEMM"."""
+        found = self._qualifiers.get(key)
+        if found is None:
+            words = set()
+            for pos in self._places(key, pattern, False):
+                m = _WORD_BEFORE.search(self.joined, max(0, pos - 24), pos)
+                if m is not None:
+                    words.add(m.group(1))
+            found = self._qualifiers[key] = frozenset(words - STOP_WORDS)
+        return found
+
     def rounded(self, exp: int) -> dict[Decimal, list[Hit]]:
         """Quantities written with more digits than ``exp``, by their value rounded to it
         (built on first use, once per source and precision)."""
@@ -191,6 +207,7 @@ class SourceIndex:
 # What a word token of ``source_words`` can be made of (WORD_TOKEN's characters): a key
 # with anything else is never among them.
 _WORD_TOKEN_ONLY = re.compile(r"[a-z0-9.=+:]+")
+_WORD_BEFORE = re.compile(r"([a-z]{3,})[ -]$")  # the word before a name, in ``joined``
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
 _CAPTION = re.compile(r"\s*[*_]?(?:Figure|Fig\.|Table)\s+\d+[.:]\s")
 _CLAUSE_SPLIT = re.compile(r";\s+")

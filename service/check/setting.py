@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from service.check.index import SourceIndex
+from service.check.names import Name
 from service.check.scope import PAIRS, Clause, Marks, pair_marks, unit_marks
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
@@ -127,3 +128,28 @@ def unstated_condition(unit: Unit, conditions: Sequence[Number]) -> str:
         if not any(_same_figure(c, m) for m in before):
             return c.text
     return ""
+
+
+def said_of_kind(unit: Unit, number: Number, kind: Name) -> bool:
+    """Whether the source says its figure ``number`` in ``unit`` of ``kind``, a name with
+    the word the explainer qualifies it by ("grouped GEMM"; :meth:`SourceIndex.qualifiers`):
+    in its item of the clause (from the like figure before it to the like figure after:
+    a list's "1.10x ... for the 15-shape BF16 dense-GEMM suite, ..., 1.20x ... across
+    all 24 grouped-GEMM cases" says only the 1.20x of grouped GEMM), else, where the
+    clause does not say it of another item, before it in its paragraph, its label or
+    headings ("## Grouped GEMM: ..." over "FlyDSL reaches 1.20x")."""
+    text, a, b = unit.text, unit.start, unit.end
+    lo, hi = a, b
+    for m in unit.numbers:
+        if m.unit == number.unit and m.kind in (QUANTITY, RANGE) and a <= m.start < b:
+            if m.end <= number.start:
+                lo = max(lo, m.end)
+            elif m.start >= number.end:
+                hi = min(hi, m.start)
+    if kind.pattern.search(text, lo, hi) is not None:
+        return True
+    if kind.pattern.search(text, a, b) is not None:
+        return False  # said of another item of the clause
+    context = unit.context
+    extra = context[min(b - a, len(context)) :]
+    return kind.pattern.search(text, 0, a) is not None or kind.pattern.search(extra) is not None
