@@ -466,3 +466,17 @@ def test_a_figure_or_table_label_is_no_number(text: str) -> None:
 
 def test_a_count_of_figures_is_a_number() -> None:
     assert [n.text for n in extract_numbers("The post has 3 figures and Table 2.")] == ["3"]
+
+
+@pytest.mark.parametrize(
+    ("text", "figure"),
+    [
+        ("The kernel reads the table 5 times per tile.", "5 times"),
+        ("Each lookup scans the table 3 times.", "3 times"),
+        ("It grows the figure 2x.", "2x"),
+        ("The table 40% larger than before.", "40%"),
+    ],
+)
+def test_a_figure_with_a_unit_after_figure_or_table_is_a_quantity(text: str, figure: str) -> None:
+    # A label ("Table 2") has no unit: "the table 5 times" counts readings of it.
+    assert [n.text for n in extract_numbers(text)] == [figure]
