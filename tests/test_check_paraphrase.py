@@ -139,6 +139,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Dense GEMM gives a 1.12x aggregate speedup over the original baseline."),
         (FLY, "Grouped GEMM reaches 1.20x over Triton."),
         (FLY, "Scaled GEMM reaches 1.58x over ATen for MXFP8."),
+        # A title-cased count phrase (a heading's, a table cell's) reads as a lower-case one.
+        (FLY, "Each request had 512 Output Tokens."),
+        (FLY, "Each request had 256 Prompt Tokens."),
+        (FLY, "Each request had 256 Input Tokens and 512 Output Tokens."),
         # The figure of a leading phrase stands in the source sentence of the figures.
         (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
@@ -236,6 +240,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # ... for the 15-shape BF16 dense-GEMM suite ..., 1.20x ... over Triton ...").
         (FLY, "In BF16 dense GEMM, FlyDSL is 1.20x faster than Triton."),
         (FLY, "On BF16, RMSNorm is 1.17x to 3.66x faster than ATen."),
+        (FLY, "Each request had 512 Prompt Tokens."),
+        (FLY, "Each request had 256 Output Tokens."),
+        (FLY, "Each request had 256 Output Tokens and 512 Input Tokens."),
         # Another kind of GEMM: the 1.10x and 1.12x are under "Dense GEMM", and the
         # summary's 1.20x is "across all 24 grouped-GEMM cases".
         (FLY, "Grouped GEMM gives a 1.10x speedup over the faster of ATen and Triton."),

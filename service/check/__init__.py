@@ -131,7 +131,9 @@ Rules, in short (the module's tests spell them out):
   "30B-parameter model"; a few words say the same: "a 512-token reply" is one). So is a
   count before a noun phrase read: "512 prompt tokens" counts tokens of the prompt (its
   first plural is what it counts; a word of amount, "new", "more", "additional", "extra",
-  does not end the phrase, and generated tokens are output), not "512-token output" nor
+  does not end the phrase, and generated tokens are output; a title-cased phrase of a
+  heading or table cell, "512 Prompt Tokens", reads as in lower case, its words no
+  names, but for names the source never writes in lower case), not "512-token output" nor
   "512 output tokens", and "256 tokens of output" or "256 new output tokens" counts
   tokens (not a "256 x 256 output tile"); its noun may be missing only where the
   source's figure names nothing of its own after it ("8-256 concurrent requests" for

@@ -44,6 +44,7 @@ class SourceIndex:
     source_words: frozenset[str] = frozenset()  # every word of the source
     block_text: list[str] = field(default_factory=list)  # lower-case text of each block
     joined: str = ""  # the block texts joined by \x01, for finding a word's blocks
+    cased: str = ""  # the same in their own case (a capital tells a name)
     block_starts: list[int] = field(default_factory=list)  # offsets of the blocks in it
     block_units: dict[int, list[int]] = field(default_factory=dict)
     unit_starts: dict[int, list[int]] = field(default_factory=dict)  # per block, sorted
@@ -342,6 +343,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.unit_starts[block] = unit_starts
 
     section = ""
+    cased: list[str] = []
     for b, block in enumerate(blocks):
         if section:
             idx.sections[b] = section
@@ -351,6 +353,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         prepared = prepare(text)
         lower = prepared.lower()
         idx.block_text.append(lower)
+        cased.append(prepared)
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, block.text)]
             section = prepare(" \n ".join(h for _, h in headings))
@@ -421,10 +424,12 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         title = " ".join(title.split())
         idx.title = prepare(title).lower()
         idx.block_text.append(idx.title)
+        cased.append(prepare(title))
         heading_context = ""
         lines(len(blocks), [(title, title, "")])
     idx.words = frozenset(n.text.lower() for u in idx.units for n in u.numbers if n.kind == WORD)
     idx.joined = "\x01".join(idx.block_text)
+    idx.cased = "\x01".join(cased)
     idx.block_starts = list(
         itertools.accumulate((len(t) + 1 for t in idx.block_text[:-1]), initial=0)
     )

@@ -220,6 +220,30 @@ def _far_names(
     return tuple({x.key: x for x in names[lo:hi] if x.key not in bound}.values())
 
 
+# The capitalised words right after a count ("512 Prompt Tokens"), up to four.
+_TITLE_PHRASE = re.compile(r"(?:[ \t]+[A-Z][a-z]+(?![\w-])){1,4}")
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+
+
+def _title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
+    """``s`` with the capitalised words right after a bare count in lower case, but for
+    names the source never writes so ("Triton"): a title-cased heading or table cell
+    ("512 Prompt Tokens") says what "512 prompt tokens" says, and its words are no names
+    of the figure ("Tokens" is not in "512-token output"). The same length as ``s``."""
+    for n in nums:
+        if n.unit or n.noun or n.kind != QUANTITY or not s[n.end + 1 : n.end + 2].isupper():
+            continue  # (most figures: one slice)
+        m = _TITLE_PHRASE.match(s, n.end)
+        if m is None:
+            continue
+        lowered = _TITLE_WORD.sub(
+            lambda w: w.group(0).lower() if w.group(0).lower() in idx.cased else w.group(0),
+            m.group(0),
+        )
+        s = s[: m.start()] + lowered + s[m.end() :]
+    return s
+
+
 def _kinds(idx: SourceIndex, s: str, *groups: Sequence[Name]) -> tuple[Name, ...]:
     """The names of a figure with the word the explainer writes right before them, where
     the source writes the name after that word and after others too ("Grouped GEMM"
@@ -257,6 +281,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
+        s = _title_counts(idx, s, nums)
         if "(" in s or "[" in s:
             markers = [m.span() for m in _MARKER.finditer(s)]
             if markers:
