@@ -1,7 +1,8 @@
-"""check: explainer sentences a writer could put for the FlyDSL and FP8-training posts
-(eval cases), checked against the real post. Faithful paraphrases raise no alarm; wrong
-ones (a figure put on another model, format or baseline, a unit changed, digits added)
-are flagged. Known limits are marked xfail (strict: a fix must say so here)."""
+"""check: explainer sentences a writer could put for the FlyDSL, FP8-training, Shopify,
+PyTorch 2.14 and vLLM hardware-agnostic posts (eval cases), checked against the real
+post. Faithful paraphrases raise no alarm; wrong ones (a figure put on another model,
+format, metric or baseline, a unit changed, digits added, a hedge turned) are flagged.
+Known limits are marked xfail (strict: a fix must say so here)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def article(slug: str) -> tuple[str, str]:
 
 
 FLY, FP8 = "flydsl-amd-gpus", "fp8-training-amd-torchtitan"
-SHOP = "shopify-continual-learning"
+SHOP, PT = "shopify-continual-learning", "pytorch-2-14-release"
+VLLM = "vllm-hardware-agnostic-models"
 
 
 def flagged(slug: str, sentence: str) -> list[tuple[str, str]]:
@@ -146,6 +148,32 @@ def limit(slug: str, sentence: str, why: str) -> object:
         # The figure of a leading phrase stands in the source sentence of the figures.
         (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
+        (SHOP, "A frontier model could cost an estimated $27M per year, the fine-tuned one $1M."),
+        (SHOP, "Gisting raised requests per second by about 16% and output tokens by about 12%."),
+        (SHOP, "That works out to roughly 14% fewer GPUs for the same traffic."),
+        (SHOP, "Two annotators blindly annotate 25 random samples."),
+        (SHOP, "The GraphQL agent serves up to 2,000 requests per minute."),
+        (SHOP, "Gisting shrank the system prompt from roughly 6,000 tokens to about 1,500."),
+        (SHOP, "The loop cuts serving costs by 96%."),
+        (SHOP, "A kappa around 0.2 means the rubric is ambiguous."),
+        (SHOP, "In the load test, time to first token dropped about 19%."),
+        (SHOP, "Requests per second rose about 16%."),
+        (PT, "On MPS, the F.linear decode shape cost an 8.5x slowdown on bf16 and fp16."),
+        (PT, "On H100, individual shapes range from 0.66x to 1.57x."),
+        (PT, "Cholesky is roughly 1.2–2.8x faster depending on size."),
+        (PT, "The release has 2,995 commits from 487 contributors since PyTorch 2.13."),
+        (PT, "The submitter measured over 100x on small batched matrices and 2–9x on larger ones."),
+        (PT, "Symmetric memory kernels arrived on the NVLink domain in NCCL 2.27."),
+        (PT, "PyTorch 2.14 adds Python 3.15 support, which is eager-only."),
+        (PT, "Wheels over 4 GB had invalid ZIP64 and are repackaged."),
+        (
+            VLLM,
+            "The pathway was validated with the Spyre plugin for Gemma 4, Qwen3 and Granite 4.2.",
+        ),
+        (VLLM, "It is enabled by setting USE_HW_AGNOSTIC=1."),
+        (VLLM, "The models still adhere to the 4 design principles."),
+        (VLLM, "The experiments ran on NVIDIA H100 GPUs."),
+        (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -252,6 +280,41 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # measured at 350 requests per minute, and 2,000 is the production peak.
         (SHOP, "At 2,000 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 2,000 requests per minute, end-to-end latency dropped about 38%."),
+        # A figure said with plain words, on the metric of a figure beside it in the
+        # source's clause: "time-to-first-token dropped about 19%, and end-to-end latency
+        # dropped about 38%"; "about 16% more requests per second and about 12% more
+        # output tokens per second".
+        (SHOP, "In production, time to first token dropped about 38%."),
+        (SHOP, "End-to-end latency dropped about 19% in the load test."),
+        (SHOP, "Gisting raised output tokens per second by about 16%."),
+        (SHOP, "At 350 requests per minute, throughput rose about 16%."),
+        (SHOP, "Time to first token dropped about 19% on identical GPUs."),
+        (SHOP, "The GraphQL agent serves at least 2,000 requests per minute."),  # "up to"
+        (SHOP, "If kappa is above 0.2, the rubric is ambiguous."),  # "around 0.2"
+        (SHOP, "Throughput rose about 14% in requests per second."),  # 14% fewer GPUs
+        (SHOP, "The loop cuts serving costs by 27%."),
+        (SHOP, "Two annotators blindly annotate 250 random samples."),
+        (PT, "On MPS, F.linear decode was costing an 8.5x slowdown on fp32."),
+        (PT, "On A100, individual shapes ranged from 0.66x to 1.57x."),  # H100
+        (PT, "NCCL 2.14 brought symmetric memory kernels to the NVLink domain."),  # 2.27
+        (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
+        (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
+        # Known limits: a figure with no name of its own, said of another plain-word
+        # metric, condition or model (one word apart from the source's, or in another
+        # sentence); a count or version moved to another thing; an identifier's digit.
+        limit(SHOP, "Requests per second rose about 12%.", "one word apart: 'per second'"),
+        limit(SHOP, "A frontier model would cost an estimated $1M per year.", "other sentence"),
+        limit(SHOP, "The fine-tuned model costs about $27M per year.", "other sentence"),
+        limit(SHOP, "Gisting grew the prompt from 1,500 tokens to 6,000 tokens.", "two values"),
+        limit(PT, "Cholesky is roughly 2–9x faster depending on size.", "lu_factor's range"),
+        limit(PT, "lu_factor measured over 100x on larger single matrices.", "small batched"),
+        limit(PT, "Flex attention is roughly 2–8x faster than before.", "another paragraph's"),
+        limit(PT, "The release has 2,995 commits since PyTorch 2.12.", "a version moved"),
+        limit(PT, "The release has 487 commits from 2,995 contributors.", "two counts swapped"),
+        limit(PT, "Python 3.14 support in 2.14 is eager-only.", "3.15's, 3.14 is named too"),
+        limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
+        limit(VLLM, "The hardware-agnostic models follow 3 design principles.", "3 cases"),
+        limit(VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers.", "the flag's values"),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

@@ -29,7 +29,7 @@ from service.check.scope import (
     opposed,
     split_gap,
 )
-from service.check.setting import said_of_kind, unstated_condition
+from service.check.setting import nearer_other, said_of_kind, unstated_condition
 from service.check.unit import Unit
 from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
@@ -174,6 +174,7 @@ class Binding:
     # Its names with the word the explainer qualifies them by, where the source writes
     # several ("Grouped GEMM"; :func:`~service.check.setting.said_of_kind`).
     kinds: tuple[Name, ...] = ()
+    about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -231,6 +232,9 @@ class Binding:
                 return (
                     f"the source gives it for other things ({x.key.replace(chr(0), ' ')} not there)"
                 )
+        other = nearer_other(unit, number, self.about) if self.about else None
+        if other is not None:
+            return f"the source says it of other things than its {other.text} there"
         if self.conditions:
             missing = unstated_condition(unit, self.conditions)
             if missing:

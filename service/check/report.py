@@ -12,7 +12,7 @@ from service.check.bind import Binding, Clauses, bind_numbers, initial, known_na
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
-from service.check.names import STOP_WORDS, Name, is_name, name_pattern
+from service.check.names import STOP_WORDS, Name, content_words, is_name, name_pattern
 from service.check.said import swapped
 from service.check.scope import (
     CLAUSE_MARK,
@@ -30,7 +30,7 @@ from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
-from service.numbers.direction import NONE, Way, may_have_direction, states_gain
+from service.numbers.direction import CHANGE_WORD, NONE, Way, may_have_direction, states_gain
 from service.numbers.number import LOWER, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -244,6 +244,15 @@ def _title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
     return s
 
 
+def _about(s: str, n: Number, scope: tuple[int, int]) -> tuple[str, ...]:
+    """The words a measured figure with no name is said of: the last three content words
+    of its clause before it, but for words of which way it moved ("time to first token
+    dropped about 19%": time, first, token). (Not those after it: a condition, "with
+    deterministic algorithms disabled", is the opposite pairs' to judge.)"""
+    words = content_words(s[scope[0] : n.start], last=True)
+    return tuple(w for w in words if not CHANGE_WORD.fullmatch(w))
+
+
 def _kinds(idx: SourceIndex, s: str, *groups: Sequence[Name]) -> tuple[Name, ...]:
     """The names of a figure with the word the explainer writes right before them, where
     the source writes the name after that word and after others too ("Grouped GEMM"
@@ -357,6 +366,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     conditions=first.conditions,
                     listed=first.listed,
                     kinds=_kinds(idx, s, binding.names, far) if n.unit else (),
+                    about=_about(s, n, scope)
+                    if n.unit and not (binding.names or first.listed)
+                    else (),
                     far=far,
                 )
                 if n.kind == RANGE:

@@ -30,6 +30,12 @@ _UP_NOUNS = r"increases?|rises?|gains?|growth|jumps?|boosts?|uplifts?"
 _DOWN_AFTER = _DOWN_NOUNS + r"|less|fewer|lower|smaller|shorter|cheaper|down"
 _UP_AFTER = _UP_NOUNS + r"|more|higher|larger|bigger|greater|longer|up"
 
+# A word that says which way a figure moved, not what it measures ("time to first token
+# dropped 19%": the figure is of "time to first token").
+CHANGE_WORD = re.compile(
+    rf"(?:{_DOWN_VERBS}|{_UP_VERBS}|{_DOWN_AFTER}|{_UP_AFTER}|faster|slower|went|goes)"
+)
+
 # The text before a number: a verb before it, or with "by" ("fell by nearly 12%",
 # "cut memory use by 40%"), or a noun with "of" ("a reduction of 12%"); "lower"/"down"
 # only so ("lower by 12%", "down 12%": "the lower 12% of requests" is no change). A
