@@ -222,8 +222,9 @@ class Binding:
             word = opposed(self.clause, unit, number)
             if word:
                 return f'the source gives it for the opposite ("{word}")'
-        for x in self.far:
-            if not unit.mentions(x, paragraph=True):
+        for x in self.far:  # in its context, else its paragraph up to its sentence's end
+            end = unit.sentence[1] or unit.end
+            if not (unit.mentions(x) or x.pattern.search(unit.text, 0, end)):
                 return (
                     f"the source gives it for other things ({x.key.replace(chr(0), '-')} not there)"
                 )

@@ -202,6 +202,8 @@ def _far_names(
     them where it gives the figure: in its sentence, the paragraph before it, its label
     or headings (:meth:`Binding.against`). (By bisection: a sentence of thousands of
     figures is read in linear time.)"""
+    if not names or names[-1].start < left:
+        return ()
     a = left
     for m in CLAUSE_MARK.finditer(s, left, n.start):
         a = m.end()
