@@ -29,7 +29,7 @@ from service.check.scope import (
     opposed,
     split_gap,
 )
-from service.check.setting import nearer_other, said_of_kind, unstated_condition
+from service.check.setting import said_elsewhere
 from service.check.unit import Unit
 from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
@@ -222,24 +222,9 @@ class Binding:
             word = opposed(self.clause, unit, number)
             if word:
                 return f'the source gives it for the opposite ("{word}")'
-        for x in self.far:  # in its context, else its paragraph up to its sentence's end
-            end = unit.sentence[1] or unit.end
-            if not (unit.mentions(x) or x.pattern.search(unit.text, 0, end)):
-                return (
-                    f"the source gives it for other things ({x.key.replace(chr(0), '-')} not there)"
-                )
-        for x in self.kinds:
-            if not said_of_kind(unit, number, x):
-                return (
-                    f"the source gives it for other things ({x.key.replace(chr(0), ' ')} not there)"
-                )
-        other = nearer_other(unit, number, self.about) if self.about else None
-        if other is not None:
-            return f"the source says it of other things than its {other.text} there"
-        if self.conditions:
-            missing = unstated_condition(unit, self.conditions)
-            if missing:
-                return f"the source gives it at other conditions ({missing} not there)"
+        why = said_elsewhere(self, unit, number)  # the names, words and conditions beyond
+        if why:
+            return why
         if (
             self.counted
             and not noun_pattern(self.counted).search(window or self._noun_window(unit, number))

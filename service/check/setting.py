@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
 from service.check.names import Name, noun_pattern
@@ -17,6 +18,9 @@ from service.check.unit import Hit, Unit
 from service.check.window import window_end, window_start
 from service.numbers import Number, extract_numbers
 from service.numbers.number import QUANTITY, RANGE
+
+if TYPE_CHECKING:
+    from service.check.bind import Binding
 
 _SETTING = -2  # the key of a unit's setting in its memo of marks (Unit.marks)
 
@@ -201,3 +205,26 @@ def nearer_other(unit: Unit, number: Number, nouns: Sequence[str]) -> Number | N
 
 
 _CONTENT = re.compile(r"[a-z]{4,}")  # a word of a figure's own before it
+
+
+def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
+    """:meth:`Binding.against` for what a figure's clause says beyond its six words: a
+    name further off (``far``: in the unit's context, else its paragraph up to its
+    sentence's end), a kind of a name (``kinds``: :func:`said_of_kind`), the words of a
+    figure with no name (``about``: :func:`nearer_other`), the figures of a leading
+    phrase (``conditions``: :func:`unstated_condition`); "" when the source says them."""
+    for x in binding.far:
+        end = unit.sentence[1] or unit.end
+        if not (unit.mentions(x) or x.pattern.search(unit.text, 0, end)):
+            return f"the source gives it for other things ({x.key.replace(chr(0), '-')} not there)"
+    for x in binding.kinds:
+        if not said_of_kind(unit, number, x):
+            return f"the source gives it for other things ({x.key.replace(chr(0), ' ')} not there)"
+    other = nearer_other(unit, number, binding.about) if binding.about else None
+    if other is not None:
+        return f"the source says it of other things than its {other.text} there"
+    if binding.conditions:
+        missing = unstated_condition(unit, binding.conditions)
+        if missing:
+            return f"the source gives it at other conditions ({missing} not there)"
+    return ""
