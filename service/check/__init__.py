@@ -135,7 +135,9 @@ Rules, in short (the module's tests spell them out):
   heading or table cell, "512 Prompt Tokens", reads as in lower case, its words no
   names, but for names the source never writes in lower case), not "512-token output" nor
   "512 output tokens", and "256 tokens of output" or "256 new output tokens" counts
-  tokens (not a "256 x 256 output tile"); its noun may be missing only where the
+  tokens (not a "256 x 256 output tile"); a count of one plural noun counts it where
+  the source's count is followed by words of its own ("487 commits" for "2,995 commits
+  from 487 contributors" is ``misattached``); its noun may be missing only where the
   source's figure names nothing of its own after it ("8-256 concurrent requests" for
   "concurrency ranges from 8 to 256"). A name the source's clause has only in a
   parenthesis of figures goes with those figures and the figure it follows, not a
@@ -208,7 +210,8 @@ Rules, in short (the module's tests spell them out):
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
 :mod:`.scope` (what a figure's clause says beyond names: conditions, counts, asides),
-:mod:`.setting` (the conditions a source figure's paragraph states before it),
+:mod:`.setting` (the conditions a source figure's paragraph states before it, and what
+else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
 :mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on

@@ -175,6 +175,7 @@ class Binding:
     # several ("Grouped GEMM"; :func:`~service.check.setting.said_of_kind`).
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
+    direct: str = ""  # the one noun right after a bare count: "commits" of "487 commits"
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names

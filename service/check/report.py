@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from service.check.beyond import about_words, direct_noun, far_names, kinds_of, title_counts
 from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
-from service.check.names import STOP_WORDS, Name, content_words, is_name, name_pattern
+from service.check.names import STOP_WORDS, Name, is_name
 from service.check.said import swapped
 from service.check.scope import (
-    CLAUSE_MARK,
     Clause,
     Sentence,
     compound_head,
     counted_phrase,
     figure_scope,
     over_count,
-    split_gap,
 )
 from service.check.shape import shapes
 from service.check.table import render_row, row_support
@@ -30,7 +28,7 @@ from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
-from service.numbers.direction import CHANGE_WORD, NONE, Way, may_have_direction, states_gain
+from service.numbers.direction import NONE, Way, may_have_direction, states_gain
 from service.numbers.number import LOWER, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -184,99 +182,6 @@ def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Bind
     return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
 
 
-def _far_names(
-    s: str,
-    nums: Sequence[Number],
-    names: Sequence[Name],
-    n: Number,
-    binding: Binding,
-    left: int,
-) -> tuple[Name, ...]:
-    """The names of a measured figure's clause that its binding does not hold, past its
-    six words: "FlyDSL gives a 1.10x speedup over the faster of ATen and Triton on MXFP8
-    GEMM". The clause runs from the last clause mark between ``left`` (the split from the
-    figure before, or the sentence's start) and the figure (a sentence's first clause
-    holds what leads up to it: "ExecuTorch: ..., Solo achieves 21.6 tok/s") to the next
-    mark, or to the split from the next measured figure: a bare count between is part of
-    the measure ("1.58x over ATen across the 17 shapes for MXFP4"). The source must name
-    them where it gives the figure: in its sentence, the paragraph before it, its label
-    or headings (:meth:`Binding.against`). (By bisection: a sentence of thousands of
-    figures is read in linear time.)"""
-    if not names or names[-1].start < left:
-        return ()
-    a = left
-    for m in CLAUSE_MARK.finditer(s, left, n.start):
-        a = m.end()
-    mark = CLAUSE_MARK.search(s, n.end)
-    b = mark.start() if mark else len(s)
-    lo = bisect.bisect_left(names, a, key=lambda x: x.start)
-    hi = bisect.bisect_left(names, b, key=lambda x: x.start)
-    if lo == hi:
-        return ()
-    k = bisect.bisect_left(nums, n.end, key=lambda m: m.start)
-    after = next((m for m in nums[k:] if m.start >= b or m.unit), None)
-    if after is not None and after.start < b:
-        b = split_gap(s, n.end, after.start)[0]
-        hi = bisect.bisect_left(names, b, key=lambda x: x.start)
-    bound = {x.key for x in (*binding.names, *binding.inherited)}
-    return tuple({x.key: x for x in names[lo:hi] if x.key not in bound}.values())
-
-
-# The capitalised words right after a count ("512 Prompt Tokens"), up to four.
-_TITLE_PHRASE = re.compile(r"(?:[ \t]+[A-Z][a-z]+(?![\w-])){1,4}")
-_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
-
-
-def _title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
-    """``s`` with the capitalised words right after a bare count in lower case, but for
-    names the source never writes so ("Triton"): a title-cased heading or table cell
-    ("512 Prompt Tokens") says what "512 prompt tokens" says, and its words are no names
-    of the figure ("Tokens" is not in "512-token output"). The same length as ``s``."""
-    for n in nums:
-        if n.unit or n.noun or n.kind != QUANTITY or not s[n.end + 1 : n.end + 2].isupper():
-            continue  # (most figures: one slice)
-        m = _TITLE_PHRASE.match(s, n.end)
-        if m is None:
-            continue
-        lowered = _TITLE_WORD.sub(
-            lambda w: w.group(0).lower() if w.group(0).lower() in idx.cased else w.group(0),
-            m.group(0),
-        )
-        s = s[: m.start()] + lowered + s[m.end() :]
-    return s
-
-
-def _about(s: str, n: Number, scope: tuple[int, int]) -> tuple[str, ...]:
-    """The words a measured figure with no name is said of: the last three content words
-    of its clause before it, but for words of which way it moved ("time to first token
-    dropped about 19%": time, first, token). (Not those after it: a condition, "with
-    deterministic algorithms disabled", is the opposite pairs' to judge.)"""
-    words = content_words(s[scope[0] : n.start], last=True)
-    return tuple(w for w in words if not CHANGE_WORD.fullmatch(w))
-
-
-def _kinds(idx: SourceIndex, s: str, *groups: Sequence[Name]) -> tuple[Name, ...]:
-    """The names of a figure with the word the explainer writes right before them, where
-    the source writes the name after that word and after others too ("Grouped GEMM"
-    where the post has "dense GEMM", "grouped GEMM" and "scaled GEMM"): one kind of the
-    thing, which the source must say the figure of (a 1.10x under "## Dense GEMM" is no
-    grouped GEMM's). Found with string tests (most names have no such word)."""
-    out: list[Name] = []
-    for x in (x for names in groups for x in names):
-        j = x.start - 1
-        if j < 3 or s[j] not in " -":
-            continue
-        i = max(s.rfind(" ", 0, j), s.rfind("(", 0, j)) + 1
-        word = s[i:j].lower()
-        if len(word) < 3 or not word.isalpha() or word in STOP_WORDS:
-            continue
-        kinds = idx.qualifiers(x.key, x.pattern)
-        if word in kinds and len(kinds) > 1:
-            key = word + "\x00" + x.key
-            out.append(Name(i, x.end, key, name_pattern(key)))
-    return tuple(out)
-
-
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
@@ -292,7 +197,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
-        s = _title_counts(idx, s, nums)
+        s = title_counts(idx, s, nums)
         if "(" in s or "[" in s:
             markers = [m.span() for m in _MARKER.finditer(s)]
             if markers:
@@ -355,7 +260,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     counted, head = "" if n.unit else n.noun, compound_head(s, n, STOP_WORDS)
                 else:
                     counted, head = counted_phrase(s, n, STOP_WORDS)
-                far = _far_names(s, nums, names, n, binding, scope[0]) if n.unit else ()
+                direct = "" if counted or n.unit or n.noun else direct_noun(s, n)
+                far = far_names(s, nums, names, n, binding, scope[0]) if n.unit else ()
                 binding = Binding(
                     names=binding.names,
                     nouns=binding.nouns,
@@ -367,8 +273,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     plain=not n.noun,
                     conditions=first.conditions,
                     listed=first.listed,
-                    kinds=_kinds(idx, s, binding.names, far) if n.unit else (),
-                    about=_about(s, n, scope)
+                    direct=direct,
+                    kinds=kinds_of(idx, s, binding.names, far) if n.unit else (),
+                    about=about_words(s, n, scope)
                     if n.unit and not (binding.names or first.listed)
                     else (),
                     far=far,

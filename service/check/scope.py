@@ -257,12 +257,12 @@ def unit_marks(unit: Unit, m: Number | None) -> Marks:
 
 # The words of a noun phrase right after a count ("512-token prompt", "512 prompt
 # tokens"): what the count measures, up to a stop word, a mark or three words.
-_HEAD_WORDS = re.compile(r"\s+([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
-_PLAIN_WORDS = re.compile(r"\s+([a-z]+(?:-[a-z]+)*)(?![\w-])")  # no name, no figure
+HEAD_WORDS = re.compile(r"\s+([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
+PLAIN_WORDS = re.compile(r"\s+([a-z]+(?:-[a-z]+)*)(?![\w-])")  # no name, no figure
 _JOINED_NOUN = re.compile(r"(?:-[A-Za-z]+)+")
 
 
-def _phrase(
+def noun_phrase(
     s: str,
     pos: int,
     stop: frozenset[str],
@@ -303,16 +303,16 @@ def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:
     if n.unit:
         return ()
     if not n.noun:
-        return counted_phrase(s, n, stop, _HEAD_WORDS)[1]
+        return counted_phrase(s, n, stop, HEAD_WORDS)[1]
     joined = _JOINED_NOUN.match(s, n.end)  # the number's end is before its noun
-    words = _phrase(s, joined.end() if joined else n.end, stop, _HEAD_WORDS)
+    words = noun_phrase(s, joined.end() if joined else n.end, stop, HEAD_WORDS)
     # "open-weight model": each part a word of it
     return tuple(part for word in words for part in word.split("-"))
 
 
 # Words that end a noun phrase after a count besides the stop words: prepositions, and
 # words that say how a counted noun measures ("256 tokens long", "512 threads total").
-_AFTER_NOUN = frozenset(
+AFTER_NOUN = frozenset(
     "long wide deep high tall old apart total overall ago later earlier each apiece "  # noqa: SIM905
     "combined altogether only along through toward towards via inside beyond behind past "
     "onto upon alongside throughout until since like despite versus except near".split()
@@ -322,7 +322,7 @@ _OF_PHRASE = re.compile(r"\s+([A-Za-z]+s)\s+of\s+[A-Za-z]")
 
 
 def counted_phrase(
-    s: str, n: Number, stop: frozenset[str], words: re.Pattern[str] = _PLAIN_WORDS
+    s: str, n: Number, stop: frozenset[str], words: re.Pattern[str] = PLAIN_WORDS
 ) -> tuple[str, tuple[str, ...]]:
     """What a plain count (no unit, no noun joined to it) followed by a noun phrase of
     two words or more counts ("tokens" of "512 prompt tokens"), and the words before that
@@ -333,7 +333,7 @@ def counted_phrase(
     source's, lower-cased, of any."""
     if n.unit or n.noun or n.kind not in (QUANTITY, RANGE):
         return "", ()
-    found = _phrase(s, n.end, stop, words, _AFTER_NOUN)
+    found = noun_phrase(s, n.end, stop, words, AFTER_NOUN)
     k = next((i for i, w in enumerate(found) if w.endswith("s") and not w.endswith(_SINGULAR_S)), 0)
     if k == 0:
         # "256 tokens of output" counts tokens, as "256 output tokens" does (the noun must
@@ -351,7 +351,7 @@ def names_things(s: str, n: Number, stop: frozenset[str]) -> bool:
     near it. (A figure at the end of its clause, "ranges from 8 to 256", says none.)"""
     if n.noun or _SHAPE_SIDE.match(s, n.end):
         return True  # a side of a shape is no count of the explainer's noun either
-    return bool(_phrase(s, n.end, stop, _HEAD_WORDS, _AFTER_NOUN)[:1])
+    return bool(noun_phrase(s, n.end, stop, HEAD_WORDS, AFTER_NOUN)[:1])
 
 
 _SHAPE_SIDE = re.compile(r"\s*[x×]\s*\d")

@@ -12,8 +12,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
-from service.check.names import Name, noun_pattern
-from service.check.scope import PAIRS, Clause, Marks, pair_marks, split_gap, unit_marks
+from service.check.names import STOP_WORDS, Name, noun_pattern
+from service.check.scope import (
+    AFTER_NOUN,
+    HEAD_WORDS,
+    PAIRS,
+    Clause,
+    Marks,
+    noun_phrase,
+    pair_marks,
+    split_gap,
+    unit_marks,
+)
 from service.check.unit import Hit, Unit
 from service.check.window import window_end, window_start
 from service.numbers import Number, extract_numbers
@@ -223,6 +233,13 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     other = nearer_other(unit, number, binding.about) if binding.about else None
     if other is not None:
         return f"the source says it of other things than its {other.text} there"
+    if binding.direct and number.kind == QUANTITY and not number.unit:
+        # What the source's count counts, right after it: "2,995 commits from 487
+        # contributors" gives 487 no commits, though "commits" stands near it.
+        theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+        theirs += [number.noun] if number.noun else []
+        if theirs and not noun_pattern(binding.direct).search(" ".join(theirs)):
+            return f'the source counts {" ".join(theirs)} there, not "{binding.direct}"'
     if binding.conditions:
         missing = unstated_condition(unit, binding.conditions)
         if missing:

@@ -1,0 +1,120 @@
+"""Beyond a figure's six words: what else an explainer sentence says its figures of,
+read once per figure for the check (:meth:`~service.check.bind.Binding.against`, through
+:func:`~service.check.setting.said_elsewhere`): the names further off in its clause, a
+name's kind ("Grouped GEMM"), the words of a figure with no name, the one noun a bare
+count counts, and a title-cased count phrase read in lower case."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from service.check.bind import Binding
+from service.check.index import SourceIndex
+from service.check.names import STOP_WORDS, Name, content_words, name_pattern
+from service.check.scope import AFTER_NOUN, CLAUSE_MARK, PLAIN_WORDS, noun_phrase, split_gap
+from service.numbers import Number
+from service.numbers.direction import CHANGE_WORD
+from service.numbers.number import QUANTITY
+
+
+def far_names(
+    s: str,
+    nums: Sequence[Number],
+    names: Sequence[Name],
+    n: Number,
+    binding: Binding,
+    left: int,
+) -> tuple[Name, ...]:
+    """The names of a measured figure's clause that its binding does not hold, past its
+    six words: "FlyDSL gives a 1.10x speedup over the faster of ATen and Triton on MXFP8
+    GEMM". The clause runs from the last clause mark between ``left`` (the split from the
+    figure before, or the sentence's start) and the figure (a sentence's first clause
+    holds what leads up to it: "ExecuTorch: ..., Solo achieves 21.6 tok/s") to the next
+    mark, or to the split from the next measured figure: a bare count between is part of
+    the measure ("1.58x over ATen across the 17 shapes for MXFP4"). The source must name
+    them where it gives the figure: in its sentence, the paragraph before it, its label
+    or headings (:meth:`Binding.against`). (By bisection: a sentence of thousands of
+    figures is read in linear time.)"""
+    if not names or names[-1].start < left:
+        return ()
+    a = left
+    for m in CLAUSE_MARK.finditer(s, left, n.start):
+        a = m.end()
+    mark = CLAUSE_MARK.search(s, n.end)
+    b = mark.start() if mark else len(s)
+    lo = bisect.bisect_left(names, a, key=lambda x: x.start)
+    hi = bisect.bisect_left(names, b, key=lambda x: x.start)
+    if lo == hi:
+        return ()
+    k = bisect.bisect_left(nums, n.end, key=lambda m: m.start)
+    after = next((m for m in nums[k:] if m.start >= b or m.unit), None)
+    if after is not None and after.start < b:
+        b = split_gap(s, n.end, after.start)[0]
+        hi = bisect.bisect_left(names, b, key=lambda x: x.start)
+    bound = {x.key for x in (*binding.names, *binding.inherited)}
+    return tuple({x.key: x for x in names[lo:hi] if x.key not in bound}.values())
+
+
+# The capitalised words right after a count ("512 Prompt Tokens"), up to four.
+_TITLE_PHRASE = re.compile(r"(?:[ \t]+[A-Z][a-z]+(?![\w-])){1,4}")
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+
+
+def title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
+    """``s`` with the capitalised words right after a bare count in lower case, but for
+    names the source never writes so ("Triton"): a title-cased heading or table cell
+    ("512 Prompt Tokens") says what "512 prompt tokens" says, and its words are no names
+    of the figure ("Tokens" is not in "512-token output"). The same length as ``s``."""
+    for n in nums:
+        if n.unit or n.noun or n.kind != QUANTITY or not s[n.end + 1 : n.end + 2].isupper():
+            continue  # (most figures: one slice)
+        m = _TITLE_PHRASE.match(s, n.end)
+        if m is None:
+            continue
+        lowered = _TITLE_WORD.sub(
+            lambda w: w.group(0).lower() if w.group(0).lower() in idx.cased else w.group(0),
+            m.group(0),
+        )
+        s = s[: m.start()] + lowered + s[m.end() :]
+    return s
+
+
+def about_words(s: str, n: Number, scope: tuple[int, int]) -> tuple[str, ...]:
+    """The words a measured figure with no name is said of: the last three content words
+    of its clause before it, but for words of which way it moved ("time to first token
+    dropped about 19%": time, first, token). (Not those after it: a condition, "with
+    deterministic algorithms disabled", is the opposite pairs' to judge.)"""
+    words = content_words(s[scope[0] : n.start], last=True)
+    return tuple(w for w in words if not CHANGE_WORD.fullmatch(w))
+
+
+def direct_noun(s: str, n: Number) -> str:
+    """The noun right after a bare count, when the phrase there is that one word ("487
+    commits from"): what it counts (a phrase of more words is
+    :func:`~service.check.scope.counted_phrase`'s)."""
+    words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
+    return words[0] if len(words) == 1 and words[0].endswith("s") else ""
+
+
+def kinds_of(idx: SourceIndex, s: str, *groups: Sequence[Name]) -> tuple[Name, ...]:
+    """The names of a figure with the word the explainer writes right before them, where
+    the source writes the name after that word and after others too ("Grouped GEMM"
+    where the post has "dense GEMM", "grouped GEMM" and "scaled GEMM"): one kind of the
+    thing, which the source must say the figure of (a 1.10x under "## Dense GEMM" is no
+    grouped GEMM's). Found with string tests (most names have no such word)."""
+    out: list[Name] = []
+    for x in (x for names in groups for x in names):
+        j = x.start - 1
+        if j < 3 or s[j] not in " -":
+            continue
+        i = max(s.rfind(" ", 0, j), s.rfind("(", 0, j)) + 1
+        word = s[i:j].lower()
+        if len(word) < 3 or not word.isalpha() or word in STOP_WORDS:
+            continue
+        kinds = idx.qualifiers(x.key, x.pattern)
+        if word in kinds and len(kinds) > 1:
+            key = word + "\x00" + x.key
+            out.append(Name(i, x.end, key, name_pattern(key)))
+    return tuple(out)
