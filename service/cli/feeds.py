@@ -144,6 +144,10 @@ def subscribe(
         topic, secret = feed.url, feed.websub_secret
         hub_url = hub or feed.hub_url
         previous = _Subscription(feed.hub_url, feed.websub_state, feed.websub_secret)
+    if hub is not None:
+        # The command's own argument is named first: a --hub that is no URL at all is
+        # the mistake to fix, whatever else is missing.
+        fetch.check_url(hub, settings)
     if "public_url" not in settings.model_fields_set:
         # The hub calls the service back at PLAINFEED_PUBLIC_URL; its default names this
         # machine's port 8000, which a hub elsewhere never reaches and a server on
