@@ -193,6 +193,23 @@ def test_a_blank_feed_name_is_refused_and_a_name_kept_without_its_padding(
     assert server.patch(f"/feeds/{fid}", json={"name": None}).json()["name"] is None
 
 
+def test_a_blank_audience_or_language_is_refused_as_a_blank_name_is(
+    server: httpx.Client,
+) -> None:
+    # audience "" was stored and shown as the feed's audience while its explainers were
+    # written for the default one.
+    for field in ("audience", "language"):
+        for blank in ("", "  "):
+            body = {"url": "https://a.example/f", field: blank}
+            assert_problem(server.post("/feeds", json=body), 422)
+    r = server.post("/feeds", json={"url": "https://a.example/f", "audience": " kids "})
+    assert r.status_code == 201 and r.json()["audience"] == "kids"
+    fid = r.json()["id"]
+    assert_problem(server.patch(f"/feeds/{fid}", json={"audience": ""}), 422)
+    assert_problem(server.patch(f"/feeds/{fid}", json={"language": " "}), 422)
+    assert server.patch(f"/feeds/{fid}", json={"audience": None}).json()["audience"] is None
+
+
 def test_a_feed_is_changed_and_removed(server: httpx.Client, settings: Settings) -> None:
     """PATCH renames a feed and rotates or removes its secret; DELETE removes it with
     its items (the delivery log stays, without the feed), not while a hub pushes to it."""

@@ -32,6 +32,17 @@ FeedName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512, pattern=NO_NUL)
 ]
 
+# A feed's audience and language are what its explainers are written for: a blank one
+# was stored and shown as the feed's setting while the pipeline silently wrote for the
+# default, so like a name they are kept without padding and never blank; null is the
+# default ("a curious non-specialist", "English").
+FeedAudience = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512, pattern=NO_NUL)
+]
+FeedLanguage = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=NO_NUL)
+]
+
 
 def _without_fragment(url: HttpUrl) -> HttpUrl:
     """The URL without its "#fragment" (empty or not): it names a place in the document,
@@ -95,8 +106,8 @@ class FeedIn(BaseModel):
     url: FeedUrl
     name: FeedName | None = None
     secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
-    audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
-    language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
+    audience: FeedAudience | None = None
+    language: FeedLanguage | None = None
 
 
 class FeedPatch(BaseModel):
@@ -110,8 +121,8 @@ class FeedPatch(BaseModel):
 
     name: FeedName | None = None
     secret: str | None = Field(default=None, min_length=8, max_length=512, pattern=NO_NUL)
-    audience: str | None = Field(default=None, max_length=512, pattern=NO_NUL)
-    language: str | None = Field(default=None, max_length=64, pattern=NO_NUL)
+    audience: FeedAudience | None = None
+    language: FeedLanguage | None = None
 
 
 class FeedOut(BaseModel):
