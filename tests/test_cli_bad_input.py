@@ -231,6 +231,14 @@ def test_a_list_limit_beyond_what_the_tables_hold(tmp_path: Path) -> None:
     assert plainfeed(tmp_path, "items", "list", "--limit", str(2**31 - 1)).returncode == 0
 
 
+def test_a_title_search_longer_than_the_api_takes_is_refused(tmp_path: Path) -> None:
+    # GET /items?q= refuses over 200 characters (422); the command line searched them.
+    done = plainfeed(tmp_path, "items", "list", "-q", "x" * 201)
+    assert_bad_input(done, "--search/-q has at most 200 characters")
+    assert done.stdout == ""
+    assert plainfeed(tmp_path, "items", "list", "-q", "x" * 200).returncode == 0
+
+
 @pytest.mark.parametrize("url", ["http://[::1", "http://example.com:99999/feed"])
 def test_malformed_urls(tmp_path: Path, url: str) -> None:
     assert_bad_input(plainfeed(tmp_path, "explain", url), "not a valid URL")

@@ -215,7 +215,8 @@ def list_items(
     feed_id: KnownFeed,
     state: StateQ = None,
     q: Annotated[
-        str | None, Query(max_length=200, pattern=NO_NUL, description="Title contains")
+        str | None,
+        Query(max_length=t.TITLE_QUERY_MAX, pattern=NO_NUL, description="Title contains"),
     ] = None,
     limit: Limit = 50,
     offset: Offset = 0,

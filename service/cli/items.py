@@ -71,6 +71,12 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
     """Items, newest first: id, state, title (tab-separated), or JSON lines."""
+    if search is not None and len(search) > t.TITLE_QUERY_MAX:
+        # As GET /items?q= refuses it (422): the same search answers the same here.
+        raise InputError(
+            f"--search/-q has at most {t.TITLE_QUERY_MAX} characters, as GET /items?q=; "
+            f"this one has {len(search)}"
+        )
     q = select(t.Item).order_by(*t.ITEMS_NEWEST_FIRST).limit(limit)
     if state:
         q = q.where(t.Item.state == state.value)

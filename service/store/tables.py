@@ -163,6 +163,10 @@ class Item(Base):
 # lists its newest entry first, so the oldest post of a delivery got the highest id.
 ITEMS_NEWEST_FIRST = (func.coalesce(Item.published, Item.created_at).desc(), Item.id.desc())
 
+# The longest title search (GET /items?q=, plainfeed items list -q): one bound for both,
+# a title search that the API refuses was searched by the command line.
+TITLE_QUERY_MAX = 200
+
 
 class Explainer(Base):
     """An explainer of one version of an item. Unique per (item, content hash, prompt
