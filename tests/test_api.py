@@ -252,6 +252,19 @@ def test_a_feed_is_changed_and_removed(server: httpx.Client, settings: Settings)
     assert_problem(server.delete(path), 404)
 
 
+def test_next_links_are_on_the_public_url_when_it_is_set(db_url: str) -> None:
+    # They were built from the request's Host: behind a proxy, its upstream address.
+    for public in ("https://news.example.org/pf/", None):
+        kw = {"public_url": public} if public else {}
+        with api_client(make_settings(db_url, **kw), workers=0) as client:
+            for n in (1, 2):
+                client.post("/feeds", json={"url": f"https://a.example/{n}"})
+            nxt = httpx.URL(client.get("/feeds", params={"limit": 1}).json()["next"])
+            base = "https://news.example.org/pf/" if public else str(client.base_url)
+            assert str(nxt.copy_with(query=None)) == base.rstrip("/") + "/feeds"
+            assert dict(nxt.params) == {"limit": "1", "offset": "1"}
+
+
 def test_items_filter_and_paginate(server: httpx.Client) -> None:
     wait_delivery(server, post_feed(server, PYTORCH_FEED.read_bytes()).json()["delivery_id"])
     wait_items_settled(server)

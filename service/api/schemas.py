@@ -306,7 +306,14 @@ class Page(BaseModel):
         """One page of a listing, with the URL of the next one when there is more."""
         nxt = None
         if offset + limit < total:
-            nxt = str(request.url.include_query_params(offset=offset + limit, limit=limit))
+            url = request.url.include_query_params(offset=offset + limit, limit=limit)
+            nxt = str(url)
+            settings = request.app.state.ctx.settings
+            # Behind a proxy the request's Host is the proxy's upstream address: a public
+            # URL the operator set is where clients reach the API, as the Atom links use.
+            # Unset (`plainfeed serve` fills in the address it serves), the Host stays.
+            if "public_url" in settings.model_fields_set:
+                nxt = f"{settings.public_url.rstrip('/')}{url.path}?{url.query}"
         return cls(total=total, limit=limit, offset=offset, next=nxt, items=items)
 
 

@@ -78,7 +78,11 @@ def _served_at(settings: Settings, sock: socket.socket) -> Settings:
     # as the default's 127.0.0.1 was.
     host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
     url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
-    return settings.model_copy(update={"public_url": url})
+    served = settings.model_copy(update={"public_url": url})
+    # Not the operator's choice: pagination links keep the request's host rather than
+    # this loopback address (service.api.schemas.Page.of).
+    served.model_fields_set.discard("public_url")
+    return served
 
 
 def serve(
