@@ -21,7 +21,7 @@ from service import signatures, websub
 from service.errors import NotFound
 from service.pipeline import subscriptions
 from service.store import tables as t
-from tests.conftest import CORPUS, DATA, PYTORCH_FEED, make_settings, wait_for
+from tests.conftest import CORPUS, DATA, PYTORCH_FEED, free_port, make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin, Seen
 
@@ -305,6 +305,44 @@ def test_unsubscribe_asks_the_hub_that_pushes_without_reading_the_feed(
     assert hub.distribute(callback, ATOM, secret).status_code == 410
     auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
     assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
+def test_a_feed_whose_hub_cannot_be_reached_can_still_be_removed(
+    svc: Service, origin: Origin
+) -> None:
+    """An unsubscribe that never reaches the hub leaves the feed active (the hub may still
+    push), and an active feed is not removed: DELETE stayed 409 for good. The refusal
+    names the hub's failure and the way out, force, after which the hub's pushes are
+    answered 410 Gone."""
+    hub, fid, callback, secret = subscribed(svc, origin, PYTORCH_FEED.read_bytes())
+    gone = f"http://127.0.0.1:{free_port()}/hub"
+    with svc.sessions() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == fid).values(hub_url=gone))
+        s.commit()
+    done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
+    assert done.returncode == 2 and gone in done.stderr, done.stderr
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == "active" and gone in feed.websub_error
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+    assert refused.status_code == 409
+    detail = refused.json()["detail"]
+    assert f"unsubscribe at {gone}" in detail and f"/feeds/{fid}?force=true" in detail
+    assert svc.http.get(f"/feeds/{fid}").json()["websub_error"] == feed.websub_error
+    no = cli(svc, "feeds", "remove", str(fid), "--yes")
+    assert no.returncode == 2 and "--force" in no.stderr
+    done = cli(svc, "feeds", "remove", str(fid), "--yes", "--force")
+    assert done.returncode == 0, done.stderr
+    assert hub.distribute(callback, ATOM, secret).status_code == 410
+
+    # The same through the API.
+    other = svc.feed("https://status.claude.com/history.atom")
+    with svc.sessions() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == other).values(websub_state="active"))
+        s.commit()
+    assert svc.http.delete(f"/feeds/{other}", headers=auth).status_code == 409
+    forced = svc.http.delete(f"/feeds/{other}", params={"force": "true"}, headers=auth)
+    assert forced.status_code == 204
 
 
 def test_hub_discovered_in_the_feed_body(svc: Service, origin: Origin) -> None:

@@ -18,6 +18,7 @@ from service.api.schemas import (
     FeedIn,
     FeedOut,
     FeedPatch,
+    ForceRemove,
     Id,
     ItemOut,
     Limit,
@@ -123,12 +124,13 @@ def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut
         409: {"description": "A WebSub hub pushes to it, or one of its items is being explained"},
     },
 )
-def delete_feed(feed_id: Id, ctx: Ctx, _who: Writer) -> Response:
+def delete_feed(feed_id: Id, ctx: Ctx, _who: Writer, force: ForceRemove = False) -> Response:
     """Remove a feed with its items, explainers and its own subscribers (the webhook
     deliveries stay in the log, without their feed). Refused (409) while a WebSub hub
-    pushes to it (unsubscribe first) or while a worker is explaining one of its items."""
+    pushes to it (unsubscribe first, or `force`: its pushes are then answered 410) or
+    while a worker is explaining one of its items."""
     with transaction(ctx.sessions) as s:
-        remove_feed(s, feed_id)
+        remove_feed(s, feed_id, force=force)
     return Response(status_code=204)
 
 

@@ -125,6 +125,13 @@ class FeedPatch(BaseModel):
     language: FeedLanguage | None = None
 
 
+# DELETE /feeds/{id}?force=true: a hub that cannot be reached never confirms an
+# unsubscribe, and the feed it pushed to could not be removed.
+ForceRemove = Annotated[
+    bool, Query(description="Remove it though a WebSub hub pushes to it (a hub gone)")
+]
+
+
 class FeedOut(BaseModel):
     id: int
     url: str
@@ -135,6 +142,8 @@ class FeedOut(BaseModel):
     has_secret: bool
     hub_url: str | None
     websub_state: str | None
+    # Why the last request to its hub failed (an unsubscribe that never reached it).
+    websub_error: str | None = None
     created_at: datetime
 
     @classmethod
@@ -149,6 +158,7 @@ class FeedOut(BaseModel):
             has_secret=bool(f.secret),
             hub_url=f.hub_url,
             websub_state=f.websub_state,
+            websub_error=f.websub_error,
             created_at=f.created_at,
         )
 

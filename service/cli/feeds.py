@@ -104,12 +104,16 @@ def list_() -> None:
 def remove(
     feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
     yes: Annotated[bool, typer.Option("--yes", help="Confirm: its items go with it")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Even while a WebSub hub pushes to it (hub gone)")
+    ] = False,
 ) -> None:
-    """Remove a feed with its items and explainers (not while a hub pushes to it)."""
+    """Remove a feed with its items and explainers (not while a hub pushes to it, unless
+    --force: the hub's pushes are then answered 410 Gone)."""
     if not yes:
         raise InputError(f"removing feed {feed_id} deletes its items and explainers: add --yes")
     with transaction(sessions()) as s:
-        remove_feed(s, feed_id)
+        remove_feed(s, feed_id, force=force)
     typer.echo(f"feed {feed_id} removed", err=True)
 
 
@@ -197,20 +201,21 @@ def subscribe(
         s.execute(
             update(t.Feed)
             .where(t.Feed.id == feed_id)
-            .values(hub_url=hub_url, websub_state=pending, websub_secret=secret)
+            .values(hub_url=hub_url, websub_state=pending, websub_secret=secret, websub_error=None)
         )
     form = websub.subscription_form(
         callback=callback, topic=topic, mode=mode, secret=secret, lease_seconds=lease_seconds
     )
     try:
         answer = fetch.post_form(hub_url, form, settings)
-    except FetchError:
-        _restore(make, feed_id, pending, previous)
+    except FetchError as exc:
+        _restore(make, feed_id, pending, previous, f"{mode} at {hub_url}: {exc.detail}")
         raise
     # WebSub asks hubs for 202 Accepted; some answer 200 or 204, which accept it too.
     if not 200 <= answer.status < 300:
-        _restore(make, feed_id, pending, previous)
-        raise FetchError(f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}")
+        failure = f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}"
+        _restore(make, feed_id, pending, previous, f"{mode}: {failure}")
+        raise FetchError(failure)
     typer.echo(f"{mode} requested at {hub_url} for {topic}; the hub verifies at {callback}")
 
 
@@ -224,17 +229,22 @@ class _Subscription:
 
 
 def _restore(
-    make: sessionmaker[Session], feed_id: int, pending: str, previous: _Subscription
+    make: sessionmaker[Session], feed_id: int, pending: str, previous: _Subscription, error: str
 ) -> None:
     """Undo a request the hub refused or that never reached it (unless the hub moved the
     state on already): the hub and the secret it signs with are what they were, so a
     subscription that was active stays active; a subscribe to a feed that had none is
-    marked failed."""
+    marked failed. ``error`` is kept (websub_error): a removal refused names it."""
     live = previous.state in websub.RECEIVING
     state = previous.state if live or pending == websub.PENDING_UNSUBSCRIBE else websub.FAILED
     with transaction(make) as s:
         s.execute(
             update(t.Feed)
             .where(t.Feed.id == feed_id, t.Feed.websub_state == pending)
-            .values(websub_state=state, hub_url=previous.hub_url, websub_secret=previous.secret)
+            .values(
+                websub_state=state,
+                hub_url=previous.hub_url,
+                websub_secret=previous.secret,
+                websub_error=error,
+            )
         )

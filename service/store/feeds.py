@@ -78,19 +78,27 @@ def feeds_named(s: Session, name: str, urls: list[str]) -> t.Feed | None:
     )
 
 
-def remove_feed(s: Session, feed_id: int) -> None:
+def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
     """Delete a feed with its items, their explainers and its own subscribers (the
     database cascades; webhook deliveries stay in the log without their feed).
 
     Refused while a WebSub hub pushes to it (the hub keeps its lease; unsubscribe
-    first) or while a worker is explaining one of its items."""
+    first), unless ``force``, or while a worker is explaining one of its items."""
     feed = s.get(t.Feed, feed_id)
     if feed is None:
         raise NotFound(f"no feed with id {feed_id}")
-    if feed.websub_state in (websub.ACTIVE, websub.PENDING_SUBSCRIBE):
+    if feed.websub_state in (websub.ACTIVE, websub.PENDING_SUBSCRIBE) and not force:
+        # A hub that cannot be reached never confirms an unsubscribe: the feed stayed
+        # active and this refusal had no end. Forced, the hub's next push to the removed
+        # feed is answered 410 Gone, which tells it to drop the subscription.
+        failed = f"; the last request to its hub failed: {feed.websub_error}" * bool(
+            feed.websub_error
+        )
         raise Conflict(
-            f"feed {feed_id} has a WebSub subscription ({feed.websub_state}): "
-            f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe)"
+            f"feed {feed_id} has a WebSub subscription ({feed.websub_state}){failed}: "
+            f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe), or "
+            f"remove it anyway: DELETE /feeds/{feed_id}?force=true, plainfeed feeds remove "
+            f"{feed_id} --yes --force (the hub's pushes are then answered 410 Gone)"
         )
     busy = s.scalar(
         select(func.count(t.Item.id)).where(

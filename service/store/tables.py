@@ -77,6 +77,9 @@ class Feed(Base):
     websub_state: Mapped[str | None] = mapped_column(String(32))  # pending-subscribe, active, ...
     websub_secret: Mapped[str | None] = mapped_column(String(512))
     websub_lease_until: Mapped[datetime | None]
+    # Why the last request to its hub failed (unreachable, refused), named when a removal
+    # is refused; cleared by the next request.
+    websub_error: Mapped[str | None] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
