@@ -131,6 +131,15 @@ class Settings(BaseSettings):
         le=10_000,
         description="Parts of PLAINFEED_LLM_CONTEXT_CHARS a post may take; longer ones fail.",
     )
+    # The offline engine takes about 10 s of CPU per MB of text (more on a busy machine),
+    # and POST /explain took up to its 16 MiB body: minutes of a core for one request.
+    # 500,000 characters is some four times the longest post of the corpus.
+    extractive_max_chars: int = Field(
+        default=500_000,
+        ge=1,
+        le=100_000_000,
+        description="Characters of cleaned text the extractive engine explains; longer fail.",
+    )
     prices: dict[str, tuple[Price, Price]] = Field(
         default_factory=lambda: {
             "gpt-4o-mini": (0.15, 0.60),

@@ -204,8 +204,9 @@ class NothingToExplain(EngineError):
 
 
 class PostTooLong(EngineError):
-    """The post would take more calls than PLAINFEED_LLM_MAX_PARTS allows (a dump, a
-    book): refused before any call, as its cost would be."""
+    """The post would take more calls than PLAINFEED_LLM_MAX_PARTS allows, or more text
+    than PLAINFEED_EXTRACTIVE_MAX_CHARS (a dump, a book): refused before any call or CPU
+    is spent on it, as its cost would be."""
 
     status = 413
     slug = "post-too-long"

@@ -505,6 +505,20 @@ def test_explain_answers_bad_input_with_4xx(server: httpx.Client) -> None:
     assert "not configured" in str(body["detail"])
 
 
+def test_explain_refuses_a_post_longer_than_the_extractive_engine_takes(db_url: str) -> None:
+    # The offline engine had no bound: some 10 s of CPU a MB, up to the 16 MiB body cap.
+    prose = (
+        "The new parser reads a feed in one pass. It keeps every heading and table of the "
+        "post, and the authors explain why the old one was slow.\n\n"
+    )
+    with api_client(make_settings(db_url, extractive_max_chars=2_000), workers=0) as server:
+        assert server.post("/explain", json={"text": prose, "title": "P"}).status_code == 200
+        long = prose * 20
+        body = assert_problem(server.post("/explain", json={"text": long, "title": "P"}), 413)
+        assert str(body["type"]).endswith("/post-too-long")
+        assert "PLAINFEED_EXTRACTIVE_MAX_CHARS=2,000" in str(body["detail"])
+
+
 def test_explain_of_a_feed_url_says_it_is_a_feed(server: httpx.Client) -> None:
     """A feed's URL given to /explain (an easy slip: the feed is what one registers) is
     named as a feed; read as a page, its markup was "no prose sentences to explain"."""

@@ -128,6 +128,7 @@ def stats(
     response_model=ExplainOut,
     tags=["explain"],
     responses={
+        413: {"description": "The post is longer than the engine explains (post-too-long)"},
         422: {"description": "No usable text, not exactly one source, or no llm engine"},
         502: {"description": "The engine failed, or fetching `url` did"},
     },

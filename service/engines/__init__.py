@@ -42,6 +42,7 @@ def get_engine(settings: Settings, name: str | None = None, **kw: Any) -> Engine
     if choice == "extractive":
         from service.engines.extractive import ExtractiveEngine
 
+        kw.setdefault("max_chars", settings.extractive_max_chars)
         engine: Engine = ExtractiveEngine(settings.prompts_dir, **kw)
         return engine
     raise ConfigError(f"unknown engine {choice!r} (expected auto, llm or extractive)")

@@ -69,7 +69,7 @@ from service.engines.extractive.sentences import (
 from service.engines.extractive.style import dehype, third_person, voice_of, write_sentence
 from service.engines.extractive.title import explainer_title, takeaway
 from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, content_words
-from service.errors import NothingToExplain
+from service.errors import NothingToExplain, PostTooLong
 from service.models import Article, CheckReport, Explainer, ExplainResult, Section, Usage
 from service.text import split_blocks
 
@@ -106,8 +106,11 @@ class ExtractiveEngine:
     name = "extractive"
     waits_on_io = False  # it is all CPU: indexing beside it would only share the GIL
 
-    def __init__(self, prompts_dir: Path = DEFAULT_PROMPTS_DIR) -> None:
+    def __init__(
+        self, prompts_dir: Path = DEFAULT_PROMPTS_DIR, max_chars: int | None = None
+    ) -> None:
         self.prompts_dir = prompts_dir
+        self.max_chars = max_chars  # PLAINFEED_EXTRACTIVE_MAX_CHARS; None: no bound
 
     def _glossary_paths(self, options: ExplainOptions) -> list[Path]:
         paths = [self.prompts_dir / GLOSSARY_FILE]
@@ -121,6 +124,14 @@ class ExtractiveEngine:
         return "extractive", f"{ENGINE_VERSION}+{digest}"
 
     def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
+        most, size = self.max_chars, len(article.text)
+        if most is not None and size > most:
+            # Its time grows with the text (some 10 s of CPU a MB): refused before any
+            # of it is spent, as the llm engine refuses a post over its parts.
+            raise PostTooLong(
+                f"the post ({size:,} characters) is over PLAINFEED_EXTRACTIVE_MAX_CHARS="
+                f"{most:,}, the most the extractive engine explains"
+            )
         _, glossary = load_glossary(*self._glossary_paths(options))
         explainer = build_explainer(article, glossary)
         _, version = self.identity(options)
