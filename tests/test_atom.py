@@ -191,6 +191,27 @@ def test_feed_of_one_feed(client: TestClient, ids: dict[str, int]) -> None:
     assert missing.headers["content-type"] == "application/problem+json"
 
 
+def test_a_feed_in_another_language_says_so(client: TestClient, ids: dict[str, int]) -> None:
+    """xml:lang was "en" whatever the feed's language; a setting with no sure tag (a
+    name the table does not know, a made-up tag) keeps "en"."""
+    lang = "{http://www.w3.org/XML/1998/namespace}lang"
+
+    def langs(path: str) -> tuple[str, list[str | None]]:
+        root = etree.fromstring(client.get(path).content)
+        return root.get(lang), [e.get(lang) for e in root.iter(f"{ATOM}entry")]
+
+    assert langs(f"/feeds/{ids['a']}/feed.atom") == ("en", [None])
+    for setting, tag in [("French", "fr"), ("Deutsch", "de"), ("pt-br", "pt-BR")]:
+        r = client.patch(f"/feeds/{ids['a']}", json={"language": setting})
+        assert r.status_code == 200, r.text
+        assert langs(f"/feeds/{ids['a']}/feed.atom") == (tag, [None])
+    # The feed of all feeds: in English, each entry of another language says its own.
+    assert langs("/feed.atom") == ("en", [None, "pt-BR"])
+    for setting in ("Klingon", "xx", "English"):
+        client.patch(f"/feeds/{ids['a']}", json={"language": setting})
+        assert langs(f"/feeds/{ids['a']}/feed.atom") == ("en", [None])
+
+
 def test_conditional_get(client: TestClient, ids: dict[str, int]) -> None:
     r = client.get("/feed.atom")
     etag, modified = r.headers["etag"], r.headers["last-modified"]

@@ -31,6 +31,7 @@ from service.api.deps import DB, Ctx
 from service.api.pages import feed_label, safe_url
 from service.api.schemas import Id
 from service.errors import NotFound
+from service.languages import language_tag
 from service.models import Explainer, ItemState
 from service.store import tables as t
 
@@ -259,7 +260,11 @@ def build_feed(
     }
 
     root = etree.Element(f"{{{ATOM_NS}}}feed", nsmap={None: ATOM_NS})
-    root.set(f"{{{XML_NS}}}lang", "en")
+    # The feed's explainers are written in its language setting (README: "English",
+    # "French"): "en" was said of every feed. Where the setting has no sure tag, and for
+    # the feed of all feeds (its entries say their own), it stays "en".
+    lang = (language_tag(feed.language) if feed is not None else None) or "en"
+    root.set(f"{{{XML_NS}}}lang", lang)
     if feed is None:
         _el(root, "id", "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, base + "/feed.atom")))
         _el(root, "title", "Plainfeed: plain-language explainers")
@@ -284,6 +289,9 @@ def build_feed(
         page = f"{base}/ui/items/{item.id}"
         title, takeaway, html = _entry_parts(item, ex, page)
         entry = _el(root, "entry")
+        entry_lang = language_tag(src_feed.language) if src_feed else None
+        if entry_lang and entry_lang != lang:
+            entry.set(f"{{{XML_NS}}}lang", entry_lang)
         _el(entry, "id", entry_id(src_feed.url if src_feed else None, item))
         _el(entry, "title", title)
         _link(entry, page, "alternate", "text/html")
@@ -311,7 +319,15 @@ def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: i
     base = ctx.settings.public_url.rstrip("/")
     path = request.url.path
     key = "|".join(
-        [base, path, str(limit), str(count), updated.isoformat(), feed_label(feed) if feed else ""]
+        [
+            base,
+            path,
+            str(limit),
+            str(count),
+            updated.isoformat(),
+            # A rename or a new language changes the document (its title, its xml:lang).
+            f"{feed_label(feed)}|{feed.language or ''}" if feed else "",
+        ]
     )
     etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
     headers = {
