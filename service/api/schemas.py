@@ -25,23 +25,26 @@ from service.store import tables as t
 # rather than match nothing, so text that reaches a query or a column refuses it.
 NO_NUL = r"^[^\x00]*$"
 
+
+def _setting_text(max_length: int) -> StringConstraints:
+    """A feed's text setting: kept without the padding a form or a shell adds, never
+    blank (null is the default), no NUL."""
+    return StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=max_length, pattern=NO_NUL
+    )
+
+
 # A feed's name is how a change record names its feed (data.source): kept without the
 # padding a form or a shell adds, and never blank ("" was a name, the next feed named ""
 # a 409 "already named ''"); null is no name.
-FeedName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512, pattern=NO_NUL)
-]
+FeedName = Annotated[str, _setting_text(512)]
 
 # A feed's audience and language are what its explainers are written for: a blank one
 # was stored and shown as the feed's setting while the pipeline silently wrote for the
 # default, so like a name they are kept without padding and never blank; null is the
 # default ("a curious non-specialist", "English").
-FeedAudience = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512, pattern=NO_NUL)
-]
-FeedLanguage = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=NO_NUL)
-]
+FeedAudience = Annotated[str, _setting_text(512)]
+FeedLanguage = Annotated[str, _setting_text(64)]
 
 
 def _without_fragment(url: HttpUrl) -> HttpUrl:

@@ -176,8 +176,10 @@ def subscribe(
         else:
             hub_url = found.hubs[0]
     assert hub_url is not None
-    # Before anything is recorded: a hub URL that cannot be asked leaves the feed as it was.
-    fetch.check_url(hub_url, settings)
+    if hub is None:
+        # Before anything is recorded: a hub URL that cannot be asked leaves the feed as it
+        # was (a --hub given was checked above, first of all).
+        fetch.check_url(hub_url, settings)
     mode = "unsubscribe" if unsubscribe else "subscribe"
     # Subscribing again to the hub that pushes now is a renewal: the hub keeps pushing
     # under the running lease, signed with the secret it has, until it verifies. (A fresh

@@ -91,8 +91,10 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
         # A hub that cannot be reached never confirms an unsubscribe: the feed stayed
         # active and this refusal had no end. Forced, the hub's next push to the removed
         # feed is answered 410 Gone, which tells it to drop the subscription.
-        failed = f"; the last request to its hub failed: {feed.websub_error}" * bool(
-            feed.websub_error
+        failed = (
+            f"; the last request to its hub failed: {feed.websub_error}"
+            if feed.websub_error
+            else ""
         )
         raise Conflict(
             f"feed {feed_id} has a WebSub subscription ({feed.websub_state}){failed}: "
