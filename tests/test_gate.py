@@ -340,11 +340,22 @@ def test_a_refused_key_opens_the_circuit_and_the_items_wait_for_it(tmp_path: Pat
         with one_worker(settings) as (_, ctx):
             feed = add_feed(ctx.sessions)
             ids = [queue_item(ctx, "It ran.", feed, f"Post {n}") for n in range(3)]
-            wait_for(lambda: ctx.pipeline.circuit.state == "open", timeout=10)
-            with ctx.sessions() as s:
-                items = [s.get(t.Item, i) for i in ids]
-                states = sorted(str(i.state) for i in items)
-                errors = [i.last_error for i in items if i.last_error]
+
+            def settled() -> list[t.Item] | None:
+                # The circuit opens in memory before the second failure's retry is
+                # stored: wait for that write too, not only for the open circuit.
+                if ctx.pipeline.circuit.state != "open":
+                    return None
+                with ctx.sessions() as s:
+                    items = [s.get(t.Item, i) for i in ids]
+                    s.expunge_all()
+                if any(str(i.state) == "processing" for i in items):
+                    return None
+                return items
+
+            items = wait_for(settled, timeout=10)
+            states = sorted(str(i.state) for i in items)
+            errors = [i.last_error for i in items if i.last_error]
         assert states == ["pending"] * 3  # two tried and waiting, one never tried
         assert len(stub.calls) == 2
         assert len(errors) == 2 and all("OPENAI_API_KEY" in e for e in errors)
