@@ -51,7 +51,7 @@ def _title(source_title: str) -> str:
         ),
         (
             "Ollama is now powered by MLX on Apple Silicon in preview",
-            "Ollama: Ollama is now powered by MLX on Apple silicon in preview",
+            "Ollama is now powered by MLX on Apple silicon in preview",
         ),
         ("Image generation (experimental)", "Image generation (experimental): what the post says"),
         ("Windows preview", "Ollama: Windows preview"),
@@ -97,22 +97,40 @@ def test_a_title_leads_with_what_the_post_is_about(source: str, expected: str) -
     [
         # Cut after its subject, the title lost what joins it or its verb ("Together AI:
         # And Meta partner ...", "Llama 3: Is not very censored"), or half of a longer
-        # name ("PyTorch: Conference North America Announces ...").
+        # name ("PyTorch: Conference North America Announces ..."). Uncut, it is a clause
+        # that names its subject first: the subject is not put before it again ("Llama
+        # 3: Llama 3 is not very censored", "PyTorch: PyTorch Conference ...").
         (
             "Together AI and Meta partner to bring PyTorch Reinforcement Learning to the AI"
             " Native Cloud",
-            "Together AI: Together AI and Meta partner to bring PyTorch reinforcement learning"
-            " to the AI Native Cloud",
+            "Together AI and Meta partner to bring PyTorch reinforcement learning to the AI"
+            " Native Cloud",
         ),
-        ("Llama 3 is not very censored", "Llama 3: Llama 3 is not very censored"),
+        ("Llama 3 is not very censored", "Llama 3 is not very censored"),
         (
             "PyTorch Conference North America Announces 2026 Keynotes",
-            "PyTorch: PyTorch Conference North America Announces 2026 Keynotes",
+            "PyTorch Conference North America Announces 2026 Keynotes",
         ),
+        (
+            "Gemini 2.5 Flash-Lite is now ready for scaled production use",
+            "Gemini 2.5 Flash-Lite is now ready for scaled production use",
+        ),
+        # The subject's longer name, as the post writes it, is the subject ("Llama 3.2:
+        # Llama 3.2 Vision", "MiniMax Speech 2.6: MiniMax Speech 2.6 Turbo").
+        ("Llama 3.2 Vision", "Llama 3.2 Vision: What the post says"),
     ],
 )
 def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected: str) -> None:
     assert _title(source) == expected
+
+
+def test_a_subjects_longer_name_before_the_titles_colon_is_the_subject() -> None:
+    """ "MiniMax Speech 2.6 Turbo: State-of-the-art multilingual TTS ..." led with
+    "MiniMax Speech 2.6" and took the rest of the name for all it said ("MiniMax Speech
+    2.6: MiniMax Speech 2.6 Turbo")."""
+    source = next(t for t in _items() if t.startswith("MiniMax Speech 2.6 Turbo:"))
+    title = _title(source)
+    assert title.startswith("MiniMax Speech 2.6 Turbo: State-of-the-art multilingual TTS")
 
 
 @pytest.mark.parametrize(
@@ -187,7 +205,7 @@ def _case(name: str) -> Article:
         ),
         (
             "ollama-gemma-4-mlx-mtp",
-            "Gemma 4: Gemma 4 is now significantly faster in Ollama 0.31 on Apple Silicon via"
+            "Gemma 4 is now significantly faster in Ollama 0.31 on Apple Silicon via"
             " multi-token prediction (MTP), powered by MLX",
         ),
         # Opening words cut with an ellipsis stopped mid-clause ("... Claude Code has …").

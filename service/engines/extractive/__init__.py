@@ -97,7 +97,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-13"
+ENGINE_VERSION = "extractive-14"
 
 
 class ExtractiveEngine:

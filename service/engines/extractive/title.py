@@ -44,6 +44,17 @@ _JOINS = re.compile(
 )
 
 
+def _longer_name(subject: str, phrase: str, text: str) -> bool:
+    """Whether ``phrase`` is the subject's longer name: one or two more capitalised
+    words ("Llama 3.2 Vision", "MiniMax Speech 2.6 Turbo") the post (``text``) writes
+    so, named whole as the subject (it led "Llama 3.2: Llama 3.2 Vision"); not "PyTorch
+    2.14 Release Blog", words the post does not give as a name."""
+    if not phrase.startswith(subject + " "):
+        return False
+    more = phrase[len(subject) + 1 :].split()
+    return 0 < len(more) <= 2 and all(is_title_word(w) for w in more) and phrase in text
+
+
 def _goes_on(subject: str, rest: str, text: str) -> bool:
     """Whether the title's ``rest`` after its opening ``subject`` still belongs to what
     the subject starts: a joining word or a verb ("and Meta partner ...", "is now ..."),
@@ -89,7 +100,14 @@ def _title(
     new = raw
     if SUBJECT_COLON.search(raw):
         left, right = (x.strip() for x in SUBJECT_COLON.split(raw, 1))
+        if subject and _longer_name(subject, left, article.text):
+            subject = left  # "MiniMax Speech 2.6 Turbo: ...", not "MiniMax Speech 2.6"
         new = right if left == subject else left
+    # A title whose words after the subject go on from it ("Llama 3 is not very
+    # censored", "PyTorch Conference North America announces ...") is a clause that
+    # names its subject first: it stands as the title, the subject not put before it
+    # again ("Llama 3: Llama 3 is not very censored").
+    clause = False
     if subject:
         pat = re.compile(
             rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at)\s+"
@@ -97,10 +115,13 @@ def _title(
         )
         if pat.search(new):
             new = pat.sub("", new)
-        elif new.startswith(subject + " ") and not _goes_on(
-            subject, new[len(subject) + 1 :], article.text
-        ):
-            new = new[len(subject) + 1 :]
+        elif _longer_name(subject, new, article.text):
+            subject, new = new, ""
+        elif new.startswith(subject + " "):
+            if _goes_on(subject, new[len(subject) + 1 :], article.text):
+                clause = True
+            else:
+                new = new[len(subject) + 1 :]
         else:
             new = re.sub(
                 rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=(?-i:[a-z]))",
@@ -134,7 +155,9 @@ def _title(
             claim = lowered or claim
         parts = [p for p in (new, claim) if p]
         rest = capitalise(", ".join(parts)) if parts else "What the post says"
-        if not subject:
+        if clause:
+            title = rest
+        elif not subject:
             title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: what the post says"
         else:
             title = f"{subject}: {rest}"
