@@ -124,6 +124,35 @@ def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected:
     assert _title(source) == expected
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Cut after its subject, a headline's verb stood bare ("Ollama: Now supports ...",
+        # "Google: Announces ...", "Together AI: Brings ..."): the title is the clause.
+        ("Ollama now supports AMD graphics cards", "Ollama now supports AMD graphics cards"),
+        (
+            "Google announces Firebase Genkit with Ollama support",
+            "Google announces Firebase Genkit with Ollama support",
+        ),
+        (
+            "Together AI welcomes Alon Gavrielov as VP of Infrastructure Strategy",
+            "Together AI welcomes Alon Gavrielov as VP of infrastructure Strategy",
+        ),
+        (
+            "Together AI Brings NVIDIA Nemotron 3 to Developers on Day 0",
+            "Together AI brings NVIDIA Nemotron 3 to Developers on Day 0",
+        ),
+        # Not a verb: "now available" reads after the subject's colon.
+        (
+            "DeepSeek-V4 Pro now available on Together AI",
+            "DeepSeek-V4 Pro: Now available on Together AI",
+        ),
+    ],
+)
+def test_a_headlines_verb_stays_after_its_subject(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
 def test_a_subjects_longer_name_before_the_titles_colon_is_the_subject() -> None:
     """ "MiniMax Speech 2.6 Turbo: State-of-the-art multilingual TTS ..." led with
     "MiniMax Speech 2.6" and took the rest of the name for all it said ("MiniMax Speech

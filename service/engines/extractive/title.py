@@ -55,13 +55,30 @@ def _longer_name(subject: str, phrase: str, text: str) -> bool:
     return 0 < len(more) <= 2 and all(is_title_word(w) for w in more) and phrase in text
 
 
+# A headline's verb after its subject ("Together AI welcomes ...", "Google announces
+# ...", "Ollama now supports ..."): cut there, "Ollama: Now supports AMD graphics cards"
+# read as a clause with no one before its verb. A closed list of the verbs headlines
+# announce with: a word ending in "s" is as often a plural ("FedRAMP workspaces and API
+# orgs ..."). After an adverb of news ("now", "also"), a verb of any spelling in "s".
+_HEADLINE_VERB = re.compile(
+    r"(?:(?:now|also|officially|finally|today|just|newly)\s+[a-z][\w\-]*[^s\W]s|"
+    r"(?:(?:now|also|officially|finally|today|just|newly)\s+)?"
+    r"(?:announces|brings|welcomes|supports|adds|launches|introduces|releases|unveils|"
+    r"expands|joins|acquires|ships|raises|powers|enables|delivers|achieves|reaches|"
+    r"becomes|offers|provides|extends|improves|cuts|boosts|accelerates|debuts|"
+    r"integrates|opens|outperforms|beats|unites|teams|partners|appoints|hires|wins|"
+    r"open-sources|doubles|arrives|comes|goes|gets|makes|lets|helps|turns))\b",
+    re.IGNORECASE,
+)
+
+
 def _goes_on(subject: str, rest: str, text: str) -> bool:
     """Whether the title's ``rest`` after its opening ``subject`` still belongs to what
-    the subject starts: a joining word or a verb ("and Meta partner ...", "is now ..."),
-    or a longer name the post writes ("PyTorch Conference North America", "PyTorch
-    Ecosystem Landscape"): cut there, "PyTorch: Conference North America Announces ..."
-    split a name in two."""
-    if _JOINS.match(rest):
+    the subject starts: a joining word or a verb ("and Meta partner ...", "is now ...",
+    "welcomes ..."), or a longer name the post writes ("PyTorch Conference North
+    America", "PyTorch Ecosystem Landscape"): cut there, "PyTorch: Conference North
+    America Announces ..." split a name in two."""
+    if _JOINS.match(rest) or _HEADLINE_VERB.match(rest):
         return True
     nxt = re.match(r"[A-Z][\w\-]*", rest)
     return nxt is not None and f"{subject} {nxt.group(0)}" in text
@@ -118,10 +135,14 @@ def _title(
         elif _longer_name(subject, new, article.text):
             subject, new = new, ""
         elif new.startswith(subject + " "):
-            if _goes_on(subject, new[len(subject) + 1 :], article.text):
+            rest = new[len(subject) + 1 :]
+            if _goes_on(subject, rest, article.text):
                 clause = True
+                verb = _HEADLINE_VERB.match(rest)
+                if verb:  # a verb in Title Case is still a verb: "Together AI brings ..."
+                    new = f"{subject} {verb.group(0).lower()}{rest[verb.end() :]}"
             else:
-                new = new[len(subject) + 1 :]
+                new = rest
         else:
             new = re.sub(
                 rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=(?-i:[a-z]))",
