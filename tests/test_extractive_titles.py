@@ -127,6 +127,31 @@ def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
+        # A status update names the service affected with the acronym that ends its name;
+        # its status page lists the component without it ("Responses (Operational)"):
+        # "Responses: Elevated latency in the Responses API" led with a common word.
+        ("Elevated latency in the Responses API", "Responses API: Elevated latency"),
+        ("Elevated Errors for Sora API", "Sora API: Elevated Errors"),
+        # Named first, the service is not named again mid-title ("Claude API: Elevated
+        # latency on the Claude API for some users"); a longer name stays whole ("Claude
+        # for Microsoft Office 365" is not "Claude" and "for Microsoft Office 365").
+        (
+            "Elevated latency on the Claude API for some users",
+            "Claude API: Elevated latency for some users",
+        ),
+        (
+            "Degraded performance on Claude for Microsoft Office 365",
+            "Claude: Degraded performance on Claude for Microsoft Office 365",
+        ),
+    ],
+)
+def test_a_status_update_leads_with_the_service_affected(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
         # Cut after its subject, a headline's verb stood bare ("Ollama: Now supports ...",
         # "Google: Announces ...", "Together AI: Brings ..."): the title is the clause.
         ("Ollama now supports AMD graphics cards", "Ollama now supports AMD graphics cards"),

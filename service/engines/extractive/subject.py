@@ -317,6 +317,13 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
         ):
             break
         best += m.group(1)
+    # A name the title gives with a generic acronym that ends it, further on than its
+    # start ("Elevated latency in the Responses API"), is named with it where the post
+    # (``whole``: a status page lists the component as "Responses") writes it so at least
+    # as often as not: "Responses" alone is a common word.
+    m = re.search(rf"(?<![\w\-]){re.escape(best)}( (?:{_PART}))(?![\w\-])", title)
+    if m and 2 * _count(best + m.group(1), whole) >= _count(best, whole):
+        best += m.group(1)
     # A version names what it follows, a plain word included ("Ollama Python library
     # 0.4" was "Ollama Python: Library 0.4 ...").
     m = re.search(

@@ -127,11 +127,19 @@ def _title(
     clause = False
     if subject:
         pat = re.compile(
-            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at)\s+"
+            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at)\s+(the\s+)?"
             rf"{re.escape(subject)}\s*$"
+        )
+        # The same phrase mid-title, before another ("Elevated latency on the Claude API
+        # for some users"): the subject leads the title, the rest need not name it again.
+        mid = re.compile(
+            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|to|at)\s+(the\s+)?"
+            rf"{re.escape(subject)}(?=\s+(?:for|on|in|with|at|from|by|via|using)\s+[a-z])"
         )
         if pat.search(new):
             new = pat.sub("", new)
+        elif mid.search(new):
+            new = mid.sub("", new, count=1)
         elif _longer_name(subject, new, article.text):
             subject, new = new, ""
         elif new.startswith(subject + " "):
