@@ -41,6 +41,20 @@ from service.models import Article
             "Our users love it,” said Jane Doe. The authors shipped it.",
             "Our users love it,” said Jane Doe. The team shipped it.",
         ),
+        # A straight quote with no closing one opens no quotation mid-sentence: the rest
+        # of the sentence stayed in the first person as a speaker's words ("... "fast
+        # path and we enable it"). Where it starts the sentence, it opens a quotation of
+        # several sentences as a curly one does.
+        (
+            'We call this the "fast path and we enable it by default on every GPU.',
+            'The authors call this the "fast path and they enable it by default on every GPU.',
+            'The team calls this the "fast path and the team enables it by default on every GPU.',
+        ),
+        (
+            '"We built the first version in two weeks.',
+            '"We built the first version in two weeks.',
+            '"We built the first version in two weeks.',
+        ),
         # A quoted term is no speaker's: the sentence around it is the post's.
         (
             "We introduce “HW agnostic” layers.",

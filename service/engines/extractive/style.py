@@ -87,7 +87,11 @@ def voice_of(article: Article) -> Voice:
 # "we" is its speaker's ("“We are thrilled to partner,” said the CEO of ..."), not the
 # post's authors' nor the publisher's. A quote the sentence opens and does not close (the
 # first sentence of a longer one) runs to its end; one it closes first ran from its start.
-_QUOTE = re.compile(r"“[^“”]*(?:”|$)|^[^“”]*”|(?<![\w])\"[^\"]*\"(?![\w])|(?<![\w])\"[^\"]*$")
+# A straight quote has one spelling for both ends: unmatched, it opens a quotation only
+# where the sentence starts with it. Mid-sentence it is a stray mark ("We call it the
+# "fast path and we enable it"), and taking it for an opening quote left the rest of the
+# sentence in the first person as some speaker's words.
+_QUOTE = re.compile(r"“[^“”]*(?:”|$)|^[^“”]*”|(?<![\w])\"[^\"]*\"(?![\w])|^\"[^\"]*$")
 _MASK = "\ue000"
 
 
