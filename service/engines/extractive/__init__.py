@@ -44,6 +44,7 @@ from service.engines.extractive.glossary import (
     GlossaryEntry,
     define,
     load_glossary,
+    most_seen,
 )
 from service.engines.extractive.inline import clean_inline, strip_refs
 from service.engines.extractive.owners import owners
@@ -176,15 +177,24 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
         best = max(pool, key=lambda c: (c.base, -c.section, -c.index))
         k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
         chosen[k].append(best)
+    who, used = owners(draft), [c for picked in chosen for c in picked]
+    title = explainer_title(article, draft, case)
+    # Every term a definition finds a place for, first: past the cap, the cap goes to
+    # the terms the reader meets most (``most_seen``), and the sections are written again.
     defined: set[str] = set()  # glossary terms defined so far: each only once
-    sections = _write(draft, plans, chosen, glossary, case, defined, owners(draft))
+    sections = _write(draft, plans, chosen, glossary, case, defined, who, len(glossary))
     if not sections:
         raise NothingToExplain("the article has no prose sentences to explain")
-    return Explainer(
-        title=explainer_title(article, draft, case),
-        sections=sections,
-        takeaway=takeaway(draft, glossary, defined, [c for picked in chosen for c in picked]),
-    )
+    end = takeaway(draft, glossary, defined, used, len(glossary))
+    if len(defined) > MAX_DEFINITIONS:
+        plain = _write(draft, plans, chosen, (), case, set(), who)
+        seen = [s.heading for s in plain] + [p for s in plain for p in s.paragraphs]
+        seen.append(takeaway(draft, (), set(), used) or "")
+        glossary = most_seen(glossary, defined, "\n".join(seen), title)
+        defined = set()
+        sections = _write(draft, plans, chosen, glossary, case, defined, who)
+        end = takeaway(draft, glossary, defined, used)
+    return Explainer(title=title, sections=sections, takeaway=end)
 
 
 def _write(
@@ -195,6 +205,7 @@ def _write(
     case: CaseTable,
     defined: set[str],
     who: dict[int, str],
+    most: int = MAX_DEFINITIONS,
 ) -> list[Section]:
     """The explainer's sections: paragraphs of the chosen sentences, the first result of
     each attributed to the post, glossary terms defined at first use; a sentence of a
@@ -225,7 +236,7 @@ def _write(
                 " ".join(
                     " ".join(t for _, t in run)
                     if kind == "table"
-                    else define(" ".join(t for _, t in run), glossary, defined)
+                    else define(" ".join(t for _, t in run), glossary, defined, most)
                     for kind, run in ((k, list(r)) for k, r in runs)
                 )
             )

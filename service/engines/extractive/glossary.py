@@ -4,7 +4,7 @@ placed after a term's first use where they read well."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -100,10 +100,13 @@ def load_glossary(*paths: Path) -> tuple[str, tuple[GlossaryEntry, ...]]:
     return "\n".join(raws), tuple(merged.values())
 
 
-def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> str:
+def define(
+    text: str, glossary: Sequence[GlossaryEntry], defined: set[str], most: int = MAX_DEFINITIONS
+) -> str:
     """A plain definition after the first use of a glossary term that reads well with
     one: where the term ends its phrase, at most one definition per sentence. Terms
-    defined go into ``defined``, so that each is defined once per explainer."""
+    defined go into ``defined``, so that each is defined once per explainer, and no more
+    than ``most`` of them."""
     hits: list[tuple[int, int, GlossaryEntry]] = []
     for e in glossary:
         if e.term in defined:
@@ -120,7 +123,7 @@ def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> s
         if e.term in defined or any(a <= start < b for a, b in taken):
             continue
         sent = next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
-        if sent in used_sentences or len(defined) >= MAX_DEFINITIONS:
+        if sent in used_sentences or len(defined) >= most:
             continue
         placed = _definition_insert(text, start, end, e.definition_for(text[start:end]))
         if placed is None or _before_a_figure(
@@ -134,6 +137,26 @@ def define(text: str, glossary: Sequence[GlossaryEntry], defined: set[str]) -> s
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
     return text
+
+
+def most_seen(
+    glossary: Sequence[GlossaryEntry], placed: Collection[str], seen: str, headline: str
+) -> tuple[GlossaryEntry, ...]:
+    """The glossary cut to the ``MAX_DEFINITIONS`` of the ``placed`` terms (those a
+    definition found a place for) the reader meets most: a term of the ``headline``
+    first, then the terms the explainer's text (``seen``, without definitions) uses most,
+    then the earliest. Spent in reading order, the cap went to a term said once
+    ("nightly" of the FlyDSL explainer) and left one said five times undefined
+    ("kernel")."""
+    entries = [e for e in glossary if e.term in placed]
+
+    def rank(e: GlossaryEntry) -> tuple[bool, int, int]:
+        first = e.pattern.search(seen)
+        at = first.start() if first else len(seen)
+        return (e.pattern.search(headline) is None, -len(e.pattern.findall(seen)), at)
+
+    kept = {e.term for e in sorted(entries, key=rank)[:MAX_DEFINITIONS]}
+    return tuple(e for e in glossary if e.term in kept)
 
 
 _FIGURE_AHEAD = 8  # words

@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from service.check import check_explainer
-from service.engines.extractive.glossary import GlossaryEntry, define
+from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
@@ -305,6 +305,7 @@ def takeaway(
     glossary: Sequence[GlossaryEntry],
     defined: set[str],
     used: Collection[Cand] = (),
+    most: int = MAX_DEFINITIONS,
 ) -> str | None:
     """The conclusion's best plain sentence, if the post has a conclusion and one the
     sections do not already say (``used``: the sentences they are made of; the conclusion
@@ -323,7 +324,7 @@ def takeaway(
     if not pool:
         return None
     best = max(pool, key=lambda c: (c.base + 0.3 * len(c.figures), -c.index))
-    return define(finish(third_person(best.text, draft.voice)), glossary, defined)
+    return define(finish(third_person(best.text, draft.voice)), glossary, defined, most)
 
 
 # An em dash closes a clause spaced or not ("query execution plans—achieving up to 4.78x
