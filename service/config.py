@@ -240,6 +240,14 @@ class Settings(BaseSettings):
     # HTTP
     api_token: str | None = None
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
+    # uvicorn bounds no request body in time: a client that declared one and sent nothing
+    # held a connection and a server task for good. 30 s takes the 16 MiB cap at ~560 KB/s.
+    body_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=MAX_SECONDS,
+        description="Seconds a request body has to arrive whole, from the end of its headers.",
+    )
     public_url: str = "http://127.0.0.1:8000"
 
     # fetching

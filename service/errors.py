@@ -87,6 +87,14 @@ class PayloadTooLarge(InputError):
     title = "Payload too large"
 
 
+class RequestTimeout(InputError):
+    """A request body that did not arrive whole in time (PLAINFEED_BODY_TIMEOUT)."""
+
+    status = 408
+    slug = "request-timeout"
+    title = "Request body timeout"
+
+
 class UnsupportedMediaType(InputError):
     """A body with a content type Plainfeed does not take."""
 

@@ -114,6 +114,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     problems.install(app)
     app.add_middleware(limits.BodyLimit)
     app.add_middleware(limits.HeadAsGet)
+    # Outermost: the body's clock runs from the request reaching the app.
+    app.add_middleware(limits.BodyTimeout, seconds=settings.body_timeout)
     app.include_router(webhooks.router)
     app.include_router(websub.router)
     app.include_router(resources.router)

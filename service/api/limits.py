@@ -1,7 +1,10 @@
-"""ASGI middleware for what every route shares: a cap on request bodies, and HEAD
-answered as GET without the body (RFC 9110 9.3.2)."""
+"""ASGI middleware for what every route shares: a cap on request bodies and on the time
+they take to arrive, and HEAD answered as GET without the body (RFC 9110 9.3.2)."""
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -67,6 +70,60 @@ def _counting(receive: Receive, limit: int) -> Receive:
         return message
 
     return counted
+
+
+class BodyTimeout:
+    """A request body not received whole within ``seconds`` of the request reaching the
+    app (its headers read) is a 408 problem, and the connection is closed (RFC 9110
+    15.5.9). Only the body is bounded: what the route does after reading it, and a
+    streamed answer, take as long as they take. Pure ASGI: Starlette's BaseHTTPMiddleware
+    would run the route in a task of its own and buffer streamed answers."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _declares_body(scope):
+            receive = _timed(receive, self.seconds)
+        await self.app(scope, receive, send)
+
+
+def _declares_body(scope: Scope) -> bool:
+    """Whether the request says a body follows (a Content-Length over 0, or chunked). One
+    that does not is answered by uvicorn's receive at once: nothing to wait for, and a
+    streamed answer's wait for a disconnect (by receive) must not be cut short."""
+    headers = dict(scope.get("headers", ()))
+    if b"chunked" in headers.get(b"transfer-encoding", b"").lower():
+        return True
+    length = headers.get(b"content-length", b"").strip()
+    return length.isdigit() and int(length) > 0
+
+
+def _timed(receive: Receive, seconds: float) -> Receive:
+    deadline = time.monotonic() + seconds
+    whole = False
+
+    async def timed() -> Message:
+        nonlocal whole
+        if whole:  # the body is in: a later receive waits for the disconnect, unbounded
+            return await receive()
+        try:
+            message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            # Raised where the route reads its body, as BodyLimit's 413 is; the problem
+            # handler answers it with Connection: close, and uvicorn closes the connection.
+            raise HTTPException(
+                408,
+                f"the request body did not arrive whole within {seconds:g} seconds "
+                "(PLAINFEED_BODY_TIMEOUT)",
+                headers={"Connection": "close"},
+            ) from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            whole = True
+        return message
+
+    return timed
 
 
 class HeadAsGet:

@@ -14,7 +14,12 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from service.api.limits import MAX_REQUEST_BODY
-from service.errors import PayloadTooLarge, PlainfeedError, UnsupportedMediaType
+from service.errors import (
+    PayloadTooLarge,
+    PlainfeedError,
+    RequestTimeout,
+    UnsupportedMediaType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +153,8 @@ def install(app: FastAPI) -> None:
             slug, title = PayloadTooLarge.slug, PayloadTooLarge.title
         elif exc.status_code == 415:  # a compressed body (service.api.limits)
             slug, title = UnsupportedMediaType.slug, UnsupportedMediaType.title
+        elif exc.status_code == 408:  # a body too slow (service.api.limits.BodyTimeout)
+            slug, title = RequestTimeout.slug, RequestTimeout.title
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             headers["Allow"] = _allowed(request)
@@ -241,8 +248,8 @@ def _needs_token(route: APIRoute) -> bool:
 def _document(schema: dict[str, Any], app: FastAPI) -> None:
     """What the handlers above answer, in the OpenAPI document: every error as
     ``application/problem+json`` (FastAPI says ``application/json`` with its own
-    validation shape), 401 where the bearer token is checked, 400 and 413 where a body is
-    read; and HEAD beside every GET."""
+    validation shape), 401 where the bearer token is checked, 400, 408 and 413 where a
+    body is read; and HEAD beside every GET."""
     schemas = schema.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = PROBLEM_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):
@@ -265,6 +272,9 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                 if "application/json" in body:
                     responses.setdefault("400", {"description": "The body is not valid JSON"})
                 responses.setdefault("413", {"description": f"Body over {cap} MiB"})
+                responses.setdefault(
+                    "408", {"description": "Body not in whole within PLAINFEED_BODY_TIMEOUT"}
+                )
             for status, response in responses.items():
                 content = response.get("content")
                 # FastAPI's own 422 names its validation shape; a response that declares

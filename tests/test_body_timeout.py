@@ -1,0 +1,223 @@
+"""A request body must arrive whole within PLAINFEED_BODY_TIMEOUT seconds: raw bytes to a
+real server on loopback, through each of uvicorn's HTTP protocols. uvicorn has no timeout
+of its own on a body: a client that declared one and sent nothing held a connection and a
+server task for good."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from service.api.app import create_app
+from service.api.limits import MAX_REQUEST_BODY, BodyTimeout
+from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
+from service.config import Settings
+from tests.conftest import free_port, make_settings
+
+TIMEOUT = 1.0
+
+
+@pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
+def protocol(request: pytest.FixtureRequest) -> type[asyncio.Protocol]:
+    return request.param  # type: ignore[no-any-return]
+
+
+def serve(app: object, protocol: type[asyncio.Protocol]) -> Iterator[int]:
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, http=protocol, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}", body_timeout=TIMEOUT)
+
+
+@pytest.fixture
+def port(settings: Settings, protocol: type[asyncio.Protocol]) -> Iterator[int]:
+    yield from serve(create_app(settings, workers=0), protocol)
+
+
+def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """The status line, headers and body of the answer, read until the server closes."""
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+def stalled(port: int, head: bytes, part: bytes = b"") -> tuple[float, str, dict[str, str], bytes]:
+    """Send a request head (and ``part`` of its body), then nothing: seconds until the
+    answer is complete and the connection closed, and the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT + 10) as s:
+        start = time.monotonic()
+        s.sendall(head + part)
+        status, headers, body = read_answer(s)
+        return time.monotonic() - start, status, headers, body
+
+
+def assert_timeout_problem(status: str, headers: dict[str, str], body: bytes) -> None:
+    assert status.startswith("HTTP/1.1 408"), status
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    problem = json.loads(body)
+    assert problem["status"] == 408
+    assert problem["type"].endswith("/request-timeout")
+    assert problem["title"] == "Request body timeout"
+    assert "PLAINFEED_BODY_TIMEOUT" in problem["detail"]
+    assert problem["instance"] == "/check"
+
+
+@pytest.mark.parametrize("part", [b"", b'{"text": "It is'], ids=["nothing", "some"])
+def test_a_declared_body_that_never_comes_is_408(port: int, part: bytes) -> None:
+    head = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n"
+    )
+    took, status, headers, body = stalled(port, head, part)
+    assert_timeout_problem(status, headers, body)
+    assert TIMEOUT * 0.9 <= took < TIMEOUT + 5
+
+
+def test_a_chunked_body_that_stops_is_408(port: int) -> None:
+    head = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+    took, status, headers, body = stalled(port, head, b'5\r\n{"tex\r\n')
+    assert_timeout_problem(status, headers, body)
+    assert took < TIMEOUT + 5
+
+
+def test_a_slow_body_within_the_bound_is_served(port: int) -> None:
+    payload = json.dumps({"text": "It is 1.10x faster.", "explainer": "It is 1.10x faster."})
+    raw = payload.encode()
+    head = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Connection: close\r\nContent-Length: " + str(len(raw)).encode() + b"\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT + 10) as s:
+        s.sendall(head)
+        for i in range(0, len(raw), len(raw) // 3 + 1):  # in 3 parts over ~60% of the bound
+            time.sleep(TIMEOUT / 5)
+            s.sendall(raw[i : i + len(raw) // 3 + 1])
+        status, _, body = read_answer(s)
+    assert status.startswith("HTTP/1.1 200"), body
+    assert json.loads(body)["ok"] is True
+
+
+def test_a_request_without_a_body_is_not_bounded(port: int) -> None:
+    # A keep-alive connection that sends its next request later is not a stalled body.
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT + 10) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        time.sleep(TIMEOUT * 1.5)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        status, _, _ = read_answer(s)
+    assert status.startswith("HTTP/1.1 200")
+
+
+def test_a_large_body_within_the_cap_is_read_whole(settings: Settings) -> None:
+    # The default bound, and a body just under the 16 MiB cap: read to its end and
+    # judged on its content (a name too long), not cut short as too slow.
+    settings = settings.model_copy(
+        update={"body_timeout": Settings.model_fields["body_timeout"].default}
+    )
+    raw = json.dumps({"url": "https://example.com/feed", "name": "x" * (MAX_REQUEST_BODY - 100)})
+    assert len(raw) <= MAX_REQUEST_BODY
+    for port in serve(create_app(settings, workers=0), ProblemHttpToolsProtocol):
+        r = httpx.post(
+            f"http://127.0.0.1:{port}/feeds",
+            content=raw,
+            headers={"content-type": "application/json"},
+            timeout=60,
+        )
+        assert r.status_code == 422, r.text
+        assert r.json()["type"].endswith("/validation-error")
+
+
+async def _slow_stream(request: Request) -> StreamingResponse:
+    await request.body()
+
+    async def parts() -> AsyncIterator[bytes]:
+        for i in range(3):
+            await asyncio.sleep(TIMEOUT * 0.6)
+            yield f"part {i}\n".encode()
+
+    return StreamingResponse(parts(), media_type="text/plain")
+
+
+async def _slow_answer(request: Request) -> Response:
+    body = await request.body()
+    await asyncio.sleep(TIMEOUT * 1.5)
+    return Response(body, media_type="text/plain")
+
+
+def test_a_response_may_take_longer_than_the_bound(protocol: type[asyncio.Protocol]) -> None:
+    # The bound is on receiving the body only: a long answer, streamed or not, after a
+    # body that came in time, is sent whole.
+    app = BodyTimeout(
+        Starlette(
+            routes=[
+                Route("/stream", _slow_stream, methods=["POST"]),
+                Route("/slow", _slow_answer, methods=["POST"]),
+            ]
+        ),
+        seconds=TIMEOUT,
+    )
+    for port in serve(app, protocol):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            r = client.post("/stream", content=b"hello")
+            assert r.status_code == 200
+            assert r.text == "part 0\npart 1\npart 2\n"
+            r = client.post("/slow", content=b"hello")
+            assert r.status_code == 200
+            assert r.text == "hello"
+
+
+def test_the_bound_is_a_setting(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert make_settings(url).body_timeout == 30.0
+    for bad in (0, -1, 1e9):
+        with pytest.raises(ValueError):
+            make_settings(url, body_timeout=bad)
+
+
+def test_the_408_is_documented_where_a_body_is_read(settings: Settings) -> None:
+    spec = create_app(settings, workers=0).openapi()
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            if "requestBody" in op:
+                assert op["responses"]["408"]["content"] == {
+                    "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+                }, f"{method} {path}"
+    assert "408" in spec["paths"]["/check"]["post"]["responses"]
