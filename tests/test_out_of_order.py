@@ -438,7 +438,9 @@ def test_a_rollback_is_applied_when_its_delivery_is_retried_with_force(svc: Serv
     assert run.returncode == 0, run.stderr
     assert "re-queued (forced)" in run.stderr
     wait_for(lambda: "16 GPUs" in lab_item(svc).text)
-    assert svc.outcome(rollback)["items_changed"] == 1
+    # The delivery's counts are of all its runs: the edit applied by each forced retry.
+    final = svc.outcome(rollback)
+    assert final["items_changed"] == 2 and final["item_ids"] == [item.id], final
     assert cli(svc, "deliveries", "retry", "999999").returncode == 2
 
 

@@ -49,6 +49,28 @@ def _storable_validators(
     return ok(etag, _MAX_ETAG), ok(last_modified, _MAX_LAST_MODIFIED)
 
 
+def _with_earlier_runs(
+    s: Session, delivery_id: int, new: list[int], changed: list[int], skipped: int
+) -> dict[str, object]:
+    """The delivery's record after this run: its counts added to those of its earlier
+    runs (a retry), and its items among theirs, in id order. A retry that finds nothing
+    new (the feed unchanged) must not forget which items the delivery created."""
+    row = s.execute(
+        select(
+            t.Delivery.items_new,
+            t.Delivery.items_changed,
+            t.Delivery.items_skipped,
+            t.Delivery.item_ids,
+        ).where(t.Delivery.id == delivery_id)
+    ).one()
+    return {
+        "items_new": (row.items_new or 0) + len(new),
+        "items_changed": (row.items_changed or 0) + len(changed),
+        "items_skipped": (row.items_skipped or 0) + skipped,
+        "item_ids": sorted({*(row.item_ids or ()), *new, *changed}),
+    }
+
+
 class Intake(Apply):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
@@ -184,10 +206,9 @@ class Intake(Apply):
                         owner,
                         state="processed",
                         feed_id=feed_id,
-                        items_new=len(stored.new),
-                        items_changed=len(stored.changed),
-                        items_skipped=stored.held_new,
-                        item_ids=sorted(stored.new + stored.changed),
+                        **_with_earlier_runs(
+                            s, claim.id, stored.new, stored.changed, stored.held_new
+                        ),
                         problems="; ".join(noted) or None,
                         error=None,  # an earlier attempt's (a fetch that failed a moment)
                         processed_at=datetime.now(UTC),
@@ -233,10 +254,7 @@ class Intake(Apply):
                 claim.id,
                 owner,
                 state="processed",
-                items_new=0,
-                items_changed=0,
-                item_ids=[],
-                problems=note,
+                problems=note,  # the counts and items of earlier runs (a retry) kept
                 error=None,
                 processed_at=datetime.now(UTC),
             )

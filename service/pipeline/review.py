@@ -75,8 +75,7 @@ class Review(PipelineBase):
             d.next_attempt_at = now
             d.lease_owner = d.lease_until = None
             d.error = d.problems = d.processed_at = None
-            d.items_new = d.items_changed = d.items_skipped = 0
-            d.item_ids = []
+            # Its counts and items are kept: the run adds to them (service.pipeline.intake).
 
     def approve(self, item_id: int, who: str) -> t.Explainer:
         """A person publishes a reviewed explainer; who and when are recorded."""

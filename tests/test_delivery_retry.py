@@ -1,0 +1,61 @@
+"""POST /deliveries/{id}/retry keeps what the delivery's earlier runs recorded: the real
+app on loopback with its workers, real SQLite and PostgreSQL, the feed on a real HTTP
+server. A retry emptied `items_new` and `item_ids` before it ran again, and a run that
+found nothing new (the feed unchanged, answered 304) left them empty: which items the
+delivery had created was lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.live import Service
+from tests.origin import Origin
+
+RSS = {"Content-Type": "application/rss+xml; charset=UTF-8"}
+
+
+def rss(*posts: int) -> bytes:
+    entries = "".join(
+        f"<item><title>Post {i}</title><guid>urn:retry:{i}</guid>"
+        f"<pubDate>Tue, 0{i} Sep 2026 10:00:00 GMT</pubDate>"
+        f"<description>&lt;p&gt;Post {i}: the parser is {i + 1}x faster after the "
+        "rewrite of its tokenizer.&lt;/p&gt;</description></item>"
+        for i in posts
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel>'
+        f"<title>Retry</title><link>https://retry.example/</link>{entries}</channel></rss>"
+    ).encode()
+
+
+def retried(svc: Service, delivery_id: int) -> dict[str, Any]:
+    r = svc.http.post(f"/deliveries/{delivery_id}/retry")
+    assert r.status_code == 202, r.text
+    return svc.outcome(delivery_id)
+
+
+def test_a_retried_delivery_keeps_what_its_earlier_runs_recorded(
+    svc: Service, origin: Origin
+) -> None:
+    url = origin.route("/feed", body=rss(1, 2), headers=RSS, etag='"v1"')
+    fid = svc.feed(url)
+    first = svc.fetched(fid)
+    assert (first["items_new"], first["items_changed"]) == (2, 0), first
+    created = first["item_ids"]
+    assert len(created) == 2
+
+    # Retried while the feed is as it was: answered 304, nothing new, nothing forgotten.
+    same = retried(svc, first["id"])
+    assert same["state"] == "processed" and "not modified" in same["problems"], same
+    assert (same["items_new"], same["items_changed"]) == (2, 0)
+    assert same["item_ids"] == created
+
+    # Retried once the feed has a third post: it is added to what the delivery created.
+    origin.route("/feed", body=rss(1, 2, 3), headers=RSS, etag='"v2"')
+    more = retried(svc, first["id"])
+    assert more["state"] == "processed", more
+    assert (more["items_new"], more["items_changed"]) == (3, 0), more
+    assert more["item_ids"][:2] == created and len(more["item_ids"]) == 3
+    assert more["item_ids"] == sorted(more["item_ids"])
+    listed = svc.http.get("/items", params={"feed_id": fid}).json()
+    assert sorted(i["id"] for i in listed["items"]) == more["item_ids"]
