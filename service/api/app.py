@@ -13,12 +13,14 @@ from fastapi_offline import FastAPIOffline
 from service import __version__, outbound
 from service.api import (
     atom,
+    deliveries,
+    feeds,
+    items,
     limits,
     metrics,
     ops,
     pages,
     problems,
-    resources,
     subscribers,
     webhooks,
     websub,
@@ -118,7 +120,9 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app.add_middleware(limits.BodyTimeout, seconds=settings.body_timeout)
     app.include_router(webhooks.router)
     app.include_router(websub.router)
-    app.include_router(resources.router)
+    app.include_router(feeds.router)
+    app.include_router(deliveries.router)
+    app.include_router(items.router)
     app.include_router(ops.router)
     app.include_router(subscribers.router)
     app.include_router(atom.router)
