@@ -145,6 +145,13 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Each request had 512 Output Tokens."),
         (FLY, "Each request had 256 Prompt Tokens."),
         (FLY, "Each request had 256 Input Tokens and 512 Output Tokens."),
+        # So does a table row's title-cased label before its count: "512 output tokens".
+        (FLY, "| Output Tokens | 512 |"),
+        (FLY, "Output Tokens | 512"),
+        (
+            FLY,
+            "| Setting | Value |\n| --- | --- |\n| Input Tokens | 256 |\n| Output Tokens | 512 |",
+        ),
         # The figure of a leading phrase stands in the source sentence of the figures.
         (SHOP, "At 350 requests per minute, time to first token fell about 19%."),
         (SHOP, "At 350 requests per minute, end-to-end latency dropped about 38%."),
@@ -272,6 +279,14 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "Each request had 512 Prompt Tokens."),
         (FLY, "Each request had 256 Output Tokens."),
         (FLY, "Each request had 256 Output Tokens and 512 Input Tokens."),
+        (FLY, "| Output Tokens | 256 |"),
+        (
+            FLY,
+            "| Setting | Value |\n| --- | --- |\n| Input Tokens | 512 |\n| Output Tokens | 256 |",
+        ),
+        # A row's label says what its count counts ("2,995 commits from 487 contributors").
+        (PT, "| Commits | 487 |"),
+        (PT, "| Contributors | 2,995 |"),
         # Another kind of GEMM: the 1.10x and 1.12x are under "Dense GEMM", and the
         # summary's 1.20x is "across all 24 grouped-GEMM cases".
         (FLY, "Grouped GEMM gives a 1.10x speedup over the faster of ATen and Triton."),

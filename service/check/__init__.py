@@ -133,16 +133,18 @@ Rules, in short (the module's tests spell them out):
   first plural is what it counts; a word of amount, "new", "more", "additional", "extra",
   does not end the phrase, and generated tokens are output; a title-cased phrase of a
   heading or table cell, "512 Prompt Tokens", reads as in lower case, its words no
-  names, but for names the source never writes in lower case), not "512-token output" nor
-  "512 output tokens", and "256 tokens of output" or "256 new output tokens" counts
-  tokens (not a "256 x 256 output tile"); a count of one plural noun counts it where
-  the source's count is followed by words of its own ("487 commits" for "2,995 commits
-  from 487 contributors" is ``misattached``); its noun may be missing only where the
-  source's figure names nothing of its own after it ("8-256 concurrent requests" for
-  "concurrency ranges from 8 to 256"). A name the source's clause has only in a
-  parenthesis of figures goes with those figures and the figure it follows, not a
-  figure after it ("6.2x on MI325X" for "recovered 89% (5,996 -> 7,027 tok/s on
-  8xMI325X GPU), and ... delivered 6.2x").
+  names, but for names the source never writes in lower case; so does a table row's
+  label of words before a count alone in its cell, and it says what that counts: "|
+  Output Tokens | 512 |" is "512 output tokens", "| Commits | 487 |" is no count of
+  contributors), not "512-token output" nor "512 output tokens", and "256 tokens of
+  output" or "256 new output tokens" counts tokens (not a "256 x 256 output tile"); a
+  count of one plural noun counts it where the source's count is followed by words of
+  its own ("487 commits" for "2,995 commits from 487 contributors" is ``misattached``);
+  its noun may be missing only where the source's figure names nothing of its own after
+  it ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"). A name the
+  source's clause has only in a parenthesis of figures goes with those figures and the
+  figure it follows, not a figure after it ("6.2x on MI325X" for "recovered 89% (5,996
+  -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").
 - No borrowed names: the figures of the source clause are bound to its names the same
   way. A clause that holds all the explainer's names does not back a figure with a
   unit of measure when one of those names is one it gives only another figure of that

@@ -81,6 +81,50 @@ def title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
     return s
 
 
+# A cell of a table row (between "|" marks): its text, after its column's name in a row
+# of the explainer's own table as rendered ("Setting: Output Tokens | Value: 512").
+_CELL_TEXT = re.compile(r"[ \t]*(?:[^|:\n]*:[ \t]+)?(?P<text>[^|]*?)[ \t]*$")
+_LABEL_WORDS = re.compile(r"[A-Za-z]+(?:[ \t-]+[A-Za-z]+){0,3}")
+
+
+def _cell(s: str, a: int, b: int) -> tuple[int, int]:
+    m = _CELL_TEXT.match(s, a, b)
+    assert m is not None  # every part of it is optional
+    return m.span("text")
+
+
+def row_labels(idx: SourceIndex, s: str, nums: Sequence[Number]) -> tuple[str, dict[int, str]]:
+    """A table row whose first cell is a label of words and a later cell a bare count
+    alone ("| Output Tokens | 512 |", "Setting: Output Tokens | Value: 512"): ``s`` with
+    the label's capitalised words in lower case, but for names the source never writes
+    so (as :func:`title_counts` does; the same length), and per such count (by start) the
+    label, which says what it counts: the row reads "512 output tokens", and "Tokens" is
+    no name of the figure. A count with a unit, or a cell of more, is left as written
+    ("| Triton | 1.95x |": the row's label is what its measure is said of)."""
+    if "|" not in s:
+        return s, {}
+    out: dict[int, str] = {}
+    for n in nums:
+        if n.unit or n.noun or n.kind != QUANTITY:
+            continue
+        left, right = s.rfind("|", 0, n.start), s.find("|", n.end)
+        if left < 0 or _cell(s, left + 1, len(s) if right < 0 else right) != (n.start, n.end):
+            continue  # not alone in a cell
+        first = s.find("|", 0, left + 1)
+        begin = first + 1 if first >= 0 and not s[:first].strip() else 0
+        end = s.find("|", begin)
+        a, b = _cell(s, begin, end)
+        if end < 0 or end > left or _LABEL_WORDS.fullmatch(s, a, b) is None:
+            continue
+        label = _TITLE_WORD.sub(
+            lambda w: w.group(0).lower() if w.group(0).lower() in idx.cased else w.group(0),
+            s[a:b],
+        )
+        s = s[:a] + label + s[b:]
+        out[n.start] = label
+    return s, out
+
+
 def about_words(s: str, n: Number, scope: tuple[int, int]) -> tuple[str, ...]:
     """The words a measured figure with no name is said of: the last three content words
     of its clause before it, but for words of which way it moved ("time to first token

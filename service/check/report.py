@@ -7,7 +7,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from service.check.beyond import about_words, direct_noun, far_names, kinds_of, title_counts
+from service.check.beyond import (
+    about_words,
+    direct_noun,
+    far_names,
+    kinds_of,
+    row_labels,
+    title_counts,
+)
 from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
 from service.check.coverage import dropped_facts
 from service.check.index import SourceIndex, index_source, squeeze
@@ -197,7 +204,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
-        s = title_counts(idx, s, nums)
+        s, labels = row_labels(idx, title_counts(idx, s, nums), nums)
         if "(" in s or "[" in s:
             markers = [m.span() for m in _MARKER.finditer(s)]
             if markers:
@@ -256,11 +263,15 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 scope = span or figure_scope(s, nums, n)
                 # What a count counts: its noun ("512-token prompt") or the last noun of
                 # the phrase after it ("512 prompt tokens"), of the words said with it.
+                # A table row's count alone in its cell counts what its label says:
+                # "| Output Tokens | 512 |" reads "512 output tokens".
+                label = labels.get(n.start)
+                phrased = s if label is None else s[: n.end] + " " + label
                 if n.noun:
                     counted, head = "" if n.unit else n.noun, compound_head(s, n, STOP_WORDS)
                 else:
-                    counted, head = counted_phrase(s, n, STOP_WORDS)
-                direct = "" if counted or n.unit or n.noun else direct_noun(s, n)
+                    counted, head = counted_phrase(phrased, n, STOP_WORDS)
+                direct = "" if counted or n.unit or n.noun else direct_noun(phrased, n)
                 far = far_names(s, nums, names, n, binding, scope[0]) if n.unit else ()
                 binding = Binding(
                     names=binding.names,
