@@ -93,6 +93,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "The FNUZ format on AMD has a maximum value of 240."),
         (FP8, "On AMD, e4m3fnuz has a maximum of 240."),  # the source's "max of 240"
         (FP8, "The e4m3fnuz format has a max of 240."),
+        # The source's stated maximum is an upper bound, as "up to" is.
+        (FP8, "On AMD, e4m3fnuz values go up to 240."),
+        (FP8, "e4m3fnuz values are at most 240."),
+        (FP8, "On AMD, e4m3fnuz tops out at 240."),
         (FP8, "The upstream FP8 configuration added 127 ms per step, 92% of it in quantization."),
         (FP8, "With DeepSeek V3 671B, the fused forward kernel raised throughput by 17%."),
         (FP8, "The colwise scales kernel is 6.2 times faster per MoE layer on MI300X."),
@@ -232,6 +236,7 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FP8, "The FNUZ format on AMD has a maximum value of 448."),
         (FP8, "The FNUZ format on AMD has a maximum of 448."),
         (FP8, "e4m3fnuz is at least 240."),  # the source's maximum, as a lower bound
+        (FP8, "On AMD, e4m3fnuz values go over 240."),
         (FP8, "FP8 training throughput drops 13.4% against BF16 on Llama3-8B."),  # a gain
         (FP8, "The upstream FP8 configuration added 92 ms per step."),
         (FP8, "The BF16 baseline is 7,027 tokens per second."),  # "7,027 vs 7,156 BF16"

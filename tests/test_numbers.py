@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key
+from service.numbers import Hedge, Kind, Number, extract_numbers, identifier_key, prepare
+from service.numbers.context import stated_bounds
 from service.numbers.number import updated
 
 
@@ -255,6 +256,26 @@ def test_a_list_is_not_a_range() -> None:
 )
 def test_hedges(text: str, hedge: Hedge) -> None:
     assert one(text).hedge == hedge
+
+
+@pytest.mark.parametrize(
+    ("text", "hedge"),
+    [
+        # A maximum or minimum the source states of a thing is a bound there, as "up to"
+        # is: "up to 240" and "at most 240" restate "has a max of 240".
+        ("the format has a max of 240", Hedge.UPPER),
+        ("e4m3fnuz has a maximum of 240", Hedge.UPPER),
+        ("a maximum value of 240", Hedge.UPPER),
+        ("its minimum of 0.5", Hedge.LOWER),
+        ("uses a maximum of 8 GPUs", Hedge.UPPER),  # a hedge already
+        ("a batch of 240", Hedge.NONE),
+        ("the climax of 240", Hedge.NONE),
+        ("a max-of 240", Hedge.NONE),
+    ],
+)
+def test_a_source_states_a_bound(text: str, hedge: Hedge) -> None:
+    found = stated_bounds(prepare(text), extract_numbers(text))
+    assert [n.hedge for n in found if n.kind == Kind.QUANTITY] == [hedge]
 
 
 def test_over_after_a_number_is_no_hedge() -> None:

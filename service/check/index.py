@@ -24,6 +24,7 @@ from service.check.names import (
 from service.check.table import Row, column_unit, make_row, render_row, with_column_units
 from service.check.unit import WORD_TOKEN, Hit, Unit
 from service.numbers import Number, extract_numbers, prepare
+from service.numbers.context import stated_bounds
 from service.numbers.number import QUANTITY, RANGE, WORD
 from service.text import split_blocks, split_sentences
 
@@ -323,7 +324,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         joined = " |\n".join(own for _, own, _ in items)
         prepared = prepare(joined) if prepared is None else prepared
         lower = prepared.lower()
-        nums = extract_numbers(joined, prepared=prepared)
+        nums = stated_bounds(prepared, extract_numbers(joined, prepared=prepared))
         starts = [n.start for n in nums]
         first_unit, unit_starts, pos = len(units), [], 0
         for k, (display, own, extra) in enumerate(items):
@@ -367,7 +368,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             label_context = prepare(label).lower() if label else ""
             # What each clause's context goes on with (the parts that are not empty).
             extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
-            nums = extract_numbers(text, prepared=prepared)
+            nums = stated_bounds(prepared, extract_numbers(text, prepared=prepared))
             starts = [n.start for n in nums]
             first_unit, unit_starts = len(units), []
             pos, before = 0, (0, 0)  # the first sentence has none before it: ""

@@ -136,6 +136,30 @@ def read_hedge(s: str, n: Number) -> Number:
     return updated(n, hedge=hedge)
 
 
+# A maximum or minimum the source states before a value ("e4m3fnuz has a max of 240", "a
+# maximum value of 240"); "max 240" and "at most 240" are hedges already.
+_STATED_EXTREMUM = re.compile(r"(?<![\w-])(?P<w>max|min)(?:imum)?(?:\s+values?)?\s+of\s+$", re.I)
+
+
+def stated_bounds(s: str, nums: list[Number]) -> list[Number]:
+    """A source's numbers (found in ``s``), each value stated as a thing's maximum an
+    upper bound, and each minimum a lower one: "up to 240" and "at most 240" restate
+    "has a max of 240", as they restate "up to 240" (a hedge keeps its direction:
+    "at least 240" does not). Read on the source's side only: an explainer's "has a
+    maximum of 240" is the value itself (:func:`read_hedge`), which a plain source 240
+    backs."""
+    out = nums
+    for i, n in enumerate(nums):
+        if n.hedge is not NO_HEDGE or n.kind != QUANTITY or s[n.start - 3 : n.start] != "of ":
+            continue  # (most numbers: a string test)
+        m = _STATED_EXTREMUM.search(s, max(0, n.start - 32), n.start)
+        if m is not None:
+            if out is nums:
+                out = list(nums)  # copied only when one changes: most sources have none
+            out[i] = updated(n, hedge=UPPER if m.group("w").lower() == "max" else LOWER)
+    return out
+
+
 def read_sign(text: str, s: str, n: Number) -> Number:
     """A minus sign standing before a number (not a hyphen inside a word or range)."""
     if n.kind != QUANTITY or n.start == 0 or s[n.start - 1] not in "-+":
