@@ -123,6 +123,30 @@ def test_a_name_borrowed_from_another_figure_of_the_flydsl_post_is_misattached()
     assert status(claim.replace("MXFP4", "MXFP8"), source, "1.58x") == S
 
 
+def test_the_name_that_tells_a_later_item_of_a_list_apart_is_not_borrowed() -> None:
+    """A list sentence's later item is told apart by its first name of its own: not the
+    earlier figures' (RMSNorm is not the 1.20x's); a name after it, or after a bare list
+    of figures, may be said once for all."""
+    source = (
+        "FlyDSL provides 1.20x over Triton across all 24 grouped-GEMM cases, and "
+        "1.17x-3.66x over ATen across the 22 RMSNorm cases."
+    )
+    v = verdict("RMSNorm is 1.20x faster than Triton.", source, "1.20x")
+    assert (v.status, v.reason) == (M, "the source gives it for other things than RMSNorm")
+    assert status("FlyDSL is 1.20x faster than Triton on RMSNorm.", source, "1.20x") == M
+    assert status("Grouped GEMM is 1.20x faster than Triton.", source, "1.20x") == S
+    assert status("RMSNorm is 1.17x to 3.66x faster than ATen.", source, "1.17x to 3.66x") == S
+    source = "FlyDSL gives 1.58x for MXFP8 and 1.68x for MXFP4 on MI355X."
+    assert status("FlyDSL gives 1.58x for MXFP8 on MI355X.", source, "1.58x") == S
+    assert status("FlyDSL gives 1.58x for MXFP4 on MI355X.", source, "1.58x") == M
+    source = "The kernel is 1.1x faster for RMSNorm, 1.2x for TopK and 1.3x for GEMM over Triton."
+    assert status("The kernel is 1.1x faster for RMSNorm over Triton.", source, "1.1x") == S
+    assert status("The kernel is 1.1x faster for GEMM.", source, "1.1x") == M
+    source = "RMSNorm, TopK and GEMM are 1.1x, 1.2x and 1.3x faster than Triton."
+    assert status("RMSNorm is 1.1x faster than Triton.", source, "1.1x") == S
+    assert status("TopK is 1.2x faster than Triton.", source, "1.2x") == S
+
+
 def test_a_name_of_a_figure_set_against_this_one_is_not_borrowed() -> None:
     source = (
         "The fusion recovered 89% of the overhead (5,996 → 7,027 tok/s vs 7,156 BF16 baseline)."

@@ -148,24 +148,28 @@ Rules, in short (the module's tests spell them out):
   figure it follows, not a figure after it ("6.2x on MI325X" for "recovered 89% (5,996
   -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").
 - No borrowed names: the figures of the source clause are bound to its names the same
-  way. A clause that holds all the explainer's names does not back a figure with a
-  unit of measure when one of those names is one it gives only another figure of that
-  unit, and the explainer names none of the names it gives this figure alone ("MXFP4
-  gained 1.58x" for "MXFP8 shows 1.58x and MXFP4 1.68x"; "2x on H100" for "2x on A100
-  and 1.5x on H100", no rounding of 1.5x either): ``misattached``, for the names the
-  source gives it. A name both figures have is no borrowing ("TopK is 1.5x faster than
-  Triton" for "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a
-  bare count ("across 24 cases": mostly what all the figures around it share). In a list
-  sentence, a name the source gives only to an item before the figure's (after the
-  first figure: one before it is the subject of all) is borrowed however the explainer
-  names the rest ("FlyDSL is 1.20x faster than Triton on BF16" for "1.10x for the
-  15-shape BF16 dense-GEMM suite ..., 1.20x ... over Triton ..."), unless the
-  explainer lists figures together too ("1.58 and 1.68 times for MXFP8 and MXFP4,
-  respectively"); a name of a later item may be a condition said once for all. A figure
-  with no names of its own there borrows the name of a figure its clause sets against
-  it ("BF16 baseline of 7,027 tok/s" for "7,027 tok/s vs 7,156 BF16 baseline"), not of
-  one whose names it merely leaves out ("4.02x over ATen" for "4.82x over ATen ..., and
-  4.02x with them enabled").
+  way. A clause that holds all the explainer's names does not back a figure with a unit
+  of measure when one of those names is one it gives only another figure of that unit,
+  and the explainer names none of the names it gives this figure alone ("MXFP4 gained
+  1.58x" for "MXFP8 shows 1.58x and MXFP4 1.68x"; "2x on H100" for "2x on A100 and 1.5x
+  on H100", no rounding of 1.5x either): ``misattached``, for the names the source gives
+  it. A name both figures have is no borrowing ("TopK is 1.5x faster than Triton" for
+  "TopK is 4.82x faster than ATen and 1.5x faster than Triton"), nor is a bare count
+  ("across 24 cases": mostly what all the figures around it share). In a list sentence,
+  a name the source gives only to an item before the figure's (after the first figure:
+  one before it is the subject of all) is borrowed however the explainer names the rest
+  ("FlyDSL is 1.20x faster than Triton on BF16" for "1.10x for the 15-shape BF16
+  dense-GEMM suite ..., 1.20x ... over Triton ..."), unless the explainer lists figures
+  together too ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively"). So is a later
+  item's own name, unless figures listed bare share it ("1.1x, 1.2x and 1.3x faster than
+  Triton"): its first that no other figure has, and any in a phrase the figure's item
+  has too ("RMSNorm is 1.20x faster than Triton" for "1.20x over Triton across all 24
+  grouped-GEMM cases, and 1.17x–3.66x over ATen across the 22 RMSNorm cases"); another
+  may be a condition said once for all ("1.58x for MXFP8 and 1.68x for MXFP4 on
+  MI355X"). A figure with no names of its own there borrows the name of a figure its
+  clause sets against it ("BF16 baseline of 7,027 tok/s" for "7,027 tok/s vs 7,156 BF16
+  baseline"), not of one whose names it merely leaves out ("4.02x over ATen" for "4.82x
+  over ATen ..., and 4.02x with them enabled").
 - Tables: a bare figure of a source table cell has the unit its column's header gives
   ("2.26" under "ATen (ms)" is 2.26 ms). A sentence that restates a source table row
   (its label written in it) is backed cell by cell when each figure stands in a

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from service.check.bind import Binding, Clauses, bind_numbers, known_names
@@ -15,6 +16,7 @@ from service.check.names import Name
 from service.check.table import Row, column_unit
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
+from service.numbers.context import LIST_GAP
 from service.numbers.number import QUANTITY, RANGE
 
 
@@ -216,17 +218,22 @@ def _lent_in_list(
     like figures before ``m``, and after the first of them: the item of a list sentence
     that came before ("1.10x for the 15-shape BF16 dense-GEMM suite ..., 1.20x
     geometric mean over Triton across all 24 grouped-GEMM cases": BF16 is not the
-    1.20x's), as "other things than <name>"; else nothing. A name before the first
-    figure (the sentence's subject: "FlyDSL provides a 1.10x ..., 1.20x ...") is every
-    figure's, and one of a later figure may be a condition said once for all of them, at
-    the end ("1.58x for MXFP8 and 1.68x for MXFP4 on MI355X")."""
+    1.20x's), or the names of a later item's own (:func:`_told_apart`: "..., and
+    1.17x-3.66x over ATen across the 22 RMSNorm cases": RMSNorm is not the 1.20x's), as
+    "other things than <name>"; else nothing. A name before the first figure (the
+    sentence's subject: "FlyDSL provides a 1.10x ..., 1.20x ...") is every figure's, and
+    another of a later figure may be a condition said once for all of them, at the end
+    ("1.58x for MXFP8 and 1.68x for MXFP4 on MI355X")."""
     first = min(own)
+    told = _told_apart(unit, m, own)
     lent: dict[str, Name] = {}
     for start, xs in own.items():
         for x in xs:
             if x.key not in lacking:
                 continue
-            if start > m.start or x.start < first:
+            if x.start >= first and x in told.get(start, ()):
+                lent.setdefault(x.key, x)
+            elif start > m.start or x.start < first:
                 lacking = lacking - {x.key}
                 lent.pop(x.key, None)
             elif start != m.start:
@@ -235,6 +242,58 @@ def _lent_in_list(
         if key in lacking:
             return (f"other things than {unit.cased[x.start : x.end]}",)
     return ()
+
+
+# The word that starts the phrase of a name of a list item ("across the 22 RMSNorm cases").
+_PREPOSITION = re.compile(
+    r"\b(?:for|on|over|across|in|with|at|against|versus|vs|from|under|per|than|of|by)\b"
+)
+
+
+def _told_apart(
+    unit: Unit, m: Number, own: dict[int, tuple[Name, ...]]
+) -> dict[int, tuple[Name, ...]]:
+    """Per like figure after ``m`` (by start), but for one in a bare list with it
+    ("1.58x and 1.68x over ATen": what follows the list is said of all of it), the names
+    of its item's own that no other figure of the unit has: its first (what tells it
+    apart), and each in a phrase whose word ``m``'s item starts a phrase with too, as
+    items of a list say the same things ("1.20x over Triton across all 24 grouped-GEMM
+    cases, and 1.17x-3.66x over ATen across the 22 RMSNorm cases"); not a name that
+    stands in ``m``'s item too, past its six words ("1.10x ... over the faster
+    ATen/Triton baseline, ..., 1.20x over Triton")."""
+    figures = [n for n in unit.numbers if n.start in own]
+    k = next((i for i, n in enumerate(figures) if n.start == m.start), len(figures))
+    while k + 1 < len(figures) and LIST_GAP.fullmatch(
+        unit.text, figures[k].end, figures[k + 1].start
+    ):
+        k += 1  # a figure listed with m shares what follows the list
+    if k + 1 >= len(figures):
+        return {}
+    item = unit.text[m.start : figures[k + 1].start]
+    words = set(_PREPOSITION.findall(item))
+    counts = Counter(key for xs in own.values() for key in {x.key for x in xs})
+    out = {}
+    for j in range(k + 1, len(figures)):
+        n = figures[j]
+        alone = sorted(
+            (x for x in own[n.start] if counts[x.key] == 1 and not x.pattern.search(item)),
+            key=lambda x: x.start,
+        )
+        out[n.start] = tuple(
+            x
+            for i, x in enumerate(alone)
+            if i == 0 or _phrase_word(unit.text, figures[j - 1], n, x) in words
+        )
+    return out
+
+
+def _phrase_word(text: str, before: Number, n: Number, x: Name) -> str:
+    """The word that starts the phrase of name ``x`` of figure ``n`` (the last
+    preposition between the figure and it, or between the figure ``before`` and it when
+    it comes first; "" for none)."""
+    lo = n.end if x.start > n.start else before.end
+    found = _PREPOSITION.findall(text, lo, x.start)
+    return found[-1] if found else ""
 
 
 # Words that set two figures against each other: what one is said of, the other is not.
