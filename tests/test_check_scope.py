@@ -278,6 +278,30 @@ def test_a_leading_phrase_names_what_its_clauses_figures_are_of(
     assert status(explainer, HARDWARE, text) == expected
 
 
+THROUGHPUT = (
+    "It raises throughput: about 16% more requests per second and about 12% more output "
+    "tokens per second on identical GPUs."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "text", "expected"),
+    [
+        ("Requests per second rose about 16%.", "16%", S),
+        ("Output tokens per second rose about 12%.", "12%", S),
+        ("Throughput rose about 12%.", "12%", S),  # the clause's subject: both figures'
+        # All the explainer's words are the other figure's, and the source says this
+        # one of output tokens.
+        ("Requests per second rose about 12%.", "12%", M),
+        ("Output tokens per second rose about 16%.", "16%", M),
+    ],
+)
+def test_a_figure_said_in_plain_words_of_the_figure_beside_it_is_misattached(
+    explainer: str, text: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, THROUGHPUT, text) == expected
+
+
 # --- with and without -----------------------------------------------------------------------------
 
 GRAPHS = "Decode reaches 1,850 tok/s with CUDA graphs and 1,210 tok/s without them."

@@ -207,7 +207,10 @@ Rules, in short (the module's tests spell them out):
   figure beside it in the source's clause whose words hold two more of the words
   before it in the explainer's clause than its own ("End-to-end latency dropped about
   19%" for "time-to-first-token dropped about 19%, and end-to-end latency dropped about
-  38%" is ``misattached``; a figure with no word of its own before it has the first
+  38%" is ``misattached``), or all of two or more where its own lack one that is not
+  the clause subject's and say what it measures with other words ("Requests per second
+  rose about 12%" for "about 16% more requests per second and about 12% more output
+  tokens per second"; a figure with no word of its own before it has the first
   figure's: "Decode reaches 1,850 tok/s with CUDA graphs and 1,210 tok/s") (not synonyms,
   but for the few words of a request's input and output; "with X" is told from
   "without X" by the first word of X: "with graph capture" for "without CUDA graphs"
