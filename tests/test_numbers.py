@@ -213,6 +213,17 @@ def test_a_product_and_its_version_stay_apart() -> None:
     ]
 
 
+def test_a_change_whose_ends_count_a_noun_is_one_range() -> None:
+    """A change whose two ends count one noun ("from 1,500 tokens to 6,000 tokens") is a
+    range, as "from 1,500 to 6,000 tokens" is; not without a word of change before it,
+    nor with two nouns."""
+    (n,) = extract_numbers("Gisting grew the prompt from 1,500 tokens to 6,000 tokens.")
+    assert (n.kind, n.value, n.high, n.change) == (Kind.RANGE, 1500, 6000, True)
+    assert len(extract_numbers("It has 1,500 tokens to 6,000 tokens.")) == 2
+    assert len(extract_numbers("It grew from 1,500 tokens to 6,000 words.")) == 2
+    assert len(extract_numbers("It shrank from about 6,000 tokens to about 1,500 tokens.")) == 2
+
+
 def test_a_list_is_not_a_range() -> None:
     assert [n.kind for n in extract_numbers("8 and 256")] == [Kind.QUANTITY, Kind.QUANTITY]
 

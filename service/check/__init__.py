@@ -33,8 +33,10 @@ Rules, in short (the module's tests spell them out):
   ``1.95x``, "over 2x" for ``2.04x``; not "over 2x" for ``1.95x``), and under a hedge a
   whole number's trailing zeros are no digits when the source value is within 5% of it
   ("about 3,000 commits" for 2,995, derived; not "about 10%" for 7%).
-- Ranges match with both ends; a change ("fell from 6,000 to 1,500 tokens") also with
-  its two ends written apart in one source clause, in that order. A single value inside
+- Ranges match with both ends; a change ("fell from 6,000 to 1,500 tokens", or "from
+  6,000 tokens to 1,500 tokens") also with its two ends written apart in one source
+  clause, in that order ("grew from 1,500 tokens to 6,000 tokens" is no restatement of
+  "from roughly 6,000 tokens down to about 1,500"). A single value inside
   a source range is unsupported; a range end is ``derived``, or ``supported`` when a
   hedge says which end it is ("up to 3.66x" for "1.17x–3.66x").
 - Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper

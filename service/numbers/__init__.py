@@ -5,7 +5,8 @@ more). Kinds:
 
 - ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
   ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge.
-- ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``.
+- ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
+  a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
 - ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``.
 - ``word``: ``two``, ``twenty-four``, ``dozen``, ``half``, ``twice``, ``double``, ``six

@@ -210,6 +210,8 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
                     or _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start)
                 ):
                     joined = updated(joined, change=True)
+            elif b.kind == QUANTITY and b.hedge is NO_HEDGE and not (a.unit or b.unit):
+                joined = _counted_change(text, s, a, b)
             if joined is not None:
                 out.append(joined)
                 i += 2
@@ -217,6 +219,24 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
         out.append(a)
         i += 1
     return out
+
+
+# "from 1,500 tokens to 6,000 tokens": the noun each end counts, written after both.
+_NOUN_TO_GAP = re.compile(r"\s+(?P<noun>[a-z]{3,})\s+to\s+")
+
+
+def _counted_change(text: str, s: str, a: Number, b: Number) -> Number | None:
+    """A change whose two ends count the same noun, written after each ("grew the prompt
+    from 1,500 tokens to 6,000 tokens"): one range, a change, as "from 1,500 to 6,000
+    tokens" is, so that the source must give its ends in that order."""
+    m = _NOUN_TO_GAP.fullmatch(s, a.end, b.start)
+    if m is None or not _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start):
+        return None
+    noun = m.group("noun")
+    if not re.match(r"\s+" + re.escape(noun) + r"(?![\w-])", s[b.end : b.end + len(noun) + 8]):
+        return None
+    joined = merge_range(text, a, b)
+    return updated(joined, change=True) if joined is not None else None
 
 
 def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
