@@ -125,3 +125,29 @@ def test_source_block_points_into_the_split_source() -> None:
     assert v.source_block == 2
     assert split_blocks(source)[2].text == v.source
     assert v.sentence == "It is 1.10 times faster."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        ("| GPUs | 8 |", S),  # a name's capitals stay ("GPUs", not "GPus")
+        ("| Setting | Value |\n| --- | --- |\n| GPUs | 8 |\n| Nodes | 4 |", S),
+        # A row's label says what its count alone in a cell counts: no 8 nodes.
+        ("| Nodes | 8 |", M),
+        ("| Setting | Value |\n| --- | --- |\n| Nodes | 8 |", M),
+    ],
+)
+def test_a_rows_label_says_what_its_count_counts(explainer: str, expected: CheckStatus) -> None:
+    source = "We ran the benchmark on 8 GPUs with 4 nodes."
+    assert {v.status for v in check_explainer(explainer, source).numbers} == {expected}
+
+
+def test_a_rows_label_keeps_the_capitals_of_a_name_within_a_word() -> None:
+    """Only a whole title-cased word of a label reads in lower case: "PyTorch" is no
+    "py" and "torch" (both lower case in this source) that name nothing."""
+    source = (
+        "PyTorch shipped 3 releases this year; TensorFlow shipped 5 releases. "
+        "Try torch.compile in python."
+    )
+    assert status("| PyTorch Releases | 3 |", source, "3") == S
+    assert status("| PyTorch Releases | 5 |", source, "5") == M

@@ -85,6 +85,7 @@ def title_counts(idx: SourceIndex, s: str, nums: Sequence[Number]) -> str:
 # of the explainer's own table as rendered ("Setting: Output Tokens | Value: 512").
 _CELL_TEXT = re.compile(r"[ \t]*(?:[^|:\n]*:[ \t]+)?(?P<text>[^|]*?)[ \t]*$")
 _LABEL_WORDS = re.compile(r"[A-Za-z]+(?:[ \t-]+[A-Za-z]+){0,3}")
+_LABEL_TITLE_WORD = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?![A-Za-z])")  # not "Us" of "GPUs"
 
 
 def _cell(s: str, a: int, b: int) -> tuple[int, int]:
@@ -116,7 +117,7 @@ def row_labels(idx: SourceIndex, s: str, nums: Sequence[Number]) -> tuple[str, d
         a, b = _cell(s, begin, end)
         if end < 0 or end > left or _LABEL_WORDS.fullmatch(s, a, b) is None:
             continue
-        label = _TITLE_WORD.sub(
+        label = _LABEL_TITLE_WORD.sub(
             lambda w: w.group(0).lower() if w.group(0).lower() in idx.cased else w.group(0),
             s[a:b],
         )
