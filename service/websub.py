@@ -32,6 +32,10 @@ RENEWING = "pending-renewal"
 # States in which the hub may deliver content: subscribed, asked to stop but not yet
 # confirmed (the hub keeps delivering until it has verified the unsubscription), renewing.
 RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE, RENEWING)
+# States in which a hub holds (or is about to hold) a subscription and may push to the
+# feed: those receiving, and a subscribe asked but not yet verified (the hub verifies,
+# then pushes). A feed in one of them is not removed without an unsubscribe (or force).
+HUB_HOLDS = (PENDING_SUBSCRIBE, *RECEIVING)
 DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
 # A subscription is renewed this long before its lease ends (WebSub section 5.1: the
 # subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.

@@ -567,3 +567,26 @@ def test_denied_subscription_stops_content(svc: Service) -> None:
         },
     )
     assert r2.status_code == 410
+
+
+@pytest.mark.parametrize("state", [websub.RENEWING, websub.PENDING_UNSUBSCRIBE])
+def test_a_feed_the_hub_still_pushes_to_is_not_removed_without_force(
+    svc: Service, state: str
+) -> None:
+    """A renewal or an unsubscribe the hub has not verified yet: the hub still pushes
+    (RECEIVING), as to an active feed. Removal was refused only while active or
+    pending-subscribe, and these feeds went without a word, the hub pushing on."""
+    fid = svc.feed("https://status.claude.com/history.atom")
+    with svc.sessions.begin() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_state=state))
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+    assert refused.status_code == 409, refused.text
+    detail = refused.json()["detail"]
+    assert f"({state})" in detail and f"/feeds/{fid}?force=true" in detail
+    no = cli(svc, "feeds", "remove", str(fid), "--yes")
+    assert no.returncode == 2 and "--force" in no.stderr, no.stderr
+    assert svc.row(t.Feed, fid).websub_state == state
+    forced = svc.http.delete(f"/feeds/{fid}", params={"force": "true"}, headers=auth)
+    assert forced.status_code == 204
+    assert svc.http.get(f"/feeds/{fid}").status_code == 404

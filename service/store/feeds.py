@@ -87,20 +87,28 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
     feed = s.get(t.Feed, feed_id)
     if feed is None:
         raise NotFound(f"no feed with id {feed_id}")
-    if feed.websub_state in (websub.ACTIVE, websub.PENDING_SUBSCRIBE) and not force:
-        # A hub that cannot be reached never confirms an unsubscribe: the feed stayed
-        # active and this refusal had no end. Forced, the hub's next push to the removed
-        # feed is answered 410 Gone, which tells it to drop the subscription.
+    if feed.websub_state in websub.HUB_HOLDS and not force:
+        # Every state in which the hub may still push (a renewal or an unsubscribe it has
+        # not verified yet included: it delivers until it has). A hub that cannot be
+        # reached never confirms an unsubscribe: the feed stayed active and this refusal
+        # had no end. Forced, the hub's next push to the removed feed is answered 410
+        # Gone, which tells it to drop the subscription.
         failed = (
             f"; the last request to its hub failed: {feed.websub_error}"
             if feed.websub_error
             else ""
         )
+        first = (
+            f"wait for the hub to verify the unsubscribe (GET /feeds/{feed_id} shows the "
+            f"state; ask again: plainfeed feeds subscribe {feed_id} --unsubscribe)"
+            if feed.websub_state == websub.PENDING_UNSUBSCRIBE
+            else f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe)"
+        )
         raise Conflict(
             f"feed {feed_id} has a WebSub subscription ({feed.websub_state}){failed}: "
-            f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe), or "
-            f"remove it anyway: DELETE /feeds/{feed_id}?force=true, plainfeed feeds remove "
-            f"{feed_id} --yes --force (the hub's pushes are then answered 410 Gone)"
+            f"{first}, or remove it anyway: DELETE /feeds/{feed_id}?force=true, plainfeed "
+            f"feeds remove {feed_id} --yes --force (the hub's pushes are then answered 410 "
+            "Gone)"
         )
     busy = s.scalar(
         select(func.count(t.Item.id)).where(
