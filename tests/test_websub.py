@@ -590,3 +590,39 @@ def test_a_feed_the_hub_still_pushes_to_is_not_removed_without_force(
     forced = svc.http.delete(f"/feeds/{fid}", params={"force": "true"}, headers=auth)
     assert forced.status_code == 204
     assert svc.http.get(f"/feeds/{fid}").status_code == 404
+
+
+def test_a_renewal_the_hub_refuses_is_recorded_and_cleared_once_taken(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' renewal kept a hub's refusal in the log alone: websub_error (GET
+    /feeds/{id}, a removal refused) said nothing, as if the lease were renewed. It says
+    it now, as `plainfeed feeds subscribe` does, until a renewal is taken."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setattr(subscriptions, "RETRY_AFTER", 0.5)  # 5 minutes, in production
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, _, _ = subscribed(svc, origin, ATOM)
+        hub.status = 400
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == fid)
+                .values(websub_lease_until=datetime.now(UTC) + timedelta(minutes=50))
+            )
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error)
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == "active"
+        assert feed.websub_error == f"renewal: the hub {hub.url} answered HTTP 400: no"
+        assert svc.http.get(f"/feeds/{fid}").json()["websub_error"] == feed.websub_error
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+        assert refused.status_code == 409 and feed.websub_error in refused.json()["detail"]
+
+        hub.status = 202  # asked again (RETRY_AFTER later), the hub takes it
+        wait_for(lambda: len(hub.verified) == 2)
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error is None)
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == "active"
+        assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)

@@ -105,7 +105,9 @@ class Renewer:
     def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None) -> None:
         """Subscribe again with the same callback, topic and secret; a hub that refuses
         or cannot be reached leaves the subscription active (its lease still runs) and is
-        asked again after RETRY_AFTER."""
+        asked again after RETRY_AFTER. The hub's failure is kept in ``websub_error``, as
+        ``plainfeed feeds subscribe`` keeps its own (shown on GET /feeds/{id}, named by a
+        removal refused), and cleared once a renewal is taken."""
         form = websub.subscription_form(
             callback=websub.callback_url(self.settings.public_url, feed_id, secret),
             topic=topic,
@@ -114,18 +116,34 @@ class Renewer:
         )
         try:
             answer = fetch.post_form(hub_url, form, self.settings)
-            reason = None if answer.status in (202, 204) else f"HTTP {answer.status}"
+            reason = (
+                None
+                if answer.status in (202, 204)
+                else f"renewal: the hub {hub_url} answered HTTP {answer.status}: "
+                f"{answer.body[:300]}"
+            )
         except FetchError as exc:
-            reason = exc.detail
+            reason = f"renewal at {hub_url}: {exc.detail}"
         if reason is None:
             log.info("feed %s: WebSub lease renewal asked of %s", feed_id, hub_url)
+            # The hub may have verified already (active again): its last failure is past.
+            with transaction(self.sessions) as s:
+                s.execute(
+                    update(t.Feed)
+                    .where(
+                        t.Feed.id == feed_id,
+                        t.Feed.websub_state.in_((websub.RENEWING, websub.ACTIVE)),
+                        t.Feed.websub_error.is_not(None),
+                    )
+                    .values(websub_error=None)
+                )
             return
-        log.warning("feed %s: the hub %s did not take the renewal: %s", feed_id, hub_url, reason)
+        log.warning("feed %s: WebSub lease %s", feed_id, reason)
         with self._lock:
             self._refused[feed_id] = time.monotonic() + RETRY_AFTER
         with transaction(self.sessions) as s:
             s.execute(
                 update(t.Feed)
                 .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.RENEWING)
-                .values(websub_state=websub.ACTIVE)
+                .values(websub_state=websub.ACTIVE, websub_error=reason)
             )
