@@ -212,6 +212,35 @@ def test_a_feed_in_another_language_says_so(client: TestClient, ids: dict[str, i
         assert langs(f"/feeds/{ids['a']}/feed.atom") == ("en", [None])
 
 
+def test_a_source_feeds_language_or_name_changes_the_feed_of_all_feeds(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    """Its entries say their feed's language (xml:lang) and, where the item names no
+    author, the feed's name: either set anew changes the document, so its ETag. The ETag
+    stayed, a reader holding it got 304, and a reader without it the document built
+    before (kept by that ETag)."""
+    lang = "{http://www.w3.org/XML/1998/namespace}lang"
+    before = client.get("/feed.atom")
+    etag = before.headers["etag"]
+    assert client.patch(f"/feeds/{ids['a']}", json={"language": "French"}).status_code == 200
+    r = client.get("/feed.atom", headers={"If-None-Match": etag})
+    assert r.status_code == 200 and r.headers["etag"] != etag
+    entries = {
+        e.findtext(f"{ATOM}title"): e.get(lang)
+        for e in etree.fromstring(r.content).iter(f"{ATOM}entry")
+    }
+    assert entries == {"A1: faster kernels": "fr", "B1: a new compiler": None}
+    etag = r.headers["etag"]
+    assert client.patch(f"/feeds/{ids['b']}", json={"name": "Blog Bee"}).status_code == 200
+    r = client.get("/feed.atom", headers={"If-None-Match": etag})
+    assert r.status_code == 200 and r.headers["etag"] != etag
+    authors = [e.author for e in feedparser.parse(r.content).entries]
+    assert sorted(authors) == ["Alice", "Blog Bee"]
+    # Unchanged, it is still a 304.
+    again = client.get("/feed.atom", headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304
+
+
 def test_conditional_get(client: TestClient, ids: dict[str, int]) -> None:
     r = client.get("/feed.atom")
     etag, modified = r.headers["etag"], r.headers["last-modified"]

@@ -125,6 +125,27 @@ def _validator(s: Session, feed_id: int | None) -> tuple[int, datetime | None, d
     return int(row[0]), _aware(row[1]), changed
 
 
+def _sources_key(s: Session) -> str:
+    """What the feed of all feeds shows of its source feeds: each entry's xml:lang is its
+    feed's language, its author (when the item names none) the feed's label. A language
+    set or a rename changes the document, and no publication moves the validator then:
+    the ETag held the old one, and the built document was served from CACHE by it."""
+    # Per feed, an index probe (ix_items_feed_published), not a scan of every item.
+    published = (
+        select(t.Item.id)
+        .where(t.Item.feed_id == t.Feed.id, t.Item.state == ItemState.PUBLISHED.value)
+        .exists()
+    )
+    # Columns, not Feed rows: this runs on every conditional GET, a 304 included. The
+    # label is feed_label's (name, else title, else URL).
+    rows = s.execute(
+        select(t.Feed.id, t.Feed.name, t.Feed.title, t.Feed.url, t.Feed.language)
+        .where(published)
+        .order_by(t.Feed.id)
+    )
+    return "\n".join(f"{r.id}|{r.name or r.title or r.url}|{r.language or ''}" for r in rows)
+
+
 def _aware(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -326,7 +347,7 @@ def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: i
             str(count),
             updated.isoformat(),
             # A rename or a new language changes the document (its title, its xml:lang).
-            f"{feed_label(feed)}|{feed.language or ''}" if feed else "",
+            f"{feed_label(feed)}|{feed.language or ''}" if feed else _sources_key(s),
         ]
     )
     etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
