@@ -291,6 +291,20 @@ def test_unknown_item_is_a_404_page(client: TestClient) -> None:
     assert review.status_code == 404 and "<h1>Not found</h1>" in review.text
 
 
+def test_index_of_a_feed_that_does_not_exist_is_a_404_page(client: TestClient) -> None:
+    """It was an empty 200 page, which says of a mistyped or removed feed what it says of
+    a feed with nothing in it; the JSON routes answer such a feed_id 404."""
+    fid = add_feed(sessions(client), name="Kernel blog")
+    assert client.get("/", params={"feed": str(fid)}).status_code == 200
+    for feed in (str(fid + 1), "999", str(t.MAX_ID)):
+        r = client.get("/", params={"feed": feed})
+        assert r.status_code == 404, feed
+        assert r.headers["content-type"].startswith("text/html")
+        assert r.headers["content-security-policy"]
+        assert "<h1>Not found</h1>" in r.text and f"There is no feed {feed}." in r.text
+    assert client.get("/items", params={"feed_id": "999"}).status_code == 404
+
+
 def test_index_ignores_a_feed_filter_that_is_no_id(client: TestClient) -> None:
     for feed in ("\u00b2", "9" * 20, "abc"):
         r = client.get("/", params={"feed": feed})

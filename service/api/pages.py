@@ -124,6 +124,13 @@ def index(
     states = [st.value for st in ItemState]
     state = state if state in states else None
     feed_id = _item_id(feed) if feed else None
+    if feed_id is not None and s.get(t.Feed, feed_id) is None:
+        # As the JSON routes' feed_id (a 404): an empty list said of a mistyped or removed
+        # feed what it says of a feed with nothing in it. (A filter that is no id at all
+        # is ignored, as before.)
+        return error_page(
+            404, "Not found", f"There is no feed {feed_id}. It may have been removed."
+        )
     conds = []
     if state:
         conds.append(t.Item.state == state)
