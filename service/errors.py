@@ -21,11 +21,35 @@ class PlainfeedError(Exception):
     status: int = 500
     slug: str = "internal-error"
     title: str = "Internal error"
+    # The far side failed (a feed's server, a hub, the model endpoint): expected in
+    # operation, not a bug of Plainfeed's. The API logs it as a warning, with its causes
+    # on one line; a traceback shows Plainfeed's own frames, which say nothing of it.
+    upstream: bool = False
 
     def __init__(self, detail: str = "", **extra: object) -> None:
         super().__init__(detail or self.title)
         self.detail = detail or self.title
         self.extra = extra
+
+
+def cause_chain(exc: BaseException, limit: int = 6) -> str:
+    """``exc``'s causes on one line, the nearest first (``raise ... from`` keeps them):
+    ``httpx.ConnectTimeout: timed out <- TimeoutError: timed out``; "" when it has none."""
+    out: list[str] = []
+    seen = {id(exc)}
+    cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    while cause is not None and id(cause) not in seen and len(out) < limit:
+        seen.add(id(cause))
+        kind = type(cause)
+        name = (
+            kind.__qualname__
+            if kind.__module__ == "builtins"
+            else (f"{kind.__module__.split('.')[0]}.{kind.__qualname__}")
+        )
+        text = " ".join(str(cause).split())[:300]
+        out.append(f"{name}: {text}" if text else name)
+        cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
+    return " <- ".join(out)
 
 
 # --- configuration -----------
@@ -167,6 +191,7 @@ class FetchError(PlainfeedError):
     status = 502
     slug = "fetch-failed"
     title = "Fetch failed"
+    upstream = True
 
 
 class FetchRefused(FetchError):
@@ -200,6 +225,7 @@ class EngineError(PlainfeedError):
     status = 502
     slug = "engine-error"
     title = "Explainer engine error"
+    upstream = True
 
 
 class NothingToExplain(EngineError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import pytest
 from pydantic import BaseModel, ValidationError
@@ -59,3 +60,33 @@ def test_validation_problems_names_the_whole_value_and_counts_what_it_leaves_out
     assert validation_problems(exc, "answer", limit=1) == (
         "title: Input should be a valid string; and 2 more"
     )
+
+
+def test_cause_chain_is_one_line_nearest_cause_first() -> None:
+    def raised(make: Callable[[], None]) -> BaseException:
+        try:
+            make()
+        except Exception as exc:
+            return exc
+        raise AssertionError("nothing raised")
+
+    def wrapped() -> None:
+        try:
+            try:
+                raise OSError("connection\nrefused")
+            except OSError as exc:
+                raise ValueError("bad answer") from exc
+        except ValueError as exc:
+            raise errors.FetchError("cannot fetch") from exc
+
+    def implicit() -> None:
+        try:
+            raise KeyError("k")
+        except KeyError:
+            raise errors.LLMError("failed") from None
+
+    assert errors.cause_chain(raised(wrapped)) == (
+        "ValueError: bad answer <- OSError: connection refused"
+    )
+    assert errors.cause_chain(raised(implicit)) == ""  # "from None": no cause to show
+    assert errors.cause_chain(errors.StoreError("never raised")) == ""

@@ -12,11 +12,24 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from service.api import problems
 from service.api.limits import MAX_REQUEST_BODY
 from service.config import Settings
-from tests.conftest import PYTORCH_FEED, api_client, drop_pg_database, make_settings, wait_for
+from service.errors import Conflict, FetchError, TemplateError
+from tests.conftest import (
+    PYTORCH_FEED,
+    api_client,
+    drop_pg_database,
+    free_port,
+    llm_settings,
+    make_settings,
+    wait_for,
+)
 from tests.origin import Origin
+from tests.stub_llm import Reply, StubLLM
 
 
 @pytest.fixture
@@ -180,3 +193,74 @@ def test_readiness_says_the_database_is_unreachable_without_saying_where(
     assert r.json()["checks"]["database"] == "unreachable"
     # The driver's reason (host, port, database name) is for the log, not for anyone.
     assert "5432" not in r.text and "127.0.0.1" not in r.text and "pf_test" not in r.text
+
+
+def _problem_logs(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == problems.__name__]
+
+
+@pytest.mark.parametrize("endpoint", ["down", "unreachable"])
+def test_a_model_endpoint_failing_is_a_warning_not_a_traceback(
+    db_url: str, caplog: pytest.LogCaptureFixture, endpoint: str
+) -> None:
+    """A 502 of POST /explain (the model endpoint down: expected in operation) was
+    logged at ERROR with a full traceback, as a bug is: one WARNING line now, its causes
+    named on it."""
+    post = {"title": "Kernels", "text": "The kernel ran faster on the new chip."}
+    with StubLLM() as stub:
+        url = stub.url if endpoint == "down" else f"http://127.0.0.1:{free_port()}/v1"
+        stub.push(Reply.error(503, "the model is down"))
+        settings = llm_settings(db_url, url, llm_max_attempts=1)
+        with api_client(settings, workers=0) as client, caplog.at_level(logging.INFO):
+            r = client.post("/explain", json=post)
+    assert r.status_code == 502, r.text
+    (record,) = _problem_logs(caplog)
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    line = record.getMessage()
+    assert "\n" not in line and line.startswith("POST /explain: 502 llm-error: ")
+    if endpoint == "down":
+        assert "LLM endpoint answered 503" in line
+        assert "(caused by service.LLMRetryable: " in line
+        assert " <- openai.InternalServerError: " in line and "the model is down" in line
+    else:
+        assert "cannot reach the LLM endpoint" in line
+        assert "openai.APIConnectionError: Connection error." in line
+        assert ".ConnectError: " in line and "Connection refused" in line
+
+
+def test_a_bug_is_still_an_error_with_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """What the service answers 500 (a bug, a broken install) keeps ERROR and its
+    traceback; a 4xx is not logged here; a fetch's 502 is the warning line."""
+    app = FastAPI()
+    problems.install(app)
+
+    @app.get("/bug")
+    def bug() -> None:
+        try:
+            {}["prompt"]
+        except KeyError as exc:
+            raise TemplateError("prompt 'explain' lacks a variable") from exc
+
+    @app.get("/conflict")
+    def conflict() -> None:
+        raise Conflict("already published")
+
+    @app.get("/fetch")
+    def fetch() -> None:
+        try:
+            raise OSError("connection refused")
+        except OSError as exc:
+            raise FetchError("cannot fetch https://x.example/feed") from exc
+
+    with TestClient(app) as client, caplog.at_level(logging.INFO):
+        assert client.get("/bug").status_code == 500
+        assert client.get("/conflict").status_code == 409
+        assert client.get("/fetch").status_code == 502
+    bug_log, fetch_log = _problem_logs(caplog)
+    assert bug_log.levelno == logging.ERROR and bug_log.exc_info is not None
+    assert "KeyError" in caplog.text and "Traceback" in caplog.text
+    assert fetch_log.levelno == logging.WARNING and fetch_log.exc_info is None
+    assert fetch_log.getMessage() == (
+        "GET /fetch: 502 fetch-failed: cannot fetch https://x.example/feed "
+        "(caused by OSError: connection refused)"
+    )

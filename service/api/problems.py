@@ -19,6 +19,7 @@ from service.errors import (
     PlainfeedError,
     RequestTimeout,
     UnsupportedMediaType,
+    cause_chain,
 )
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,21 @@ def _not_json(request: Request, errors: list[dict[str, Any]]) -> str | None:
 def install(app: FastAPI) -> None:
     @app.exception_handler(PlainfeedError)
     async def _plainfeed(request: Request, exc: PlainfeedError) -> JSONResponse:
-        if exc.status >= 500:
+        if exc.status >= 500 and exc.upstream:
+            # A gateway error (the model endpoint or a fetched server failed): expected
+            # in operation, one line with its causes. It was logged as a bug, traceback
+            # and all, at every 502 of a model endpoint down.
+            chain = cause_chain(exc)
+            log.warning(
+                "%s %s: %s %s: %s%s",
+                request.method,
+                request.url.path,
+                exc.status,
+                exc.slug,
+                exc.detail,
+                f" (caused by {chain})" if chain else "",
+            )
+        elif exc.status >= 500:
             log.error("%s %s: %s", request.method, request.url.path, exc.detail, exc_info=exc)
         extra: dict[str, Any] = {
             f"upstream_{k}" if k in _RESERVED else k: v
