@@ -117,8 +117,10 @@ class Renewer:
         try:
             answer = fetch.post_form(hub_url, form, self.settings)
             reason = (
+                # As `plainfeed feeds subscribe`: WebSub asks for 202, and a hub that
+                # answers 200 took the request too (it was taken for a refusal).
                 None
-                if answer.status in (202, 204)
+                if 200 <= answer.status < 300
                 else f"renewal: the hub {hub_url} answered HTTP {answer.status}: "
                 f"{answer.body[:300]}"
             )
