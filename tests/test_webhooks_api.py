@@ -640,6 +640,29 @@ def test_a_change_record_older_than_one_applied_does_not_undo_its_edits(svc: Ser
     assert later["items_changed"] == 1
 
 
+def test_a_timestamp_that_is_no_date_orders_by_the_recorded_observation(svc: Service) -> None:
+    """The monitor's change pages show "Timestamp: origin" (the label of its clock, not a
+    date): such a record is taken, not refused (the monitor would lose it), and ordered
+    by its recorded ``observed_at`` as a record without a timestamp is."""
+    _, rec = pytorch_change_record(svc)
+    marker = b"<content:encoded><![CDATA["
+    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+
+    def record(body: bytes, at: str) -> dict[str, Any]:
+        data = {**rec["data"], "content": base64.b64encode(body).decode(), "bytes": len(body)}
+        data["headers"] = {**data["headers"], "etag": f'"{at}"', "observed_at": at}
+        return {**rec, "timestamp": "origin", "data": data}
+
+    first = svc.post(record(FEED_BYTES, "2026-09-23T04:00:00Z"))
+    assert first.status_code == 202, first.text
+    assert svc.outcome(first.json()["delivery_id"])["items_new"] == PYTORCH_ITEMS
+    newer = svc.outcome(svc.post(record(edited, "2026-09-23T06:00:00Z")).json()["delivery_id"])
+    assert newer["items_changed"] == 1
+    older = svc.outcome(svc.post(record(FEED_BYTES, "2026-09-23T05:00:00Z")).json()["delivery_id"])
+    assert older["state"] == "processed", older
+    assert older["items_changed"] == 0 and "older than" in older["problems"]
+
+
 @pytest.mark.parametrize(
     "body",
     [
