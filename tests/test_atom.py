@@ -329,6 +329,38 @@ def test_a_removed_feed_moves_last_modified_on(client: TestClient, ids: dict[str
         assert (removal.feed_id, removal.items, removal.published) == (ids["b"], 1, 1)
 
 
+def test_a_rename_or_language_moves_last_modified_on(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    """A rename or a new language changes the document (its title, entries' xml:lang and
+    authors) and its ETag; a reader asking only If-Modified-Since was told 304 and kept
+    the old one, as no publication moved Last-Modified. An unchanged feed stays a 304."""
+    for path, lang in ((f"/feeds/{ids['a']}/feed.atom", "French"), ("/feed.atom", "Italian")):
+        for change in ({"language": lang}, {"name": f"Blog A at {path}"}):
+            seen = client.get(path).headers["last-modified"]
+            time.sleep(1.01)  # HTTP dates have whole seconds
+            assert client.patch(f"/feeds/{ids['a']}", json=change).status_code == 200
+            r = client.get(path, headers={"If-Modified-Since": seen})
+            assert r.status_code == 200, (path, change)
+            moved = r.headers["last-modified"]
+            assert parsedate_to_datetime(moved) > parsedate_to_datetime(seen)
+            again = client.get(path, headers={"If-Modified-Since": moved})
+            assert again.status_code == 304, (path, change)
+            # Set again to what it is, or changed where the document shows nothing of
+            # it (the audience, feed B's language for A's feed), it is the same document.
+            assert client.patch(f"/feeds/{ids['a']}", json=change).status_code == 200
+            assert client.patch(f"/feeds/{ids['a']}", json={"audience": path}).status_code == 200
+            same = client.get(path, headers={"If-Modified-Since": moved})
+            assert same.status_code == 304, (path, change)
+        lang = "German" if path == "/feed.atom" else "Spanish"
+        # Feed B's language is in the feed of all feeds (its entry's xml:lang), not in A's.
+        seen = client.get(path).headers["last-modified"]
+        time.sleep(1.01)
+        assert client.patch(f"/feeds/{ids['b']}", json={"language": lang}).status_code == 200
+        r = client.get(path, headers={"If-Modified-Since": seen})
+        assert r.status_code == (200 if path == "/feed.atom" else 304), path
+
+
 def test_empty_feed_is_valid(client: TestClient) -> None:
     r = client.get("/feed.atom")
     parsed = feedparser.parse(r.content)

@@ -125,11 +125,13 @@ def _validator(s: Session, feed_id: int | None) -> tuple[int, datetime | None, d
     return int(row[0]), _aware(row[1]), changed
 
 
-def _sources_key(s: Session) -> str:
-    """What the feed of all feeds shows of its source feeds: each entry's xml:lang is its
-    feed's language, its author (when the item names none) the feed's label. A language
-    set or a rename changes the document, and no publication moves the validator then:
-    the ETag held the old one, and the built document was served from CACHE by it."""
+def _sources(s: Session) -> tuple[str, datetime | None]:
+    """What the feed of all feeds shows of its source feeds, and when that last changed:
+    each entry's xml:lang is its feed's language, its author (when the item names none)
+    the feed's label. A language set or a rename changes the document, and no
+    publication moves the validator then: the ETag held the old one, and the built
+    document was served from CACHE by it; Last-Modified stayed, and a reader asking only
+    If-Modified-Since was told 304 (feeds.updated_at moves with them)."""
     # Per feed, an index probe (ix_items_feed_published), not a scan of every item.
     published = (
         select(t.Item.id)
@@ -139,11 +141,13 @@ def _sources_key(s: Session) -> str:
     # Columns, not Feed rows: this runs on every conditional GET, a 304 included. The
     # label is feed_label's (name, else title, else URL).
     rows = s.execute(
-        select(t.Feed.id, t.Feed.name, t.Feed.title, t.Feed.url, t.Feed.language)
+        select(t.Feed.id, t.Feed.name, t.Feed.title, t.Feed.url, t.Feed.language, t.Feed.updated_at)
         .where(published)
         .order_by(t.Feed.id)
-    )
-    return "\n".join(f"{r.id}|{r.name or r.title or r.url}|{r.language or ''}" for r in rows)
+    ).all()
+    key = "\n".join(f"{r.id}|{r.name or r.title or r.url}|{r.language or ''}" for r in rows)
+    changed = [d for d in (_aware(r.updated_at) for r in rows) if d is not None]
+    return key, max(changed, default=None)
 
 
 def _aware(value: Any) -> datetime | None:
@@ -334,7 +338,12 @@ def build_feed(
 
 def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: int) -> Response:
     count, newest_pub, newest_upd = _validator(s, feed.id if feed else None)
-    stamps = [d for d in (newest_pub, newest_upd) if d is not None]
+    # What the document shows of its feeds (a rename, a language) moves Last-Modified on
+    # as it moves the ETag.
+    shows, shown_at = (
+        (f"{feed_label(feed)}|{feed.language or ''}", feed.updated_at) if feed else _sources(s)
+    )
+    stamps = [d for d in (newest_pub, newest_upd, _aware(shown_at)) if d is not None]
     fallback = feed.created_at if feed is not None else EPOCH
     updated = max(stamps) if stamps else fallback
     base = ctx.settings.public_url.rstrip("/")
@@ -347,7 +356,7 @@ def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: i
             str(count),
             updated.isoformat(),
             # A rename or a new language changes the document (its title, its xml:lang).
-            f"{feed_label(feed)}|{feed.language or ''}" if feed else _sources_key(s),
+            shows,
         ]
     )
     etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'

@@ -12,7 +12,7 @@ from service.api.schemas import FeedIn, FeedOut, FeedPatch, ForceRemove, Id, Lim
 from service.errors import Conflict, InputError, NotFound
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import check_name_free, remove_feed
+from service.store.feeds import check_name_free, note_shown, remove_feed, shown
 
 router = APIRouter()
 
@@ -87,8 +87,10 @@ def update_feed(feed_id: Id, body: FeedPatch, ctx: Ctx, _who: Writer) -> FeedOut
             raise NotFound(f"no feed with id {feed_id}")
         if "name" in fields:
             check_name_free(s, body.name, feed_id)
+        before = shown(feed)
         for name in fields:
             setattr(feed, name, getattr(body, name))
+        note_shown(feed, before)
         s.flush()
         return FeedOut.of(feed)
 

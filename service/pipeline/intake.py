@@ -27,7 +27,7 @@ from service.pipeline.base import insert_ignore
 from service.pipeline.entries import feed_address, feed_title
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import feed_at, normal_url
+from service.store.feeds import feed_at, normal_url, note_shown, shown
 
 log = logging.getLogger(__name__)
 
@@ -301,7 +301,9 @@ class Intake(Apply):
             feed = s.get(t.Feed, feed_id)
             if feed is not None and title and feed.title in (None, "", doc.title[:1024]):
                 # Empty, or the title as sent, stored undecoded before titles were decoded.
+                before = shown(feed)
                 feed.title = title
+                note_shown(feed, before)
             return feed_id
         # Registered in the normal form `POST /feeds` stores: as written, the same feed
         # registered by its URL was another feed. A feed with no URL is known by an
@@ -317,7 +319,9 @@ class Intake(Apply):
             )
             feed = s.scalars(select(t.Feed).where(t.Feed.url == url)).one()
         elif title and feed.title == doc.title[:1024]:
+            before = shown(feed)
             feed.title = title
+            note_shown(feed, before)
         return feed.id
 
     # --- items -----------

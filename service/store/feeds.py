@@ -42,6 +42,21 @@ def feed_at(s: Session, url: str) -> t.Feed | None:
     return next((found[u] for u in forms if u in found), None)
 
 
+def shown(feed: t.Feed) -> tuple[str, str | None]:
+    """What the Atom feeds show of a feed itself, as their ETag holds it: its label (name,
+    else title, else URL: pages.feed_label) and its language."""
+    return (feed.name or feed.title or feed.url, feed.language)
+
+
+def note_shown(feed: t.Feed, before: tuple[str, str | None]) -> None:
+    """Mark the feed updated when what the Atom feeds show of it changed since ``before``
+    (``shown`` taken before the change): their Last-Modified moves on with it, or a
+    reader asking only If-Modified-Since is told 304 and keeps the old document. Set to
+    what it was, it stays (the document is the same, and so is its 304)."""
+    if shown(feed) != before:
+        feed.updated_at = datetime.now(UTC)
+
+
 def check_name_free(s: Session, name: str | None, feed_id: int | None = None) -> None:
     """Refuse (409) a name that another feed has: a change record names its feed by it
     (``data.source``), and of two feeds so named one would get the other's documents."""

@@ -82,6 +82,10 @@ class Feed(Base):
     websub_error: Mapped[str | None] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # When what the Atom feeds show of the feed itself last changed (its label: name,
+    # title or URL; its language), set by store.feeds.note_shown: their Last-Modified
+    # moves on with it, as their ETag does. Not moved by fetches or WebSub state.
+    updated_at: Mapped[datetime | None]
 
 
 class Delivery(Base):

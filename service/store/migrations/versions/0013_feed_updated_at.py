@@ -1,0 +1,33 @@
+"""feeds.updated_at: when what the Atom feeds show of a feed itself last changed
+
+Revision ID: 0013
+Revises: 0012
+Create Date: 2026-12-02 10:00:00
+
+A rename or a new language changes a feed's Atom document (its title, its entries'
+xml:lang and authors in the feed of all feeds), and its ETag did change, but its
+Last-Modified is its items' newest publication or change: a reader asking only
+If-Modified-Since was told 304 and kept the old document. The time of such a change is
+kept here and Last-Modified moves on with it. Existing feeds start with none (nothing
+stored says when they were last renamed; their Last-Modified is as it was).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0013"
+down_revision = "0012"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("feeds", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("updated_at", sa.DateTime(timezone=True), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("feeds", schema=None) as batch_op:
+        batch_op.drop_column("updated_at")
