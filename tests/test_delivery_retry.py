@@ -59,3 +59,37 @@ def test_a_retried_delivery_keeps_what_its_earlier_runs_recorded(
     assert more["item_ids"] == sorted(more["item_ids"])
     listed = svc.http.get("/items", params={"feed_id": fid}).json()
     assert sorted(i["id"] for i in listed["items"]) == more["item_ids"]
+
+
+def test_a_retried_delivery_keeps_what_its_earlier_runs_noted(svc: Service, origin: Origin) -> None:
+    """Its problems were the latest run's only: a retry answered 304 said that alone, and
+    the parser's complaint of the run before, or an earlier run's failure, were gone."""
+    dup = "duplicate entry key 'urn:retry:1': later entry ignored"
+    url = origin.route("/feed", body=rss(1, 1, 2), headers=RSS, etag='"v1"')
+    fid = svc.feed(url)
+    first = svc.fetched(fid)
+    noted = first["problems"]  # the duplicate, and the pages not read (urn: links)
+
+    same = retried(svc, first["id"])
+    unchanged = f"{url} not modified (HTTP 304)"
+    assert same["problems"] == f"{noted}; {unchanged}", same
+
+    # A run that fails keeps what the runs before it noted; `error` is its own failure.
+    origin.route("/feed", body=b"<html><body>moved</body></html>", headers={})
+    failed = retried(svc, first["id"])
+    assert failed["state"] == "failed" and failed["error"], failed
+    assert failed["problems"] == same["problems"], failed
+
+    # The next run succeeds: no error, the earlier failure among the problems, and a
+    # note said again is said once, where it was said last (newest last).
+    origin.route("/feed", body=rss(1, 1, 2, 3), headers=RSS, etag='"v3"')
+    last = retried(svc, first["id"])
+    assert last["state"] == "processed" and last["error"] is None, last
+    # Its own notes: the duplicate again (moved last) and the new post's page (the
+    # stored posts' pages are not read again); the earlier runs' notes before them.
+    page = "page urn:retry:{} not read (only http(s) URLs are fetched, not urn: urn:retry:{})"
+    pages = [f"{page.format(i, i)}; kept the feed's excerpt" for i in (1, 2, 3)]
+    assert noted == "; ".join([dup, *pages[:2]]), noted
+    failure = f"an earlier run failed: {failed['error']}"
+    assert last["problems"] == "; ".join([*pages[:2], unchanged, failure, dup, pages[2]]), last
+    assert (last["items_new"], len(last["item_ids"])) == (3, 3), last

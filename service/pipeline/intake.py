@@ -21,7 +21,7 @@ from service.errors import (
     SignatureError,
 )
 from service.models import FeedDoc
-from service.pipeline import order
+from service.pipeline import order, outcome
 from service.pipeline.apply import Apply
 from service.pipeline.base import insert_ignore
 from service.pipeline.entries import feed_address, feed_title
@@ -50,17 +50,24 @@ def _storable_validators(
 
 
 def _with_earlier_runs(
-    s: Session, delivery_id: int, new: list[int], changed: list[int], skipped: int
+    s: Session,
+    delivery_id: int,
+    new: list[int],
+    changed: list[int],
+    skipped: int,
+    problems: list[str],
 ) -> dict[str, object]:
     """The delivery's record after this run: its counts added to those of its earlier
-    runs (a retry), and its items among theirs, in id order. A retry that finds nothing
-    new (the feed unchanged) must not forget which items the delivery created."""
+    runs (a retry), its items among theirs, in id order, and its problems after theirs
+    (service.pipeline.outcome). A retry that finds nothing new (the feed unchanged) must
+    not forget which items the delivery created, nor what its earlier runs noted."""
     row = s.execute(
         select(
             t.Delivery.items_new,
             t.Delivery.items_changed,
             t.Delivery.items_skipped,
             t.Delivery.item_ids,
+            t.Delivery.problems,
         ).where(t.Delivery.id == delivery_id)
     ).one()
     return {
@@ -68,6 +75,7 @@ def _with_earlier_runs(
         "items_changed": (row.items_changed or 0) + len(changed),
         "items_skipped": (row.items_skipped or 0) + skipped,
         "item_ids": sorted({*(row.item_ids or ()), *new, *changed}),
+        "problems": outcome.with_earlier(row.problems, problems),
     }
 
 
@@ -207,9 +215,8 @@ class Intake(Apply):
                         state="processed",
                         feed_id=feed_id,
                         **_with_earlier_runs(
-                            s, claim.id, stored.new, stored.changed, stored.held_new
+                            s, claim.id, stored.new, stored.changed, stored.held_new, noted
                         ),
-                        problems="; ".join(noted) or None,
                         error=None,  # an earlier attempt's (a fetch that failed a moment)
                         processed_at=datetime.now(UTC),
                     )
@@ -248,13 +255,15 @@ class Intake(Apply):
 
     def _finish_unchanged(self, claim: queue.Claim, owner: str, note: str) -> None:
         with transaction(self.sessions) as s:
+            earlier = s.scalar(select(t.Delivery.problems).where(t.Delivery.id == claim.id))
             queue.finish(
                 s,
                 queue.DELIVERIES,
                 claim.id,
                 owner,
                 state="processed",
-                problems=note,  # the counts and items of earlier runs (a retry) kept
+                # The counts and items of earlier runs (a retry) are kept, and their notes.
+                problems=outcome.with_earlier(earlier, [note]),
                 error=None,
                 processed_at=datetime.now(UTC),
             )

@@ -14,6 +14,7 @@ from service.errors import (
 from service.models import (
     ItemState,
 )
+from service.pipeline import outcome
 from service.pipeline.base import PipelineBase, latest_explainer
 from service.store import tables as t
 from service.store.db import transaction
@@ -74,8 +75,12 @@ class Review(PipelineBase):
             d.attempts = 0
             d.next_attempt_at = now
             d.lease_owner = d.lease_until = None
-            d.error = d.problems = d.processed_at = None
-            # Its counts and items are kept: the run adds to them (service.pipeline.intake).
+            # Its counts, items and problems are kept: the run adds to them (service.
+            # pipeline.intake); an earlier failure is one of its problems from now on
+            # (``error`` says why the delivery is failed, and the run may not fail).
+            if d.error:
+                d.problems = outcome.with_earlier(d.problems, [outcome.earlier_failure(d.error)])
+            d.error = d.processed_at = None
 
     def approve(self, item_id: int, who: str) -> t.Explainer:
         """A person publishes a reviewed explainer; who and when are recorded."""
