@@ -263,10 +263,21 @@ def test_a_list_is_not_a_range() -> None:
         ("the format's maximum of 240", Hedge.NONE),
         ("the format has a max of 240", Hedge.NONE),
         ("its minimum of 0.5", Hedge.NONE),
+        # "max"/"min" before "of" read as "maximum"/"minimum" do: a bound on a measure,
+        # a thing's own value after "has"/"its"; "min" alone stays minutes.
+        ("uses a max of 8 GPUs", Hedge.UPPER),
+        ("a max of 8 GPUs", Hedge.UPPER),
+        ("runs a min of 5 trials", Hedge.LOWER),
+        ("the format has a min of 0.5", Hedge.NONE),
+        ("its max of 240", Hedge.NONE),
     ],
 )
 def test_hedges(text: str, hedge: Hedge) -> None:
     assert one(text).hedge == hedge
+
+
+def test_min_after_a_number_is_minutes_not_a_hedge() -> None:
+    assert [n.hedge for n in extract_numbers("took 5 min of 8 GPUs")] == [Hedge.NONE] * 2
 
 
 @pytest.mark.parametrize(

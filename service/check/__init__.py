@@ -42,7 +42,8 @@ Rules, in short (the module's tests spell them out):
 - Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
   bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
   hedge go with anything. "maximum of"/"minimum of" that a thing has ("e4m3fnuz has a
-  maximum of 240", "its maximum of 240") is its value, no bound, as "max of 240" is; in
+  maximum of 240", "its maximum of 240") is its value, no bound, as "has a max of 240"
+  is; else "a max of 8 GPUs" is a bound, as "a maximum of 8 GPUs" is (and "a min of"); in
   the source, a stated maximum ("has a max of 240", "a maximum value of 240") is an
   upper bound and a minimum a lower one: "up to 240" restates it, "at least 240" not.
   "over" before a bare count that follows a measured figure of its sentence, not right

@@ -33,14 +33,14 @@ for _phrases, _kind in (
         "up to|as much as|as many as|as high as|at most|no more than|less than|fewer than|"
         "under|below|just under|nearly|almost|peaking at|peaks at|peaked at|"
         "tops out at|topped out at|topping out at|capped at|south of|"
-        "maximum of|a maximum of|max.|max|<=|≤|<",
+        "maximum of|a maximum of|max of|a max of|max.|max|<=|≤|<",
         UPPER,
     ),
     (
         "over|more than|at least|above|exceeding|exceeds|greater than|upwards of|upward of|"
         "beyond|no less than|just over|as low as|as little as|as few as|minimum of|"
         "in excess of|north of|"
-        "a minimum of|>=|≥|>",
+        "a minimum of|a min of|>=|≥|>",
         LOWER,
     ),
 ):
@@ -109,10 +109,15 @@ NOT_PRODUCTS = frozenset(
 
 # "maximum of" after a word that makes it a thing's own value ("e4m3fnuz has a maximum
 # of 240", "the format's maximum of 240"): that value, as "max of 240" is, not a bound on
-# a measure ("uses a maximum of 8 GPUs").
-_EXTREMUM_OF = frozenset({"maximum of", "a maximum of", "minimum of", "a minimum of"})
+# a measure ("uses a maximum of 8 GPUs"). "max of" and "a min of" read as "maximum of"
+# and "a minimum of" do ("uses a max of 8 GPUs" is a bound, "has a max of 240" a value);
+# "min of" without "a" is no hedge: "took 5 min of 8 GPUs" is minutes.
+_EXTREMUM_OF = frozenset(
+    {"maximum of", "a maximum of", "minimum of", "a minimum of", "max of", "a max of", "a min of"}
+)
 _PROPERTY_BEFORE = re.compile(
-    r"(?:\b(?:has|have|had|its|their|the)|'s)\s+(?:an?\s+)?(?:max|min)imum\s+of\s*$", re.I
+    r"(?:\b(?:has|have|had|its|their|the)|'s)\s+(?:an?\s+)?(?:max|min)(?:imum)?\s+of\s*$",
+    re.I,
 )
 
 
