@@ -350,6 +350,10 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
         limit(VLLM, "The hardware-agnostic models follow 3 design principles.", "3 cases"),
         limit(VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers.", "the flag's values"),
+        # The prose's "has a max of 240" no longer backs a minimum; the table row
+        # "| Max value | 240 |" does: a row's label is not read as a stated maximum.
+        limit(FP8, "On AMD, e4m3fnuz has a minimum of 240.", "the table's Max value row"),
+        limit(FP8, "The e4m3fnuz format has a min of 240.", "the table's Max value row"),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

@@ -162,3 +162,29 @@ UP_TO = "Llama-3.1-8B gains up to 1.13x, and the fleet has more than 10 GPUs."
 )
 def test_hedges_keep_their_direction(explainer: str, written: str, expected: CheckStatus) -> None:
     assert status(explainer, UP_TO, written) == expected
+
+
+# A thing's stated maximum or minimum in the explainer is its value, which a plain source
+# figure backs; but it keeps its direction: a minimum is no restatement of a source's
+# maximum or upper bound ("up to", a range's high end), nor a maximum of a minimum.
+@pytest.mark.parametrize(
+    ("explainer", "source", "expected"),
+    [
+        ("The format has a minimum of 240.", "The format has a max of 240.", U),
+        ("The format has a min of 240.", "The format has a maximum value of 240.", U),
+        ("The format has a minimum of 240.", "The format holds up to 240.", U),
+        ("The format has a minimum of 240.", "The format spans 10 to 240.", U),
+        ("The format has a maximum of 240.", "The format has a minimum of 240.", U),
+        ("The format has a maximum of 240.", "The format holds at least 240.", U),
+        ("The format has a maximum of 240.", "The format spans 240 to 900.", U),
+        ("The format has a maximum of 240.", "The format has a max of 240.", S),
+        ("The format has a maximum of 240.", "The format holds 240.", S),
+        ("The format has a minimum of 240.", "The format has a min of 240.", S),
+        ("The format has a minimum of 240.", "The format holds 240.", S),
+        ("The format has a minimum of 240.", "The format holds at least 240.", S),
+    ],
+)
+def test_a_stated_extreme_keeps_its_direction(
+    explainer: str, source: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, "240") == expected

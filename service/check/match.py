@@ -200,11 +200,13 @@ def match_quantity(
     gain: Callable[[], bool] = _never,
     across: bool = False,
     names: Sequence[Name] = (),
+    keep: Callable[[Hit], bool] | None = None,
 ) -> Outcome:
     """A single value, with its unit, precision, hedge and ``way``: the direction of the
     change the explainer writes it with (:func:`direction`; read only when needed, None
     when it can have none). ``across``: "over 24 cases" may say "across", as a source
-    count after "across" or "over" says it (:func:`after_across`).
+    count after "across" or "over" says it (:func:`after_across`). ``keep``: the source
+    figures that may back it, without ``way`` (all when None).
 
     A change written with words matches the source's signed value ("drops 12%" for
     "-12%"), a signed value the source's words ("-12%" for "12% lower"); a source figure
@@ -212,7 +214,7 @@ def match_quantity(
     A percentage the explainer states as a gain (``gain``: "10% faster") the source does
     not write is derived from a multiplier it does (1.10x)."""
     outcome = (
-        _match_quantity(idx, q, binding, None) if way is None else _signed(idx, q, binding, way)
+        _match_quantity(idx, q, binding, keep) if way is None else _signed(idx, q, binding, way)
     )
     if across and outcome.status == CheckStatus.UNSUPPORTED:
         keep = lambda h: after_across(idx.units[h[0]], h[1])  # noqa: E731

@@ -17,6 +17,7 @@ from service.check.beyond import (
 )
 from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
 from service.check.coverage import dropped_facts
+from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
@@ -35,8 +36,9 @@ from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Number, extract_numbers, identifier_key, prepare
+from service.numbers.context import stated_extreme
 from service.numbers.direction import NONE, Way, may_have_direction, states_gain
-from service.numbers.number import LOWER, QUANTITY, RANGE, VERSION, WORD
+from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
 
@@ -300,7 +302,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     way = Way(s, n) if directional else None
                     gain = functools.partial(states_gain, s, n, way or _no_way)
                     across = n.hedge is LOWER and over_count(s, nums, n)  # "over 24 cases"
-                    outcome = match_quantity(idx, n, binding, way, gain, across, names)
+                    side = stated_extreme(s, n)  # "has a minimum of 240": of its side
+                    if side is not NO_HEDGE:
+                        outcome = match_extreme(idx, n, binding, side)
+                    else:
+                        outcome = match_quantity(idx, n, binding, way, gain, across, names)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:

@@ -146,22 +146,33 @@ def read_hedge(s: str, n: Number) -> Number:
 _STATED_EXTREMUM = re.compile(r"(?<![\w-])(?P<w>max|min)(?:imum)?(?:\s+values?)?\s+of\s+$", re.I)
 
 
+def stated_extreme(s: str, n: Number) -> Hedge:
+    """The side a value with no hedge is stated as a thing's extreme (found in ``s``):
+    UPPER for a maximum ("has a max of 240", "a maximum value of 240"), LOWER for a
+    minimum, else no hedge."""
+    if n.hedge is not NO_HEDGE or n.kind != QUANTITY or s[n.start - 3 : n.start] != "of ":
+        return NO_HEDGE  # (most numbers: a string test)
+    m = _STATED_EXTREMUM.search(s, max(0, n.start - 32), n.start)
+    if m is None:
+        return NO_HEDGE
+    return UPPER if m.group("w").lower() == "max" else LOWER
+
+
 def stated_bounds(s: str, nums: list[Number]) -> list[Number]:
     """A source's numbers (found in ``s``), each value stated as a thing's maximum an
     upper bound, and each minimum a lower one: "up to 240" and "at most 240" restate
     "has a max of 240", as they restate "up to 240" (a hedge keeps its direction:
-    "at least 240" does not). Read on the source's side only: an explainer's "has a
+    "at least 240" does not). Read so on the source's side only: an explainer's "has a
     maximum of 240" is the value itself (:func:`read_hedge`), which a plain source 240
-    backs."""
+    backs, but of its side (:func:`stated_extreme`; the check keeps it from a source's
+    minimum)."""
     out = nums
     for i, n in enumerate(nums):
-        if n.hedge is not NO_HEDGE or n.kind != QUANTITY or s[n.start - 3 : n.start] != "of ":
-            continue  # (most numbers: a string test)
-        m = _STATED_EXTREMUM.search(s, max(0, n.start - 32), n.start)
-        if m is not None:
+        side = stated_extreme(s, n)
+        if side is not NO_HEDGE:
             if out is nums:
                 out = list(nums)  # copied only when one changes: most sources have none
-            out[i] = updated(n, hedge=UPPER if m.group("w").lower() == "max" else LOWER)
+            out[i] = updated(n, hedge=side)
     return out
 
 
