@@ -234,7 +234,10 @@ def test_an_item_that_never_reached_the_model_does_not_close_the_circuit(
             stub.url,
             circuit_threshold=2,
             llm_max_attempts=1,
+            # Never retried within the test: make_settings caps backoff at 1 s, and "One"
+            # retried (answered, the circuit closed) before "Three" failed kept it shut.
             backoff_base=3600,
+            backoff_max=3600,
         )
         with one_worker(settings) as (_, ctx):
             feed = add_feed(ctx.sessions)
@@ -335,6 +338,7 @@ def test_a_refused_key_opens_the_circuit_and_the_items_wait_for_it(tmp_path: Pat
             circuit_threshold=2,
             circuit_cooldown=3600,
             backoff_base=3600,
+            backoff_max=3600,  # make_settings caps it at 1 s
         )
         stub.push(*[Reply.error(401, "Unauthorized")] * 3)
         with one_worker(settings) as (_, ctx):
