@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -283,15 +284,20 @@ def test_the_tokens_of_a_result_discarded_for_a_lost_lease_are_on_the_bill(
     tmp_path: Path,
 ) -> None:
     with StubLLM() as stub:
-        stub.push(Reply.sleep(1.0))  # the default explainer, a second late
+        # The default explainer, answered once the item is taken over: a fixed delay
+        # (a second) let a slow test thread take it over after the result was stored.
+        stub.gate = threading.Event()
         settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url)
         with one_worker(settings) as (_, ctx):
             iid = queue_item(ctx, "The kernel ran faster.")
-            wait_for(lambda: stub.calls, timeout=10)
-            # Meanwhile another worker took the item over (this one's lease ran out).
-            with ctx.sessions.begin() as s:
-                item = s.get(t.Item, iid)
-                item.lease_owner = "another-worker"
+            try:
+                wait_for(lambda: stub.calls, timeout=10)
+                # Meanwhile another worker took the item over (this one's lease ran out).
+                with ctx.sessions.begin() as s:
+                    item = s.get(t.Item, iid)
+                    item.lease_owner = "another-worker"
+            finally:
+                stub.gate.set()
 
             def billed() -> list[t.LLMCall]:
                 with ctx.sessions() as s:
