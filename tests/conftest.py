@@ -123,6 +123,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def serve_on_loopback(app: object, protocol: type[Any]) -> Iterator[int]:
+    """Serve ``app`` with uvicorn in a thread through one of its HTTP protocol classes;
+    yields the port once it listens, stops the server after (a generator for fixtures)."""
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, http=protocol, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 @contextmanager
 def taken_port() -> Iterator[int]:
     """A loopback port something else listens on, for as long as the block runs."""

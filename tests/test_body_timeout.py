@@ -8,14 +8,12 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -25,7 +23,7 @@ from service.api.app import create_app
 from service.api.limits import MAX_REQUEST_BODY, BodyTimeout
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
 from service.config import Settings
-from tests.conftest import free_port, make_settings
+from tests.conftest import make_settings, serve_on_loopback
 
 TIMEOUT = 1.0
 
@@ -36,22 +34,7 @@ def protocol(request: pytest.FixtureRequest) -> type[asyncio.Protocol]:
 
 
 def serve(app: object, protocol: type[asyncio.Protocol]) -> Iterator[int]:
-    port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, http=protocol, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-        time.sleep(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    return serve_on_loopback(app, protocol)
 
 
 @pytest.fixture

@@ -5,39 +5,19 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol, http_protocol
 from service.config import Settings
-from tests.conftest import free_port
+from tests.conftest import serve_on_loopback
 
 
 @pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
 def port(request: pytest.FixtureRequest, settings: Settings) -> Iterator[int]:
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(settings, workers=0),
-        host="127.0.0.1",
-        port=port,
-        http=request.param,
-        log_level="warning",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-        time.sleep(0.02)
-    yield port
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_on_loopback(create_app(settings, workers=0), request.param)
 
 
 def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:

@@ -159,6 +159,19 @@ def pytorch_change_record(svc: Service) -> tuple[int, dict[str, Any]]:
     return fid, rec
 
 
+def edited_feed() -> bytes:
+    """The PyTorch feed with its first post's text edited (a paragraph added)."""
+    marker = b"<content:encoded><![CDATA["
+    return FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+
+
+def observed_record(rec: dict[str, Any], body: bytes, at: str, timestamp: str) -> dict[str, Any]:
+    """``rec`` carrying ``body``, observed by the monitor ``at`` (its recorded headers)."""
+    data = {**rec["data"], "content": base64.b64encode(body).decode(), "bytes": len(body)}
+    data["headers"] = {**data["headers"], "etag": f'"{at}"', "observed_at": at}
+    return {**rec, "timestamp": timestamp, "data": data}
+
+
 def test_change_record_with_its_artifact(svc: Service) -> None:
     fid, rec = pytorch_change_record(svc)
     d = svc.outcome(svc.post(rec).json()["delivery_id"])
@@ -591,9 +604,8 @@ def test_a_truncated_feed_changes_no_stored_item_and_leaves_its_last_entry_out(
     assert d["items_changed"] == 0 and d["items_new"] == 0
     assert "left out" in d["problems"]
     # Not well-formed, not cut short: a changed entry is not applied either.
-    marker = b"<content:encoded><![CDATA["
-    assert marker in FEED_BYTES
-    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+    edited = edited_feed()
+    assert edited != FEED_BYTES
     broken = edited.replace(b"</channel>", b"<oops></channel>", 1)
     d = svc.outcome(svc.post(broken, RSS).json()["delivery_id"])
     assert d["state"] == "processed", d
@@ -612,13 +624,10 @@ def test_a_change_record_older_than_one_applied_does_not_undo_its_edits(svc: Ser
     two workers take two records of one feed at once and the older one commits last):
     the older artifact's version of an edited post must not replace the newer one."""
     fid, rec = pytorch_change_record(svc)
-    marker = b"<content:encoded><![CDATA["
-    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+    edited = edited_feed()
 
     def record(body: bytes, at: str) -> dict[str, Any]:
-        data = {**rec["data"], "content": base64.b64encode(body).decode(), "bytes": len(body)}
-        data["headers"] = {**data["headers"], "etag": f'"{at}"', "observed_at": at}
-        return {**rec, "timestamp": at, "data": data}
+        return observed_record(rec, body, at, timestamp=at)
 
     first = svc.outcome(svc.post(record(FEED_BYTES, "2026-09-23T04:00:00Z")).json()["delivery_id"])
     assert first["items_new"] == PYTORCH_ITEMS
@@ -647,13 +656,10 @@ def test_a_timestamp_that_is_no_date_orders_by_the_recorded_observation(svc: Ser
     date): such a record is taken, not refused (the monitor would lose it), and ordered
     by its recorded ``observed_at`` as a record without a timestamp is."""
     _, rec = pytorch_change_record(svc)
-    marker = b"<content:encoded><![CDATA["
-    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+    edited = edited_feed()
 
     def record(body: bytes, at: str) -> dict[str, Any]:
-        data = {**rec["data"], "content": base64.b64encode(body).decode(), "bytes": len(body)}
-        data["headers"] = {**data["headers"], "etag": f'"{at}"', "observed_at": at}
-        return {**rec, "timestamp": "origin", "data": data}
+        return observed_record(rec, body, at, timestamp="origin")
 
     first = svc.post(record(FEED_BYTES, "2026-09-23T04:00:00Z"))
     assert first.status_code == 202, first.text
@@ -744,8 +750,7 @@ def test_a_captured_signed_document_sent_again_under_a_new_id_is_a_replay(
 ) -> None:
     # X-Hub-Signature-256 signs the body alone; X-GitHub-Delivery beside it does not.
     fid = svc.feed("https://pytorch.org/blog/feed/", secret=SECRET)
-    marker = b"<content:encoded><![CDATA["
-    edited = FEED_BYTES.replace(marker, marker + b"<p>A paragraph added later.</p>", 1)
+    edited = edited_feed()
 
     def signed(body: bytes, delivery: str) -> httpx.Response:
         headers = {**RSS, "X-Hub-Signature-256": signatures.sign_hub(SECRET, body)}
