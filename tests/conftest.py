@@ -144,6 +144,17 @@ def serve_on_loopback(app: object, protocol: type[Any]) -> Iterator[int]:
         thread.join(timeout=10)
 
 
+def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """The status line, headers and body of the answer, read until the server closes."""
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
 @contextmanager
 def taken_port() -> Iterator[int]:
     """A loopback port something else listens on, for as long as the block runs."""

@@ -23,7 +23,7 @@ from service.api.app import create_app
 from service.api.limits import MAX_REQUEST_BODY, BodyTimeout
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
 from service.config import Settings
-from tests.conftest import make_settings, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback
 
 TIMEOUT = 1.0
 
@@ -45,17 +45,6 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def port(settings: Settings, protocol: type[asyncio.Protocol]) -> Iterator[int]:
     yield from serve(create_app(settings, workers=0), protocol)
-
-
-def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
-    """The status line, headers and body of the answer, read until the server closes."""
-    data = b""
-    while chunk := s.recv(65536):
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
-    return status, headers, body
 
 
 def stalled(port: int, head: bytes, part: bytes = b"") -> tuple[float, str, dict[str, str], bytes]:

@@ -12,7 +12,7 @@ import pytest
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol, http_protocol
 from service.config import Settings
-from tests.conftest import serve_on_loopback
+from tests.conftest import read_answer, serve_on_loopback
 
 
 @pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
@@ -24,13 +24,7 @@ def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
     """Send raw bytes; the status line, headers and body of the answer (read to close)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(raw)
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
-    return status, headers, body
+        return read_answer(s)
 
 
 @pytest.mark.parametrize(
