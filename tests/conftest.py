@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 import pytest
 import uvicorn
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from service.api.protocol import http_protocol
 from service.config import Settings
@@ -211,6 +211,20 @@ def api_client(settings: Settings, *, workers: int = 2, timeout: float = 30) -> 
         yield client
 
 
+def waiting_on_a_lock(engine: Engine) -> bool:
+    """Whether a session of the test database waits on a row or table lock (PostgreSQL):
+    the point a test holding that lock knows its other request is blocked on it."""
+    with engine.connect() as c:
+        return bool(
+            c.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+                    "'Lock' AND datname = current_database()"
+                )
+            )
+        )
+
+
 def make_settings(db_url: str, **kw: object) -> Settings:
     base: dict[str, object] = {
         "database_url": db_url,
@@ -226,6 +240,13 @@ def make_settings(db_url: str, **kw: object) -> Settings:
         "allow_private_urls": True,
     }
     base.update(kw)
+    for prefix in ("", "outbound_"):
+        # The 1 s cap above keeps retries quick; a test that sets a long base delay to
+        # mean "not retried here" must lift the cap too, or it is retried within a second.
+        low, cap = base[f"{prefix}backoff_base"], base[f"{prefix}backoff_max"]
+        assert isinstance(low, float | int) and isinstance(cap, float | int)
+        if low > cap:
+            raise ValueError(f"{prefix}backoff_base {low} over {prefix}backoff_max {cap}: set both")
     return Settings(_env_file=None, **base)  # type: ignore[call-arg]
 
 

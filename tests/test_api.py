@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from service import render
@@ -35,6 +34,7 @@ from tests.conftest import (
     explain_pending,
     make_settings,
     wait_for,
+    waiting_on_a_lock,
 )
 from tests.origin import Origin
 
@@ -713,22 +713,10 @@ def test_one_name_registered_twice_at_once_is_one_feed_on_postgres(pg_url: str) 
             )
         )
         second.start()
-        wait_for(lambda: answers or _waiting_on_a_lock(engine))
+        wait_for(lambda: answers or waiting_on_a_lock(engine))
         holder.commit()
         holder.close()
         second.join(timeout=30)
         assert answers and answers[0].status_code == 409, answers[0].text
         assert client.get("/feeds").json()["total"] == 1
     engine.dispose()
-
-
-def _waiting_on_a_lock(engine: Engine) -> bool:
-    with engine.connect() as c:
-        return bool(
-            c.scalar(
-                text(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
-                    "'Lock' AND datname = current_database()"
-                )
-            )
-        )

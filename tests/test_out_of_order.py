@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from service import queue
@@ -21,7 +21,7 @@ from service.parse import parse_feed
 from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
-from tests.conftest import make_settings, wait_for
+from tests.conftest import make_settings, wait_for, waiting_on_a_lock
 from tests.live import Service
 from tests.origin import Origin
 from tests.test_websub import Hub, cli
@@ -388,23 +388,11 @@ def _race(db: Any, holder: Session, other_worker: Callable[[], None]) -> None:
 
     worker = threading.Thread(target=run)
     worker.start()
-    wait_for(lambda: _waiting_on_a_lock(db))
+    wait_for(lambda: waiting_on_a_lock(db))
     holder.commit()
     holder.close()
     worker.join(timeout=60)
     assert not worker.is_alive() and errors == []
-
-
-def _waiting_on_a_lock(db: Any) -> bool:
-    with db.connect() as c:
-        return bool(
-            c.scalar(
-                text(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
-                    "'Lock' AND datname = current_database()"
-                )
-            )
-        )
 
 
 def test_a_rollback_is_applied_when_its_delivery_is_retried_with_force(svc: Service) -> None:

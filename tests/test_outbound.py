@@ -30,7 +30,7 @@ from service.errors import InputError
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, transaction
-from tests.conftest import api_client, free_port, make_settings, wait_for
+from tests.conftest import api_client, free_port, make_settings, wait_for, waiting_on_a_lock
 from tests.origin import raw_origin
 from tests.seed_db import add_feed, add_item
 
@@ -521,7 +521,8 @@ def test_a_retry_waits_for_a_workers_claim_and_refuses_it(pg_url: str) -> None:
 
     settings = make_settings(pg_url, api_token=TOKEN)
     with api_client(settings, workers=0) as http:
-        sessions = make_sessionmaker(make_engine(pg_url))
+        engine = make_engine(pg_url)
+        sessions = make_sessionmaker(engine)
         iid = add_item(sessions, add_feed(sessions), title="T", text="It is 2x.")
         raw = pg_url.replace("postgresql+psycopg://", "postgresql://", 1)
         with psycopg.connect(raw) as conn:
@@ -535,8 +536,8 @@ def test_a_retry_waits_for_a_workers_claim_and_refuses_it(pg_url: str) -> None:
                 )
             )
             th.start()
-            time.sleep(1.0)  # the retry is waiting on the row
-            assert not result
+            wait_for(lambda: result or waiting_on_a_lock(engine))
+            assert not result  # the retry is waiting on the row
             conn.commit()  # the claim lands
             th.join(timeout=30)
     assert result == [409]
