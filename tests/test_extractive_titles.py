@@ -47,7 +47,7 @@ def _title(source_title: str) -> str:
         # powered by MLX ...", "macOS: Image generation (experimental)".
         (
             "Degraded functionality for Claude Cowork on Windows",
-            "Claude Cowork: Degraded functionality for Claude Cowork on Windows",
+            "Claude Cowork: Degraded functionality on Windows",
         ),
         (
             "Ollama is now powered by MLX on Apple Silicon in preview",
@@ -146,6 +146,25 @@ def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected:
     ],
 )
 def test_a_status_update_leads_with_the_service_affected(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Named first, the subject is not named again (it read "Claude Cowork: Degraded
+        # functionality for Claude Cowork on Windows", "Claude.ai: Issues logging into
+        # Claude.ai", "Ollama: Ollama's new app", "ChatGPT: Elevated errors affecting
+        # ChatGPT"), whatever word follows the phrase that named it.
+        ("Issues logging into Claude.ai", "Claude.ai: Issues logging in"),
+        ("Errors logging into Claude.ai", "Claude.ai: Errors logging in"),
+        ("Ollama's new app", "Ollama: New app"),
+        ("Ollama's transparent pricing", "Ollama: Transparent pricing"),
+        ("Elevated errors affecting ChatGPT", "ChatGPT: Elevated errors"),
+        ("Elevated errors affecting ChatGPT Work", "ChatGPT Work: Elevated errors"),
+    ],
+)
+def test_a_title_names_its_subject_once(source: str, expected: str) -> None:
     assert _title(source) == expected
 
 

@@ -127,19 +127,31 @@ def _title(
     clause = False
     if subject:
         pat = re.compile(
-            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at)\s+(the\s+)?"
+            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at|affecting)\s+(the\s+)?"
             rf"{re.escape(subject)}\s*$"
         )
         # The same phrase mid-title, before another ("Elevated latency on the Claude API
-        # for some users"): the subject leads the title, the rest need not name it again.
+        # for some users", "... for Claude Cowork on Windows"): the subject leads the
+        # title, the rest need not name it again. Not before "for" and a name: "Claude
+        # for Microsoft Office 365" is a longer name, not "Claude" used somewhere.
         mid = re.compile(
             rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|to|at)\s+(the\s+)?"
-            rf"{re.escape(subject)}(?=\s+(?:for|on|in|with|at|from|by|via|using)\s+[a-z])"
+            rf"{re.escape(subject)}(?=\s+(?:(?:for|on|in|with|at|from|by|via|using)\s+[a-z]|"
+            rf"(?:on|in|at)\s+[A-Z]))"
         )
+        # Logging into the subject is logging in, once the subject leads the title.
+        login = re.compile(
+            rf"\b(log(?:ging)?|sign(?:ing)?)\s+into\s+(the\s+)?{re.escape(subject)}$"
+        )
+        possessive = re.match(rf"{re.escape(subject)}['’]s\s+(?=\w)", new)
         if pat.search(new):
             new = pat.sub("", new)
+        elif login.search(new):
+            new = login.sub(r"\1 in", new)
         elif mid.search(new):
             new = mid.sub("", new, count=1)
+        elif possessive:
+            new = new[possessive.end() :]  # "Ollama's new app": "Ollama: New app"
         elif _longer_name(subject, new, article.text):
             subject, new = new, ""
         elif new.startswith(subject + " "):
