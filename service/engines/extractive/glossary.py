@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from service.engines.extractive.words import STOPWORDS
 from service.errors import TemplateError
 from service.text import split_sentences
 
@@ -116,27 +117,63 @@ def define(
     if not hits:
         return text
     spans = _sentence_spans(text)
-    used_sentences: set[int] = set()
+    placed_in: dict[int, list[int]] = {}  # sentence -> where its definitions go
     taken: list[tuple[int, int]] = []
     inserts: list[tuple[int, str]] = []
     for start, end, e in sorted(hits, key=lambda h: (h[0], -h[1])):
         if e.term in defined or any(a <= start < b for a, b in taken):
             continue
         sent = next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
-        if sent in used_sentences or len(defined) >= most:
+        if len(defined) >= most:
             continue
-        placed = _definition_insert(text, start, end, e.definition_for(text[start:end]))
-        if placed is None or _before_a_figure(
-            text, placed[0], spans[sent][1] if sent >= 0 else len(text)
+        placed = _definition_insert(text, start, end, e, text[start:end])
+        if (
+            placed is None
+            or not _room_for(text, placed[0], placed_in.get(sent, []))
+            or _before_a_figure(text, placed[0], spans[sent][1] if sent >= 0 else len(text))
         ):
             continue
         defined.add(e.term)
         inserts.append(placed)
         taken.append((start, end))
-        used_sentences.add(sent)
+        placed_in.setdefault(sent, []).append(placed[0])
+    # A term with no place after it (every use near a figure, say: "1.20x geometric mean
+    # over Triton across all 24 cases") is defined at the end of its first sentence,
+    # named again, where it parts nothing: undefined, the reader met it bare.
+    for start, end, e in sorted(hits, key=lambda h: (h[0], -h[1])):
+        if e.term in defined or len(defined) >= most or any(a <= start < b for a, b in taken):
+            continue
+        sent = next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
+        pos = _sentence_end(text, end, spans[sent][1] if sent >= 0 else len(text))
+        if pos is None or not _room_for(text, pos, placed_in.get(sent, [])):
+            continue
+        defined.add(e.term)
+        inserts.append((pos, f" ({e.term}: {e.definition})"))
+        taken.append((start, end))
+        placed_in.setdefault(sent, []).append(pos)
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
     return text
+
+
+_NEAR_END = 8  # words: further from its term, a definition at a sentence's end is lost
+
+
+def _sentence_end(text: str, end: int, stop: int) -> int | None:
+    """Where a definition goes at the end of the sentence whose term ends at ``end`` (the
+    sentence ends at ``stop``): before its final stop, after no parenthesis (two in a row
+    do not read), not inside one, near enough to the term."""
+    if text.rfind("(", 0, end) > text.rfind(")", 0, end):
+        return None
+    body = text[:stop].rstrip()
+    pos = len(body) - 1 if body[-1:] in ".!?" else len(body)
+    if pos <= end or body[pos - 1 : pos] in (")", ":", ",", "”", '"'):
+        return None
+    if body[:pos].rsplit(None, 1)[-1].lstrip(_OPENERS)[:1].isdigit():
+        return None  # after "cutting costs by 96%" it reads as said of the figure
+    if body[:pos].endswith("according to the post"):
+        return None  # the attribution closes the sentence; a definition after it is lost
+    return pos if len(text[end:pos].split()) <= _NEAR_END else None
 
 
 def most_seen(
@@ -159,6 +196,22 @@ def most_seen(
     return tuple(e for e in glossary if e.term in kept)
 
 
+# Two definitions in a sentence only this many words apart, at most: closer, or more,
+# they read as a list of asides. With one a sentence, a term whose every placeable use
+# shared its sentence with another's definition was never defined ("BF16", "MoE").
+_APART = 12  # words
+
+
+def _room_for(text: str, pos: int, others: Sequence[int]) -> bool:
+    """Whether a sentence with definitions at ``others`` takes one more at ``pos``."""
+    if not others:
+        return True
+    if len(others) > 1:
+        return False
+    a, b = sorted((pos, others[0]))
+    return len(text[a:b].split()) >= _APART
+
+
 _FIGURE_AHEAD = 8  # words
 
 
@@ -168,7 +221,10 @@ def _before_a_figure(text: str, pos: int, end: int) -> bool:
     (...) can reduce latency by up to 50%"). A figure is a word that starts with a digit
     once its opening marks are off ("50%", "(1.5x", "~85.6%", "$5"); a name with digits in
     it ("MXFP8", "H100") is none, and a definition before it parts nothing."""
-    return any(w.lstrip(_OPENERS)[:1].isdigit() for w in text[pos:end].split()[:_FIGURE_AHEAD])
+    ahead = re.split(r"[,;]\s|\s—", text[pos:end], maxsplit=1)[0]
+    # Past a comma the figure is said of what follows it: the definition parts nothing
+    # ("over BF16 (...), with peak memory nearly identical (~39 GB)").
+    return any(w.lstrip(_OPENERS)[:1].isdigit() for w in ahead.split()[:_FIGURE_AHEAD])
 
 
 _OPENERS = "([{\"'“‘~≈<>$€£¥+-−±"
@@ -206,11 +262,15 @@ _VERB = re.compile(
 )
 
 
-def _definition_insert(text: str, start: int, end: int, definition: str) -> tuple[int, str] | None:
+def _definition_insert(
+    text: str, start: int, end: int, entry: GlossaryEntry, form: str
+) -> tuple[int, str] | None:
     """Where and how a definition goes after a term, or ``None`` when it would not read
-    well there: inside parentheses, or where the term modifies a following noun."""
+    well there. Inside parentheses it is set apart by commas; after a term that modifies
+    a following noun ("per MoE layer"), it goes after that noun and names the term."""
+    definition = entry.definition_for(form)
     if text.rfind("(", 0, start) > text.rfind(")", 0, start):
-        return None
+        return _inside_parentheses(text, end, definition)
     pos = end
     # Keep an abbreviation that follows the term with it: "mixture-of-experts (MoE)".
     m = re.match(r"\s*\([^()]{1,15}\)", text[pos:])
@@ -219,13 +279,62 @@ def _definition_insert(text: str, start: int, end: int, definition: str) -> tupl
     after = text[pos:]
     # In parentheses wherever it goes: after a bare comma at a sentence's end it read as
     # one more item of a list ("1,500 learned gist tokens, small pieces of text, ...").
-    if not after or re.match(r"[.!?](\s|$)", after):
+    if _ends_phrase(after):
         return pos, f" ({definition})"
-    if (
-        after[0] in ",;:"
+    if m:
+        return None
+    noun = _modified_noun(after)
+    if noun is None or any(w.lstrip(_OPENERS)[:1].isdigit() for w in text[:start].split()[-2:]):
+        return None  # "a 13.4% throughput gain (...) over BF16" parts a result from its baseline
+    # Every use of a term was often a modifier ("MoE layer", "BF16 dense GEMM"): the
+    # term went undefined. After the noun phrase, named again, it parts nothing.
+    return pos + noun, f" ({entry.term}: {entry.definition})"
+
+
+def _ends_phrase(after: str) -> bool:
+    """Whether the text ``after`` a term starts where its noun phrase ends."""
+    return (
+        not after
+        or re.match(r"[.!?](\s|$)", after) is not None
+        or after[0] in ",;:"
         or after.startswith(" —")
-        or _PHRASE_END.match(after)
-        or _VERB.match(after)
-    ):
-        return pos, f" ({definition})"
+        or _PHRASE_END.match(after) is not None
+        or _VERB.match(after) is not None
+    )
+
+
+_NOUN_WORD = re.compile(r"\s[A-Za-z][A-Za-z\-]*(?=[\s.,;:!?]|$)")
+_MODIFIED_WORDS = 3  # a longer run after a term is no noun phrase it modifies
+
+
+def _modified_noun(after: str) -> int | None:
+    """The length of the noun (one to three plain words) that a term modifies, from the
+    start of ``after``, when its noun phrase ends there; ``None`` otherwise (a figure, a
+    name with digits or a parenthesis comes first, or the phrase runs on)."""
+    at = 0
+    for _ in range(_MODIFIED_WORDS):
+        m = _NOUN_WORD.match(after, at)
+        if m is None or _PHRASE_END.match(after, at) or _VERB.match(after, at):
+            return None
+        word = m.group(0).strip()
+        # Not a noun: "the coding agent your team already uses", "the baseline built to".
+        if word.lower() in STOPWORDS or re.search(r"[a-z](ly|ed)$", word):
+            return None
+        at = m.end()
+        if _ends_phrase(after[at:]):
+            return at
+    return None
+
+
+def _inside_parentheses(text: str, end: int, definition: str) -> tuple[int, str] | None:
+    """A definition for a term inside parentheses, set apart by commas ("(geometric mean,
+    an average ..., across three models)"): parentheses within parentheses do not read.
+    Not a definition with a comma of its own, which would blur where it ends."""
+    if "," in definition:
+        return None
+    after = text[end:]
+    if after.startswith(")"):
+        return end, f", {definition}"
+    if _PHRASE_END.match(after):  # not "(7,156 BF16 baseline": the term modifies a noun
+        return end, f", {definition},"
     return None

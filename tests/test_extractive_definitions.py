@@ -1,0 +1,103 @@
+"""The extractive engine's definitions on real corpus posts: a glossary term the
+explainer uses is defined where the reader first meets it in prose, even where it only
+modifies a noun ("per MoE layer", "BF16 dense GEMM") or stands inside parentheses
+("(geometric mean across three recent models)"), places where no definition went."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from service import clean, parse
+from service.engines.base import ExplainOptions
+from service.engines.extractive import ExtractiveEngine
+from service.engines.extractive.glossary import GlossaryEntry, define, load_glossary
+from service.models import Explainer
+
+DATA = Path(__file__).parent / "data" / "corpus"
+PROMPTS = Path(__file__).parent.parent / "prompts"
+FP8 = "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
+
+
+@cache
+def _glossary() -> dict[str, GlossaryEntry]:
+    return {e.term: e for e in load_glossary(PROMPTS / "glossary.yaml")[1]}
+
+
+@cache
+def _explain(name: str) -> Explainer:
+    article = clean.article_from_document((DATA / "posts" / name).read_bytes(), filename=name)
+    return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+
+
+@cache
+def _explain_item(feed: str, title: str) -> Explainer:
+    entries = parse.parse_feed((DATA / "feeds" / feed).read_bytes()).entries
+    article = next(a for a in map(clean.article_from_entry, entries) if a.title.startswith(title))
+    return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+
+
+def _prose(e: Explainer) -> str:
+    return "\n".join([p for s in e.sections for p in s.paragraphs] + [e.takeaway or ""])
+
+
+def _defined(text: str, term: str) -> bool:
+    e = _glossary()[term]
+    return any(d in text for d in (e.definition, e.plural) if d)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "terms"),
+    [
+        (lambda: _explain(FP8), ("BF16", "MoE")),
+        (lambda: _explain("pytorch-blog-hardware-agnostic-models-in-vllm.md"), ("geometric mean",)),
+        (
+            lambda: _explain("pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"),
+            ("geometric mean",),
+        ),
+        (
+            lambda: _explain_item(
+                "pytorch-blog-2026-09-02-397d8ac.xml", "FP8 Training on AMD GPUs"
+            ),
+            ("BF16", "MoE"),
+        ),
+    ],
+)
+def test_a_term_used_is_defined(explainer: object, terms: tuple[str, ...]) -> None:
+    """They were used and left undefined: every use modified a noun, stood inside
+    parentheses or shared its sentence with another definition."""
+    assert callable(explainer)
+    text = _prose(explainer())
+    for term in terms:
+        assert _glossary()[term].pattern.search(text), term
+        assert _defined(text, term), term
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A term that modifies a noun is defined after the noun phrase, named again.
+        (
+            "The speedup came from one MoE layer.",
+            "The speedup came from one MoE layer (MoE: a mixture-of-experts model, where"
+            " each input uses only some sub-networks).",
+        ),
+        (
+            "They measured the BF16 dense GEMM over the faster of ATen and Triton.",
+            "They measured the BF16 dense GEMM (BF16: a compact number format that keeps the"
+            " range of full precision with fewer digits) over the faster of ATen and Triton.",
+        ),
+        # Inside parentheses, a comma sets it apart: parentheses within parentheses
+        # would not read.
+        (
+            "Throughput is close (geometric mean across three recent models).",
+            "Throughput is close (geometric mean, an average suited to ratios such as"
+            " speedups, across three recent models).",
+        ),
+    ],
+)
+def test_a_definition_finds_a_place_where_the_term_is_first_used(text: str, expected: str) -> None:
+    glossary = [_glossary()[t] for t in ("MoE", "BF16", "geometric mean")]
+    assert define(text, glossary, set()) == expected
