@@ -46,6 +46,7 @@ from service.engines.extractive.glossary import (
     load_glossary,
     most_seen,
 )
+from service.engines.extractive.headings import heading_in
 from service.engines.extractive.inline import clean_inline, strip_refs
 from service.engines.extractive.owners import owners
 from service.engines.extractive.plan import (
@@ -98,7 +99,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-14"
+ENGINE_VERSION = "extractive-15"
 
 
 class ExtractiveEngine:
@@ -134,7 +135,7 @@ class ExtractiveEngine:
                 f"{most:,}, the most the extractive engine explains"
             )
         _, glossary = load_glossary(*self._glossary_paths(options))
-        explainer = build_explainer(article, glossary)
+        explainer = build_explainer(article, glossary, options.language)
         _, version = self.identity(options)
         return ExplainResult(
             explainer=explainer,
@@ -156,9 +157,12 @@ class ExtractiveEngine:
         return None
 
 
-def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) -> Explainer:
-    """The explainer of ``article`` (pure). Raises ``NothingToExplain`` (an
-    ``EngineError``) when there is no text."""
+def build_explainer(
+    article: Article, glossary: Sequence[GlossaryEntry] = (), language: str | None = None
+) -> Explainer:
+    """The explainer of ``article`` (pure), the headings it writes itself in ``language``
+    (a feed's setting) where it can. Raises ``NothingToExplain`` (an ``EngineError``)
+    when there is no text."""
     if not article.text.strip():
         raise NothingToExplain("the article has no text to explain (empty content)")
     blocks = split_blocks(article.text)
@@ -194,6 +198,8 @@ def build_explainer(article: Article, glossary: Sequence[GlossaryEntry] = ()) ->
         defined = set()
         sections = _write(draft, plans, chosen, glossary, case, defined, who)
         end = takeaway(draft, glossary, defined, used)
+    for s in sections:
+        s.heading = heading_in(s.heading, language)
     return Explainer(title=title, sections=sections, takeaway=end)
 
 
