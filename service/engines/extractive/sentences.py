@@ -14,6 +14,7 @@ from service.engines.extractive.blocks import short_code, table_sentences
 from service.engines.extractive.figures import figures
 from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.inline import clean_inline
+from service.engines.extractive.programme import session_sentence
 from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import Voice, dehype
 from service.engines.extractive.words import (
@@ -232,6 +233,8 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                     cands[-1].lead = sec.blocks[bi + 1].kind in ("list_item", "table")
             elif b.kind == "list_item":
                 text, bold = clean_inline(b.text)
+                lead = next((c.text for c in reversed(cands) if c.lead), "")
+                text = session_sentence(text, lead) or text
                 c = Cand(text, si, bi, index, "item", first_in_block=True)
                 c.bold = any(any(ch.isdigit() for ch in sp) for sp in bold)
                 cands.append(c)
