@@ -430,3 +430,25 @@ def test_an_author_with_markup_characters_is_escaped_once_on_the_page_and_in_ato
     atom = client.get("/feed.atom").text
     assert "<name>Ann &lt;b&gt; &amp; Bo</name>" in atom and "&amp;lt;" not in atom
     assert feedparser.parse(atom).entries[0].author == "Ann <b> & Bo"
+
+
+@pytest.mark.parametrize("path", ["/feeds/{a}/feed.atom", "/feed.atom"])
+def test_a_language_written_in_another_case_is_the_same_document(
+    client: TestClient, ids: dict[str, int], path: str
+) -> None:
+    """ "en-US" and "en-us" (or "French" and "french") are one language, and the document
+    says it one way (xml:lang "en-US"): the ETag held the setting as written, so setting
+    it in another case changed the ETag and moved Last-Modified of the same document, and
+    every reader downloaded it again."""
+    path = path.format(a=ids["a"])
+    for first, other in (("en-US", "en-us"), ("French", "french"), ("pt_br", "PT-BR")):
+        assert client.patch(f"/feeds/{ids['a']}", json={"language": first}).status_code == 200
+        r = client.get(path)
+        etag, modified = r.headers["etag"], r.headers["last-modified"]
+        time.sleep(1.01)  # HTTP dates have whole seconds
+        assert client.patch(f"/feeds/{ids['a']}", json={"language": other}).status_code == 200
+        again = client.get(path)
+        assert again.content == r.content, (first, other)
+        assert (again.headers["etag"], again.headers["last-modified"]) == (etag, modified)
+        assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
+        assert client.get(path, headers={"If-Modified-Since": modified}).status_code == 304

@@ -145,7 +145,10 @@ def _sources(s: Session) -> tuple[str, datetime | None]:
         .where(published)
         .order_by(t.Feed.id)
     ).all()
-    key = "\n".join(f"{r.id}|{r.name or r.title or r.url}|{r.language or ''}" for r in rows)
+    # The language as the entries say it (xml:lang): "en-US" and "en-us" are one.
+    key = "\n".join(
+        f"{r.id}|{r.name or r.title or r.url}|{language_tag(r.language) or ''}" for r in rows
+    )
     changed = [d for d in (_aware(r.updated_at) for r in rows) if d is not None]
     return key, max(changed, default=None)
 
@@ -341,7 +344,9 @@ def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: i
     # What the document shows of its feeds (a rename, a language) moves Last-Modified on
     # as it moves the ETag.
     shows, shown_at = (
-        (f"{feed_label(feed)}|{feed.language or ''}", feed.updated_at) if feed else _sources(s)
+        (f"{feed_label(feed)}|{language_tag(feed.language) or ''}", feed.updated_at)
+        if feed
+        else _sources(s)
     )
     stamps = [d for d in (newest_pub, newest_upd, _aware(shown_at)) if d is not None]
     fallback = feed.created_at if feed is not None else EPOCH

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from service import websub
 from service.errors import Conflict, NotFound
+from service.languages import language_tag
 from service.models import DeliveryState, ItemState
 from service.store import tables as t
 
@@ -44,8 +45,10 @@ def feed_at(s: Session, url: str) -> t.Feed | None:
 
 def shown(feed: t.Feed) -> tuple[str, str | None]:
     """What the Atom feeds show of a feed itself, as their ETag holds it: its label (name,
-    else title, else URL: pages.feed_label) and its language."""
-    return (feed.name or feed.title or feed.url, feed.language)
+    else title, else URL: pages.feed_label) and its language as the document says it
+    (xml:lang). The setting as written made "en-US" and "en-us" two documents (another
+    ETag, Last-Modified moved on) where the document was one."""
+    return (feed.name or feed.title or feed.url, language_tag(feed.language))
 
 
 def note_shown(feed: t.Feed, before: tuple[str, str | None]) -> None:
