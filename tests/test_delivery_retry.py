@@ -6,8 +6,10 @@ delivery had created was lost."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from service.pipeline import outcome
 from tests.live import Service
 from tests.origin import Origin
 
@@ -93,3 +95,33 @@ def test_a_retried_delivery_keeps_what_its_earlier_runs_noted(svc: Service, orig
     failure = f"an earlier run failed: {failed['error']}"
     assert last["problems"] == "; ".join([*pages[:2], unchanged, failure, dup, pages[2]]), last
     assert (last["items_new"], len(last["item_ids"])) == (3, 3), last
+
+
+def test_a_run_with_thousands_of_problems_keeps_the_first_and_counts_the_rest(
+    svc: Service, origin: Origin
+) -> None:
+    """A run's own notes were all kept: a feed of 3,000 items that are no objects stored
+    3,000 notes (some 100 KB) in the delivery's problems, on every run. The first
+    RUN_PROBLEMS are kept and the rest counted, as the earlier runs' oldest notes are."""
+    bad = 3000
+    feed = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Many bad items",
+        "items": [
+            *range(bad),
+            {"id": "urn:cap:1", "title": "Post", "content_html": "<p>It is 2x faster.</p>"},
+        ],
+    }
+    body = json.dumps(feed).encode()
+    url = origin.route("/feed.json", body=body, headers={"Content-Type": "application/feed+json"})
+    fid = svc.feed(url)
+    first = svc.fetched(fid)
+    assert first["items_new"] == 1, first
+    kept = [f"item {n} is not an object: ignored" for n in range(outcome.RUN_PROBLEMS)]
+    left = f"[{bad - outcome.RUN_PROBLEMS:,} more problems left out]"
+    assert first["problems"] == "; ".join([*kept, left]), first["problems"][:500]
+    assert len(first["problems"]) <= outcome.PROBLEMS_CHARS
+
+    # A retry that notes the same says them once, where they were said last: no growth.
+    again = retried(svc, first["id"])
+    assert again["problems"] == first["problems"], again["problems"][:500]

@@ -14,6 +14,9 @@ from service.queue import ERROR_TEXT_CHARS
 SEPARATOR = "; "
 # As an error is kept (queue.error_text): the earlier runs' notes give way first.
 PROBLEMS_CHARS = ERROR_TEXT_CHARS
+# The notes of one run kept, the first (a feed of thousands of bad entries noted each,
+# and all were stored, on every run); the others are counted. Within PROBLEMS_CHARS too.
+RUN_PROBLEMS = 20
 _LEFT_OUT = re.compile(r"\[([\d,]+) characters of earlier problems left out\]; ")
 
 
@@ -33,13 +36,27 @@ def _without(text: str, note: str) -> str:
     return padded[len(SEPARATOR) : -len(SEPARATOR)] if len(padded) > len(SEPARATOR) else ""
 
 
+def _capped(notes: list[str]) -> list[str]:
+    """The first RUN_PROBLEMS of one run's notes, within PROBLEMS_CHARS (the first one is
+    kept whole whatever its length), and how many were left out."""
+    kept: list[str] = []
+    size = 0
+    for note in notes:
+        size += len(note) + len(SEPARATOR)
+        if len(kept) == RUN_PROBLEMS or (kept and size > PROBLEMS_CHARS):
+            break
+        kept.append(note)
+    left = len(notes) - len(kept)
+    return [*kept, f"[{left:,} more problems left out]"] if left else kept
+
+
 def with_earlier(earlier: str | None, latest: Iterable[str]) -> str | None:
     """The problems of every run, newest last: a note said again is said where it was
     said last (each earlier text was made so: it holds each note once). Past
     PROBLEMS_CHARS the earlier runs' oldest notes are left out, and so many characters
-    counted; the latest run's own are all kept, as they were before retries kept
-    anything."""
-    own = list(dict.fromkeys(p for p in latest if p))
+    counted; the latest run's own follow whole: its first RUN_PROBLEMS, and a count of
+    the others."""
+    own = _capped(list(dict.fromkeys(p for p in latest if p)))
     rest, dropped = earlier or "", 0
     left_out = _LEFT_OUT.match(rest)
     if left_out:  # left out by an earlier retry: counted on
