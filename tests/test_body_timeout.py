@@ -80,6 +80,44 @@ def test_a_declared_body_that_never_comes_is_408(port: int, part: bytes) -> None
     assert TIMEOUT * 0.9 <= took < TIMEOUT + 5
 
 
+def test_a_review_form_that_stalls_gets_an_html_page(port: int) -> None:
+    """The item page's review form is a browser's post: its 408 was the API's problem
+    JSON, shown to a person as raw JSON, where the form's other errors are pages."""
+    head = (
+        b"POST /ui/items/1/review HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\nAccept: text/html\r\n"
+        b"Content-Length: 100\r\n\r\n"
+    )
+    took, status, headers, body = stalled(port, head, b"action=appr")
+    assert status.startswith("HTTP/1.1 408"), status
+    assert headers["content-type"].startswith("text/html"), headers
+    assert headers["connection"] == "close"
+    assert headers["content-security-policy"]  # a page, with the pages' headers
+    page = body.decode()
+    assert "<html" in page and "PLAINFEED_BODY_TIMEOUT" in page, page
+    assert TIMEOUT * 0.9 <= took < TIMEOUT + 5
+
+
+def test_a_review_form_refused_by_the_body_limits_gets_an_html_page(port: int) -> None:
+    """The same for the body cap and a compressed body (service.api.limits.BodyLimit)."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    url = f"http://127.0.0.1:{port}/ui/items/1/review"
+    big = {**form, "Content-Length": str(MAX_REQUEST_BODY + 1)}
+    gz = {**form, "Content-Encoding": "gzip"}
+    for headers, status in ((big, 413), (gz, 415)):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            length = "" if "Content-Length" in headers else "Content-Length: 3\r\n"
+            s.sendall(
+                f"POST /ui/items/1/review HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                f"{head}{length}\r\nabc".encode()
+            )
+            got, answer, body = read_answer(s)
+        assert got.startswith(f"HTTP/1.1 {status}"), (url, got, body)
+        assert answer["content-type"].startswith("text/html"), (status, answer)
+        assert b"<html" in body
+
+
 def test_a_chunked_body_that_stops_is_408(port: int) -> None:
     head = (
         b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -189,6 +227,9 @@ def test_the_408_is_documented_where_a_body_is_read(settings: Settings) -> None:
     for path, ops in spec["paths"].items():
         for method, op in ops.items():
             if "requestBody" in op:
+                if path.startswith("/ui/"):  # a page's form: its errors are pages
+                    assert op["responses"]["408"]["content"] == {"text/html": {}}
+                    continue
                 assert op["responses"]["408"]["content"] == {
                     "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
                 }, f"{method} {path}"

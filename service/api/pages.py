@@ -261,6 +261,10 @@ def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse
         401: {"description": "Wrong or missing API token (form field `token`)", "content": _HTML},
         404: {"description": "No such item", "content": _HTML},
         409: {"description": "The item cannot be approved or retried now", "content": _HTML},
+        408: {
+            "description": "The form not in whole within PLAINFEED_BODY_TIMEOUT",
+            "content": _HTML,
+        },
         413: {"description": "Form over 16 KB", "content": _HTML},
     },
     openapi_extra={

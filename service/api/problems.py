@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -157,11 +158,12 @@ def install(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         slug = {404: "not-found", 405: "method-not-allowed", 401: "unauthorized"}.get(
             exc.status_code, "http-error"
         )
-        title = str(exc.detail)
+        title = HTTPStatus(exc.status_code).phrase if _is_page(request.url.path) else None
+        title = title or str(exc.detail)
         if exc.status_code == 413:
             # The body cap (service.api.limits) raises Starlette's exception, the one FastAPI
             # lets through its body parsing; it answers as PayloadTooLarge does.
@@ -173,6 +175,15 @@ def install(app: FastAPI) -> None:
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             headers["Allow"] = _allowed(request)
+        if _is_page(request.url.path):
+            # A person's browser: the review form's body too slow (408), too big or
+            # compressed, a page asked with a method it lacks. Its other errors are pages;
+            # these were the API's problem JSON, shown raw to the person.
+            from service.api.pages import error_page
+
+            page = error_page(exc.status_code, title, str(exc.detail))
+            page.headers.update(headers)
+            return page
         return problem(
             exc.status_code, slug, title, str(exc.detail), request.url.path, headers=headers
         )
