@@ -249,6 +249,14 @@ class Settings(BaseSettings):
         description="Seconds a request body has to arrive whole, from the end of its headers.",
     )
     public_url: str = "http://127.0.0.1:8000"
+    # A WebSub subscribe or unsubscribe the hub took but never verified waited for good
+    # (and its feed was removed only by force): given up after this (service.websub).
+    websub_pending_timeout: float = Field(
+        default=3600.0,
+        gt=0,
+        le=MAX_SECONDS,
+        description="Seconds a WebSub (un)subscribe waits for the hub to verify it.",
+    )
 
     # fetching
     allow_private_urls: bool = False

@@ -36,6 +36,13 @@ RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE, RENEWING)
 # feed: those receiving, and a subscribe asked but not yet verified (the hub verifies,
 # then pushes). A feed in one of them is not removed without an unsubscribe (or force).
 HUB_HOLDS = (PENDING_SUBSCRIBE, *RECEIVING)
+# What a request the hub never verified becomes once its time is up (``pending_until``,
+# kept in the lease column while it is pending, as a renewal keeps when to ask again).
+# An unsubscribe stayed pending for good (the hub took it, 202, and never came back):
+# its feed was removed only by force. Done once its time is up: a push after is answered
+# 410 Gone, which tells the hub to drop it. A subscribe is failed: subscribe again. A
+# renewal is not here: its time up, the workers ask the hub again (pipeline.subscriptions).
+GIVEN_UP = {PENDING_UNSUBSCRIBE: UNSUBSCRIBED, PENDING_SUBSCRIBE: FAILED}
 DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
 # A subscription is renewed this long before its lease ends (WebSub section 5.1: the
 # subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.
@@ -189,3 +196,38 @@ def answer_intent(
     if mode == "unsubscribe" and state == PENDING_UNSUBSCRIBE:
         return IntentAnswer(challenge, UNSUBSCRIBED, None)
     raise NotFound(f"no pending {mode or 'request'} for this feed")
+
+
+def pending_until(
+    state: str, lease_until: datetime | None, now: datetime, wait: timedelta
+) -> datetime:
+    """When a request asked ``now`` is given up if the hub has not verified it: ``wait``
+    (PLAINFEED_WEBSUB_PENDING_TIMEOUT) later; an unsubscribe at the latest when the lease
+    the hub granted ends, as the hub stops pushing then, verified or not."""
+    deadline = now + wait
+    if state == PENDING_UNSUBSCRIBE and lease_until is not None:
+        return min(deadline, lease_until)
+    return deadline
+
+
+def settled(state: str | None, lease_until: datetime | None, now: datetime) -> str | None:
+    """The state of a subscription in ``state``, its lease column ``lease_until``, at
+    ``now``: a pending subscribe or unsubscribe whose time is up is as GIVEN_UP says
+    (whether or not a worker has written it yet); anything else is as it is."""
+    if state in GIVEN_UP and lease_until is not None and lease_until <= now:
+        return GIVEN_UP[state]
+    return state
+
+
+def given_up_note(state: str, hub_url: str | None, deadline: datetime) -> str:
+    """The ``websub_error`` of a request settled by ``settled``."""
+    mode = "unsubscribe" if state == PENDING_UNSUBSCRIBE else "subscribe"
+    then = (
+        "taken as done (its pushes are answered 410 Gone)"
+        if mode == "unsubscribe"
+        else "subscribe again"
+    )
+    return (
+        f"the hub {hub_url or '(none)'} did not verify the {mode} by "
+        f"{deadline.isoformat(timespec='seconds')} (PLAINFEED_WEBSUB_PENDING_TIMEOUT): {then}"
+    )

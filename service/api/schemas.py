@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import Path, Query, Request
@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from service import websub
 from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict, explainer_fields
 from service.store import tables as t
 
@@ -151,6 +152,13 @@ class FeedOut(BaseModel):
 
     @classmethod
     def of(cls, f: t.Feed) -> FeedOut:
+        # A request the hub never verified, its time up, is shown settled before a
+        # worker has written it (service.websub.settled), with why.
+        now = datetime.now(UTC)
+        state = websub.settled(f.websub_state, f.websub_lease_until, now)
+        error = f.websub_error
+        if state != f.websub_state and f.websub_state and f.websub_lease_until:
+            error = websub.given_up_note(f.websub_state, f.hub_url, f.websub_lease_until)
         return cls(
             id=f.id,
             url=f.url,
@@ -160,8 +168,8 @@ class FeedOut(BaseModel):
             language=f.language,
             has_secret=bool(f.secret),
             hub_url=f.hub_url,
-            websub_state=f.websub_state,
-            websub_error=f.websub_error,
+            websub_state=state,
+            websub_error=error,
             created_at=f.created_at,
         )
 

@@ -29,7 +29,11 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -
         if not websub.token_ok(feed.websub_secret, token):
             # Not the URL this server told its hub: nobody else may confirm or deny.
             raise NotFound(f"no subscription of feed {feed_id} has this callback")
-        answer = websub.answer_intent(feed.websub_state, feed.url, params, datetime.now(UTC))
+        now = datetime.now(UTC)
+        # A request given up (its time up, service.websub.settled) is no longer pending:
+        # a verification that comes after is not echoed.
+        state = websub.settled(feed.websub_state, feed.websub_lease_until, now)
+        answer = websub.answer_intent(state, feed.url, params, now)
         # Fenced on the state it was decided on: two verifications racing cannot both win.
         s.execute(
             update(t.Feed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -147,7 +148,10 @@ def subscribe(
             raise NotFound(f"no feed with id {feed_id}")
         topic, secret = feed.url, feed.websub_secret
         hub_url = hub or feed.hub_url
-        previous = _Subscription(feed.hub_url, feed.websub_state, feed.websub_secret)
+        # As it stands: a request the hub never verified, its time up, is given up
+        # (websub.settled), and a subscribe now is a new one, not a renewal.
+        state = websub.settled(feed.websub_state, feed.websub_lease_until, datetime.now(UTC))
+        previous = _Subscription(feed.hub_url, state, feed.websub_secret, feed.websub_lease_until)
     if hub is not None:
         # The command's own argument is named first: a --hub that is no URL at all is
         # the mistake to fix, whatever else is missing.
@@ -198,12 +202,31 @@ def subscribe(
         pending = websub.PENDING_UNSUBSCRIBE
     else:
         pending = websub.RENEWING if renewal else websub.PENDING_SUBSCRIBE
+    # A request the hub never verifies is given up at a time kept in the lease column
+    # (service.websub.GIVEN_UP); a renewal keeps the lease that runs (the workers ask
+    # again when it is due).
+    lease_until = (
+        previous.lease_until
+        if renewal
+        else websub.pending_until(
+            pending,
+            previous.lease_until,
+            datetime.now(UTC),
+            timedelta(seconds=settings.websub_pending_timeout),
+        )
+    )
     # Committed before the request: hubs may verify the intent before they answer it.
     with transaction(make) as s:
         s.execute(
             update(t.Feed)
             .where(t.Feed.id == feed_id)
-            .values(hub_url=hub_url, websub_state=pending, websub_secret=secret, websub_error=None)
+            .values(
+                hub_url=hub_url,
+                websub_state=pending,
+                websub_secret=secret,
+                websub_error=None,
+                websub_lease_until=lease_until,
+            )
         )
     form = websub.subscription_form(
         callback=callback, topic=topic, mode=mode, secret=secret, lease_seconds=lease_seconds
@@ -228,6 +251,7 @@ class _Subscription:
     hub_url: str | None
     state: str | None
     secret: str | None
+    lease_until: datetime | None
 
 
 def _restore(
@@ -247,6 +271,7 @@ def _restore(
                 websub_state=state,
                 hub_url=previous.hub_url,
                 websub_secret=previous.secret,
+                websub_lease_until=previous.lease_until,
                 websub_error=error,
             )
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -175,7 +176,9 @@ class Receive(PipelineBase):
         """(the delivery's feed, the signature scheme that verified it, if any); raises
         Gone, AuthError or SignatureError."""
         if incoming.sender == "websub" and feed is not None:
-            if feed.websub_state not in websub.RECEIVING:
+            # A pending unsubscribe whose time is up is done (service.websub.settled).
+            state = websub.settled(feed.websub_state, feed.websub_lease_until, datetime.now(UTC))
+            if state not in websub.RECEIVING:
                 raise Gone(f"feed {feed.id} has no active WebSub subscription")
             secret = feed.websub_secret or feed.secret
         else:

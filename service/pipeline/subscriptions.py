@@ -2,6 +2,8 @@
 
 worker -> Renewer()   lease ends soon? -> pending-renewal -> ask the hub again
                       (the hub verifies at the callback: active, with the new lease)
+                      a pending (un)subscribe never verified, its time up? -> failed
+                      (unsubscribed): websub.GIVEN_UP
 
 A hub delivers only while the lease it granted runs (days); renewing it is the
 subscriber's part (WebSub section 5.1). Without this, pushes stopped silently when the
@@ -13,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -49,6 +51,7 @@ class Renewer:
             self._next_look = now_m + LOOK_EVERY
             waiting = {fid for fid, at in self._refused.items() if at > now_m}
         now = datetime.now(UTC)
+        self._settle(now)
         lease = t.Feed.websub_lease_until
         with transaction(self.sessions) as s:
             due = s.execute(
@@ -101,6 +104,37 @@ class Renewer:
             self._next_look = 0.0  # more may be due: look again at the next call
         self._ask(row.id, row.url, row.hub_url, row.websub_secret)
         return True
+
+    def _settle(self, now: datetime) -> None:
+        """Write down the requests the hub never verified whose time is up (the API
+        answers as if written already: websub.settled), saying why in ``websub_error``;
+        and give one to a pending request with no time (asked before there was one)."""
+        lease = t.Feed.websub_lease_until
+        pending = t.Feed.websub_state.in_(tuple(websub.GIVEN_UP))
+        wait = timedelta(seconds=self.settings.websub_pending_timeout)
+        with transaction(self.sessions) as s:
+            s.execute(
+                update(t.Feed).where(pending, lease.is_(None)).values(websub_lease_until=now + wait)
+            )
+            over = s.execute(
+                select(t.Feed.id, t.Feed.hub_url, t.Feed.websub_state, lease).where(
+                    pending, lease <= now
+                )
+            ).all()
+            for row in over:
+                note = websub.given_up_note(row.websub_state, row.hub_url, row.websub_lease_until)
+                # Fenced on what was read: a verification that came meanwhile stands.
+                done = s.execute(
+                    update(t.Feed)
+                    .where(
+                        t.Feed.id == row.id,
+                        t.Feed.websub_state == row.websub_state,
+                        lease == row.websub_lease_until,
+                    )
+                    .values(websub_state=websub.GIVEN_UP[row.websub_state], websub_error=note)
+                )
+                if done.rowcount == 1:  # type: ignore[attr-defined]
+                    log.warning("feed %s: WebSub %s", row.id, note)
 
     def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None) -> None:
         """Subscribe again with the same callback, topic and secret; a hub that refuses

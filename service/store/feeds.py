@@ -105,7 +105,9 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
     feed = s.get(t.Feed, feed_id)
     if feed is None:
         raise NotFound(f"no feed with id {feed_id}")
-    if feed.websub_state in websub.HUB_HOLDS and not force:
+    # A request the hub never verified, its time up, holds nothing (websub.settled).
+    state = websub.settled(feed.websub_state, feed.websub_lease_until, datetime.now(UTC))
+    if state in websub.HUB_HOLDS and not force:
         # Every state in which the hub may still push (a renewal or an unsubscribe it has
         # not verified yet included: it delivers until it has). A hub that cannot be
         # reached never confirms an unsubscribe: the feed stayed active and this refusal
@@ -116,14 +118,20 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
             if feed.websub_error
             else ""
         )
+        lease = feed.websub_lease_until
+        until = (
+            f", or until {lease.isoformat(timespec='seconds')}, when it is taken as done"
+            if lease is not None and state in websub.GIVEN_UP
+            else ""
+        )
         first = (
             f"wait for the hub to verify the unsubscribe (GET /feeds/{feed_id} shows the "
-            f"state; ask again: plainfeed feeds subscribe {feed_id} --unsubscribe)"
-            if feed.websub_state == websub.PENDING_UNSUBSCRIBE
+            f"state; ask again: plainfeed feeds subscribe {feed_id} --unsubscribe){until}"
+            if state == websub.PENDING_UNSUBSCRIBE
             else f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe)"
         )
         raise Conflict(
-            f"feed {feed_id} has a WebSub subscription ({feed.websub_state}){failed}: "
+            f"feed {feed_id} has a WebSub subscription ({state}){failed}: "
             f"{first}, or remove it anyway: DELETE /feeds/{feed_id}?force=true, plainfeed "
             f"feeds remove {feed_id} --yes --force (the hub's pushes are then answered 410 "
             "Gone)"

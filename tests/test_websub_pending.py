@@ -1,0 +1,170 @@
+"""WebSub requests the hub never verifies: a pending subscribe or unsubscribe has a time
+(PLAINFEED_WEBSUB_PENDING_TIMEOUT, an unsubscribe at most the hub's lease) after which it
+is settled. An unsubscribe a hub took (202) but never verified stayed
+``pending-unsubscribe`` for good, and its feed was removed only with force. The real
+app, a real hub and the real CLI on loopback, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import update
+
+from service import websub
+from service.pipeline import subscriptions
+from service.store import tables as t
+from tests.conftest import make_settings, wait_for
+from tests.live import Service, running
+from tests.origin import Origin
+from tests.test_websub import ATOM, Hub, cli, subscribed
+
+NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
+PENDING = 5.0  # seconds a test's pending request waits for the hub (an hour by default)
+
+
+@pytest.mark.parametrize(
+    ("state", "settled"),
+    [
+        (websub.PENDING_UNSUBSCRIBE, websub.UNSUBSCRIBED),
+        (websub.PENDING_SUBSCRIBE, websub.FAILED),
+        # A renewal's column says when to ask the hub again (the workers do): it falls
+        # back to asking, not to another state.
+        (websub.RENEWING, websub.RENEWING),
+        (websub.ACTIVE, websub.ACTIVE),
+    ],
+)
+def test_a_pending_request_is_settled_once_its_time_is_up(state: str, settled: str) -> None:
+    assert websub.settled(state, NOW + timedelta(seconds=1), NOW) == state
+    assert websub.settled(state, NOW, NOW) == settled
+    assert websub.settled(state, None, NOW) == state  # no time known: as it was
+
+
+def test_how_long_a_request_waits_for_the_hub() -> None:
+    wait = timedelta(hours=1)
+    assert websub.pending_until(websub.PENDING_SUBSCRIBE, None, NOW, wait) == NOW + wait
+    far = NOW + timedelta(days=9)
+    assert websub.pending_until(websub.PENDING_SUBSCRIBE, far, NOW, wait) == NOW + wait
+    # The hub stops pushing when its lease ends, verified or not: an unsubscribe waits
+    # no longer than that.
+    soon = NOW + timedelta(minutes=10)
+    assert websub.pending_until(websub.PENDING_UNSUBSCRIBE, soon, NOW, wait) == soon
+    assert websub.pending_until(websub.PENDING_UNSUBSCRIBE, far, NOW, wait) == NOW + wait
+    assert websub.pending_until(websub.PENDING_UNSUBSCRIBE, None, NOW, wait) == NOW + wait
+
+
+def test_an_unsubscribe_the_hub_never_verifies_is_done_once_its_time_is_up(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)  # a look a minute, in production
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", str(PENDING))  # for the CLI
+    settings = make_settings(db_url, websub_pending_timeout=PENDING)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, callback, secret = subscribed(svc, origin, ATOM)
+        hub.verifies = False  # takes the unsubscribe (202), never verifies it
+        done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
+        assert done.returncode == 0, done.stderr
+        assert hub.requests[-1]["hub.mode"] == "unsubscribe"
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
+        assert feed.websub_lease_until <= datetime.now(UTC) + timedelta(seconds=PENDING)
+        # Meanwhile the hub may push (it does until it has verified), and the feed stays.
+        assert hub.distribute(callback, ATOM, secret).status_code == 202
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+        assert refused.status_code == 409 and "taken as done" in refused.json()["detail"]
+
+        # Its time up, it is done: said so, the hub's pushes answered 410 (which tells it
+        # to drop the subscription), and the feed removed without force.
+        wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.UNSUBSCRIBED)
+        error = svc.row(t.Feed, fid).websub_error
+        assert "did not verify the unsubscribe" in error and hub.url in error, error
+        shown = svc.http.get(f"/feeds/{fid}").json()
+        assert (shown["websub_state"], shown["websub_error"]) == (websub.UNSUBSCRIBED, error)
+        assert hub.distribute(callback, ATOM + b"\n", secret).status_code == 410
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
+def test_a_subscribe_the_hub_never_verifies_fails_once_its_time_is_up(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", str(PENDING))
+    settings = make_settings(db_url, websub_pending_timeout=PENDING)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        fid = svc.feed(origin.route("/feed", body=ATOM))
+        hub = Hub(origin)
+        hub.verifies = False
+        done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+        assert done.returncode == 0, done.stderr
+        assert svc.row(t.Feed, fid).websub_state == websub.PENDING_SUBSCRIBE
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 409
+        wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.FAILED)
+        assert "did not verify the subscribe" in svc.row(t.Feed, fid).websub_error
+        # A verification that comes after is of a request given up: not echoed.
+        form = hub.requests[-1]
+        late = {
+            "hub.mode": "subscribe",
+            "hub.topic": form["hub.topic"],
+            "hub.challenge": "late",
+            "token": websub.callback_token(form["hub.secret"]),
+        }
+        assert svc.http.get(f"/websub/{fid}", params=late).status_code == 404
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
+@pytest.mark.parametrize(
+    ("state", "settled"),
+    [(websub.PENDING_UNSUBSCRIBE, websub.UNSUBSCRIBED), (websub.PENDING_SUBSCRIBE, websub.FAILED)],
+)
+def test_a_pending_request_past_its_time_is_settled_with_no_worker_running(
+    db_url: str, state: str, settled: str
+) -> None:
+    """The API alone (no worker has written the settled state yet) already answers as
+    settled: the feed shows it, a push is 410, a removal needs no force."""
+    with running(make_settings(db_url), workers=0) as svc:
+        fid = svc.feed("https://status.claude.com/history.atom")
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == fid)
+                .values(
+                    websub_state=state,
+                    websub_secret="hub-secret",
+                    websub_lease_until=datetime.now(UTC) - timedelta(seconds=1),
+                )
+            )
+        assert svc.http.get(f"/feeds/{fid}").json()["websub_state"] == settled
+        pushed = svc.http.post(
+            f"/websub/{fid}", content=ATOM, headers={"Content-Type": "application/atom+xml"}
+        )
+        assert pushed.status_code == 410, pushed.text
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
+def test_subscribing_after_an_unsubscribe_given_up_is_a_new_subscription(
+    svc: Service, origin: Origin
+) -> None:
+    """Not a renewal of the subscription given up (its secret, which the hub may have
+    dropped with it): a fresh secret, verified anew."""
+    hub, fid, _, secret = subscribed(svc, origin, ATOM)
+    with svc.sessions.begin() as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == fid)
+            .values(
+                websub_state=websub.PENDING_UNSUBSCRIBE,
+                websub_lease_until=datetime.now(UTC) - timedelta(seconds=1),
+            )
+        )
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+    assert done.returncode == 0, done.stderr
+    assert hub.requests[-1]["hub.secret"] != secret
+    wait_for(lambda: len(hub.verified) == 2)
+    assert hub.verified[1] == ("subscribe", 200, True)
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == websub.ACTIVE and feed.websub_secret != secret
