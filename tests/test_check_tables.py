@@ -151,3 +151,31 @@ def test_a_rows_label_keeps_the_capitals_of_a_name_within_a_word() -> None:
     )
     assert status("| PyTorch Releases | 3 |", source, "3") == S
     assert status("| PyTorch Releases | 5 |", source, "5") == M
+
+
+MAX_ROW = "| Property | e4m3fnuz |\n| --- | --- |\n| Max value | 240 |\n| Bits | 8 |"
+MAX_COLUMN = "| Format | Max value | Bits |\n| --- | --- | --- |\n| e4m3fnuz | 240 | 8 |"
+MINUTES = "| Step | Time (min) |\n| --- | --- |\n| Warmup | 5 |"
+
+
+# A row's label or a column's header that says "max"/"min" states its cells as a maximum
+# or minimum, as "has a max of 240" does: an upper (lower) bound, of its side only.
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        ("The e4m3fnuz format has a minimum of 240.", MAX_ROW, "240", U),
+        ("The e4m3fnuz format has a maximum of 240.", MAX_ROW, "240", S),
+        ("e4m3fnuz values go up to 240.", MAX_ROW, "240", S),
+        ("e4m3fnuz values are at least 240.", MAX_ROW, "240", U),
+        ("The e4m3fnuz format has a minimum of 8.", MAX_ROW, "8", S),  # another row
+        ("The e4m3fnuz format has a minimum of 240.", MAX_COLUMN, "240", U),
+        ("e4m3fnuz values go up to 240.", MAX_COLUMN, "240", S),
+        ("The e4m3fnuz format has a minimum of 8.", MAX_COLUMN, "8", S),  # another column
+        # "(min)" in a header is its unit, minutes: no minimum (no lower bound either).
+        ("Warmup takes at least 5 minutes.", MINUTES, "5 minutes", U),
+    ],
+)
+def test_a_row_or_column_named_max_or_min_states_a_bound(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

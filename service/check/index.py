@@ -21,9 +21,9 @@ from service.check.names import (
     release_head,
     split_forms,
 )
-from service.check.table import Row, column_unit, make_row, render_row, with_column_units
+from service.check.table import Row, column_unit, make_row, render_row, row_sides, with_columns
 from service.check.unit import WORD_TOKEN, Hit, Unit
-from service.numbers import Number, extract_numbers, prepare
+from service.numbers import Hedge, Number, extract_numbers, prepare
 from service.numbers.context import stated_bounds
 from service.numbers.number import QUANTITY, RANGE, WORD
 from service.text import split_blocks, split_sentences
@@ -316,11 +316,13 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         items: list[tuple[str, str, str]],
         prepared: str | None = None,
         column_units: Sequence[str] = (),
+        sides: Sequence[tuple[Hedge, ...]] = (),
     ) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
         (display, own text, extra context): their numbers are found in one pass
         (``prepared``: the lines' text already prepared; ``column_units``: a table's
-        units per column, which the bare figures of its rows after the header take)."""
+        units per column, which the bare figures of its rows after the header take;
+        ``sides``: per row after the header, the side its label or headers state it as)."""
         joined = " |\n".join(own for _, own, _ in items)
         prepared = prepare(joined) if prepared is None else prepared
         lower = prepared.lower()
@@ -330,8 +332,9 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         for k, (display, own, extra) in enumerate(items):
             end = pos + len(own)
             mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
-            if k and any(column_units):
-                mine = with_column_units(joined, pos, mine, column_units)
+            side = sides[k - 1] if 0 < k <= len(sides) else ()
+            if k and (any(column_units) or side):
+                mine = with_columns(joined, pos, mine, column_units, side)
             # The parts of the context after the line itself (those that are not empty).
             after = "".join("\x00" + x for x in (extra, heading_context) if x)
             if mine:
@@ -414,7 +417,12 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             rows = [(header, header, prepare(caption).lower())]
             rows += [(render_row(block.header, row), " | ".join(row), extra) for row in block.rows]
             first = len(idx.units)
-            lines(b, rows, column_units=[column_unit(h) for h in block.header])
+            lines(
+                b,
+                rows,
+                column_units=[column_unit(h) for h in block.header],
+                sides=[row_sides(block.header, row) for row in block.rows],
+            )
             idx.rows.extend(
                 make_row(first + 1 + k, first, block.header, row)
                 for k, row in enumerate(block.rows)

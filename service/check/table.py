@@ -17,8 +17,17 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from service.frozen import slot_init
-from service.numbers import Number, extract_numbers, identifier_key, prepare
-from service.numbers.number import APPROX, IDENTIFIER, NO_HEDGE, QUANTITY, RANGE
+from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
+from service.numbers.number import (
+    APPROX,
+    IDENTIFIER,
+    LOWER,
+    NO_HEDGE,
+    QUANTITY,
+    RANGE,
+    UPPER,
+    updated,
+)
 
 _WORDS = re.compile(r"[^a-z0-9.+%×]+")
 _SEGMENT = re.compile(r";\s")
@@ -226,11 +235,18 @@ def column_unit(header: str) -> str:
     return found[0].unit if found[0].value == 1 else ""
 
 
-def with_column_units(
-    text: str, start: int, nums: tuple[Number, ...], column_units: Sequence[str]
+def with_columns(
+    text: str,
+    start: int,
+    nums: tuple[Number, ...],
+    column_units: Sequence[str],
+    sides: Sequence[Hedge] = (),
 ) -> tuple[Number, ...]:
     """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
-    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it."""
+    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it; and
+    each plain value under a column ``sides`` gives a side a bound of that side: the
+    source's "| Max value | 240 |" backs "up to 240", not "a minimum of 240" (as
+    :func:`service.numbers.context.stated_bounds` reads "has a max of 240")."""
     out = []
     column, pos = 0, start
     for n in nums:  # in order: the separators are counted once, not from the row's start
@@ -239,5 +255,43 @@ def with_column_units(
         unit = column_units[column] if column < len(column_units) else ""
         if unit and not n.unit and n.kind in (QUANTITY, RANGE):
             n = replace(n, unit=unit)
+        side = sides[column] if column < len(sides) else NO_HEDGE
+        if side is not NO_HEDGE and n.kind == QUANTITY and n.hedge is NO_HEDGE:
+            n = updated(n, hedge=side)
         out.append(n)
     return tuple(out)
+
+
+# A row's label or a column's header that opens with "max"/"min" ("Max value", "Minimum",
+# "Max. batch", "Min"); not a name that ends with it ("M3 Max", "Qwen-Max"), both
+# ("Min/Max"), nor a unit in brackets ("(min)": minutes, dropped first).
+_EXTREME_CELL = re.compile(r"[^\w(\[]*(max|min)(?:imum)?\.?(?![\w/-])", re.I)
+_BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
+
+
+@lru_cache(maxsize=256)
+def cell_side(cell: str) -> Hedge:
+    """The side a row's label or a column's header states its figures as: UPPER for a
+    maximum ("Max value"), LOWER for a minimum, else no hedge."""
+    m = _EXTREME_CELL.match(_BRACKETED.sub(" ", cell))
+    if m is None:
+        return NO_HEDGE
+    return UPPER if m.group(1).lower() == "max" else LOWER
+
+
+def row_sides(header: Sequence[str], row: Sequence[str]) -> tuple[Hedge, ...]:
+    """Per column, the side a table row's cells are stated as: its label's ("| Max value |
+    240 |" is a stated maximum, as "has a max of 240" is), else its column header's;
+    () for a row with none (most)."""
+    label = cell_side(row[0]) if row else NO_HEDGE
+    sides = tuple(
+        NO_HEDGE
+        if j == 0
+        else label
+        if label is not NO_HEDGE
+        else cell_side(header[j])
+        if j < len(header)
+        else NO_HEDGE
+        for j in range(len(row))
+    )
+    return sides if any(s is not NO_HEDGE for s in sides) else ()
