@@ -144,6 +144,14 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Dense GEMM gives a 1.10x speedup over the faster of ATen and Triton."),
         (FLY, "Dense GEMM gives a 1.12x aggregate speedup over the original baseline."),
         (FLY, "Grouped GEMM reaches 1.20x over Triton."),
+        # "respectively": each figure is said of its own name only, near or far.
+        (
+            FLY,
+            "RMSNorm and TopK, run in eager mode, reach 1.17x to 3.66x and 4.82x, respectively.",
+        ),
+        (FLY, "RMSNorm and TopK were measured across 22 and 10 cases, respectively."),
+        (FLY, "MXFP8 and MXFP4 reach end-to-end speedups of 2.04x and 3.01x, respectively."),
+        (FLY, "Over Triton and ATen, FlyDSL reaches 1.20x and 1.95x, respectively."),
         (FLY, "Scaled GEMM reaches 1.58x over ATen for MXFP8."),
         # A title-cased count phrase (a heading's, a table cell's) reads as a lower-case one.
         (FLY, "Each request had 512 Output Tokens."),
@@ -291,6 +299,15 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (FLY, "RMSNorm is 1.20x faster than Triton."),
         (FLY, "FlyDSL is 1.20x faster than Triton on RMSNorm."),
         (FLY, "RMSNorm gets 1.58x over ATen."),
+        # "respectively" pairs the k-th figure with the k-th name, however far they stand:
+        # the 4.82x is TopK's, the 1.17x-3.66x RMSNorm's; 3.01x is MXFP4's, 2.04x MXFP8's;
+        # 1.20x is over Triton, 1.95x over ATen.
+        (
+            FLY,
+            "RMSNorm and TopK, run in eager mode, reach 4.82x and 1.17x to 3.66x, respectively.",
+        ),
+        (FLY, "MXFP8 and MXFP4 reach end-to-end speedups of 3.01x and 2.04x, respectively."),
+        (FLY, "Over Triton and ATen, FlyDSL reaches 1.95x and 1.20x, respectively."),
         (FLY, "Each request had 512 Prompt Tokens."),
         (FLY, "Each request had 256 Output Tokens."),
         (FLY, "Each request had 256 Output Tokens and 512 Input Tokens."),

@@ -53,7 +53,7 @@ def far_names(
     if after is not None and after.start < b:
         b = split_gap(s, n.end, after.start)[0]
         hi = bisect.bisect_left(names, b, key=lambda x: x.start)
-    bound = {x.key for x in (*binding.names, *binding.inherited)}
+    bound = {x.key for x in (*binding.names, *binding.inherited, *binding.others)}
     return tuple({x.key: x for x in names[lo:hi] if x.key not in bound}.values())
 
 

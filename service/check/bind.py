@@ -18,6 +18,7 @@ from service.check.names import (
     name_pattern,
     noun_pattern,
 )
+from service.check.respectively import paired_names
 from service.check.scope import (
     CLAUSE_MARK,
     Clause,
@@ -176,6 +177,8 @@ class Binding:
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
     direct: str = ""  # the one noun right after a bare count: "commits" of "487 commits"
+    # The names a "respectively" pairs with the other figures of its list: not its own.
+    others: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -410,22 +413,25 @@ def bind_numbers(
             nouns += content_words(s[noun_left : first.start], last=True)
         following = [x for x in own if x.start >= last.end]
         preceding = [x for x in own if x.start < first.start]
-        # "1.58x and 1.68x for MXFP8 and MXFP4, respectively": the names after the figures,
-        # in order; else the names before them, when they are exactly as many ("MXFP8 and
-        # MXFP4 reach 1.58x and 1.68x, respectively": more would leave the pairs unsure).
+        # "1.58x and 1.68x for MXFP8 and MXFP4, respectively": each figure is said of its
+        # own name of the list, not of the others (:func:`paired_names`).
         paired: list[Name] = []
+        others: list[Name]
         if said_respectively and len(group) > 1:
-            if len(following) >= len(group):
-                paired = following
-            elif len({x.key for x in preceding}) == len(preceding) == len(group):
-                paired = preceding
+            paired = paired_names(s, group, names, (preceding, following), start, end)
         for i, n in enumerate(group):
+            mine, others = bound, []
             if paired:
                 nearest: Name | None = paired[i]
+                others = [x for x in paired[: len(group)] if x.key != paired[i].key]
+                keys = {x.key for x in (*others, paired[i])}
+                mine = (*(x for x in bound if x.key not in keys), paired[i])
+                mine = tuple(sorted(mine, key=lambda x: x.start))
             else:
                 nearest = following[0] if following else (preceding[-1] if preceding else None)
             out[n.start] = Binding(
-                names=bound,
+                names=mine,
+                others=tuple(others),
                 nouns=tuple(nouns),
                 nearest=nearest,
                 span=span,

@@ -1,0 +1,74 @@
+"""Figures and names paired by "respectively": the k-th figure of a list said of the k-th
+name of a list ("RMSNorm and TopK, run in eager mode, reach 1.17x to 3.66x and
+4.82x, respectively"), however far apart the lists stand; each figure is said of its own
+name, not of the others (which the source gives another figure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from service.check.names import Name
+from service.numbers import Number
+
+# Between two names of one list: "MXFP8 and MXFP4", "BF16, MXFP8 and MXFP4" (a list ends
+# with "and": "Over Triton and ATen, FlyDSL reaches ..." lists two names, not three).
+_NAME_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*", re.I)
+_LAST_GAP = re.compile(r"\s*,?\s*(?:and|&)\s*", re.I)
+# Between a name and the list after it that it qualifies ("ATen's MXFP4 and MXFP8"):
+# which names pair with the figures is then unsure.
+_JOINED = re.compile(r"\s*(?:['’]s)?\s*|[-/]")
+
+
+def _last_list(s: str, names: Sequence[Name]) -> list[Name]:
+    """The last list of two names or more of ``names`` (in order) in ``s``, when no name
+    stands joined to it before (else [])."""
+    i = len(names) - 1
+    while i > 0:
+        if _LAST_GAP.fullmatch(s, names[i - 1].end, names[i].start):
+            run = [names[i]]
+            j = i - 1
+            while j >= 0:
+                run.insert(0, names[j])
+                if j == 0 or not _NAME_GAP.fullmatch(s, names[j - 1].end, names[j].start):
+                    break
+                j -= 1
+            if j > 0 and _JOINED.fullmatch(s, names[j - 1].end, names[j].start):
+                return []
+            return run
+        i -= 1
+    return []
+
+
+def paired_names(
+    s: str,
+    group: Sequence[Number],
+    names: Sequence[Name],
+    window: tuple[Sequence[Name], Sequence[Name]],
+    start: int,
+    end: int,
+) -> list[Name]:
+    """The names the figures of ``group`` (a list of figures in ``s[start:end]``, a
+    sentence that says "respectively") pair with, in order, or [] when that is unsure:
+    the names of its window after the figures ("1.58x and 1.68x for MXFP8 and MXFP4,
+    respectively"), else a list of as many names after them up to "respectively", else
+    a list of as many names before them ("MXFP8 and MXFP4 reach 1.58x and 1.68x,
+    respectively"), else the names of its window before them when they are as many.
+    ``window``: the names near the figures, (before, after)."""
+    k = len(group)
+    preceding, following = window
+    if len(following) >= k:
+        return list(following)
+    said = s.find("respectively", group[-1].end, end)
+    if said >= 0:
+        after = [x for x in names if group[-1].end <= x.start and x.end <= said]
+        run = _last_list(s, after)
+        if len(run) == k and len({x.key for x in run}) == k:
+            return run
+    before = [x for x in names if start <= x.start and x.end <= group[0].start]
+    run = _last_list(s, before)
+    if len(run) == k and len({x.key for x in run}) == k:
+        return run
+    if len({x.key for x in preceding}) == len(preceding) == k:
+        return list(preceding)
+    return []
