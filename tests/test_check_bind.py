@@ -198,7 +198,7 @@ def test_names_carried_from_further_back_are_found_earlier_in_the_source_paragra
     assert check_explainer(copied, source).ok
     # Still bound: said of another GPU than the source paragraph's, the figure is not backed.
     other = copied.replace("MI325X", "MI300X")
-    assert status(other, source, "7 ms") == M
+    assert status(other, source, "19 ms to ~7 ms") == M  # one change, hedged as the source's
 
 
 def test_a_row_of_an_explainers_own_table_is_read_cell_by_cell() -> None:

@@ -174,6 +174,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (SHOP, "The GraphQL agent serves up to 2,000 requests per minute."),
         (SHOP, "Gisting shrank the system prompt from roughly 6,000 tokens to about 1,500."),
         (SHOP, "Gisting shrank the prompt from 6,000 tokens to 1,500 tokens."),
+        (SHOP, "Gisting shrank the prompt from roughly 6,000 tokens to about 1,500 tokens."),
+        (SHOP, "Gisting shrank the prompt from roughly 6,000 to about 1,500 tokens."),
         (SHOP, "The loop cuts serving costs by 96%."),
         (SHOP, "A kappa around 0.2 means the rubric is ambiguous."),
         (SHOP, "In the load test, time to first token dropped about 19%."),
@@ -343,6 +345,13 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (SHOP, "Output tokens per second rose about 16%."),
         # A change's ends in the other order ("from roughly 6,000 tokens down to about 1,500").
         (SHOP, "Gisting grew the prompt from 1,500 tokens to 6,000 tokens."),
+        # The same, hedged as the source hedges it.
+        (SHOP, "Gisting grew the prompt from about 1,500 tokens to roughly 6,000 tokens."),
+        (SHOP, "Gisting grew the prompt from 1,500 tokens to roughly 6,000 tokens."),
+        (SHOP, "Gisting grew the prompt from about 1,500 to roughly 6,000 tokens."),
+        # The noun said once, after the first end, the clause ending after the second.
+        (SHOP, "Gisting grew the prompt from 1,500 tokens to 6,000."),
+        (SHOP, "Gisting grew the prompt from about 1,500 tokens to roughly 6,000."),
         (SHOP, "The GraphQL agent serves at least 2,000 requests per minute."),  # "up to"
         (SHOP, "If kappa is above 0.2, the rubric is ambiguous."),  # "around 0.2"
         (SHOP, "Throughput rose about 14% in requests per second."),  # 14% fewer GPUs

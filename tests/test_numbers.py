@@ -215,13 +215,23 @@ def test_a_product_and_its_version_stay_apart() -> None:
 
 def test_a_change_whose_ends_count_a_noun_is_one_range() -> None:
     """A change whose two ends count one noun ("from 1,500 tokens to 6,000 tokens") is a
-    range, as "from 1,500 to 6,000 tokens" is; not without a word of change before it,
-    nor with two nouns."""
+    range, as "from 1,500 to 6,000 tokens" is, hedged or not, and with the noun said once
+    where the clause ends with the second; not without a word of change before it, nor
+    with two nouns."""
     (n,) = extract_numbers("Gisting grew the prompt from 1,500 tokens to 6,000 tokens.")
     assert (n.kind, n.value, n.high, n.change) == (Kind.RANGE, 1500, 6000, True)
     assert len(extract_numbers("It has 1,500 tokens to 6,000 tokens.")) == 2
     assert len(extract_numbers("It grew from 1,500 tokens to 6,000 words.")) == 2
-    assert len(extract_numbers("It shrank from about 6,000 tokens to about 1,500 tokens.")) == 2
+    for text in (
+        "It shrank from about 6,000 tokens to about 1,500 tokens.",
+        "It shrank from 6,000 tokens to roughly 1,500.",
+        "It shrank from ~6,000 to ~1,500 tokens.",
+    ):
+        (n,) = extract_numbers(text)
+        assert (n.kind, n.value, n.high, n.change) == (Kind.RANGE, 6000, 1500, True)
+    assert len(extract_numbers("It shrank from 6,000 tokens to 1,500 words.")) == 2
+    assert len(extract_numbers("It spans 6,000 to about 1,500 tokens.")) == 2  # no change
+    assert len(extract_numbers("It grew from 1,500 tokens to over 6,000.")) == 2  # a bound
 
 
 def test_a_list_is_not_a_range() -> None:

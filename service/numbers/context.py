@@ -227,7 +227,9 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
                 ):
                     joined = updated(joined, change=True)
             elif b.kind == QUANTITY and b.hedge is NO_HEDGE and not (a.unit or b.unit):
-                joined = _counted_change(text, s, a, b)
+                joined = _counted_change(text, s, a, b, b.start)
+            elif b.kind == QUANTITY and b.hedge is APPROX:
+                joined = _approximate_change(text, s, a, b)
             if joined is not None:
                 out.append(joined)
                 i += 2
@@ -237,22 +239,49 @@ def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:
     return out
 
 
-# "from 1,500 tokens to 6,000 tokens": the noun each end counts, written after both.
+# "from 1,500 tokens to 6,000 tokens": the noun each end counts, written after both, or
+# after the first where the clause ends with the second ("from 1,500 tokens to 6,000.").
 _NOUN_TO_GAP = re.compile(r"\s+(?P<noun>[a-z]{3,})\s+to\s+")
+_CLAUSE_END = re.compile(r"\s*(?:[.,;:!?)]|$)")
 
 
-def _counted_change(text: str, s: str, a: Number, b: Number) -> Number | None:
+def _counted_change(text: str, s: str, a: Number, b: Number, gap_end: int) -> Number | None:
     """A change whose two ends count the same noun, written after each ("grew the prompt
-    from 1,500 tokens to 6,000 tokens"): one range, a change, as "from 1,500 to 6,000
-    tokens" is, so that the source must give its ends in that order."""
-    m = _NOUN_TO_GAP.fullmatch(s, a.end, b.start)
+    from 1,500 tokens to 6,000 tokens", or after the first where the clause ends with
+    the second): one range, a change, as "from 1,500 to 6,000 tokens" is, so that the
+    source must give its ends in that order (``gap_end``: where the words between them
+    end, before a hedge of ``b``)."""
+    m = _NOUN_TO_GAP.fullmatch(s, a.end, gap_end)
     if m is None or not _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start):
         return None
-    noun = m.group("noun")
-    if not re.match(r"\s+" + re.escape(noun) + r"(?![\w-])", s[b.end : b.end + len(noun) + 8]):
+    noun, after = m.group("noun"), s[b.end : b.end + len(m.group("noun")) + 8]
+    if not (re.match(r"\s+" + re.escape(noun) + r"(?![\w-])", after) or _CLAUSE_END.match(after)):
         return None
     joined = merge_range(text, a, b)
     return updated(joined, change=True) if joined is not None else None
+
+
+# An approximation hedge right before a number ("to roughly 6,000").
+_APPROX_BEFORE = re.compile(
+    r"(?<!\w)(?:" + "|".join(re.escape(w) for w in _BY_LENGTH if _HEDGES[w] is APPROX) + r")\s*$",
+    re.I,
+)
+
+
+def _approximate_change(text: str, s: str, a: Number, b: Number) -> Number | None:
+    """A change written with words whose later end is hedged as an approximation ("grew
+    from about 1,500 tokens to roughly 6,000 tokens", "from 1,500 to about 6,000"): one
+    range, a change, as it is unhedged, so that the source must give its ends in that
+    order (a bound, "to over 6,000", says no end)."""
+    m = _APPROX_BEFORE.search(s, a.end, b.start)
+    if m is None or not _CHANGE_BEFORE.search(s, max(0, a.start - 60), a.start):
+        return None
+    if _RANGE_GAP.fullmatch(s, a.end, m.start()):
+        joined = merge_range(text, a, b)
+        return updated(joined, change=True) if joined is not None else None
+    if a.unit or b.unit:
+        return None
+    return _counted_change(text, s, a, b, m.start())
 
 
 def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
