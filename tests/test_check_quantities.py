@@ -188,3 +188,22 @@ def test_a_stated_extreme_keeps_its_direction(
     explainer: str, source: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, source, "240") == expected
+
+
+# "min of" right after a number is minutes, not a stated minimum, on either side: "took
+# 5 min of 8 GPUs" says nothing of 8 being a least number ("a min of 8 trials" does), so
+# it is no lower bound in the source ("at least 8 GPUs" is not backed) and keeps no side
+# in the explainer (a source's "up to 8 GPUs" backs it).
+@pytest.mark.parametrize(
+    ("explainer", "source", "expected"),
+    [
+        ("The job took 5 min of 8 GPUs.", "The job ran on up to 8 GPUs for 5 min.", S),
+        ("The job used at least 8 GPUs.", "The job took 5 min of 8 GPUs.", U),
+        ("The job runs a min of 8 trials.", "The job runs up to 8 trials.", U),
+        ("The job runs up to 8 trials.", "The job runs a min of 8 trials.", U),
+    ],
+)
+def test_minutes_of_a_count_is_no_minimum(
+    explainer: str, source: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, "8") == expected

@@ -142,8 +142,11 @@ def read_hedge(s: str, n: Number) -> Number:
 
 
 # A maximum or minimum the source states before a value ("e4m3fnuz has a max of 240", "a
-# maximum value of 240"); "max 240" and "at most 240" are hedges already.
-_STATED_EXTREMUM = re.compile(r"(?<![\w-])(?P<w>max|min)(?:imum)?(?:\s+values?)?\s+of\s+$", re.I)
+# maximum value of 240"); "max 240" and "at most 240" are hedges already. "min" right
+# after a number is minutes: "took 5 min of 8 GPUs" states no minimum.
+_STATED_EXTREMUM = re.compile(
+    r"(?<![\w-])(?<!\d\s)(?P<w>max|min)(?:imum)?(?:\s+values?)?\s+of\s+$", re.I
+)
 
 
 def stated_extreme(s: str, n: Number) -> Hedge:
