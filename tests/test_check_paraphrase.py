@@ -97,6 +97,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FP8, "On AMD, e4m3fnuz values go up to 240."),
         (FP8, "e4m3fnuz values are at most 240."),
         (FP8, "On AMD, e4m3fnuz tops out at 240."),
+        (FP8, "| Property | e4m3fnuz (AMD) |\n| --- | --- |\n| Max value | 240 |"),
+        (FP8, "| Format | Max value |\n| --- | --- |\n| e4m3fnuz | 240 |"),
         (FP8, "The upstream FP8 configuration added 127 ms per step, 92% of it in quantization."),
         (FP8, "With DeepSeek V3 671B, the fused forward kernel raised throughput by 17%."),
         (FP8, "The colwise scales kernel is 6.2 times faster per MoE layer on MI300X."),
@@ -251,6 +253,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # Nor does the table row "| Max value | 240 |": its label states a maximum too.
         (FP8, "On AMD, e4m3fnuz has a minimum of 240."),
         (FP8, "The e4m3fnuz format has a min of 240."),
+        # The explainer's own table row or column named so states a minimum too.
+        (FP8, "| Property | e4m3fnuz (AMD) |\n| --- | --- |\n| Min value | 240 |"),
+        (FP8, "| Format | Minimum value |\n| --- | --- |\n| e4m3fnuz | 240 |"),
         (FP8, "On AMD, e4m3fnuz values go over 240."),
         (FP8, "FP8 training throughput drops 13.4% against BF16 on Llama3-8B."),  # a gain
         (FP8, "The upstream FP8 configuration added 92 ms per step."),

@@ -31,11 +31,11 @@ from service.check.scope import (
     over_count,
 )
 from service.check.shape import shapes
-from service.check.table import render_row, row_support
+from service.check.table import render_row, row_sides, row_support, side_in_row
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
-from service.numbers import Number, extract_numbers, identifier_key, prepare
+from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
 from service.numbers.context import stated_extreme
 from service.numbers.direction import NONE, Way, may_have_direction, states_gain
 from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
@@ -65,6 +65,7 @@ class _Sentence:
     group: int  # paragraph: names carry over between sentences of one group
     code: bool = False
     label_end: int = 0  # a table row: where its first cell (its label) ends in ``text``
+    cell_sides: tuple[Hedge, ...] = ()  # a table row: per column, a max/min it states
 
 
 def _code_lines(code: str, group: int) -> list[_Sentence]:
@@ -80,7 +81,8 @@ def _sentences_of(text: str, group: int) -> list[_Sentence]:
         elif block.kind == "table":
             for row in block.rows:
                 text = render_row(block.header, row)
-                out.append(_Sentence(text, g, label_end=len(text.split(" | ", 1)[0])))
+                label_end, cell_sides = len(text.split(" | ", 1)[0]), row_sides(block.header, row)
+                out.append(_Sentence(text, g, label_end=label_end, cell_sides=cell_sides))
         elif block.kind == "heading":
             # "## 1. What is new": the section's number is the explainer's own (its
             # Markdown numbers the sections), not a claim about the post.
@@ -303,6 +305,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     gain = functools.partial(states_gain, s, n, way or _no_way)
                     across = n.hedge is LOWER and over_count(s, nums, n)  # "over 24 cases"
                     side = stated_extreme(s, n)  # "has a minimum of 240": of its side
+                    if side is NO_HEDGE and sentence.cell_sides:  # "| Min value | 240 |"
+                        side = side_in_row(text, sentence.cell_sides, n)
                     if side is not NO_HEDGE:
                         outcome = match_extreme(idx, n, binding, side)
                     else:

@@ -295,3 +295,12 @@ def row_sides(header: Sequence[str], row: Sequence[str]) -> tuple[Hedge, ...]:
         for j in range(len(row))
     )
     return sides if any(s is not NO_HEDGE for s in sides) else ()
+
+
+def side_in_row(text: str, sides: Sequence[Hedge], n: Number) -> Hedge:
+    """The side ``n`` of an explainer's table row (``text``, as :func:`render_row` writes
+    it) is stated as, by its column (:func:`row_sides`): a plain value only."""
+    if n.kind != QUANTITY or n.hedge is not NO_HEDGE:
+        return NO_HEDGE
+    column = text.count(" | ", 0, n.start)
+    return sides[column] if column < len(sides) else NO_HEDGE
