@@ -183,6 +183,18 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (SHOP, "In the load test, time to first token dropped about 19%."),
         (SHOP, "Requests per second rose about 16%."),
         (SHOP, "Output tokens per second rose about 12%."),
+        (
+            SHOP,
+            "Time to first token and end-to-end latency dropped about 19% and 38%, respectively.",
+        ),
+        (
+            SHOP,
+            "Requests and output tokens per second rose about 16% and 12%, respectively.",
+        ),
+        (
+            SHOP,
+            "Gisting raised requests and output tokens by about 16% and 12%, respectively.",
+        ),
         (PT, "On MPS, the F.linear decode shape cost an 8.5x slowdown on bf16 and fp16."),
         (PT, "On H100, individual shapes range from 0.66x to 1.57x."),
         (PT, "Cholesky is roughly 1.2–2.8x faster depending on size."),
@@ -348,6 +360,15 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # is "more output tokens per second".
         (SHOP, "Requests per second rose about 12%."),
         (SHOP, "Output tokens per second rose about 16%."),
+        # "respectively" pairs plain-word metrics with the figures in order too.
+        (
+            SHOP,
+            "Time to first token and end-to-end latency dropped about 38% and 19%, respectively.",
+        ),
+        (
+            SHOP,
+            "Requests and output tokens per second rose about 12% and 16%, respectively.",
+        ),
         # A change's ends in the other order ("from roughly 6,000 tokens down to about 1,500").
         (SHOP, "Gisting grew the prompt from 1,500 tokens to 6,000 tokens."),
         # The same, hedged as the source hedges it.

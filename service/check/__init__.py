@@ -98,7 +98,9 @@ Rules, in short (the module's tests spell them out):
   up to "respectively", else the last list before them: "RMSNorm and TopK, dispatched
   in eager mode, reach 1.17x to 3.66x and 4.82x, respectively"; not a list a name is
   joined to, "ATen's MXFP4 and MXFP8"): each figure is said of its own name, not the
-  others'.
+  others'. With no names, a list of as many plain-word phrases before the figures pairs
+  the same way ("time to first token and end-to-end latency dropped about 19% and 38%,
+  respectively": the 19%'s words are time to first token's).
 - A measured figure is said of the names of its clause past its six words too (from the
   last clause mark before it to the next, or to the split from the next measured figure:
   a count between is part of the measure): each must stand where the source gives the

@@ -135,6 +135,14 @@ def about_words(s: str, n: Number, scope: tuple[int, int]) -> tuple[str, ...]:
     return tuple(w for w in words if not CHANGE_WORD.fullmatch(w))
 
 
+def paired_words(s: str, span: tuple[int, int]) -> tuple[str, ...]:
+    """:func:`about_words` of a figure of a list that "respectively" pairs with one of a
+    list of phrases ("time to first token and end-to-end latency dropped about 38% and
+    19%, respectively": the 38%'s are time, first, token), at ``span``."""
+    words = content_words(s[span[0] : span[1]], last=True)
+    return tuple(w for w in words if not CHANGE_WORD.fullmatch(w))
+
+
 def direct_noun(s: str, n: Number) -> str:
     """The noun right after a bare count, when the phrase there is that one word ("487
     commits from"): what it counts (a phrase of more words is

@@ -18,7 +18,7 @@ from service.check.names import (
     name_pattern,
     noun_pattern,
 )
-from service.check.respectively import paired_names
+from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
     CLAUSE_MARK,
     Clause,
@@ -177,8 +177,10 @@ class Binding:
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
     direct: str = ""  # the one noun right after a bare count: "commits" of "487 commits"
-    # The names a "respectively" pairs with the other figures of its list: not its own.
+    # The names a "respectively" pairs with the other figures of its list: not its own;
+    # with no names, where the plain words it pairs it with stand.
     others: tuple[Name, ...] = ()
+    phrase: tuple[int, int] | None = None
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -417,8 +419,10 @@ def bind_numbers(
         # own name of the list, not of the others (:func:`paired_names`).
         paired: list[Name] = []
         others: list[Name]
+        listed: list[tuple[int, int]] = []  # the plain-word phrases paired, with no names
         if said_respectively and len(group) > 1:
             paired = paired_names(s, group, names, (preceding, following), start, end)
+            listed = [] if paired or bound else paired_phrases(s, group, span[0])
         for i, n in enumerate(group):
             mine, others = bound, []
             if paired:
@@ -437,5 +441,6 @@ def bind_numbers(
                 span=span,
                 listed=len(group) > 1,
                 conditions=conds if n.unit else (),
+                phrase=listed[i] if listed else None,
             )
     return out

@@ -12,6 +12,7 @@ from service.check.beyond import (
     direct_noun,
     far_names,
     kinds_of,
+    paired_words,
     row_labels,
     title_counts,
 )
@@ -292,6 +293,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     kinds=kinds_of(idx, s, binding.names, far) if n.unit else (),
                     about=about_words(s, n, scope)
                     if n.unit and not (binding.names or first.listed)
+                    else paired_words(s, first.phrase)
+                    if n.unit and first.phrase
                     else (),
                     far=far,
                 )

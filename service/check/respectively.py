@@ -72,3 +72,19 @@ def paired_names(
     if len({x.key for x in preceding}) == len(preceding) == k:
         return list(preceding)
     return []
+
+
+# Between the phrases of a list of things said before its figures ("time to first token
+# and end-to-end latency dropped about 19% and 38%, respectively").
+_PHRASE_GAP = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.I)
+
+
+def paired_phrases(s: str, group: Sequence[Number], start: int) -> list[tuple[int, int]]:
+    """Where the plain-word phrase each figure of ``group`` is said of stands, in order,
+    when "respectively" pairs them and the clause before the figures (from ``start``)
+    lists exactly as many ("requests per second and output tokens per second rose about
+    16% and 12%"); else []."""
+    cuts = [start, *(x for m in _PHRASE_GAP.finditer(s, start, group[0].start) for x in m.span())]
+    cuts.append(group[0].start)
+    spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
+    return spans if len(spans) == len(group) else []
