@@ -211,6 +211,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (VLLM, "It is enabled by setting USE_HW_AGNOSTIC=1."),
         (VLLM, "The models still adhere to the 4 design principles."),
         (VLLM, "The experiments ran on NVIDIA H100 GPUs."),
+        (VLLM, "In case (3), the transformers model is re-wired to use the vLLM layers."),
+        (VLLM, "In all 3 cases, these common layers are implemented in a single place."),
         (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
     ],
 )
@@ -390,6 +392,10 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # 487 contributors"), not one near it.
         (PT, "The release has 487 commits from 2,995 contributors."),
         (PT, "The release drew 2,995 contributors."),
+        # An item's mark in parentheses ("In case (3), ...") counts nothing: the post's
+        # principles are four, its 3 cases are cases.
+        (VLLM, "The hardware-agnostic models follow 3 design principles."),
+        (VLLM, "The hardware-agnostic layers follow 3 principles."),
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
         # Known limits: a figure with no name of its own, said of another plain-word
@@ -403,7 +409,6 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         limit(PT, "The release has 2,995 commits since PyTorch 2.12.", "a version moved"),
         limit(PT, "Python 3.14 support in 2.14 is eager-only.", "3.15's, 3.14 is named too"),
         limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
-        limit(VLLM, "The hardware-agnostic models follow 3 design principles.", "3 cases"),
         limit(VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers.", "the flag's values"),
     ],
 )

@@ -157,7 +157,9 @@ Rules, in short (the module's tests spell them out):
   count of one plural noun counts it where the source's count is followed by words of
   its own ("487 commits" for "2,995 commits from 487 contributors" is ``misattached``);
   its noun may be missing only where the source's figure names nothing of its own after
-  it ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"). A name the
+  it ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"), and an item's
+  mark alone in parentheses counts nothing ("3 design principles" is no "In case (3),
+  ..."). A name the
   source's clause has only in a parenthesis of figures goes with those figures and the
   figure it follows, not a figure after it ("6.2x on MI325X" for "recovered 89% (5,996
   -> 7,027 tok/s on 8xMI325X GPU), and ... delivered 6.2x").

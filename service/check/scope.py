@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from service.check.condition import negated, same_pair, with_marks
 from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
+from service.check.window import item_mark
 from service.numbers import Number
 from service.numbers.context import list_runs
 from service.numbers.number import NO_HEDGE, QUANTITY, RANGE, WORD
@@ -297,9 +298,8 @@ _AMOUNT = frozenset({"new", "more", "additional", "extra", "further", "fresh"})
 def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:
     """The words after a hyphenated count (its noun joined to it: "512-token") that say
     what it counts tokens of ("prompt"), or before the noun a plain count counts ("512
-    prompt tokens": :func:`counted_phrase`), lower case; () when the count has none, or
-    has a unit of measure ("8-bit inference": a measure, not a count of the words after
-    it)."""
+    prompt tokens": :func:`counted_phrase`), lower case; () when the count has none, or a
+    unit of measure ("8-bit inference": a measure, not a count of the words after it)."""
     if n.unit:
         return ()
     if not n.noun:
@@ -349,8 +349,8 @@ def names_things(s: str, n: Number, stop: frozenset[str]) -> bool:
     """Whether a source figure is followed by a word of its own that says what it counts
     ("256 x 256 output tile"): a count of other things where the explainer's noun is not
     near it. (A figure at the end of its clause, "ranges from 8 to 256", says none.)"""
-    if n.noun or _SHAPE_SIDE.match(s, n.end):
-        return True  # a side of a shape is no count of the explainer's noun either
+    if n.noun or _SHAPE_SIDE.match(s, n.end) or item_mark(s, n):
+        return True  # a side of a shape, an item's mark: no count of the explainer's noun
     return bool(noun_phrase(s, n.end, stop, HEAD_WORDS, AFTER_NOUN)[:1])
 
 

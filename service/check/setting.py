@@ -25,7 +25,7 @@ from service.check.scope import (
     unit_marks,
 )
 from service.check.unit import Hit, Unit
-from service.check.window import window_end, window_start
+from service.check.window import item_mark, window_end, window_start
 from service.numbers import Number, extract_numbers
 from service.numbers.number import QUANTITY, RANGE
 
@@ -263,6 +263,8 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         theirs += [number.noun] if number.noun else []
         if theirs and not noun_pattern(binding.direct).search(" ".join(theirs)):
             return f'the source counts {" ".join(theirs)} there, not "{binding.direct}"'
+        if item_mark(unit.text, number):
+            return f'the source\'s ({number.text}) marks an item, no count of "{binding.direct}"'
     if binding.conditions:
         missing = unstated_condition(unit, binding.conditions)
         if missing:

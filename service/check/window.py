@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from service.numbers import Number
+
 NEAR = 6  # words
 _NONSPACE = re.compile(r"\S+")
 
@@ -79,3 +81,10 @@ def window_ends(s: str, pos: int, right: int) -> tuple[int, int]:
         if starts_clause(m.group(0)):
             return m.start(), end
     return end, end
+
+
+def item_mark(s: str, n: Number) -> bool:
+    """Whether a figure is an item's mark, alone in parentheses ("In case (3), ...",
+    "(2) the kernel"): it names the third case, it counts nothing, so it backs no count
+    of a noun ("3 design principles" in a post of four)."""
+    return n.start > 0 and n.end < len(s) and s[n.start - 1] == "(" and s[n.end] == ")"
