@@ -204,6 +204,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (PT, "PyTorch 2.14 adds Python 3.15 support, which is eager-only."),
         (PT, "Wheels over 4 GB had invalid ZIP64 and are repackaged."),
         (PT, "The release counts 487 contributors and 2,995 commits."),
+        (PT, "PyTorch 2.14 has 2,995 commits since PyTorch 2.13."),
+        (PT, "Python 3.15 support in 2.14 is eager-only."),
         (
             VLLM,
             "The pathway was validated with the Spyre plugin for Gemma 4, Qwen3 and Granite 4.2.",
@@ -392,6 +394,12 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # 487 contributors"), not one near it.
         (PT, "The release has 487 commits from 2,995 contributors."),
         (PT, "The release drew 2,995 contributors."),
+        # A version in the role the source gives another one of its product, in the clause
+        # of a figure said with it ("2,995 commits ... since PyTorch 2.13"; "Python 3.15
+        # support in 2.14"), though the source names it elsewhere.
+        (PT, "The release has 2,995 commits since PyTorch 2.12."),
+        (PT, "The release has 2,995 commits since PyTorch 2.14."),
+        (PT, "Python 3.14 support in 2.14 is eager-only."),
         # An item's mark in parentheses ("In case (3), ...") counts nothing: the post's
         # principles are four, its 3 cases are cases.
         (VLLM, "The hardware-agnostic models follow 3 design principles."),
@@ -406,8 +414,6 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         limit(PT, "Cholesky is roughly 2–9x faster depending on size.", "lu_factor's range"),
         limit(PT, "lu_factor measured over 100x on larger single matrices.", "small batched"),
         limit(PT, "Flex attention is roughly 2–8x faster than before.", "another paragraph's"),
-        limit(PT, "The release has 2,995 commits since PyTorch 2.12.", "a version moved"),
-        limit(PT, "Python 3.14 support in 2.14 is eager-only.", "3.15's, 3.14 is named too"),
         limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
         limit(VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers.", "the flag's values"),
     ],

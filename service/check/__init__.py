@@ -69,7 +69,12 @@ Rules, in short (the module's tests spell them out):
   version right after a product name must stand after that name in the source, no other
   name between: "CUDA 7.14" for "CUDA 12.6 and ROCm 7.14" is ``misattached``, as are
   "ROCm 2.14" where the source has "PyTorch 2.14" and "TensorFlow 2.14" when the source
-  never names TensorFlow.
+  never names TensorFlow. A product's version in the clause of a figure must not be
+  another release than the one the source writes in that role where it gives the
+  figure (a word before the product or after the version the same): "2,995 commits
+  since PyTorch 2.12" for "2,995 commits ... since PyTorch 2.13", "Python 3.14 support
+  in 2.14" for "Python 3.15 support in 2.14" are ``misattached``, though the post names
+  PyTorch 2.12 and Python 3.14 elsewhere (:mod:`.role`).
 - A shape ("32 × 14336 × 4096", "4096x4096") the source writes the same, sides in
   order, backs each side said of the same names (a side has no noun of its own).
 - Code lines of the explainer must be source lines, or their literals verbatim in it.
@@ -240,7 +245,8 @@ Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.setting` (the conditions a source figure's paragraph states before it, and what
 else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
-:mod:`.table` (sentences restating a table row), :mod:`.shape` (shapes),
+:mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
+:mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on
 one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).

@@ -22,6 +22,7 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
+from service.check.role import moved_versions, product_of
 from service.check.said import swapped
 from service.check.scope import (
     Clause,
@@ -33,6 +34,7 @@ from service.check.scope import (
 )
 from service.check.shape import shapes
 from service.check.table import render_row, row_sides, row_support, side_in_row
+from service.check.unit import Unit
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
@@ -225,6 +227,10 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
         said: list[tuple[int, Number, Name]] = []
+        # Supported versions after a product, and the supported figures with the source
+        # units backing them: a version is read in its role with a figure of its clause.
+        versions: list[tuple[int, Number, Name]] = []
+        figures: list[tuple[Number, Unit]] = []
         for n in nums:
             if n.start in row.backed:  # a cell of the source table row the sentence restates
                 outcome = Outcome(CheckStatus.SUPPORTED, row.backed[n.start])
@@ -238,6 +244,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 )
                 continue
             binding = bindings.get(n.start) or _UNBOUND
+            product: Name | None = None  # a version's, read below
             shape = _shape_unit(idx, sides[n.start], n, binding) if n.start in sides else None
             if shape is not None:
                 verdicts.append(_verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, shape)))
@@ -329,10 +336,23 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     # The version is in the source, for other products than this one.
                     reason = f"the source does not name {unknown}"
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
-            if outcome.status == CheckStatus.SUPPORTED and binding.nearest is not None:
-                said.append((len(verdicts), n, binding.nearest))
+            if outcome.status == CheckStatus.SUPPORTED:
+                if binding.nearest is not None:
+                    said.append((len(verdicts), n, binding.nearest))
+                if n.kind == VERSION:
+                    named = product or product_of(idx, s, n)
+                    if named is not None:
+                        versions.append((len(verdicts), n, named))
+                elif n.kind in (QUANTITY, RANGE) and outcome.unit is not None:
+                    figures.append((n, idx.units[outcome.unit]))
             verdicts.append(_verdict(idx, n, text, outcome))
         _mark_swaps(idx, verdicts, said)
+        if versions and figures:
+            for i, other in moved_versions(s, versions, figures):
+                reason = f"the source gives {other} there"
+                verdicts[i] = verdicts[i].model_copy(
+                    update={"status": CheckStatus.MISATTACHED, "reason": reason}
+                )
         if own:
             carried = tuple(own)
     return verdicts

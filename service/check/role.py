@@ -1,0 +1,96 @@
+"""A version in its role: the release a figure is said with must be the one the source
+gives in that place ("2,995 commits ... since PyTorch 2.13"), not another release of the
+product the source names elsewhere ("since PyTorch 2.12": PyTorch 2.12 is in the post,
+for what it added). The version alone is matched verbatim (:mod:`.verbatim`), which a
+version named anywhere passes; this reads it with the figure of its clause."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from service.check.index import SourceIndex
+from service.check.names import Name, verbatim_pattern
+from service.check.scope import CLAUSE_MARK
+from service.check.unit import Unit
+from service.numbers import Number
+from service.numbers.number import VERSION
+
+_WORD_BEFORE = re.compile(r"([a-z]+)\s+$")
+_WORD_AFTER = re.compile(r"\s+([a-z][a-z-]*)")
+
+
+def _role(s: str, start: int, end: int) -> tuple[str, str]:
+    """The words right before a product's name and right after its version, lower case
+    ("since" of "since PyTorch 2.13"; "support" of "Python 3.15 support"): the place the
+    release stands in. "" where a mark or the sentence's edge stands instead."""
+    before = _WORD_BEFORE.search(s[max(0, start - 30) : start])
+    after = _WORD_AFTER.match(s, end)
+    return (
+        before.group(1).lower() if before else "",
+        after.group(1).lower() if after else "",
+    )
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+]*)[ \t]+$")
+
+
+def product_of(idx: SourceIndex, s: str, version: Number) -> Name | None:
+    """The name right before a version that the source knows, the sentence's first word
+    too ("Python 3.14 support ...": a capitalised first word is no name for the binding,
+    which may be any word, but a word right before a version names its product)."""
+    m = _NAME_BEFORE.search(s, max(0, version.start - 40), version.start)
+    known = idx.name(m.group(1)) if m else None
+    return Name(m.start(1), m.end(1), *known) if m and known else None
+
+
+def same_clause(s: str, a: Number, b: Number) -> bool:
+    """Whether no clause mark stands between two numbers of an explainer sentence."""
+    lo, hi = (a.end, b.start) if a.end <= b.start else (b.end, a.start)
+    return CLAUSE_MARK.search(s, lo, hi) is None
+
+
+def moved_version(s: str, version: Number, product: Name, unit: Unit) -> str:
+    """The release of ``product`` the source's clause ``unit`` (where a figure said with
+    ``version`` stands) writes in the role the explainer gives ``version`` (a word before
+    the product or after the version the same: "since PyTorch 2.13" for "since PyTorch
+    2.12"), when the clause never writes ``version``; else "". A release in another role
+    there leaves it open ("PyTorch 2.14 has 2,995 commits since PyTorch 2.13")."""
+    text = unit.text
+    mine = verbatim_pattern(version.key, True)
+    if mine.search(text, unit.start, unit.end) is not None:
+        return ""
+    role: tuple[str, str] | None = None
+    for m in unit.numbers:
+        if m.kind != VERSION or mine.search(text, m.start, m.end) is not None:
+            continue
+        head = text[max(unit.start, m.start - 60) : m.start]
+        names = list(product.pattern.finditer(head))
+        if not names or head[names[-1].end() :].strip():
+            continue  # not this product's release: no name, or words, between
+        role = role or _role(s, product.start, version.end)
+        theirs = _role(text, m.start - len(head) + names[-1].start(), m.end)
+        if any(a and a == b for a, b in zip(role, theirs, strict=True)):
+            return text[m.start - len(head) + names[-1].start() : m.end]
+    return ""
+
+
+def moved_versions(
+    s: str,
+    versions: Sequence[tuple[int, Number, Name]],
+    figures: Sequence[tuple[Number, Unit]],
+) -> list[tuple[int, str]]:
+    """For each supported version of a sentence (verdict index, version, its product),
+    the release the source writes in its role with a supported figure of its clause
+    (the figure and the source unit backing it), when there is one: (verdict index,
+    that release as the source writes it)."""
+    out = []
+    for i, version, product in versions:
+        for n, unit in figures:
+            if not same_clause(s, version, n):
+                continue
+            other = moved_version(s, version, product, unit)
+            if other:
+                out.append((i, other))
+                break
+    return out
