@@ -213,6 +213,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (VLLM, "It is enabled by setting USE_HW_AGNOSTIC=1."),
         (VLLM, "The models still adhere to the 4 design principles."),
         (VLLM, "The experiments ran on NVIDIA H100 GPUs."),
+        (VLLM, "Figure 3 compares USE_HW_AGNOSTIC=0 with USE_HW_AGNOSTIC=1."),
+        (VLLM, "The new layers are enabled by setting USE_HW_AGNOSTIC=1 with transformers."),
+        (VLLM, "With USE_HW_AGNOSTIC=0, vLLM uses the existing layers."),
         (VLLM, "In case (3), the transformers model is re-wired to use the vLLM layers."),
         (VLLM, "In all 3 cases, these common layers are implemented in a single place."),
         (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
@@ -404,6 +407,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # principles are four, its 3 cases are cases.
         (VLLM, "The hardware-agnostic models follow 3 design principles."),
         (VLLM, "The hardware-agnostic layers follow 3 principles."),
+        # A setting's value said in the words the source says another value in ("can be
+        # enabled by setting USE_HW_AGNOSTIC=1"; =0 only "vs." =1).
+        (VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers."),
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
         # Known limits: a figure with no name of its own, said of another plain-word
@@ -415,7 +421,6 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         limit(PT, "lu_factor measured over 100x on larger single matrices.", "small batched"),
         limit(PT, "Flex attention is roughly 2–8x faster than before.", "another paragraph's"),
         limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
-        limit(VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers.", "the flag's values"),
     ],
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:

@@ -22,7 +22,7 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
-from service.check.role import moved_versions, product_of
+from service.check.role import moved_versions, other_value, product_of
 from service.check.said import swapped
 from service.check.scope import (
     Clause,
@@ -336,6 +336,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     # The version is in the source, for other products than this one.
                     reason = f"the source does not name {unknown}"
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
+                elif "=" in n.text and outcome.status == CheckStatus.SUPPORTED:
+                    other = other_value(idx, s, n)  # "USE_X=0 enables" for "enabled by USE_X=1"
+                    if other:
+                        reason = f"the source says it of {other}"
+                        outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED:
                 if binding.nearest is not None:
                     said.append((len(verdicts), n, binding.nearest))

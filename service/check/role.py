@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from service.check.index import SourceIndex
-from service.check.names import Name, verbatim_pattern
+from service.check.names import Name, content_words, noun_pattern, verbatim_pattern
 from service.check.scope import CLAUSE_MARK
 from service.check.unit import Unit
 from service.numbers import Number
@@ -94,3 +94,44 @@ def moved_versions(
                 out.append((i, other))
                 break
     return out
+
+
+# A setting written with its value ("USE_HW_AGNOSTIC=1", "TP=1"): its name and value.
+_SETTING = re.compile(r"([A-Za-z_][\w.-]*)=([\w.-]+)")
+
+
+def other_value(idx: SourceIndex, s: str, n: Number) -> str:
+    """Another value of a setting the explainer writes with its value ("USE_HW_AGNOSTIC=0
+    enables the new layers"), when the source says it in the explainer's words: a
+    sentence writing only that value holds two more of the content words of the
+    explainer's clause than any writing the explainer's ("can be enabled by setting
+    USE_HW_AGNOSTIC=1 ... layers": setting, enables, layers; "using USE_HW_AGNOSTIC=0
+    vs. USE_HW_AGNOSTIC=1": none). =0 and =1 mostly say opposite things; where the
+    source's sentences say no more of either, it stays open. "" when none."""
+    m = _SETTING.fullmatch(n.text)
+    if m is None:
+        return ""
+    name, value = m.group(1).lower(), m.group(2).lower()
+    lo = max((c.end() for c in CLAUSE_MARK.finditer(s, 0, n.start)), default=0)
+    hi = next((c.start() for c in CLAUSE_MARK.finditer(s, n.end)), len(s))
+    words = content_words(s[lo : n.start] + " " + s[n.end : hi], limit=8)
+    if len(words) < 2:
+        return ""
+    found = re.compile(r"(?<![\w.-])" + re.escape(name) + r"=([\w.-]*\w)")
+    own, best, other = 0, 0, ""
+    seen: set[tuple[int, tuple[int, int]]] = set()
+    for unit in idx.units:
+        a, b = unit.sentence if unit.sentence != (0, 0) else (unit.start, unit.end)
+        if (unit.block, (a, b)) in seen or name + "=" not in unit.text[a:b]:
+            continue
+        seen.add((unit.block, (a, b)))
+        sentence = unit.text[a:b]
+        values = list(found.finditer(sentence))
+        held = sum(1 for w in words if noun_pattern(w).search(sentence))
+        if any(v.group(1) == value for v in values):
+            own = max(own, held)
+        elif values and held > best:
+            # As the source writes it (its own case, where its text has the same length).
+            cased = unit.cased if len(unit.cased) == len(unit.text) else unit.text
+            best, other = held, cased[a + values[0].start() : a + values[0].end()]
+    return other if other and best >= own + 2 else ""
