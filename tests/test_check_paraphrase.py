@@ -195,6 +195,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
             SHOP,
             "Gisting raised requests and output tokens by about 16% and 12%, respectively.",
         ),
+        (SHOP, "Serving on a frontier model could cost an estimated $27M per year."),
+        (SHOP, "The fine-tuned model could cost closer to $1M, a 96% reduction."),
+        (SHOP, "A frontier model costs about $27M per year; the fine-tuned one about $1M."),
         (PT, "On MPS, the F.linear decode shape cost an 8.5x slowdown on bf16 and fp16."),
         (PT, "On H100, individual shapes range from 0.66x to 1.57x."),
         (PT, "Cholesky is roughly 1.2–2.8x faster depending on size."),
@@ -390,6 +393,12 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (SHOP, "Throughput rose about 14% in requests per second."),  # 14% fewer GPUs
         (SHOP, "The loop cuts serving costs by 27%."),
         (SHOP, "Two annotators blindly annotate 250 random samples."),
+        # A figure said of a kind of a thing ("a frontier model") the source's sentence of
+        # it names another kind of ("The fine-tuned model ... closer to $1M"), where the
+        # sentence beside it gives that kind a like figure ("a frontier model could
+        # easily cost an estimated $27M per year").
+        (SHOP, "A frontier model would cost an estimated $1M per year."),
+        (SHOP, "The fine-tuned model costs about $27M per year."),
         (PT, "On MPS, F.linear decode was costing an 8.5x slowdown on fp32."),
         (PT, "On A100, individual shapes ranged from 0.66x to 1.57x."),  # H100
         (PT, "NCCL 2.14 brought symmetric memory kernels to the NVLink domain."),  # 2.27
@@ -415,8 +424,6 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # Known limits: a figure with no name of its own, said of another plain-word
         # metric, condition or model (one word apart from the source's, or in another
         # sentence); a count or version moved to another thing; an identifier's digit.
-        limit(SHOP, "A frontier model would cost an estimated $1M per year.", "other sentence"),
-        limit(SHOP, "The fine-tuned model costs about $27M per year.", "other sentence"),
         limit(PT, "Cholesky is roughly 2–9x faster depending on size.", "lu_factor's range"),
         limit(PT, "lu_factor measured over 100x on larger single matrices.", "small batched"),
         limit(PT, "Flex attention is roughly 2–8x faster than before.", "another paragraph's"),

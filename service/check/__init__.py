@@ -240,7 +240,12 @@ Rules, in short (the module's tests spell them out):
   figure's: "Decode reaches 1,850 tok/s with CUDA graphs and 1,210 tok/s") (not synonyms,
   but for the few words of a request's input and output; "with X" is told from
   "without X" by the first word of X: "with graph capture" for "without CUDA graphs"
-  leaves it open). A title's
+  leaves it open); nor, but for a kind of a thing the words say: a figure whose clause
+  writes a noun after a word ("A frontier model would cost an estimated $1M") where the
+  source's sentence of it writes the noun after another word only ("The fine-tuned
+  model could come in ... closer to $1M") and the sentence before or after it writes
+  the explainer's pair with a like figure ("a frontier model could easily cost an
+  estimated $27M") is ``misattached`` (:mod:`.qualified`). A title's
   name is held off only by a name the source gives the figure, or one of its kind (told
   by the shape of the name, not its meaning) in the heading or the sentence before.
 
@@ -251,6 +256,7 @@ Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
+:mod:`.qualified` (a figure of one kind of a thing),
 :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on
 one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),

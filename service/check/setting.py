@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
 from service.check.names import STOP_WORDS, Name, content_words, noun_pattern
+from service.check.qualified import other_kind
 from service.check.scope import (
     AFTER_NOUN,
     HEAD_WORDS,
@@ -256,6 +257,9 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     other = nearer_other(unit, number, binding.about) if binding.about else None
     if other is not None:
         return f"the source says it of other things than its {other.text} there"
+    kind = other_kind(unit, number, binding.qualified) if binding.qualified else ""
+    if kind:
+        return kind
     if binding.direct and number.kind == QUANTITY and not number.unit:
         # What the source's count counts, right after it: "2,995 commits from 487
         # contributors" gives 487 no commits, though "commits" stands near it.
