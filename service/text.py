@@ -165,13 +165,22 @@ _NUMBER_END = re.compile(r"\d\s*$")
 # The match starts at the stop itself (a leading character class lets the search skip
 # ahead, where a look-behind is tried at every position): the sentence ends one after.
 _SENT_END = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# Or a code name that keeps its lower case there ("lu_factor and lu_solve move ...",
+# "torch.compile works"), for the number check: the sentence before would hold its
+# figures and names too ("Cholesky gets ... results. lu_factor ... 2–9x" gave Cholesky
+# the 2–9x). (The extractive engine keeps such sentences with the one before them: "Three
+# additions ...: torch.autograd.graph.node_creation_hook ..." reads as one.)
+_SENT_END_CODE = re.compile(
+    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[a-z][a-z0-9]*(?:_|\.[a-z])))"
+)
 
 
-def split_sentences(text: str, *, normalised: bool = False) -> list[str]:
+def split_sentences(text: str, *, normalised: bool = False, code: bool = False) -> list[str]:
     """Split a paragraph into sentences without breaking numbers or abbreviations.
 
     ``normalised``: the caller has already collapsed the text's white space (it is
-    ``" ".join(text.split())``), which is then not done twice.
+    ``" ".join(text.split())``), which is then not done twice. ``code``: a code name in
+    lower case may start a sentence too (:data:`_SENT_END_CODE`).
     """
     if not normalised:
         text = " ".join(text.split())
@@ -179,7 +188,7 @@ def split_sentences(text: str, *, normalised: bool = False) -> list[str]:
         return []
     out: list[str] = []
     start = 0
-    for m in _SENT_END.finditer(text):
+    for m in (_SENT_END_CODE if code else _SENT_END).finditer(text):
         candidate = text[start : m.start() + 1].strip()
         head, _, last_word = candidate.rpartition(" ")
         last = last_word.rstrip(".!?\"')]").lower()

@@ -59,3 +59,17 @@ def test_incl_does_not_end_a_sentence() -> None:
         "Python 3.10 to 3.15, incl. 3.14t, 3.15t.",
         "Next.",
     ]
+
+
+def test_a_sentence_may_start_with_a_lower_case_identifier() -> None:
+    # "lu_factor and lu_solve move ...": a code name keeps its case at a sentence's start
+    # (the sentence before it would hold its figures and names too); an abbreviation
+    # before one still ends nothing.
+    # For the number check only: the extractive engine keeps it with the one before.
+    text = "Cholesky gets faster. lu_factor moves to Metal, e.g. lu_solve too. torch.compile works."
+    assert split_sentences(text, code=True) == [
+        "Cholesky gets faster.",
+        "lu_factor moves to Metal, e.g. lu_solve too.",
+        "torch.compile works.",
+    ]
+    assert split_sentences(text) == [text]

@@ -86,6 +86,11 @@ Rules, in short (the module's tests spell them out):
 - The explainer's own marks are no figures: a citation ("[3]") and an enumeration
   starting a sentence or clause ("(1) ...; (2) ..."), as a section's number is not;
   nor, on either side, is a figure's or table's number ("Figure 13", "Table 2").
+- A sentence's first word is a name where the source writes it capitalised inside a
+  sentence and nowhere in lower case ("Cholesky is ..." for "SVD, QR, Cholesky"; not
+  "Gisting", which the source writes only to start a sentence). A code name in lower
+  case starts a sentence on both sides ("... wrong results. lu_factor and lu_solve move
+  ... 2–9x": the 2–9x is no Cholesky's).
 - Binding: the names within six words of a number in the explainer (model, operator,
   format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
   across a comma or a relative clause, but for a phrase leading the sentence or a

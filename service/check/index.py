@@ -364,7 +364,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             heading_context = section.lower()
             lines(b, [(block.text, block.text, "")], prepared)  # one line: the block's text
         elif block.kind in ("paragraph", "list_item"):
-            sentences = split_sentences(text, normalised=True)
+            sentences = split_sentences(text, normalised=True, code=True)
             if not sentences:
                 continue
             label = _label(block.text, sentences)
@@ -411,7 +411,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         elif block.kind == "table":
             caption = ""
             if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
-                caption = split_sentences(blocks[b - 1].text)[-1]
+                caption = split_sentences(blocks[b - 1].text, code=True)[-1]
             header = " | ".join(block.header)
             extra = prepare(f"{header} \n {caption}").lower()
             rows = [(header, header, prepare(caption).lower())]

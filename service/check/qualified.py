@@ -76,7 +76,7 @@ def _beside(unit: Unit) -> list[str]:
     out = []
     if unit.before is not None and unit.before[0] != unit.before[1]:
         out.append(text[unit.before[0] : unit.before[1]])
-    after = split_sentences(text[b:]) if text[b:].strip() else []
+    after = split_sentences(text[b:], code=True) if text[b:].strip() else []
     if after:
         out.append(after[0])
     return out

@@ -93,7 +93,7 @@ def _sentences_of(text: str, group: int) -> list[_Sentence]:
             m = _SECTION_NUMBER.match(block.text)
             out.append(_Sentence(block.text[m.end() :] if m else block.text, g))
         else:
-            out.extend(_Sentence(s, g) for s in split_sentences(block.text))
+            out.extend(_Sentence(s, g) for s in split_sentences(block.text, code=True))
     return out
 
 
