@@ -125,8 +125,10 @@ def known_names(
         offset = 0
         for word in token.split("-"):
             at, offset = m.start() + offset, offset + len(word) + 1
-            if not is_name(word, first and at == m.start()) and not (
-                first and at == m.start() and _named_mid_sentence(idx, word)
+            opening = first and at == m.start()
+            if not is_name(word, opening) and not (
+                # A capitalised first word the source writes so inside its sentences.
+                opening and is_name(word, False) and idx.named_inside(word)
             ):
                 continue
             known = idx.name(word)
@@ -134,16 +136,6 @@ def known_names(
                 out.append(Name(at, at + len(word), *known))
     out.sort(key=lambda x: x.start)
     return out
-
-
-def _named_mid_sentence(idx: SourceIndex, word: str) -> bool:
-    """Whether a capitalised word that starts a sentence is a name all the same: the
-    source writes it nowhere in lower case, and capitalised inside a sentence ("SVD, QR,
-    Cholesky": "Cholesky is roughly 2–9x faster" names it; not "The", nor "Gisting", which
-    the source writes only to start its sentences, as a verb may be)."""
-    if not is_name(word, False) or word.lower() in idx.cased:
-        return False  # most first words: "The", "In", written in lower case too
-    return re.search(r"[a-z0-9,;(] " + re.escape(word) + r"(?![\w-])", idx.cased) is not None
 
 
 _OPENERS = "\"'([*_`"

@@ -62,6 +62,7 @@ class SourceIndex:
     _multipliers: list[Hit] | None = None
     _first: dict[tuple[str, str, bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
+    _inside: dict[str, bool] = field(default_factory=dict)
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines.
     own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
@@ -146,6 +147,17 @@ class SourceIndex:
         found = (key, pattern) if self.has(pattern, key) else None
         self._names[word] = found
         return found
+
+    def named_inside(self, word: str) -> bool:
+        """Whether a name word starting a sentence is one: written capitalised inside a
+        sentence, nowhere in lower case ("SVD, QR, Cholesky"; not "The", nor "Gisting")."""
+        lower = word.lower()
+        if lower not in self.source_words or lower in self.cased:
+            return False  # most first words: not in the source, or in lower case there too
+        if word not in self._inside:  # memoised: one search of the source per name
+            found = re.search(r"[a-z0-9,;(] " + re.escape(word) + r"(?![\w-])", self.cased)
+            self._inside[word] = found is not None
+        return self._inside[word]
 
     def qualifiers(self, key: str, pattern: re.Pattern[str]) -> frozenset[str]:
         """The words the source writes right before a name, but stop words ("dense",
