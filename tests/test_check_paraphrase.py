@@ -206,6 +206,8 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (PT, "Symmetric memory kernels arrived on the NVLink domain in NCCL 2.27."),
         (PT, "PyTorch 2.14 adds Python 3.15 support, which is eager-only."),
         (PT, "Wheels over 4 GB had invalid ZIP64 and are repackaged."),
+        (PT, "lu_factor measured over 100x on small batched matrices."),
+        (PT, "lu_factor measured 2–9x on larger single matrices."),
         (PT, "The release counts 487 contributors and 2,995 commits."),
         (PT, "PyTorch 2.14 has 2,995 commits since PyTorch 2.13."),
         (PT, "Python 3.15 support in 2.14 is eager-only."),
@@ -406,6 +408,10 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # the source writes it so inside a sentence ("SVD, QR, Cholesky").
         (PT, "Cholesky is roughly 2–9x faster depending on size."),
         (PT, "The Cholesky kernel is roughly 2–9x faster depending on size."),
+        # "small"/"large" say which of two sizes a figure was measured at: the >100x is
+        # "on small batched matrices", the 2–9x "on larger single matrices".
+        (PT, "lu_factor measured over 100x on larger single matrices."),
+        (PT, "lu_factor measured 2–9x on small batched matrices."),
         (PT, "NCCL 2.14 brought symmetric memory kernels to the NVLink domain."),  # 2.27
         # A bare count counts the noun right after it in the source ("2,995 commits from
         # 487 contributors"), not one near it.
@@ -429,7 +435,6 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # Known limits: a figure with no name of its own, said of another plain-word
         # metric, condition or model (one word apart from the source's, or in another
         # sentence); a count or version moved to another thing; an identifier's digit.
-        limit(PT, "lu_factor measured over 100x on larger single matrices.", "small batched"),
         limit(PT, "Flex attention is roughly 2–8x faster than before.", "another paragraph's"),
         limit(PT, "On H100 the mean is 1.57x.", "the top of the range, rounded: derived"),
     ],
