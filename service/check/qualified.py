@@ -47,8 +47,10 @@ def other_kind(unit: Unit, number: Number, pairs: tuple[tuple[str, str], ...]) -
     if not number.unit or a == b:
         return ""
     text = unit.text
-    sentence = text[a:b]
     for q, h in pairs:
+        if text.find(h, a, b) < 0:
+            continue  # (most pairs: a find in C, no copy of the sentence, no pattern)
+        sentence = text[a:b]
         noun = re.escape(h) + r"s?(?![\w-])"
         if re.search(r"(?<![\w-])" + re.escape(q) + " " + noun, sentence):
             continue  # the source says it of the explainer's kind
