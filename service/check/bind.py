@@ -185,9 +185,9 @@ class Binding:
     # with no names, where the plain words it pairs it with stand.
     others: tuple[Name, ...] = ()
     phrase: tuple[int, int] | None = None
-    # A measured figure's words before it in pairs, where it has no name: "frontier model"
-    # (:mod:`~service.check.qualified`).
-    qualified: tuple[tuple[str, str], ...] = ()
+    # A measured figure's words before it in its clause, where it has no name: of what
+    # kind of a thing ("a frontier model would cost", :mod:`~service.check.qualified`).
+    qualified: str = ""
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names

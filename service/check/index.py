@@ -18,6 +18,7 @@ from service.check.names import (
     leading_word,
     name_key,
     name_pattern,
+    named_inside,
     release_head,
     split_forms,
 )
@@ -149,14 +150,9 @@ class SourceIndex:
         return found
 
     def named_inside(self, word: str) -> bool:
-        """Whether a name word starting a sentence is one: written capitalised inside a
-        sentence, nowhere in lower case ("SVD, QR, Cholesky"; not "The", nor "Gisting")."""
-        lower = word.lower()
-        if lower not in self.source_words or lower in self.cased:
-            return False  # most first words: not in the source, or in lower case there too
-        if word not in self._inside:  # memoised: one search of the source per name
-            found = re.search(r"[a-z0-9,;(] " + re.escape(word) + r"(?![\w-])", self.cased)
-            self._inside[word] = found is not None
+        """:func:`~service.check.names.named_inside` in the source (memoised)."""
+        if word not in self._inside:
+            self._inside[word] = named_inside(self.cased, self.source_words, word)
         return self._inside[word]
 
     def qualifiers(self, key: str, pattern: re.Pattern[str]) -> frozenset[str]:

@@ -181,3 +181,21 @@ def noun_pattern(word: str) -> re.Pattern[str]:
     if prefixes:
         alternatives.append("(?:" + "|".join(map(re.escape, prefixes)) + ")(?![a-z])")
     return re.compile(r"(?<![a-z])(?:" + "|".join(alternatives) + ")")
+
+
+_INSIDE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789,;(")  # before a name inside
+_ENDS = re.compile(r"(?![\w-])")
+
+
+def named_inside(text: str, words: frozenset[str], word: str) -> bool:
+    """Whether a capitalised word that starts an explainer sentence is a name all the
+    same: ``text`` (a source in its own case, of lower-case ``words``) writes it
+    capitalised inside a sentence, and nowhere in lower case ("SVD, QR, Cholesky": so
+    "Cholesky is roughly 2–9x faster" names it; not "The", nor "Gisting", which the
+    source writes only to start a sentence, as a verb may be). Finds in C, no pattern."""
+    lower, at = word.lower(), -1
+    found = lower in words and lower not in text
+    while found and (at := text.find(" " + word, at + 1)) >= 0:
+        if at and text[at - 1] in _INSIDE and _ENDS.match(text, at + len(word) + 1):
+            return True
+    return False

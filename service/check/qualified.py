@@ -9,6 +9,7 @@ the kinds apart."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from service.check.names import STOP_WORDS
 from service.check.unit import Unit
@@ -21,11 +22,12 @@ from service.text import split_sentences
 _PAIR = re.compile(r"(?<![\w-])([a-z][a-z-]+)(?= ([a-z]+)(?![\w-]))")
 
 
-def qualified_nouns(s: str, n: Number, start: int) -> tuple[tuple[str, str], ...]:
-    """The pairs of content words (a word, the noun after it) of a figure's clause before
-    it (from ``start``): "frontier model" of "A frontier model would cost an estimated
-    $1M"."""
-    text = s[start : n.start].lower()
+@lru_cache(maxsize=1024)
+def qualified_nouns(words: str) -> tuple[tuple[str, str], ...]:
+    """The pairs of content words (a word, the noun after it) of the words of a figure's
+    clause before it: "frontier model" of "A frontier model would cost an estimated".
+    (Read when a source sentence asks, once per clause: most figures are never asked.)"""
+    text = words.lower()
     return tuple(
         (m.group(1), m.group(2))
         for m in _PAIR.finditer(text)
@@ -37,9 +39,9 @@ def _content(word: str) -> bool:
     return len(word) >= 3 and word not in STOP_WORDS
 
 
-def other_kind(unit: Unit, number: Number, pairs: tuple[tuple[str, str], ...]) -> str:
-    """Why the source's ``number`` is another kind's than the explainer's ``pairs`` say
-    (:func:`qualified_nouns`): its sentence writes a pair's noun after another content
+def other_kind(unit: Unit, number: Number, words: str) -> str:
+    """Why the source's ``number`` is another kind's than the pairs of the explainer's
+    ``words`` say (:func:`qualified_nouns`): its sentence writes a pair's noun after another content
     word and never after the pair's, and the sentence before or after it in the paragraph
     writes the pair with a like figure (its unit). "" when none (most figures: no pair's
     noun in the sentence with another word before it)."""
@@ -47,7 +49,7 @@ def other_kind(unit: Unit, number: Number, pairs: tuple[tuple[str, str], ...]) -
     if not number.unit or a == b:
         return ""
     text = unit.text
-    for q, h in pairs:
+    for q, h in qualified_nouns(words):
         if text.find(h, a, b) < 0:
             continue  # (most pairs: a find in C, no copy of the sentence, no pattern)
         sentence = text[a:b]
@@ -78,7 +80,10 @@ def _beside(unit: Unit) -> list[str]:
     out = []
     if unit.before is not None and unit.before[0] != unit.before[1]:
         out.append(text[unit.before[0] : unit.before[1]])
-    after = split_sentences(text[b:], code=True) if text[b:].strip() else []
+    # (The rest of a long paragraph is not split for its first sentence: a sentence is
+    # shorter than this, or read in part.)
+    rest = text[b : b + 1000]
+    after = split_sentences(rest, code=True) if rest.strip() else []
     if after:
         out.append(after[0])
     return out

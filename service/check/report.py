@@ -22,7 +22,6 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
-from service.check.qualified import qualified_nouns
 from service.check.role import moved_versions, other_value, product_of
 from service.check.said import swapped
 from service.check.scope import (
@@ -304,9 +303,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     else paired_words(s, first.phrase)
                     if n.unit and first.phrase
                     else (),
-                    qualified=qualified_nouns(s, n, scope[0])
+                    qualified=s[scope[0] : n.start]
                     if n.unit and not (binding.names or first.listed)
-                    else (),
+                    else "",
                     far=far,
                 )
                 if n.kind == RANGE:
