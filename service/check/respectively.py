@@ -20,7 +20,7 @@ _LAST_GAP = re.compile(r"\s*,?\s*(?:and|&)\s*", re.I)
 _JOINED = re.compile(r"\s*(?:['’]s)?\s*|[-/]")
 
 
-def _last_list(s: str, names: Sequence[Name]) -> list[Name]:
+def last_list(s: str, names: Sequence[Name]) -> list[Name]:
     """The last list of two names or more of ``names`` (in order) in ``s``, when no name
     stands joined to it before (else [])."""
     i = len(names) - 1
@@ -62,11 +62,11 @@ def paired_names(
     said = s.find("respectively", group[-1].end, end)
     if said >= 0:
         after = [x for x in names if group[-1].end <= x.start and x.end <= said]
-        run = _last_list(s, after)
+        run = last_list(s, after)
         if len(run) == k and len({x.key for x in run}) == k:
             return run
     before = [x for x in names if start <= x.start and x.end <= group[0].start]
-    run = _last_list(s, before)
+    run = last_list(s, before)
     if len(run) == k and len({x.key for x in run}) == k:
         return run
     if len({x.key for x in preceding}) == len(preceding) == k:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from service.check.bind import Binding, Clauses, bind_numbers, known_names
 from service.check.index import SourceIndex
 from service.check.names import Name
+from service.check.paired import of_pair
 from service.check.table import Row, column_unit
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
@@ -86,8 +87,12 @@ def of_title(
     else None, and the first unit where the source's own name for the figure held the
     title's off, with a reason naming it ("the source gives it for BF16")."""
     blocked: tuple[int, str] | None = None
-    if not binding.names or not idx.title:
+    if not binding.names:
         return None, None
+    # (Names the source pairs with the figure by a "respectively" of its own, first.)
+    paired, blocked = of_pair(idx, hits, binding)
+    if paired is not None or not idx.title:
+        return paired, blocked
     for u, m in hits:
         blockers = subject_blockers(idx, u, m, binding.names)
         if blockers == () and not binding.against(idx.units[u], m):
