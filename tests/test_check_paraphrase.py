@@ -201,6 +201,10 @@ def limit(slug: str, sentence: str, why: str) -> object:
             SHOP,
             "Gisting raised requests and output tokens by about 16% and 12%, respectively.",
         ),
+        # A kind of a thing after the list of figures, no clause mark between, is said
+        # of them all: "about 16% more requests per second and about 12% more output
+        # tokens per second on identical GPUs".
+        (SHOP, "The same compression gives about 16% more requests per second on identical GPUs."),
         (SHOP, "Serving on a frontier model could cost an estimated $27M per year."),
         (SHOP, "The fine-tuned model could cost closer to $1M, a 96% reduction."),
         (SHOP, "A frontier model costs about $27M per year; the fine-tuned one about $1M."),
@@ -403,6 +407,8 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (SHOP, "The GraphQL agent serves at least 2,000 requests per minute."),  # "up to"
         (SHOP, "If kappa is above 0.2, the rubric is ambiguous."),  # "around 0.2"
         (SHOP, "Throughput rose about 14% in requests per second."),  # 14% fewer GPUs
+        # "..., which works out to roughly 14% fewer GPUs": after a comma, not the 16%'s.
+        (SHOP, "The same compression gives about 16% more requests per second on fewer GPUs."),
         (SHOP, "The loop cuts serving costs by 27%."),
         (SHOP, "Two annotators blindly annotate 250 random samples."),
         # A figure said of a kind of a thing ("a frontier model") the source's sentence of
