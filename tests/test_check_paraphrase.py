@@ -221,6 +221,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (PT, "The release counts 487 contributors and 2,995 commits."),
         (PT, "PyTorch 2.14 has 2,995 commits since PyTorch 2.13."),
         (PT, "Python 3.15 support in 2.14 is eager-only."),
+        (PT, "Python 3.15 support in PyTorch 2.14 is eager-only."),
+        (PT, "In PyTorch 2.14, Python 3.15 support is eager-only."),
+        (PT, "PyTorch 2.14 ships CUDA 13.0 wheels by default."),
         (
             VLLM,
             "The pathway was validated with the Spyre plugin for Gemma 4, Qwen3 and Granite 4.2.",
@@ -439,6 +442,10 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (PT, "The release has 2,995 commits since PyTorch 2.12."),
         (PT, "The release has 2,995 commits since PyTorch 2.14."),
         (PT, "Python 3.14 support in 2.14 is eager-only."),
+        # The same with another product's version in the clause, no figure: "Python 3.15
+        # support in 2.14 is eager-only".
+        (PT, "Python 3.14 support in PyTorch 2.14 is eager-only."),
+        (PT, "PyTorch 2.14 adds Python 3.14 support, which is eager-only."),
         # An item's mark in parentheses ("In case (3), ...") counts nothing: the post's
         # principles are four, its 3 cases are cases.
         (VLLM, "The hardware-agnostic models follow 3 design principles."),

@@ -74,11 +74,13 @@ Rules, in short (the module's tests spell them out):
   figure (a word before the product or after the version the same): "2,995 commits
   since PyTorch 2.12" for "2,995 commits ... since PyTorch 2.13", "Python 3.14 support
   in 2.14" for "Python 3.15 support in 2.14" are ``misattached``, though the post names
-  PyTorch 2.12 and Python 3.14 elsewhere (:mod:`.role`). A setting with its value
-  ("USE_HW_AGNOSTIC=0") said in the words of its clause that a source sentence writing
-  only another value of it holds two more of than any writing its own ("Setting
-  USE_HW_AGNOSTIC=0 enables the new layers" for "can be enabled by setting
-  USE_HW_AGNOSTIC=1", =0 only in "USE_HW_AGNOSTIC=0 vs. USE_HW_AGNOSTIC=1") is
+  PyTorch 2.12 and Python 3.14 elsewhere (:mod:`.role`); so is one read with another
+  product's version of its clause in place of a figure, in each source clause writing
+  that version, where none writes both ("Python 3.14 support in PyTorch 2.14"). A
+  setting with its value ("USE_HW_AGNOSTIC=0") said in the words of its clause that a
+  source sentence writing only another value of it holds two more of than any writing
+  its own ("Setting USE_HW_AGNOSTIC=0 enables the new layers" for "can be enabled by
+  setting USE_HW_AGNOSTIC=1", =0 only in "USE_HW_AGNOSTIC=0 vs. USE_HW_AGNOSTIC=1") is
   ``misattached``.
 - A shape ("32 × 14336 × 4096", "4096x4096") the source writes the same, sides in
   order, backs each side said of the same names (a side has no noun of its own).

@@ -22,7 +22,7 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source, squeeze
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
-from service.check.role import moved_versions, other_value, product_of
+from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
 from service.check.scope import (
     Clause,
@@ -355,8 +355,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     figures.append((n, idx.units[outcome.unit]))
             verdicts.append(_verdict(idx, n, text, outcome))
         _mark_swaps(idx, verdicts, said)
-        if versions and figures:
-            for i, other in moved_versions(s, versions, figures):
+        moved = dict(moved_versions(s, versions, figures)) if versions and figures else {}
+        for i, other in moved_beside(idx, s, versions) if len(versions) > 1 else ():
+            moved.setdefault(i, other)
+        if moved:
+            for i, other in moved.items():
                 reason = f"the source gives {other} there"
                 verdicts[i] = verdicts[i].model_copy(
                     update={"status": CheckStatus.MISATTACHED, "reason": reason}

@@ -13,6 +13,7 @@ from service.check.index import SourceIndex
 from service.check.names import Name, content_words, noun_pattern, verbatim_pattern
 from service.check.scope import CLAUSE_MARK
 from service.check.unit import Unit
+from service.check.verbatim import locate
 from service.numbers import Number
 from service.numbers.number import VERSION
 
@@ -135,3 +136,31 @@ def other_value(idx: SourceIndex, s: str, n: Number) -> str:
             cased = unit.cased if len(unit.cased) == len(unit.text) else unit.text
             best, other = held, cased[a + values[0].start() : a + values[0].end()]
     return other if other and best >= own + 2 else ""
+
+
+def moved_beside(
+    idx: SourceIndex, s: str, versions: Sequence[tuple[int, Number, Name]]
+) -> list[tuple[int, str]]:
+    """:func:`moved_versions` with another product's supported version of the clause in
+    place of a figure ("Python 3.14 support in PyTorch 2.14 is eager-only" for "Python
+    3.15 support in 2.14 is eager-only"): read in each source clause that writes that
+    other version, and only where none of them writes the explainer's (a clause that
+    holds both, "PyTorch 2.14 adds Python 3.15 support", backs it)."""
+    out = []
+    for i, version, product in versions:
+        for _, other, theirs in versions:
+            if theirs.key == product.key or not same_clause(s, version, other):
+                continue
+            found = ""
+            for u in locate(idx, other.key, version=True):
+                moved = moved_version(s, version, product, idx.units[u])
+                if not moved and verbatim_pattern(version.key, True).search(
+                    idx.units[u].text, idx.units[u].start, idx.units[u].end
+                ):
+                    found = ""
+                    break
+                found = found or moved
+            if found:
+                out.append((i, found))
+                break
+    return out
