@@ -156,6 +156,10 @@ def test_a_rows_label_keeps_the_capitals_of_a_name_within_a_word() -> None:
 MAX_ROW = "| Property | e4m3fnuz |\n| --- | --- |\n| Max value | 240 |\n| Bits | 8 |"
 MAX_COLUMN = "| Format | Max value | Bits |\n| --- | --- | --- |\n| e4m3fnuz | 240 | 8 |"
 MINUTES = "| Step | Time (min) |\n| --- | --- |\n| Warmup | 5 |"
+# The word in brackets after the label's first words ("(min)" alone stays minutes).
+VALUE_MAX = "| Property | e4m3fnuz |\n| --- | --- |\n| Value (max) | 240 |\n| Bits | 8 |"
+PEAK_MAX = "| Format | Peak (max) value | Bits |\n| --- | --- | --- |\n| e4m3fnuz | 240 | 8 |"
+VALUE_MIN = "| Property | e4m3fnuz |\n| --- | --- |\n| Value (minimum) | 240 |"
 
 
 # A row's label or a column's header that says "max"/"min" states its cells as a maximum
@@ -173,6 +177,14 @@ MINUTES = "| Step | Time (min) |\n| --- | --- |\n| Warmup | 5 |"
         ("The e4m3fnuz format has a minimum of 8.", MAX_COLUMN, "8", S),  # another column
         # "(min)" in a header is its unit, minutes: no minimum (no lower bound either).
         ("Warmup takes at least 5 minutes.", MINUTES, "5 minutes", U),
+        ("The e4m3fnuz format has a minimum of 240.", VALUE_MAX, "240", U),
+        ("e4m3fnuz values go up to 240.", VALUE_MAX, "240", S),
+        ("e4m3fnuz values are at least 240.", VALUE_MAX, "240", U),
+        ("The e4m3fnuz format has a minimum of 8.", VALUE_MAX, "8", S),  # another row
+        ("The e4m3fnuz format has a minimum of 240.", PEAK_MAX, "240", U),
+        ("e4m3fnuz values go up to 240.", PEAK_MAX, "240", S),
+        ("e4m3fnuz values go up to 240.", VALUE_MIN, "240", U),
+        ("e4m3fnuz values are at least 240.", VALUE_MIN, "240", S),
     ],
 )
 def test_a_row_or_column_named_max_or_min_states_a_bound(

@@ -267,16 +267,19 @@ def with_columns(
 # ("Min/Max"), nor a unit in brackets ("(min)": minutes, dropped first).
 _EXTREME_CELL = re.compile(r"[^\w(\[]*(max|min)(?:imum)?\.?(?![\w/-])", re.I)
 _BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
+# Or that says it in brackets after its first words ("Value (max)", "Peak (max)
+# throughput"): "(max)", "(maximum)", "(minimum)"; not "(min)", minutes as often.
+_EXTREME_BRACKETED = re.compile(r"[(\[]\s*(max|maximum|minimum)\.?\s*[)\]]", re.I)
 
 
 @lru_cache(maxsize=256)
 def cell_side(cell: str) -> Hedge:
     """The side a row's label or a column's header states its figures as: UPPER for a
     maximum ("Max value"), LOWER for a minimum, else no hedge."""
-    m = _EXTREME_CELL.match(_BRACKETED.sub(" ", cell))
+    m = _EXTREME_CELL.match(_BRACKETED.sub(" ", cell)) or _EXTREME_BRACKETED.search(cell)
     if m is None:
         return NO_HEDGE
-    return UPPER if m.group(1).lower() == "max" else LOWER
+    return UPPER if m.group(1).lower().startswith("max") else LOWER
 
 
 def row_sides(header: Sequence[str], row: Sequence[str]) -> tuple[Hedge, ...]:
