@@ -89,6 +89,26 @@ def test_respectively_pairs_numbers_and_names_in_order() -> None:
     assert not check_explainer(unsure, source).count(M)
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # The like figures of the sentence before, each with its own name ...
+        "FlyDSL reaches 1.20x over Triton and 1.95x over ATen. Uniform groups reach 1.21x"
+        " and 2.12x, respectively.",
+        # ... else its last list of as many names.
+        "We compare against Triton and ATen. Uniform groups reach 1.21x and 2.12x, respectively.",
+    ],
+)
+def test_a_source_respectively_pairs_with_the_sentence_before(source: str) -> None:
+    assert status("Uniform groups reach 1.21x over Triton.", source, "1.21x") == S
+    assert status("Uniform groups reach 2.12x over ATen.", source, "2.12x") == S
+    wrong = verdict("Uniform groups reach 1.21x over ATen.", source, "1.21x")
+    assert (wrong.status, wrong.reason) == (M, "the source gives it for Triton")
+    # A list of as many names in its own sentence is its own (the binding reads it).
+    own = source.replace("respectively", "for BF16 and MXFP8, respectively")
+    assert status("Uniform groups reach 1.21x over Triton.", own, "1.21x") == M
+
+
 # One source clause with two figures and their names: all the explainer's names stand in
 # it, but the figure it ties to one of them is the other figure's.
 
