@@ -51,7 +51,7 @@ def _title(source_title: str) -> str:
         ),
         (
             "Ollama is now powered by MLX on Apple Silicon in preview",
-            "Ollama is now powered by MLX on Apple silicon in preview",
+            "Ollama is now powered by MLX on Apple Silicon in preview",
         ),
         ("Image generation (experimental)", "Image generation (experimental): what the post says"),
         ("Windows preview", "Ollama: Windows preview"),
@@ -103,7 +103,7 @@ def test_a_title_leads_with_what_the_post_is_about(source: str, expected: str) -
         (
             "Together AI and Meta partner to bring PyTorch Reinforcement Learning to the AI"
             " Native Cloud",
-            "Together AI and Meta partner to bring PyTorch reinforcement learning to the AI"
+            "Together AI and Meta partner to bring PyTorch Reinforcement Learning to the AI"
             " Native Cloud",
         ),
         ("Llama 3 is not very censored", "Llama 3 is not very censored"),
@@ -180,11 +180,13 @@ def test_a_title_names_its_subject_once(source: str, expected: str) -> None:
         ),
         (
             "Together AI welcomes Alon Gavrielov as VP of Infrastructure Strategy",
-            "Together AI welcomes Alon Gavrielov as VP of infrastructure Strategy",
+            "Together AI welcomes Alon Gavrielov as VP of Infrastructure Strategy",
         ),
+        # In Title Case, as the post writes it (the verb in lower case read "Together AI
+        # brings NVIDIA Nemotron 3 to Developers": Title Case after a word that is not).
         (
             "Together AI Brings NVIDIA Nemotron 3 to Developers on Day 0",
-            "Together AI brings NVIDIA Nemotron 3 to Developers on Day 0",
+            "Together AI Brings NVIDIA Nemotron 3 to Developers on Day 0",
         ),
         # Not a verb: "now available" reads after the subject's colon.
         (
@@ -218,7 +220,7 @@ def test_a_subjects_longer_name_before_the_titles_colon_is_the_subject() -> None
             "Gemini 3.1 Pro: A smarter model for your most complex tasks",
             "Gemini 3.1 Pro: A smarter model for your most complex tasks",
         ),
-        ("NVIDIA Nemotron 3.5 Lightning", "Nemotron 3.5: NVIDIA Nemotron 3.5 Lightning"),
+        ("NVIDIA Nemotron 3.5 Lightning", "NVIDIA Nemotron 3.5 Lightning: What the post says"),
         (
             "DeepSeek-V4 Pro now available on Together AI",
             "DeepSeek-V4 Pro: Now available on Together AI",
@@ -304,3 +306,68 @@ def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
     assert post_subject("Image generation (experimental)", intro, text, text) == ""
     text = "Try it with Ollama on Windows. It serves the Ollama API on Windows and Linux."
     assert post_subject("Windows preview", split_sentences(text), text, text) == "Ollama"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # The subject is the end of a longer name the title gives and the post writes
+        # ("DeepMind: Google DeepMind supports ...", "Gemma 2: Google Gemma 2", "Deep
+        # Think: ... with Gemini Deep Think"): the longer name is the subject, said once.
+        (
+            "Google DeepMind supports U.S. Department of Energy on Genesis: a national mission"
+            " to accelerate innovation and scientific discovery",
+            "Google DeepMind supports U.S. Department of Energy on Genesis",
+        ),
+        ("Google Gemma 2", "Google Gemma 2: What the post says"),
+        (
+            "Accelerating Mathematical and Scientific Discovery with Gemini Deep Think",
+            "Gemini Deep Think: Accelerating Mathematical and Scientific Discovery",
+        ),
+        # Not a word that only starts the title ("Introducing Gemini 3.5 ...").
+        ("Introducing Gemini 3.5 Flash Cyber", "Gemini 3.5: Introducing Gemini 3.5 Flash Cyber"),
+    ],
+)
+def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Named first, the subject is not said again of what is its own ("ChatGPT:
+        # Unexpected logouts for some ChatGPT web users", "Codex API: Elevated Codex API
+        # authentication errors").
+        (
+            "Unexpected logouts for some ChatGPT web users",
+            "ChatGPT: Unexpected logouts for some web users",
+        ),
+        ("Elevated Codex API authentication errors", "Codex API: Elevated authentication errors"),
+    ],
+)
+def test_a_subject_leading_the_title_is_no_modifier_after(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A title in Title Case stays so when the post gives no clue about a word's case
+        # ("Keynote Speaker sessions Announced", "The open Source AI Stack", "ChatGPT
+        # Work mode High Error Rates"): one word lowered of several read unevenly.
+        (
+            "PyTorch Conference North America 2026 Keynote Speaker Sessions Announced",
+            "PyTorch Conference North America 2026 Keynote Speaker Sessions Announced",
+        ),
+        ("The Open Source AI Stack", "The Open Source AI Stack: what the post says"),
+        ("ChatGPT Work Mode High Error Rates", "ChatGPT Work Mode High Error Rates"),
+        # In sentence case, a capital the title gives is a name's ("UK AI security
+        # Institute" split the name of the institute).
+        (
+            "Deepening our partnership with the UK AI Security Institute",
+            "DeepMind: Deepening their partnership with the UK AI Security Institute",
+        ),
+    ],
+)
+def test_a_title_keeps_the_posts_casing_throughout(source: str, expected: str) -> None:
+    assert _title(source) == expected

@@ -9,6 +9,7 @@ from collections.abc import Collection, Iterator, Sequence
 from service.check import check_explainer
 from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
+from service.engines.extractive.naming import longer_name, name_once
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
@@ -20,7 +21,7 @@ from service.engines.extractive.words import (
     is_title_word,
     lower_first,
     restore_slug,
-    sentence_case,
+    title_case,
 )
 from service.models import Article, CheckStatus
 from service.numbers import Kind, extract_numbers, prepare
@@ -32,56 +33,6 @@ _JUNK_TITLE = re.compile(
     r"^(tl;?dr|summary|introduction|overview|untitled( post)?|home|blog|post|news|none)?\W*$",
     re.IGNORECASE,
 )
-
-
-# Words that join more to the subject the title opens with ("Together AI and Meta partner
-# ...", "Muse Glimmer from Meta ... is now available"), and the verb of a title that is a
-# sentence ("Llama 3 is not very censored"): cut after the subject, the rest read "And
-# Meta partner ...", "Is not very censored", with no one before the word.
-_JOINS = re.compile(
-    r"(?:and|or|&|from|of|vs\.?|versus|plus|is|are|was|were|has|have|had|will|can|does)\b",
-    re.IGNORECASE,
-)
-
-
-def _longer_name(subject: str, phrase: str, text: str) -> bool:
-    """Whether ``phrase`` is the subject's longer name: one or two more capitalised
-    words ("Llama 3.2 Vision", "MiniMax Speech 2.6 Turbo") the post (``text``) writes
-    so, named whole as the subject (it led "Llama 3.2: Llama 3.2 Vision"); not "PyTorch
-    2.14 Release Blog", words the post does not give as a name."""
-    if not phrase.startswith(subject + " "):
-        return False
-    more = phrase[len(subject) + 1 :].split()
-    return 0 < len(more) <= 2 and all(is_title_word(w) for w in more) and phrase in text
-
-
-# A headline's verb after its subject ("Together AI welcomes ...", "Google announces
-# ...", "Ollama now supports ..."): cut there, "Ollama: Now supports AMD graphics cards"
-# read as a clause with no one before its verb. A closed list of the verbs headlines
-# announce with: a word ending in "s" is as often a plural ("FedRAMP workspaces and API
-# orgs ..."). After an adverb of news ("now", "also"), a verb of any spelling in "s".
-_HEADLINE_VERB = re.compile(
-    r"(?:(?:now|also|officially|finally|today|just|newly)\s+[a-z][\w\-]*[^s\W]s|"
-    r"(?:(?:now|also|officially|finally|today|just|newly)\s+)?"
-    r"(?:announces|brings|welcomes|supports|adds|launches|introduces|releases|unveils|"
-    r"expands|joins|acquires|ships|raises|powers|enables|delivers|achieves|reaches|"
-    r"becomes|offers|provides|extends|improves|cuts|boosts|accelerates|debuts|"
-    r"integrates|opens|outperforms|beats|unites|teams|partners|appoints|hires|wins|"
-    r"open-sources|doubles|arrives|comes|goes|gets|makes|lets|helps|turns))\b",
-    re.IGNORECASE,
-)
-
-
-def _goes_on(subject: str, rest: str, text: str) -> bool:
-    """Whether the title's ``rest`` after its opening ``subject`` still belongs to what
-    the subject starts: a joining word or a verb ("and Meta partner ...", "is now ...",
-    "welcomes ..."), or a longer name the post writes ("PyTorch Conference North
-    America", "PyTorch Ecosystem Landscape"): cut there, "PyTorch: Conference North
-    America Announces ..." split a name in two."""
-    if _JOINS.match(rest) or _HEADLINE_VERB.match(rest):
-        return True
-    nxt = re.match(r"[A-Z][\w\-]*", rest)
-    return nxt is not None and f"{subject} {nxt.group(0)}" in text
 
 
 def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
@@ -117,65 +68,20 @@ def _title(
     new = raw
     if SUBJECT_COLON.search(raw):
         left, right = (x.strip() for x in SUBJECT_COLON.split(raw, 1))
-        if subject and _longer_name(subject, left, article.text):
+        if subject and longer_name(subject, left, article.text):
             subject = left  # "MiniMax Speech 2.6 Turbo: ...", not "MiniMax Speech 2.6"
         new = right if left == subject else left
-    # A title whose words after the subject go on from it ("Llama 3 is not very
-    # censored", "PyTorch Conference North America announces ...") is a clause that
-    # names its subject first: it stands as the title, the subject not put before it
-    # again ("Llama 3: Llama 3 is not very censored").
     clause = False
     if subject:
-        pat = re.compile(
-            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|and|to|at|affecting)\s+(the\s+)?"
-            rf"{re.escape(subject)}\s*$"
+        subject, new, clause = name_once(
+            subject, new, article.text, f"{article.title}\n{article.text}"
         )
-        # The same phrase mid-title, before another ("Elevated latency on the Claude API
-        # for some users", "... for Claude Cowork on Windows"): the subject leads the
-        # title, the rest need not name it again. Not before "for" and a name: "Claude
-        # for Microsoft Office 365" is a longer name, not "Claude" used somewhere.
-        mid = re.compile(
-            rf"\s*,?\s*\b(with|in|on|for|from|by|using|via|to|at)\s+(the\s+)?"
-            rf"{re.escape(subject)}(?=\s+(?:(?:for|on|in|with|at|from|by|via|using)\s+[a-z]|"
-            rf"(?:on|in|at)\s+[A-Z]))"
-        )
-        # Logging into the subject is logging in, once the subject leads the title.
-        login = re.compile(
-            rf"\b(log(?:ging)?|sign(?:ing)?)\s+into\s+(the\s+)?{re.escape(subject)}$"
-        )
-        possessive = re.match(rf"{re.escape(subject)}['’]s\s+(?=\w)", new)
-        if pat.search(new):
-            new = pat.sub("", new)
-        elif login.search(new):
-            new = login.sub(r"\1 in", new)
-        elif mid.search(new):
-            new = mid.sub("", new, count=1)
-        elif possessive:
-            new = new[possessive.end() :]  # "Ollama's new app": "Ollama: New app"
-        elif _longer_name(subject, new, article.text):
-            subject, new = new, ""
-        elif new.startswith(subject + " "):
-            rest = new[len(subject) + 1 :]
-            if _goes_on(subject, rest, article.text):
-                clause = True
-                verb = _HEADLINE_VERB.match(rest)
-                if verb:  # a verb in Title Case is still a verb: "Together AI brings ..."
-                    new = f"{subject} {verb.group(0).lower()}{rest[verb.end() :]}"
-            else:
-                new = rest
-        else:
-            new = re.sub(
-                rf"^(how|why|when|where)\s+{re.escape(subject)}\s+(?=(?-i:[a-z]))",
-                r"\1 it ",
-                new,
-                flags=re.I,
-            )
     new = new.rstrip("?!. ")
     if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
         new = ""  # "Why ExecuTorch?" says no more than the subject
     # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
     # the explainer does not (README, "The explainer": no first person), its sentences neither.
-    new = sentence_case(third_person(new, draft.voice), case) if new else ""
+    new = title_case(third_person(new, draft.voice), case) if new else ""
     claims = _claims(draft, new, subject) if with_claim else iter(())
     for claim in [*claims, ""]:
         # "the" goes before what a figure is of ("the 1.10x speedup"), not before who

@@ -71,6 +71,37 @@ def sentence_case(heading: str, table: CaseTable) -> str:
     return capitalise(subject_case(heading, table))
 
 
+def _title_cased(title: str) -> bool:
+    """Whether ``title`` is in Title Case: every word past its first capitalised but
+    short and stop words ("Keynote Speaker Sessions Announced")."""
+    words = [w for w in _WORD.findall(title)[1:] if len(w) > 3 and w.lower() not in STOPWORDS]
+    return bool(words) and all(w[:1].isupper() for w in words)
+
+
+def title_case(title: str, table: CaseTable) -> str:
+    """A title in the case the post gives it, the same throughout. In Title Case: in
+    sentence case (``sentence_case``) when the post writes each of its ordinary words
+    past the first mid-sentence, as written otherwise (lowered where the post has a clue
+    and not elsewhere, it read "Keynote Speaker sessions Announced"). In sentence case:
+    two capitalised words in a row past its first are a name's, as written ("the UK AI
+    Security Institute" read "UK AI security Institute"); others as ``sentence_case``."""
+    words = title.split(" ")
+    cores = [w.strip("\"'():,;?!") for w in words]
+    if _title_cased(title):
+        if all(
+            not is_title_word(w) or w.lower() in STOPWORDS or w.lower() in table for w in cores[1:]
+        ):
+            return sentence_case(title, table)
+        return capitalise(title)
+
+    def named(i: int) -> bool:
+        return 0 < i < len(cores) and is_title_word(cores[i]) and cores[i].lower() not in STOPWORDS
+
+    keep = {i for i in range(1, len(words)) if named(i) and (named(i - 1) or named(i + 1))}
+    out = [w if i in keep else subject_case(w, table) for i, w in enumerate(words)]
+    return capitalise(" ".join(out))
+
+
 def subject_case(heading: str, table: CaseTable, *, unknown_lower: bool = False) -> str:
     """Title Case as the words are written mid-sentence ("Dense GEMM" -> "dense GEMM");
     ``unknown_lower``: a capitalised word the post never writes mid-sentence goes lower
