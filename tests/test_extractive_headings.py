@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from service import clean, parse
+from service.check import check_explainer
 from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
 from service.engines.extractive.headings import heading_in
 from service.models import Article
+from service.render import to_text
 
 DATA = Path(__file__).parent / "data" / "corpus"
 PROMPTS = Path(__file__).parent.parent / "prompts"
@@ -66,3 +68,60 @@ def test_the_posts_own_headings_stay_as_written() -> None:
         assert fr == heading_in(en, "fr")
     assert "Why ExecuTorch" in french and "Use cases enabled" in french  # the post's own
     assert french[0] == "Ce qui est nouveau"
+
+
+# The English phrases the engine writes itself besides headings: each has its place in
+# the wording table (``phrases``), so none is left in a French or German explainer.
+_ENGLISH_PHRASES = (
+    "The authors report that",
+    "According to the post",
+    "The post reports that",
+    "The team reports that",
+    "according to the post",
+    "what the post says",
+    "What the post says",
+    "in the post shows",
+)
+
+MUSE = (
+    "pytorch-blog-2026-09-02-397d8ac.xml",
+    "Fast, On Device Agentic AI with Muse Glimmer on ExecuTorch",
+)
+PREVIEW = ("ollama-blog-2026-09-02-a2a70b9.xml", "Image generation (experimental)")
+
+
+def _explainer_text(article: Article, language: str) -> tuple[str, str]:
+    result = ExtractiveEngine(PROMPTS).explain(article, ExplainOptions(language=language))
+    e = result.explainer
+    body = "\n".join([p for s in e.sections for p in s.paragraphs] + [e.takeaway or ""])
+    # The figures are the post's own, whatever words credit them.
+    assert check_explainer(to_text(e), article.text, title=article.title).ok
+    return e.title, body
+
+
+@pytest.mark.parametrize(
+    ("language", "credits", "says"),
+    [
+        (
+            "French",
+            ("Selon les auteurs, ", "Selon l’article, ", ", selon l’article."),
+            "ce que dit l’article",
+        ),
+        (
+            "de",
+            ("Die Autoren berichten: ", "Der Beitrag berichtet: ", ", so der Beitrag."),
+            "was der Beitrag sagt",
+        ),
+    ],
+)
+def test_the_engines_own_phrases_are_in_the_feeds_language(
+    language: str, credits: tuple[str, ...], says: str
+) -> None:
+    english_title, english = _explainer_text(_item(*MUSE), "English")
+    title, body = _explainer_text(_item(*MUSE), language)
+    assert any(p in english for p in _ENGLISH_PHRASES)  # what there is to say otherwise
+    assert not [p for p in _ENGLISH_PHRASES if p in body], body
+    assert any(c in body for c in credits), body
+    assert title == english_title  # the post's own words
+    title = _explainer_text(_item(*PREVIEW), language)[0]
+    assert title == f"Image generation (experimental): {says}"

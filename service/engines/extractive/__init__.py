@@ -49,6 +49,7 @@ from service.engines.extractive.glossary import (
 from service.engines.extractive.headings import heading_in
 from service.engines.extractive.inline import clean_inline, strip_refs
 from service.engines.extractive.owners import owners
+from service.engines.extractive.phrases import Wording, as_caption, wording_in
 from service.engines.extractive.plan import (
     MAX_PARAGRAPHS,
     MAX_SECTIONS,
@@ -63,7 +64,6 @@ from service.engines.extractive.sections import Role, plain_heading, source_sect
 from service.engines.extractive.sentences import (
     Cand,
     Draft,
-    as_caption,
     collect,
     is_result,
     with_subject,
@@ -182,21 +182,22 @@ def build_explainer(
         k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
         chosen[k].append(best)
     who, used = owners(draft), [c for picked in chosen for c in picked]
-    title = explainer_title(article, draft, case)
+    wording = wording_in(language)
+    title = explainer_title(article, draft, case, wording)
     # Every term a definition finds a place for, first: past the cap, the cap goes to
     # the terms the reader meets most (``most_seen``), and the sections are written again.
     defined: set[str] = set()  # glossary terms defined so far: each only once
-    sections = _write(draft, plans, chosen, glossary, case, defined, who, len(glossary))
+    sections = _write(draft, plans, chosen, glossary, case, defined, who, wording, len(glossary))
     if not sections:
         raise NothingToExplain("the article has no prose sentences to explain")
     end = takeaway(draft, glossary, defined, used, len(glossary))
     if len(defined) > MAX_DEFINITIONS:
-        plain = _write(draft, plans, chosen, (), case, set(), who)
+        plain = _write(draft, plans, chosen, (), case, set(), who, wording)
         seen = [s.heading for s in plain] + [p for s in plain for p in s.paragraphs]
         seen.append(takeaway(draft, (), set(), used) or "")
         glossary = most_seen(glossary, defined, "\n".join(seen), title)
         defined = set()
-        sections = _write(draft, plans, chosen, glossary, case, defined, who)
+        sections = _write(draft, plans, chosen, glossary, case, defined, who, wording)
         end = takeaway(draft, glossary, defined, used)
     for s in sections:
         s.heading = heading_in(s.heading, language)
@@ -211,6 +212,7 @@ def _write(
     case: CaseTable,
     defined: set[str],
     who: dict[int, str],
+    wording: Wording,
     most: int = MAX_DEFINITIONS,
 ) -> list[Section]:
     """The explainer's sections: paragraphs of the chosen sentences, the first result of
@@ -231,9 +233,9 @@ def _write(
                     attribute = attributions
                     attributions += 1
                     attributed = True
-                text = as_caption(c, with_subject(c, case, sentences), case)
+                text = as_caption(c, with_subject(c, case, sentences), case, wording)
                 sentences.append(
-                    write_sentence(text, attribute, case, draft.voice, who.get(id(c), ""))
+                    write_sentence(text, attribute, case, draft.voice, who.get(id(c), ""), wording)
                 )
             # A table row read as a sentence ("Llama3-8B (dense): result +13.4%
             # throughput.") takes no definition: one there reads as another cell.

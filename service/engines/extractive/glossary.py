@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from service.engines.extractive.phrases import AFTERS
 from service.engines.extractive.words import STOPWORDS
 from service.errors import TemplateError
 from service.text import split_sentences
@@ -171,7 +172,7 @@ def _sentence_end(text: str, end: int, stop: int) -> int | None:
         return None
     if body[:pos].rsplit(None, 1)[-1].lstrip(_OPENERS)[:1].isdigit():
         return None  # after "cutting costs by 96%" it reads as said of the figure
-    if body[:pos].endswith("according to the post"):
+    if body[:pos].endswith(AFTERS):
         return None  # the attribution closes the sentence; a definition after it is lost
     return pos if len(text[end:pos].split()) <= _NEAR_END else None
 

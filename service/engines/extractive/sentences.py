@@ -22,7 +22,6 @@ from service.engines.extractive.words import (
     content_words,
     lower_first,
     subject_case,
-    wordset,
 )
 from service.text import split_sentences
 
@@ -357,7 +356,7 @@ def _score(c: Cand, title_words: set[str]) -> None:
         or text.count("(") > 3  # a formula or a call chain, not prose
         or n < 3
         # A noun phrase is no statement ("The new “flat” models which live under ..."):
-        # a caption's is said as one (as_caption), a table row's is a row.
+        # a caption's is said as one (phrases.as_caption), a table row's is a row.
         or (c.kind != "table" and not c.caption and is_noun_phrase(text))
         or (c.kind == "item" and has_no_finite_verb(text))
     )
@@ -379,26 +378,6 @@ def subject_of(heading: str) -> str:
     if not head or len(head.split()) > 4 or not _SUBJECT_NAME.search(head):
         return ""
     return head
-
-
-def as_caption(c: Cand, text: str, case: CaseTable) -> str:
-    """A caption's first sentence, a noun phrase ("Rowwise FP8 training throughput on
-    8×MI300X GPU with Llama3-8B (batch size 1, ...)"), as a sentence that says what it
-    is: "A figure in the post shows rowwise FP8 training throughput ..."."""
-    if not c.caption or not c.first_in_block or text != c.text:
-        return text
-    what = {"fig": "figure", "image": "figure"}.get(c.caption, c.caption)
-    lowered = lower_first(text, case)
-    phrase = text if lowered is None else lowered
-    first = phrase.split(" ", 1)[0].lower()
-    # A caption drops its article ("Muse Glimmer agent pipeline on ..."); a sentence
-    # needs it, unless the phrase opens with one or a quantity ("All 24 BF16 cases").
-    if first not in _DETERMINERS and not first[:1].isdigit():
-        phrase = "the " + phrase
-    return f"A {what} in the post shows {phrase}"
-
-
-_DETERMINERS = wordset("the a an all each every some no both this these that those its their")
 
 
 def with_subject(c: Cand, case: CaseTable, before: Sequence[str] = ()) -> str:

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from service.engines.extractive.fragments import has_no_finite_verb
 from service.engines.extractive.inline import strip_refs
+from service.engines.extractive.phrases import ENGLISH, Wording
 from service.engines.extractive.team import as_team
 from service.engines.extractive.words import CaseTable, lower_first, written_as_name
 from service.models import Article
@@ -176,9 +177,6 @@ _ATTRIBUTED = re.compile(
     r"the study|the paper|said|says)\b",
     re.IGNORECASE,
 )
-_ATTRIBUTIONS = ("The authors report that ", "According to the post, ", "The post reports that ")
-_TEAM_REPORTS = "The team reports that "
-_AFTER = ", according to the post."
 # A leading setting closed by a colon, then a clause ("On 8x MI325X GPU with DeepSeek-V3
 # 671B: this change delivered ..."): after "The authors report that" the colon reads as
 # a list's; a comma closes the setting as the sentence then runs on.
@@ -202,29 +200,47 @@ def _no_clause(sentence: str) -> bool:
 
 
 def write_sentence(
-    text: str, attribute: int | None, case: CaseTable, voice: Voice = "authors", who: str = ""
+    text: str,
+    attribute: int | None,
+    case: CaseTable,
+    voice: Voice = "authors",
+    who: str = "",
+    wording: Wording = ENGLISH,
 ) -> str:
     """A kept sentence as the explainer says it; ``attribute`` picks the wording that
-    credits the post with the result (``None``: no attribution); ``who``: the project
-    whose team speaks in it (``third_person``), which the post then reports."""
+    credits the post with the result (``None``: no attribution), from ``wording`` (the
+    feed's language's); ``who``: the project whose team speaks in it (``third_person``),
+    which the post then reports."""
     s = finish(third_person(strip_refs(text), voice, who))
-    if attribute is not None and not _ATTRIBUTED.search(s):
-        lowered = lower_first(s, case)
-        wording = _ATTRIBUTIONS[attribute % len(_ATTRIBUTIONS)]
-        if who and wording == _ATTRIBUTIONS[0]:
-            wording = _ATTRIBUTIONS[2]  # the post reports what that team says
-        elif voice == "team" and wording == _ATTRIBUTIONS[0]:
-            wording = _TEAM_REPORTS
-        if lowered is not None and wording.endswith(" that ") and _no_clause(lowered):
+    if attribute is not None and not _attributed(s, wording):
+        credits = wording.attributions
+        lowered = lower_first(s, case) if wording.lower else s
+        prefix = credits[attribute % len(credits)]
+        if who and prefix == credits[0]:
+            prefix = credits[2]  # the post reports what that team says
+        elif voice == "team" and prefix == credits[0]:
+            prefix = wording.team
+        if lowered is not None and wording.clause and _no_clause(lowered):
             # Not "reports that that flywheel ...", nor "reports that a tie on pass@1,
             # but ...": "that" needs a clause after it.
-            s = _ATTRIBUTIONS[1] + lowered
+            s = credits[1] + lowered
         elif lowered is not None:
-            s = wording + _SETTING_COLON.sub(r"\1, ", lowered, count=1)
+            s = prefix + (
+                _SETTING_COLON.sub(r"\1, ", lowered, count=1) if wording.clause else lowered
+            )
         elif written_as_name(s.split(" ", 1)[0].rstrip(",;:"), case) or not s.endswith("."):
-            s = _ATTRIBUTIONS[1] + s  # a name opens the sentence: keep its capital
+            s = credits[1] + s  # a name opens the sentence: keep its capital
         else:
             # A capital the post gives no clue about ("Performance is now ..."): rather
             # than guess its case after a comma, say where it comes from at the end.
-            s = s[:-1] + _AFTER
+            s = s[:-1] + wording.after
     return s
+
+
+def _attributed(sentence: str, wording: Wording) -> bool:
+    """Whether ``sentence`` says whose result it is already, in English or in the words
+    ``wording`` credits with."""
+    if _ATTRIBUTED.search(sentence):
+        return True
+    marks = (*wording.attributions, wording.team, wording.after)
+    return any(m.strip(" ,.:").lower() in sentence.lower() for m in marks if wording != ENGLISH)

@@ -10,6 +10,7 @@ from service.check import check_explainer
 from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry, define
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.naming import longer_name, name_once
+from service.engines.extractive.phrases import ENGLISH, Wording
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
@@ -35,10 +36,13 @@ _JUNK_TITLE = re.compile(
 )
 
 
-def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
+def explainer_title(
+    article: Article, draft: Draft, case: CaseTable, wording: Wording = ENGLISH
+) -> str:
     """The title: the subject, then what the post's own title adds and its claim. A claim
     is kept only when the number check finds each of its figures where the post says
-    them (a phrase cut out of its sentence can lose what a figure is said of)."""
+    them (a phrase cut out of its sentence can lose what a figure is said of). A title
+    with nothing to add says "what the post says" in ``wording``'s language."""
     raw = strip_site_name(restore_slug(" ".join(article.title.split()), case))
     if _JUNK_TITLE.match(raw):
         raw = ""  # a fallback title ("TL;DR") says nothing: subject and claim do
@@ -49,17 +53,23 @@ def explainer_title(article: Article, draft: Draft, case: CaseTable) -> str:
         # contributors"); a status update's first sentence is all it has to say. A
         # claim alone ("10 hours per week", "Performance is now up to 90% faster") says
         # neither what nor whose: it needs the subject before it.
-        title, claimed = _title(article, draft, case, "")
+        title, claimed = _title(article, draft, case, "", wording)
         if claimed and ": " in title:
             return title
         # The first sentence is the title then, and a claim after it ("..., powered by
         # MLX, Performance is now up to 90% faster") runs two sentences into one.
-        return _title(article, draft, case, raw, with_claim=False)[0]
-    return _title(article, draft, case, raw)[0]
+        return _title(article, draft, case, raw, wording, with_claim=False)[0]
+    return _title(article, draft, case, raw, wording)[0]
 
 
 def _title(
-    article: Article, draft: Draft, case: CaseTable, raw: str, *, with_claim: bool = True
+    article: Article,
+    draft: Draft,
+    case: CaseTable,
+    raw: str,
+    wording: Wording,
+    *,
+    with_claim: bool = True,
 ) -> tuple[str, bool]:
     """The title made of ``raw`` (the post's title, cleaned), and whether it carries a
     claim (none unless ``with_claim``)."""
@@ -101,11 +111,12 @@ def _title(
                 continue
             claim = lowered or claim
         parts = [p for p in (new, claim) if p]
-        rest = capitalise(", ".join(parts)) if parts else "What the post says"
+        says = wording.says
+        rest = capitalise(", ".join(parts)) if parts else says[:1].upper() + says[1:]
         if clause:
             title = rest
         elif not subject:
-            title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: what the post says"
+            title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: {says}"
         else:
             title = f"{subject}: {rest}"
         if not claim or _checks(title, article):
