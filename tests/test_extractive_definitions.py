@@ -15,6 +15,7 @@ from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
 from service.engines.extractive.glossary import GlossaryEntry, define, load_glossary
 from service.models import Explainer
+from service.text import split_sentences
 
 DATA = Path(__file__).parent / "data" / "corpus"
 PROMPTS = Path(__file__).parent.parent / "prompts"
@@ -101,3 +102,21 @@ def test_a_term_used_is_defined(explainer: object, terms: tuple[str, ...]) -> No
 def test_a_definition_finds_a_place_where_the_term_is_first_used(text: str, expected: str) -> None:
     glossary = [_glossary()[t] for t in ("MoE", "BF16", "geometric mean")]
     assert define(text, glossary, set()) == expected
+
+
+def test_two_terms_of_one_noun_phrase_share_a_parenthesis() -> None:
+    """ "the kernel launches and HBM round-trips around it" (the FP8 post): two
+    definitions four words apart read as a list of asides, so "kernel" took the
+    sentence's and HBM went undefined. Joined by "and" in one noun phrase, the two share
+    one parenthesis; FP8 and quantization are defined earlier in that explainer."""
+    post = clean.article_from_document((DATA / "posts" / FP8).read_bytes(), filename=FP8).text
+    sentence = next(s for s in split_sentences(post) if "HBM round-trips" in s)
+    assert define(sentence, list(_glossary().values()), {"FP8", "quantization"}).endswith(
+        "but the kernel launches and HBM round-trips (kernel: code containing the computation"
+        " steps to execute on a chip; HBM: high-bandwidth memory stacked next to the chip)"
+        " around it are not."
+    )
+    # Not across a clause: a comma between them parts two phrases.
+    glossary = [_glossary()[t] for t in ("kernel", "HBM")]
+    text = "The kernel launches are costly, and HBM round-trips are too."
+    assert define(text, glossary, set()).count("(") == 1

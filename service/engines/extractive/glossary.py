@@ -121,6 +121,7 @@ def define(
     placed_in: dict[int, list[int]] = {}  # sentence -> where its definitions go
     taken: list[tuple[int, int]] = []
     inserts: list[tuple[int, str]] = []
+    labels: dict[int, str] = {}  # where a definition in parentheses goes -> "term: ..."
     for start, end, e in sorted(hits, key=lambda h: (h[0], -h[1])):
         if e.term in defined or any(a <= start < b for a, b in taken):
             continue
@@ -128,13 +129,25 @@ def define(
         if len(defined) >= most:
             continue
         placed = _definition_insert(text, start, end, e, text[start:end])
-        if (
-            placed is None
-            or not _room_for(text, placed[0], placed_in.get(sent, []))
-            or _before_a_figure(text, placed[0], spans[sent][1] if sent >= 0 else len(text))
+        if placed is None or _before_a_figure(
+            text, placed[0], spans[sent][1] if sent >= 0 else len(text)
         ):
             continue
+        others = placed_in.get(sent, [])
+        label = _label(e, placed[1])
+        if not _room_for(text, placed[0], others):
+            if not (label and len(others) == 1 and others[0] in labels):
+                continue
+            if not _shared(text, others[0], placed[0]):
+                continue
+            # One noun phrase ("the kernel launches and HBM round-trips"): the two share
+            # the later parenthesis, one aside, where two would read as a list of them.
+            inserts = [x for x in inserts if x[0] != others[0]]
+            placed = (placed[0], f" ({labels.pop(others[0])}; {label})")
+            label = ""
         defined.add(e.term)
+        if label:
+            labels[placed[0]] = label
         inserts.append(placed)
         taken.append((start, end))
         placed_in.setdefault(sent, []).append(placed[0])
@@ -155,6 +168,31 @@ def define(
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
     return text
+
+
+def _label(entry: GlossaryEntry, piece: str) -> str:
+    """A definition in parentheses as it reads beside another's ("kernel: code ..."); ""
+    for one set apart by commas inside parentheses, which shares no parenthesis."""
+    if not piece.startswith(" ("):
+        return ""
+    inner = piece[2:-1]
+    return inner if inner.startswith(f"{entry.term}: ") else f"{entry.term}: {inner}"
+
+
+_SHARED = 4  # words: two definitions this close, in one noun phrase, share a parenthesis
+
+
+def _shared(text: str, first: int, pos: int) -> bool:
+    """Whether a definition at ``pos`` can join the one at ``first`` before it: the words
+    between join two nouns of one phrase ("launches and HBM round-trips"), a few, no
+    figure, no punctuation that parts a clause or a parenthesis."""
+    between = text[first:pos]
+    return (
+        pos - first > 0
+        and len(between.split()) <= _SHARED
+        and re.search(r"\b(?:and|or)\b", between) is not None
+        and re.search(r"[,;:()\d—]", between) is None
+    )
 
 
 _NEAR_END = 8  # words: further from its term, a definition at a sentence's end is lost
@@ -246,7 +284,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 _PHRASE_END = re.compile(
     r"\s(?:for|to|of|and|or|in|on|at|by|with|from|into|that|which|who|is|are|was|were|can|"
     r"could|will|would|may|might|must|should|has|have|had|does|do|did|as|than|when|while|"
-    r"because|so|but|across|over|under|per|through|via|without|within|between|like)\b"
+    r"because|so|but|across|over|under|per|through|via|without|within|between|like|around)\b"
 )
 
 
