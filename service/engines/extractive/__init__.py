@@ -99,7 +99,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-15"
+ENGINE_VERSION = "extractive-16"
 
 
 class ExtractiveEngine:
