@@ -125,3 +125,24 @@ def test_the_engines_own_phrases_are_in_the_feeds_language(
     assert title == english_title  # the post's own words
     title = _explainer_text(_item(*PREVIEW), language)[0]
     assert title == f"Image generation (experimental): {says}"
+
+
+FLYDSL = DATA / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+
+
+@pytest.mark.parametrize(
+    ("language", "lead"),
+    [
+        ("English", "For dense GEMM, a later"),
+        ("fr", "Pour dense GEMM, a later"),
+        ("de", "Zu dense GEMM: A later"),
+    ],
+)
+def test_a_sentences_subject_put_before_it_is_in_the_feeds_language(
+    language: str, lead: str
+) -> None:
+    """A sentence that names none of its sub-heading's subject gets it in front ("For
+    dense GEMM, a later regression check ..."): the engine's words, in the feed's
+    language (German keeps the sentence's capital after a colon)."""
+    article = clean.article_from_document(FLYDSL.read_bytes(), filename=FLYDSL.name)
+    assert lead in _explainer_text(article, language)[1]

@@ -233,7 +233,7 @@ def _write(
                     attribute = attributions
                     attributions += 1
                     attributed = True
-                text = as_caption(c, with_subject(c, case, sentences), case, wording)
+                text = as_caption(c, with_subject(c, case, sentences, wording), case, wording)
                 sentences.append(
                     write_sentence(text, attribute, case, draft.voice, who.get(id(c), ""), wording)
                 )

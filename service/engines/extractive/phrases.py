@@ -29,6 +29,7 @@ class Wording:
     says: str  # the title's "what the post says", for a title with nothing to add
     figure: str  # before a figure's caption ("Une figure de l’article montre : ")
     table: str  # before a table's caption
+    about: str  # a sub-heading's subject put before a sentence that names none of it
     lower: bool = True  # whether a sentence's first word is lowered after a prefix
     clause: bool = False  # whether the prefix ends in "that" (English: then a clause)
 
@@ -42,6 +43,7 @@ ENGLISH = Wording(
     # before it (``as_caption``).
     figure="A {} in the post shows ",
     table="A {} in the post shows ",
+    about="For {}, ",
     clause=True,
 )
 
@@ -56,6 +58,7 @@ _TABLE: dict[str, Wording] = {
         "ce que dit l’article",
         "Une figure de l’article montre : ",
         "Un tableau de l’article montre : ",
+        "Pour {}, ",
     ),
     "de": Wording(
         ("Die Autoren berichten: ", "Der Beitrag berichtet: ", "Im Beitrag heißt es: "),
@@ -64,6 +67,7 @@ _TABLE: dict[str, Wording] = {
         "was der Beitrag sagt",
         "Eine Abbildung im Beitrag zeigt: ",
         "Eine Tabelle im Beitrag zeigt: ",
+        "Zu {}: ",
         lower=False,
     ),
     "es": Wording(
@@ -73,6 +77,7 @@ _TABLE: dict[str, Wording] = {
         "lo que dice la publicación",
         "Una figura de la publicación muestra: ",
         "Una tabla de la publicación muestra: ",
+        "Para {}, ",
     ),
     "it": Wording(
         ("Secondo gli autori, ", "Secondo l’articolo, ", "Come riporta l’articolo, "),
@@ -81,6 +86,7 @@ _TABLE: dict[str, Wording] = {
         "cosa dice l’articolo",
         "Una figura dell’articolo mostra: ",
         "Una tabella dell’articolo mostra: ",
+        "Per {}, ",
     ),
     "pt": Wording(
         ("Segundo os autores, ", "Segundo o artigo, ", "De acordo com o artigo, "),
@@ -89,6 +95,7 @@ _TABLE: dict[str, Wording] = {
         "o que diz o artigo",
         "Uma figura do artigo mostra: ",
         "Uma tabela do artigo mostra: ",
+        "Para {}, ",
     ),
     "nl": Wording(
         ("De auteurs melden: ", "Het bericht meldt: ", "In het bericht staat: "),
@@ -97,6 +104,7 @@ _TABLE: dict[str, Wording] = {
         "wat het bericht zegt",
         "Een figuur in het bericht toont: ",
         "Een tabel in het bericht toont: ",
+        "Voor {}: ",
     ),
 }
 

@@ -14,6 +14,7 @@ from service.engines.extractive.blocks import short_code, table_sentences
 from service.engines.extractive.figures import figures
 from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.inline import clean_inline
+from service.engines.extractive.phrases import ENGLISH, Wording
 from service.engines.extractive.programme import session_sentence
 from service.engines.extractive.sections import BIO, SourceSection
 from service.engines.extractive.style import Voice, dehype
@@ -380,21 +381,26 @@ def subject_of(heading: str) -> str:
     return head
 
 
-def with_subject(c: Cand, case: CaseTable, before: Sequence[str] = ()) -> str:
+def with_subject(
+    c: Cand, case: CaseTable, before: Sequence[str] = (), wording: Wording = ENGLISH
+) -> str:
     """The sentence, its subject in front when neither it nor the sentences ``before`` it
     in its paragraph name any of it ("For RMSNorm, speedups ..."; "For TopK and small K,
-    ..." where it opens with "For")."""
+    ..." where it opens with "For"), in ``wording``'s language ("Pour RMSNorm, ...")."""
     names = [n.lower() for n in _SUBJECT_NAME.findall(c.subject)]
     said = " ".join([*before, c.text]).lower()
     if not c.subject or not c.figures or any(n in said for n in names):
         return c.text
     head = subject_case(c.subject, case, unknown_lower=True)
+    if wording != ENGLISH:
+        lowered = lower_first(c.text, case) if wording.lower else None
+        return wording.about.format(head) + (c.text if lowered is None else lowered)
     if re.fullmatch(r"[a-z]+", head.rsplit(" ", 1)[-1]) and " " in head:
         head = "the " + head  # "the nccl2 backend"; but "RMSNorm", "dense GEMM"
     if c.text.startswith("For "):
         return f"For {head} and {c.text[4:]}"
     lowered = lower_first(c.text, case)
-    return f"For {head}, {c.text if lowered is None else lowered}"
+    return wording.about.format(head) + (c.text if lowered is None else lowered)
 
 
 # A pronoun for a subject named in the sentence before.
