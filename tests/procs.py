@@ -85,7 +85,11 @@ class Child:
 
 
 class StubProcess(Child):
-    """``python -m tests.stub_llm`` on a free port; ``calls()`` reads its JSON-lines log."""
+    """``python -m tests.stub_llm`` on a free port; ``calls()`` reads its JSON-lines log.
+
+    ``gated``: every answer is held until :meth:`release` (a request is logged on arrival,
+    so ``calls()`` shows it while its caller waits): a test that kills or stops a worker
+    in the middle of its calls knows they are still in flight, however slow the test."""
 
     def __init__(
         self,
@@ -95,11 +99,14 @@ class StubProcess(Child):
         script: Sequence[Mapping[str, Any]] = (),
         name: str = "stub",
         log_calls: bool = True,
+        gated: bool = False,
     ) -> None:
         self.calls_log = workdir / f"{name}-calls.jsonl"
         args = [sys.executable, "-m", "tests.stub_llm", "--port", "0", "--delay", str(delay)]
         if log_calls:
             args += ["--log", str(self.calls_log)]
+        if gated:
+            args.append("--gated")
         if script:
             script_file = workdir / f"{name}-script.json"
             script_file.write_text(json.dumps(list(script)), encoding="utf-8")
@@ -120,6 +127,15 @@ class StubProcess(Child):
             time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"the stub LLM did not start:\n{self.output()}")
+
+    def release(self) -> None:
+        """Answer the held requests, and every later one at once."""
+        base = self.url.removesuffix("/v1")
+        req = urllib.request.Request(
+            f"{base}/_gate", data=b'{"open": true}', headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert resp.status == 200
 
     def calls(self) -> list[dict[str, Any]]:
         """Every chat request so far, in arrival order."""

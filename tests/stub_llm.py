@@ -6,7 +6,7 @@ Three ways to use it:
   (add ``pytest_plugins = ["tests.stub_llm"]`` to a conftest, or import the fixture);
   :func:`settings_for` gives Settings pointing at it, with tiny retry waits.
 * a process: ``python -m tests.stub_llm --port P [--delay S] [--script FILE]
-  [--recordings DIR] [--log FILE] [--reject-format json_schema]``; it prints
+  [--recordings DIR] [--log FILE] [--reject-format json_schema] [--gated]``; it prints
   ``stub-llm listening on http://127.0.0.1:P/v1`` once ready (``--port 0`` picks one).
 * eval and benches: ``with StubLLM(recordings=Path("eval/recordings")) as stub: ...``.
 
@@ -19,8 +19,9 @@ built from the request, with no digit in it, so it passes any number check.
 Every chat request is logged: ``GET /_calls`` returns the list, and ``--log FILE``
 appends each as one JSON line: ``{"seq", "at", "model", "messages", "response_format",
 "temperature", "max_tokens", "reply", "status"}``. ``POST /_script`` (a JSON list of
-replies) queues more replies; ``DELETE /_calls`` clears the log. Usage tokens are
-characters / 4.
+replies) queues more replies; ``DELETE /_calls`` clears the log; ``POST /_gate``
+(``{"open": false}`` / ``{"open": true}``) holds every answer from then on / lets them go
+(``--gated`` starts held). Usage tokens are characters / 4.
 """
 
 from __future__ import annotations
@@ -246,6 +247,19 @@ class StubLLM:
         with self._lock:
             self._calls.clear()
 
+    def hold(self) -> None:
+        """Hold every answer from now on (each request is logged, then waits)."""
+        with self._lock:
+            if self.gate is None or self.gate.is_set():
+                self.gate = threading.Event()
+
+    def release(self) -> None:
+        """Answer the held requests, and the later ones at once."""
+        with self._lock:
+            gate, self.gate = self.gate, None
+        if gate is not None:
+            gate.set()
+
     def start(self) -> StubLLM:
         server = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
         server.daemon_threads = True
@@ -458,6 +472,12 @@ def _handler_for(stub: StubLLM) -> type[BaseHTTPRequestHandler]:
             if self.path == "/_script":
                 stub.push(*[Reply.from_dict(d) for d in data])
                 self._send(200, {"queued": len(data)})
+            elif self.path == "/_gate" and isinstance(data, dict) and "open" in data:
+                if data["open"]:
+                    stub.release()
+                else:
+                    stub.hold()
+                self._send(200, {"open": bool(data["open"])})
             elif self.path in ("/v1/chat/completions", "/chat/completions"):
                 status, headers, body = stub.answer(data if isinstance(data, dict) else {})
                 self._send(status, body, headers)
@@ -517,6 +537,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=["json_schema", "json_object"],
         help="answer 500 to requests with this response_format type (repeatable)",
     )
+    parser.add_argument(
+        "--gated",
+        action="store_true",
+        help='hold every answer until POST /_gate {"open": true} (a caller kept mid-call)',
+    )
     args = parser.parse_args(argv)
     script = (
         [Reply.from_dict(d) for d in json.loads(args.script.read_text(encoding="utf-8"))]
@@ -531,7 +556,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         recordings=args.recordings,
         log=args.log,
         reject_formats=args.reject_format,
-    ).start()
+    )
+    if args.gated:
+        stub.hold()  # before the first request can arrive
+    stub.start()
     print(f"stub-llm listening on {stub.url}", flush=True)
     try:
         while True:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
 import openai
 import pytest
 
+from tests.procs import StubProcess, wait_until
 from tests.stub_llm import (
     Reply,
     StubLLM,
@@ -112,3 +114,20 @@ def test_a_repair_request_gets_the_recorded_repair() -> None:
         "recording:pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl",
         "recording-repair:pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl",
     ]
+
+
+def test_a_gated_process_holds_every_answer_until_released(tmp_path: Path) -> None:
+    """Tests that kill or stop a worker mid-call hold its calls on the gate (instead of a
+    reply delay they hoped was long enough): logged on arrival, answered once released."""
+    answers: list[object] = []
+    with StubProcess(tmp_path, gated=True) as stub:
+        caller = threading.Thread(target=lambda: answers.append(_chat(stub.url, "Title: Gated")))
+        caller.start()
+        wait_until(lambda: len(stub.calls()) == 1, 30, "the call logged")
+        caller.join(0.5)
+        assert caller.is_alive() and answers == []  # held, however long the test takes
+        stub.release()
+        caller.join(30)
+        assert len(answers) == 1
+        answer = _chat(stub.url, "Title: After")  # released for good
+        assert answer.choices[0].message.content  # type: ignore[attr-defined]
