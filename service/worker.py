@@ -284,6 +284,9 @@ class WorkerPool:
         """
         self.stop.set()
         self.wake.set()
+        running = sum(1 for w in self.workers if w.current is not None)
+        # Said once no job can be claimed any more: why a process takes its time to end.
+        log.info("stopping: no new jobs; up to %gs for the %d running", grace, running)
         deadline = time.monotonic() + grace
         for th in self.threads:
             th.join(timeout=max(0.0, deadline - time.monotonic()))
