@@ -118,20 +118,33 @@ def no_heartbeat_left() -> Iterator[None]:
 
 
 def free_port() -> int:
+    """A port free now, for a child process to bind later (it may be taken meanwhile:
+    start the child with tests.procs.on_a_free_port). A server in this process takes a
+    :func:`loopback_socket` instead."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
+def loopback_socket() -> socket.socket:
+    """A socket bound to a free loopback port, for a server in this process to listen on
+    (``uvicorn.Server.run(sockets=[...])``): a port found free and bound again later could
+    be taken in between, by another test's server or any process's outgoing connection."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # no SO_REUSEADDR: no other socket can bind it too
+    return sock
+
+
 def serve_on_loopback(app: object, protocol: type[Any]) -> Iterator[int]:
     """Serve ``app`` with uvicorn in a thread through one of its HTTP protocol classes;
     yields the port once it listens, stops the server after (a generator for fixtures)."""
-    port = free_port()
+    sock = loopback_socket()
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, http=protocol, log_level="warning", lifespan="on"
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
@@ -142,6 +155,7 @@ def serve_on_loopback(app: object, protocol: type[Any]) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()  # closed by the server when it ran; not when it failed to start
 
 
 def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
@@ -153,6 +167,16 @@ def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
     status, *lines = head.decode("latin-1").split("\r\n")
     headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
     return status, headers, body
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on, for the whole test: bound but not listening, so
+    a connection is refused, and no server can take it meanwhile (as one could a port
+    found free and let go: the test saw an answer where it expected a refusal)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
 
 
 @contextmanager
@@ -168,7 +192,8 @@ class LiveServer:
     """A uvicorn server in a thread on a free loopback port."""
 
     def __init__(self, app: object) -> None:
-        self.port = free_port()
+        self.sock = loopback_socket()
+        self.port = int(self.sock.getsockname()[1])
         self.url = f"http://127.0.0.1:{self.port}"
         # The protocol `plainfeed serve` runs, so that tests see what clients see.
         config = uvicorn.Config(
@@ -180,13 +205,16 @@ class LiveServer:
             lifespan="on",
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
         deadline = time.monotonic() + 30
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
+                self.__exit__()
                 raise RuntimeError("server did not start")
             time.sleep(0.02)
         return self
@@ -194,6 +222,7 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+        self.sock.close()  # closed by the server when it ran; not when it failed to start
 
 
 @contextmanager

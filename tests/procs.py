@@ -14,10 +14,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
+
+from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,6 +234,53 @@ def wait_output(child: Child, marker: str, timeout: float = 60.0) -> None:
         return marker in child.output()
 
     wait_until(seen, timeout, f"{marker!r} from {child.args}")
+
+
+# Logged by serve (and demo) once the port is bound and the workers run.
+READY = "plainfeed ready:"
+
+
+@contextmanager
+def on_a_free_port(
+    make: Callable[[int], Child], listening: str, timeout: float = 60.0, tries: int = 5
+) -> Iterator[tuple[Child, int]]:
+    """Start the child ``make(port)`` gives on a free port and wait until its output says
+    ``listening``; killed after the block. A port found free is free only until something
+    binds it (another test's server, an outgoing connection of any process), and a child
+    takes seconds to start: one that exits with status 2, "cannot serve" on the port it
+    was given, is started again on another."""
+    for _ in range(tries):
+        port = free_port()
+        child = make(port)
+        if _listens(child, listening, timeout):
+            break
+        if child.proc is None or child.proc.returncode != 2 or "cannot serve" not in child.output():
+            raise AssertionError(f"{child.args} exited:\n{child.output()}")
+        child.log.unlink()  # the next try writes its own output
+    else:
+        raise AssertionError(f"no free port in {tries} tries")
+    try:
+        yield child, port
+    finally:
+        child.kill()
+
+
+def _listens(child: Child, listening: str, timeout: float) -> bool:
+    """Start ``child``; whether its output says ``listening`` (False: it exited first)."""
+    child.start()
+    try:
+        wait_until(
+            lambda: listening in child.output() or not child.alive(),
+            timeout,
+            f"{listening!r} from {child.args}",
+        )
+    except BaseException:
+        child.kill()
+        raise
+    if listening in child.output():
+        return True
+    child.kill()  # reaped: its exit status is read
+    return False
 
 
 def wait_ready(child: Child, base_url: str, timeout: float = 60.0) -> None:

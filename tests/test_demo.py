@@ -9,21 +9,30 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, taken_port
-from tests.procs import http_json, plainfeed, plainfeed_env, wait_ready, wait_until
+from tests.conftest import taken_port
+from tests.procs import (
+    READY,
+    http_json,
+    on_a_free_port,
+    plainfeed,
+    plainfeed_env,
+    wait_ready,
+    wait_until,
+)
 
 
 def test_demo_explains_the_sample_feed_offline_even_with_a_key_exported(tmp_path: Path) -> None:
     """Ten posts of the bundled feed, published by the offline engine: an exported key and
     PLAINFEED_ENGINE=llm (an endpoint that is not there) must not reach the demo."""
-    port = free_port()
     env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
     env.update(
         OPENAI_API_KEY="sk-not-for-the-demo",
         OPENAI_BASE_URL="http://127.0.0.1:9/v1",
         PLAINFEED_ENGINE="llm",
     )
-    with plainfeed("demo", tmp_path, env, "--port", str(port)) as demo:
+    with on_a_free_port(
+        lambda p: plainfeed("demo", tmp_path, env, "--port", str(p)), READY, 120
+    ) as (demo, port):
         out = wait_until(lambda: "API docs:" in (o := demo.output()) and o, 300, "the item list")
         status, item = http_json(f"http://127.0.0.1:{port}/items/1")
     listed = [line.split() for line in out.splitlines() if "/explainer?format=md" in line]
@@ -88,19 +97,21 @@ def test_the_links_of_a_server_on_another_port_point_at_that_port(
     tmp_path: Path, command: str
 ) -> None:
     # PLAINFEED_PUBLIC_URL unset: the Atom feed's links named port 8000 whatever --port said.
-    port = free_port()
     env = plainfeed_env(f"sqlite:///{tmp_path / 'demo.db'}")
-    args = ("--port", str(port), *(("--wait", "0") if command == "demo" else ()))
-    with plainfeed(command, tmp_path, env, *args) as server:
+    wait = ("--wait", "0") if command == "demo" else ()
+    with on_a_free_port(
+        lambda p: plainfeed(command, tmp_path, env, "--port", str(p), *wait), READY, 120
+    ) as (server, port):
         wait_ready(server, f"http://127.0.0.1:{port}", 120)
         link = _atom_self_link(f"http://127.0.0.1:{port}/feed.atom")
     assert link == f"http://127.0.0.1:{port}/feed.atom"
 
 
 def test_a_public_url_set_is_kept_whatever_port_is_served(tmp_path: Path) -> None:
-    port = free_port()
     env = plainfeed_env(f"sqlite:///{tmp_path / 'a.db'}", public_url="https://news.example.org")
-    with plainfeed("serve", tmp_path, env, "--port", str(port)) as server:
+    with on_a_free_port(
+        lambda p: plainfeed("serve", tmp_path, env, "--port", str(p)), READY, 120
+    ) as (server, port):
         wait_ready(server, f"http://127.0.0.1:{port}", 120)
         link = _atom_self_link(f"http://127.0.0.1:{port}/feed.atom")
     assert link == "https://news.example.org/feed.atom"

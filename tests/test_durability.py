@@ -24,11 +24,14 @@ from service.pipeline import Pipeline
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
 from service.worker import Worker, WorkerPool
-from tests.conftest import free_port, taken_port
+from tests.conftest import taken_port
 from tests.procs import (
+    READY,
+    Child,
     StubProcess,
     calls_by_link,
     http_json,
+    on_a_free_port,
     plainfeed,
     plainfeed_env,
     post_link,
@@ -164,14 +167,18 @@ def test_one_api_and_three_workers_explain_two_hundred_posts_once(
     engine = engine_for(pg_url)
     batches, per_batch = 20, 10
     total = batches * per_batch
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     with ExitStack() as stack:
         stub = stack.enter_context(StubProcess(tmp_path, delay=0.05))
         env = plainfeed_env(pg_url, stub.url, **FAST)
-        api = stack.enter_context(
-            plainfeed("serve", tmp_path, env, "--port", str(port), "--workers", "0", name="api")
+        api, port = stack.enter_context(
+            on_a_free_port(
+                lambda p: plainfeed(
+                    "serve", tmp_path, env, "--port", str(p), "--workers", "0", name="api"
+                ),
+                READY,
+            )
         )
+        base = f"http://127.0.0.1:{port}"
         workers = [
             stack.enter_context(
                 plainfeed("worker", tmp_path, env, "--concurrency", "3", name=f"worker{k}")
@@ -210,11 +217,10 @@ def test_a_model_outage_opens_the_circuit_and_every_item_is_published_after_it(
     engine = engine_for(pg_url)
     total, outage = 4, 6
     store_delivery(engine, rss_document(0, total))
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     script = [{"kind": "status", "status": 503, "message": "model is loading"}] * outage
     seen: list[tuple[int, str]] = []
     stop = threading.Event()
+    base = ""  # once the server has a port
 
     def watch_readyz() -> None:
         while not stop.wait(0.1):
@@ -243,9 +249,13 @@ def test_a_model_outage_opens_the_circuit_and_every_item_is_published_after_it(
                 "backoff_max": 6.0,
             },
         )
-        api = stack.enter_context(
-            plainfeed("serve", tmp_path, env, "--port", str(port), "--workers", "3")
+        api, port = stack.enter_context(
+            on_a_free_port(
+                lambda p: plainfeed("serve", tmp_path, env, "--port", str(p), "--workers", "3"),
+                READY,
+            )
         )
+        base = f"http://127.0.0.1:{port}"
         wait_ready(api, base)
         watcher.start()
         stack.callback(stop.set)
@@ -267,25 +277,34 @@ def test_serve_on_sqlite_killed_with_work_in_flight_finishes_it_after_a_restart(
     url = f"sqlite:///{tmp_path / 'plainfeed.db'}"
     engine = engine_for(url)
     total = 6
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     links = [post_link(0, n) for n in range(total)]
     with ExitStack() as stack:
         # Answers held until the kill (not a 2 s delay: a test slower than that found
         # every item published before the kill).
         stub = stack.enter_context(StubProcess(tmp_path, gated=True))
         env = plainfeed_env(url, stub.url, **FAST)
-        args = ("--port", str(port), "--workers", "2")
-        first = stack.enter_context(plainfeed("serve", tmp_path, env, *args, name="first"))
-        wait_ready(first, base)
+
+        def serve(name: str) -> tuple[Child, str]:
+            child, port = stack.enter_context(
+                on_a_free_port(
+                    lambda p: plainfeed(
+                        "serve", tmp_path, env, "--port", str(p), "--workers", "2", name=name
+                    ),
+                    READY,
+                )
+            )
+            base = f"http://127.0.0.1:{port}"
+            wait_ready(child, base)
+            return child, base
+
+        first, base = serve("first")
         post_feed(base, rss_document(0, total))
         wait_until(lambda: len(stub.calls()) >= 2, 60, "calls in flight")
         first.kill()
         assert states(engine) == {"processing": 2, "pending": total - 2}
         stub.release()
 
-        second = stack.enter_context(plainfeed("serve", tmp_path, env, *args, name="second"))
-        wait_ready(second, base)
+        serve("second")
         wait_until(lambda: all_done(engine, total), 120, "every item published")
 
     assert_published_once(engine, total)
@@ -391,12 +410,14 @@ def test_a_worker_process_serves_its_own_metrics(tmp_path: Path, engine_for: Any
     url = f"sqlite:///{tmp_path / 'plainfeed.db'}"
     engine = engine_for(url)
     store_delivery(engine, rss_document(0, 2))
-    port = free_port()
     with ExitStack() as stack:
         stub = stack.enter_context(StubProcess(tmp_path))
         env = plainfeed_env(url, stub.url, **FAST)
-        worker = stack.enter_context(
-            plainfeed("worker", tmp_path, env, "--metrics-port", str(port))
+        worker, port = stack.enter_context(
+            on_a_free_port(
+                lambda p: plainfeed("worker", tmp_path, env, "--metrics-port", str(p)),
+                "metrics on http://",
+            )
         )
         wait_until(lambda: all_done(engine, 2), 60, "both items published")
 
@@ -430,6 +451,26 @@ def test_a_worker_whose_metrics_port_is_taken_says_so(tmp_path: Path) -> None:
     assert f"cannot serve metrics on port {port}" in worker.output()
 
 
+def test_a_server_whose_port_is_taken_before_it_binds_is_started_on_another(
+    tmp_path: Path,
+) -> None:
+    """The tests' children take a port found free (on_a_free_port); it can be taken before
+    the child binds it, seconds later: the child says so (status 2) and is started again
+    on another port, the output of the failed try gone."""
+    env = plainfeed_env(f"sqlite:///{tmp_path / 'plainfeed.db'}")
+    given: list[int] = []
+    with taken_port() as taken:
+
+        def serve_on(port: int) -> Child:
+            given.append(port if given else taken)  # the first one is taken meanwhile
+            return plainfeed("serve", tmp_path, env, "--port", str(given[-1]))
+
+        with on_a_free_port(serve_on, READY) as (server, port):
+            wait_ready(server, f"http://127.0.0.1:{port}")
+    assert given[0] == taken and port == given[1] != taken
+    assert "cannot serve" not in server.output()
+
+
 def test_metrics_port_0_switches_off_a_port_set_in_the_environment(tmp_path: Path) -> None:
     """0 means off (not "any free port", which no scraper could find)."""
     with taken_port() as port:
@@ -447,13 +488,12 @@ def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
     url = f"sqlite:///{tmp_path / 'plainfeed.db'}"
     engine = engine_for(url)
     store_delivery(engine, rss_document(0, 4))
-    port = free_port()
     with ExitStack() as stack:
         # Held past the 1 s grace for sure: answered never, not after 30 s.
         stub = stack.enter_context(StubProcess(tmp_path, gated=True))
         env = plainfeed_env(url, stub.url, **{**FAST, "lease_seconds": 60, "shutdown_grace": 1})
         serve = stack.enter_context(
-            plainfeed("serve", tmp_path, env, "--port", str(port), "--workers", "2")
+            plainfeed("serve", tmp_path, env, "--port", "0", "--workers", "2")
         )
         wait_until(lambda: len(stub.calls()) >= 2, 60, "two calls in flight")
         serve.signal(signal.SIGTERM)
@@ -592,11 +632,13 @@ def test_a_worker_logging_json_writes_only_json_lines(tmp_path: Path) -> None:
     (threads, metrics port) are log records too, not plain text among them."""
     import json
 
-    port = free_port()
-    env = plainfeed_env(
-        f"sqlite:///{tmp_path / 'plainfeed.db'}", log_format="json", worker_metrics_port=port
-    )
-    with plainfeed("worker", tmp_path, env) as worker:
+    def worker_on(port: int) -> Child:
+        env = plainfeed_env(
+            f"sqlite:///{tmp_path / 'plainfeed.db'}", log_format="json", worker_metrics_port=port
+        )
+        return plainfeed("worker", tmp_path, env)
+
+    with on_a_free_port(worker_on, "metrics on http://") as (worker, _):
         wait_until(lambda: "threads, engine" in worker.output(), 60, "the worker to start")
     lines = [line for line in worker.output().splitlines() if line.strip()]
     messages = [json.loads(line)["msg"] for line in lines]  # each line is JSON

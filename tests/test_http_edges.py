@@ -23,7 +23,6 @@ from tests.conftest import (
     PYTORCH_FEED,
     api_client,
     drop_pg_database,
-    free_port,
     llm_settings,
     make_settings,
     wait_for,
@@ -201,14 +200,14 @@ def _problem_logs(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 @pytest.mark.parametrize("endpoint", ["down", "unreachable"])
 def test_a_model_endpoint_failing_is_a_warning_not_a_traceback(
-    db_url: str, caplog: pytest.LogCaptureFixture, endpoint: str
+    db_url: str, caplog: pytest.LogCaptureFixture, endpoint: str, closed_port: int
 ) -> None:
     """A 502 of POST /explain (the model endpoint down: expected in operation) was
     logged at ERROR with a full traceback, as a bug is: one WARNING line now, its causes
     named on it."""
     post = {"title": "Kernels", "text": "The kernel ran faster on the new chip."}
     with StubLLM() as stub:
-        url = stub.url if endpoint == "down" else f"http://127.0.0.1:{free_port()}/v1"
+        url = stub.url if endpoint == "down" else f"http://127.0.0.1:{closed_port}/v1"
         stub.push(Reply.error(503, "the model is down"))
         settings = llm_settings(db_url, url, llm_max_attempts=1)
         with api_client(settings, workers=0) as client, caplog.at_level(logging.INFO):

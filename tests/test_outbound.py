@@ -30,7 +30,7 @@ from service.errors import InputError
 from service.models import CheckReport, Explainer, ItemState, Section
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, transaction
-from tests.conftest import api_client, free_port, make_settings, wait_for, waiting_on_a_lock
+from tests.conftest import api_client, make_settings, wait_for, waiting_on_a_lock
 from tests.origin import raw_origin
 from tests.seed_db import add_feed, add_item
 
@@ -90,7 +90,7 @@ class Receiver:
 
     statuses: list[int] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
-    port: int = field(default_factory=free_port)
+    port: int = 0  # the one it got, once entered
 
     @property
     def url(self) -> str:
@@ -113,7 +113,9 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
+        # Bound here, not on a port found free before: that one could be taken meanwhile.
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.port = int(self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         return self
@@ -347,12 +349,12 @@ def test_out_of_attempts_fails_and_can_be_retried(client: TestClient, receiver: 
 
 
 def test_gone_deactivates_and_unreachable_is_retried(
-    client: TestClient, receiver: Receiver
+    client: TestClient, receiver: Receiver, closed_port: int
 ) -> None:
     c = ctx(client)
     fid = add_feed(c.sessions)
     gone = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
-    dead_url = f"http://127.0.0.1:{free_port()}/nobody-listens"
+    dead_url = f"http://127.0.0.1:{closed_port}/nobody-listens"
     dead = client.post(f"/feeds/{fid}/subscribers", json={"url": dead_url}, headers=AUTH).json()
     receiver.statuses[:] = [410]
     c.pipeline.approve(review_item(client, fid), "tester")

@@ -21,7 +21,7 @@ from service import signatures, websub
 from service.errors import NotFound
 from service.pipeline import subscriptions
 from service.store import tables as t
-from tests.conftest import CORPUS, DATA, PYTORCH_FEED, free_port, make_settings, wait_for
+from tests.conftest import CORPUS, DATA, PYTORCH_FEED, make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin, Seen
 
@@ -308,14 +308,14 @@ def test_unsubscribe_asks_the_hub_that_pushes_without_reading_the_feed(
 
 
 def test_a_feed_whose_hub_cannot_be_reached_can_still_be_removed(
-    svc: Service, origin: Origin
+    svc: Service, origin: Origin, closed_port: int
 ) -> None:
     """An unsubscribe that never reaches the hub leaves the feed active (the hub may still
     push), and an active feed is not removed: DELETE stayed 409 for good. The refusal
     names the hub's failure and the way out, force, after which the hub's pushes are
     answered 410 Gone."""
     hub, fid, callback, secret = subscribed(svc, origin, PYTORCH_FEED.read_bytes())
-    gone = f"http://127.0.0.1:{free_port()}/hub"
+    gone = f"http://127.0.0.1:{closed_port}/hub"
     with svc.sessions() as s:
         s.execute(update(t.Feed).where(t.Feed.id == fid).values(hub_url=gone))
         s.commit()
