@@ -6,6 +6,7 @@ a ``202``: every new post ends explained, once."""
 from __future__ import annotations
 
 import hashlib
+import re
 import signal
 import threading
 import urllib.request
@@ -496,6 +497,10 @@ def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
             plainfeed("serve", tmp_path, env, "--port", "0", "--workers", "2")
         )
         wait_until(lambda: len(stub.calls()) >= 2, 60, "two calls in flight")
+        # --port 0 bound a port the log names (uvicorn, given the socket, names none).
+        served = re.search(r"serving on (http://127\.0\.0\.1:(\d+))", serve.output())
+        assert served is not None and served.group(2) != "0", serve.output()
+        assert http_json(served.group(1) + "/healthz") == (200, {"status": "ok"})
         serve.signal(signal.SIGTERM)
         serve.wait(timeout=20)
         assert "released at shutdown" in serve.output()

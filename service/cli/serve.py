@@ -107,6 +107,9 @@ def serve(
     sock = _bind(host, port)
     settings = _served_at(settings, sock)
     setup_logging(settings.log_format, settings.log_level)
+    # uvicorn given a socket names no address of its own: this line is the one place an
+    # operator (or a supervisor, with --port 0) reads which port was bound.
+    log.info("serving on %s", _url(sock))
     config = uvicorn.Config(
         create_app(settings, workers=workers),
         http=http_protocol(),
