@@ -10,7 +10,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from service.check.index import SourceIndex
 from service.numbers import Number
 
-_SHAPE = re.compile(r"(?<![\w.])\d+(?:[ \t]*[x×][ \t]*\d+)+(?![\w.]*\d)")
+# The first digit read first, then what may not stand before it (a look-behind over it):
+# a pattern that starts with a set is skipped ahead in C to a digit, where one that
+# starts with a look-behind is tried at every position.
+_SHAPE = re.compile(r"\d(?<![\w.]\d)\d*(?:[ \t]*[x×][ \t]*\d+)+(?![\w.]*\d)")
 _SIDE = re.compile(r"\d+")
 
 

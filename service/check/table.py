@@ -29,7 +29,9 @@ from service.numbers.number import (
     updated,
 )
 
-_WORDS = re.compile(r"[^a-z0-9.+%×]+")
+# One character of the set, then the rest of the run: a pattern that starts with a set
+# (not a repeat of one) is skipped ahead in C to where the set matches.
+_WORDS = re.compile(r"[^a-z0-9.+%×][^a-z0-9.+%×]*")
 _SEGMENT = re.compile(r";\s")
 # A row of an explainer's own table comes as "<column>: <cell> | <column>: <cell>": its
 # parts are the cells (a cell may hold a semicolon: "7.1 dropped; 7.14 via TheRock").
