@@ -42,6 +42,9 @@ from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 # letter outside ASCII) in it. The lookbehinds start it where a scan of all tokens would
 # (not inside one); the lookahead skips in C the lower-case words, most of a text.
 _NAME_TOKEN = re.compile(r"(?<!\w)(?<!\w[.=+])(?=[\w.=+]*[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*")
+# The same for ASCII text, where \w, \d and [^\W\d_a-z] hold the same characters: tested
+# by a table look-up, not by calls into the Unicode database for each character.
+_NAME_TOKEN_ASCII = re.compile(_NAME_TOKEN.pattern, re.ASCII)
 _DIGIT = re.compile(r"\d")
 
 
@@ -114,7 +117,8 @@ def known_names(
         if idx.has(pattern, n.key):
             out.append(Name(n.start, n.end, n.key, pattern))
     starts = [n.start for n in nums]
-    for m in _NAME_TOKEN.finditer(s, start, len(s) if end is None else end):
+    tokens = _NAME_TOKEN_ASCII if s.isascii() else _NAME_TOKEN
+    for m in tokens.finditer(s, start, len(s) if end is None else end):
         token = m.group(0)
         if token.islower() or _DIGIT.search(token):
             continue  # ordinary words; numbers and identifiers are handled above

@@ -39,6 +39,10 @@ _TOKEN = re.compile(r"[$€£]?\w" + _BODY)
 # not at where the match began, so a token that reaches its first digit ends where the
 # token from that digit ends: one scan finds every token's digit and end.
 _TAIL = re.compile(r"\d" + _BODY)
+# The same for ASCII text (most texts), where \d and \w hold the same characters: the
+# regex engine tests them by a table look-up, not by calls into the Unicode database for
+# each character it scans.
+_TAIL_ASCII = re.compile(_TAIL.pattern, re.ASCII)
 _DIGITS = re.compile(r"\d+")
 _INNER = frozenset(".=+:/×-,")
 _NO_START_AFTER = frozenset("._$€£")
@@ -53,7 +57,7 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
     at every position), each grown back to its start. The way back never passes the
     previous token, so the work stays linear."""
     end = 0
-    for tail in _TAIL.finditer(s):
+    for tail in (_TAIL_ASCII if s.isascii() else _TAIL).finditer(s):
         pos = tail.start()
         word = pos  # the start of the word holding the digit
         while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
