@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import re
 
+from service.ascii import ascii_twin
+
 # What the word "with" (or "using") is said of: the first word of its object, five
 # letters of it. A pronoun ("without them") is said of the object of the "with" before it
 # in its sentence; with none, or no object, of whatever the other clause names.
 WILD = "with:"
 _WITH = re.compile(r"(?<![\w-])(?:with|without|using)(?!\w)", re.I)
+_WITH_ASCII = ascii_twin(_WITH)  # for ASCII text (most): see service.ascii
 _OBJECT_WORD = re.compile(r"\s+(\w[\w.+-]*)")
 _SKIP = frozenset("the a an all any its their our and or with without using".split())  # noqa: SIM905
 _NONE = frozenset(("no", "zero"))  # "with no CUDA graphs" is "without"
@@ -31,11 +34,13 @@ _NEGATION = re.compile(
     r"(?:\bnot|\bno|\bnever|n't|\bwithout)\s+(?:(?:be|been|being|yet|ever|currently)\s+)?$",
     re.I,
 )
+_NEGATION_ASCII = ascii_twin(_NEGATION)
 
 
 def negated(s: str, start: int, at: int) -> bool:
     """Whether a negation stands before the word at ``at`` of ``s[start:]``."""
-    return _NEGATION.search(s, max(start, at - 24), at) is not None
+    negation = _NEGATION_ASCII if s.isascii() else _NEGATION
+    return negation.search(s, max(start, at - 24), at) is not None
 
 
 def _object(s: str, pos: int, end: int) -> tuple[str, int]:
@@ -68,7 +73,7 @@ def _antecedent(s: str, at: int) -> str:
     lo = max(0, at - _BACK)
     lo = max(lo, s.rfind(". ", lo, at) + 1)
     thing = ""
-    for m in _WITH.finditer(s, lo, at):
+    for m in (_WITH_ASCII if s.isascii() else _WITH).finditer(s, lo, at):
         found = _object(s, m.end(), at)[0]
         if found and found != _PRONOUN:
             thing = found
@@ -82,7 +87,7 @@ def with_marks(s: str, start: int, end: int) -> list[tuple[int, tuple[str, int]]
     its object ("with deterministic algorithms disabled") turns it. A pronoun ("with
     them enabled") is said of what the "with" before it in the sentence is."""
     out: list[tuple[int, tuple[str, int]]] = []
-    for m in _WITH.finditer(s, start, end):
+    for m in (_WITH_ASCII if s.isascii() else _WITH).finditer(s, start, end):
         side = 1 if m.group(0).lower() == "without" else 0
         if negated(s, start, m.start()):
             side = 1 - side

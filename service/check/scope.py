@@ -11,6 +11,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
+from service.ascii import ascii_twin
 from service.check.condition import negated, same_pair, with_marks
 from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
@@ -28,6 +29,7 @@ CLAUSE_MARK = re.compile(r"[,;:()\[\]\s](?:(?<=[()\[\]])|(?<=[,;:])(?=\s)|(?<=\s
 COORDINATOR = re.compile(
     r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
 )
+_COORDINATOR_ASCII = ascii_twin(COORDINATOR)  # for ASCII text (most): see service.ascii
 
 
 def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
@@ -36,7 +38,7 @@ def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
     marks = list(CLAUSE_MARK.finditer(s, start, end))
     if marks:
         return marks[0].start(), marks[-1].end()
-    m = COORDINATOR.search(s, start, end)
+    m = (_COORDINATOR_ASCII if s.isascii() else COORDINATOR).search(s, start, end)
     if m:
         return m.start(), m.end()
     return end, start
@@ -145,6 +147,7 @@ _OPPOSITE = re.compile(
     + r")(?!\w)",
     re.I,
 )
+_OPPOSITE_ASCII = ascii_twin(_OPPOSITE)  # for ASCII text (most): see service.ascii
 # A negation before the word turns it ("not enabled" is "disabled"): condition.negated.
 # A pair is an index of PAIRS, or "with:" and what "with" or "without" is said of.
 Marks = frozenset[tuple[int | str, int]]
@@ -166,7 +169,7 @@ def _marked(
     """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
     side): of :data:`PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
     out: list[tuple[int, tuple[int | str, int]]] = []
-    for m in _OPPOSITE.finditer(s, start, end):
+    for m in (_OPPOSITE_ASCII if s.isascii() else _OPPOSITE).finditer(s, start, end):
         pair, side = _SIDE[m.group(0).lower()]
         if negated(s, start, m.start()):
             side = 1 - side
