@@ -59,6 +59,12 @@ def tokens(s: str) -> Iterator[tuple[int, str]]:
     end = 0
     for tail in (_TAIL_ASCII if s.isascii() else _TAIL).finditer(s):
         pos = tail.start()
+        if pos and s[pos - 1] == " ":
+            # Most tokens: a space before the digit, which grows nothing back (no word,
+            # compound, currency sign or point before it) and lets the token start.
+            end = tail.end()
+            yield pos, s[pos:end]
+            continue
         word = pos  # the start of the word holding the digit
         while word > end and (s[word - 1].isalnum() or s[word - 1] == "_"):
             word -= 1
