@@ -9,7 +9,7 @@ import re
 import pytest
 
 from service.ascii import ascii_twin
-from service.check import bind, condition, scope
+from service.check import bind, condition, marks, scope
 from service.numbers import tokens
 
 # Fragments the twins' patterns look for, the four separators Unicode's \s holds and
@@ -25,7 +25,7 @@ _FRAGMENTS = [
 _TWINS = [
     (condition._WITH, condition._WITH_ASCII),
     (condition._NEGATION, condition._NEGATION_ASCII),
-    (scope.COORDINATOR, scope._COORDINATOR_ASCII),
+    (marks.COORDINATOR, marks._COORDINATOR_ASCII),
     (scope._OPPOSITE, scope._OPPOSITE_ASCII),
     (tokens._TAIL, tokens._TAIL_ASCII),
     (bind._NAME_TOKEN, bind._NAME_TOKEN_ASCII),

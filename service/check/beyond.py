@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from service.check.bind import Binding
 from service.check.index import SourceIndex
+from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import STOP_WORDS, Name, content_words, name_pattern
-from service.check.scope import AFTER_NOUN, CLAUSE_MARK, PLAIN_WORDS, noun_phrase, split_gap
+from service.check.scope import AFTER_NOUN, PLAIN_WORDS, noun_phrase
 from service.numbers import Number
 from service.numbers.direction import CHANGE_WORD
 from service.numbers.number import QUANTITY

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.check.index import SourceIndex
+from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import (
     STOP_WORDS,
     Name,
@@ -20,7 +21,6 @@ from service.check.names import (
 )
 from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
-    CLAUSE_MARK,
     Clause,
     aside_only,
     compound_head,
@@ -28,7 +28,6 @@ from service.check.scope import (
     leading_phrases,
     names_things,
     opposed,
-    split_gap,
 )
 from service.check.setting import said_elsewhere
 from service.check.unit import Unit

@@ -13,36 +13,13 @@ from collections.abc import Sequence
 
 from service.ascii import ascii_twin
 from service.check.condition import negated, same_pair, with_marks
+from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
 from service.check.window import item_mark
 from service.numbers import Number
 from service.numbers.context import list_runs
 from service.numbers.number import NO_HEDGE, QUANTITY, RANGE, WORD
-
-# A comma, semicolon or colon before white space, a parenthesis or bracket, or a dash
-# between spaces. Written to start with a set of characters, each alternative then told by
-# the character just read (a look-behind of one): the regex engine skips in C every
-# position whose character is not in the set, where an alternation of sets is tried at
-# every position (the same matches: each alternative's first character is its own).
-CLAUSE_MARK = re.compile(r"[,;:()\[\]\s](?:(?<=[()\[\]])|(?<=[,;:])(?=\s)|(?<=\s)-\s)")
-COORDINATOR = re.compile(
-    r"\s(?:and|or|while|whereas|but|versus|vs\.?|compared\s+(?:with|to))\s", re.I
-)
-_COORDINATOR_ASCII = ascii_twin(COORDINATOR)  # for ASCII text (most): see service.ascii
-
-
-def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
-    """Where the words after one number stop belonging to it (first) and where the words
-    before the next number start belonging to that one (second)."""
-    marks = list(CLAUSE_MARK.finditer(s, start, end))
-    if marks:
-        return marks[0].start(), marks[-1].end()
-    m = (_COORDINATOR_ASCII if s.isascii() else COORDINATOR).search(s, start, end)
-    if m:
-        return m.start(), m.end()
-    return end, start
-
 
 # A phrase that opens a sentence and names what its figures are measured on or of ("On
 # MI325X GPUs, the kernel reaches 6.2x"; "For Llama 3.3 70B, ..."; "In BF16, ..."): its

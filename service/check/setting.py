@@ -12,18 +12,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
+from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import STOP_WORDS, Name, content_words, name_pattern, noun_pattern
 from service.check.qualified import other_kind
 from service.check.scope import (
     AFTER_NOUN,
-    CLAUSE_MARK,
     HEAD_WORDS,
     PAIRS,
     Clause,
     Marks,
     noun_phrase,
     pair_marks,
-    split_gap,
     unit_marks,
 )
 from service.check.unit import Hit, Unit
