@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
-from service.check.index import word_set
-from service.check.unit import WORD_TOKEN
+from service.check.unit import WORD_TOKEN, word_set
 from service.models import CheckStatus
 from tests.check_helpers import D, S, U
 

@@ -16,10 +16,11 @@ from service.check.beyond import (
     row_labels,
     title_counts,
 )
-from service.check.bind import Binding, Clauses, bind_numbers, initial, known_names
+from service.check.bind import Binding, bind_numbers, initial, known_names
+from service.check.clauses import Clauses
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
-from service.check.index import SourceIndex, index_source, squeeze
+from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.role import moved_beside, moved_versions, other_value, product_of
@@ -34,7 +35,7 @@ from service.check.scope import (
 )
 from service.check.shape import shapes
 from service.check.table import render_row, row_sides, row_support, side_in_row
-from service.check.unit import Unit
+from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict

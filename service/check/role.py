@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 
 from service.check.index import SourceIndex
+from service.check.marks import CLAUSE_MARK
 from service.check.names import Name, content_words, noun_pattern, verbatim_pattern
-from service.check.scope import CLAUSE_MARK
 from service.check.unit import Unit
 from service.check.verbatim import locate
 from service.numbers import Number

@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from service.check.bind import Binding, Clauses, bind_numbers, known_names
+from service.check.bind import Binding, bind_numbers, known_names
+from service.check.clauses import Clauses
 from service.check.index import SourceIndex
 from service.check.names import Name
 from service.check.paired import of_pair

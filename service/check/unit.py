@@ -142,3 +142,45 @@ class Unit:
 
 
 Hit = tuple[int, Number]  # (unit index, number)
+
+
+# (A pattern that starts with a set of characters, not a repeat of one, lets the regex
+# engine skip in C every position whose character is not in it.)
+_SQUEEZE = re.compile(r"\s\s*")
+
+
+def squeeze(line: str) -> str:
+    """A line with its runs of white space as one space (code lines compare so)."""
+    return _SQUEEZE.sub(" ", line).strip()
+
+
+# What can stand in a word token (WORD_TOKEN's characters); every other byte, as a space.
+_TOKEN_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789.=+:"
+_NOT_TOKEN_AS_SPACE = bytes(c if c in _TOKEN_BYTES else 0x20 for c in range(256))
+_PUNCT = ".=+:"
+
+
+def word_set(text: str) -> frozenset[str]:
+    """``frozenset(WORD_TOKEN.findall(text))``, from the runs of token characters.
+
+    A token holds only [a-z0-9.=+:], so the tokens of ``text`` are those of each run of
+    such characters (a match never spans another character; WORD_TOKEN looks at nothing
+    before a match). The runs are split off in C: each character outside ASCII encoded as
+    one "?", every byte that is not a token's as a space. A token starts and ends with a
+    letter or digit: a run of letters and digits is one token, itself, as is a run that
+    is one once its leading and trailing punctuation is stripped; only the few runs with
+    punctuation inside ("torch.compile", "a..b") are read by the pattern."""
+    runs = text.encode("ascii", "replace").translate(_NOT_TOKEN_AS_SPACE).decode("ascii")
+    words = set(runs.split())
+    odd = [w for w in words if not w.isalnum()]
+    words.difference_update(odd)
+    inner = []
+    for run in odd:
+        run = run.strip(_PUNCT)
+        if run.isalnum():
+            words.add(run)
+        elif run:
+            inner.append(run)
+    if inner:
+        words.update(WORD_TOKEN.findall(" ".join(inner)))
+    return frozenset(words)
