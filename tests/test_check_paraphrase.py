@@ -464,3 +464,22 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
 )
 def test_a_wrong_paraphrase_is_flagged(slug: str, sentence: str) -> None:
     assert flagged(slug, sentence) != []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "figure", "reason"),
+    [
+        ("The release has 2,995 commits since PyTorch 2.12.", "2.12", "PyTorch 2.13"),
+        ("Python 3.14 support in PyTorch 2.14 is eager-only.", "3.14", "Python 3.15"),
+    ],
+)
+def test_a_moved_version_names_the_release_as_the_source_writes_it(
+    sentence: str, figure: str, reason: str
+) -> None:
+    # The reason is shown to a reader on the item page: the source's case, not its
+    # lower-cased index text ("pytorch 2.13").
+    text, title = article(PT)
+    report = check_explainer(sentence, text, title=title)
+    verdict = next(n for n in report.numbers if n.text == figure)
+    assert verdict.status.value == "misattached"
+    assert verdict.reason == f"the source gives {reason} there"

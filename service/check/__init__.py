@@ -268,6 +268,9 @@ Rules, in short (the module's tests spell them out):
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
+:mod:`.marks` and :mod:`.clauses` (where a sentence's clauses start),
+:mod:`.respectively` and :mod:`.paired` (figures listed "respectively" with their names,
+in the explainer and in the source), :mod:`.extreme` (a stated maximum or minimum),
 :mod:`.scope` (what a figure's clause says beyond names: conditions, counts, asides),
 :mod:`.setting` (the conditions a source figure's paragraph states before it, and what
 else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),

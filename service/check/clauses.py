@@ -11,18 +11,11 @@ from service.check.marks import CLAUSE_MARK
 from service.check.names import Name
 
 
-def clause_names(s: str, names: Sequence[Name], before: int) -> tuple[Name, ...]:
-    """The names of the clause that ends at ``before`` (from the last comma, colon,
-    semicolon, parenthesis or dash before it, asides skipped), once each: what a figure
-    with no name near it is said of first ("the experimental Helion backend can reduce
-    latency by up to 50%"). For one figure; :class:`Clauses` reads a sentence once for
-    all of them."""
-    return Clauses(s, names).names_before(before)
-
-
 class Clauses:
-    """A sentence's clause marks and asides, found once: :func:`clause_names` for each of
-    its figures. (Scanning the sentence up to each figure was quadratic: a "sentence" of
+    """A sentence's clause marks and asides, found once: the names of the clause before
+    each of its figures (:meth:`names_before`), what a figure with no name near it is
+    said of first ("the experimental Helion backend can reduce latency by up to 50%").
+    (Scanning the sentence up to each figure was quadratic: a "sentence" of
     thousands of figures with no end, pasted data, took seconds.)
 
     A mark or a name counts as in an aside only when the aside closes before the figure,
@@ -47,7 +40,8 @@ class Clauses:
         self._starts = [x.start for x in names]
 
     def names_before(self, before: int) -> tuple[Name, ...]:
-        """:func:`clause_names` of the clause that ends at ``before``."""
+        """The names of the clause that ends at ``before`` (from the last comma, colon,
+        semicolon, parenthesis or dash before it, asides skipped), once each."""
         k = bisect.bisect_right(self._mark_ends, before) - 1
         while k >= 0 and 0 <= self._marks[k][1] <= before:
             k -= 1  # a mark inside an aside closed before the figure: the clause goes on

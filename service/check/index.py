@@ -65,7 +65,9 @@ class SourceIndex:
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     _inside: dict[str, bool] = field(default_factory=dict)
     # Per unit and unit of measure, the names of each of its figures of that measure (by
-    # the figure's start): filled by ``bind.source_names`` for the units a check examines.
+    # the figure's start): filled by ``bind.source_names`` for the units a check examines,
+    # and by ``paired`` under "\x00respectively " + the measure for the names a source
+    # list said "respectively" pairs its figures with (one memo of names per source).
     own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
     _qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
     # The direction of a change each source figure a check examines is written with.

@@ -72,7 +72,9 @@ def moved_version(s: str, version: Number, product: Name, unit: Unit) -> str:
         role = role or _role(s, product.start, version.end)
         theirs = _role(text, m.start - len(head) + names[-1].start(), m.end)
         if any(a and a == b for a, b in zip(role, theirs, strict=True)):
-            return text[m.start - len(head) + names[-1].start() : m.end]
+            # As the source writes it: the reason is shown to a reader ("PyTorch 2.13").
+            shown = unit.cased if len(unit.cased) == len(text) else text
+            return shown[m.start - len(head) + names[-1].start() : m.end]
     return ""
 
 
