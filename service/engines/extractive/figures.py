@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-_NUM_TOKEN = re.compile(r"[^\s—]*\d[^\s—]*")
+# A run of text between spaces and dashes, taken whole and kept when it holds a digit:
+# "[^\s—]*\d[^\s—]*" found the same tokens but tried every start of a long run without a
+# digit (a Markdown quote nested as ">>>...", a rule of "=" signs), minutes of CPU for 100 KB.
+_RUN = re.compile(r"[^\s—]+")
+_DIGIT = re.compile(r"\d")
 _EDGE = "\"'()[]{}.,;:!?*"
 _QUANTITY = re.compile(
     r"[~≈+\-−$€£]?\d[\d,]*(?:\.\d+)?(?:[x×%]|[kKMBT])?"
@@ -19,7 +23,9 @@ _MONTH = re.compile(
 
 def _tokens(text: str) -> Iterator[tuple[re.Match[str], str]]:
     """Each token of ``text`` that holds a digit, without surrounding punctuation."""
-    for m in _NUM_TOKEN.finditer(text):
+    for m in _RUN.finditer(text):
+        if not _DIGIT.search(m.group(0)):
+            continue
         tok = m.group(0).strip(_EDGE)
         if any(c.isdigit() for c in tok):
             yield m, tok
