@@ -38,3 +38,35 @@ def test_a_long_run_without_spaces_or_digits_is_explained_at_once(
     assert r.status_code == 200, r.text
     assert time.monotonic() - started < 10
     assert {n["status"] for n in r.json()["check"]["numbers"]} == {"supported"}
+
+
+@pytest.mark.parametrize("path", ["/feeds", "/check", "/explain", "/subscribers"])
+@pytest.mark.parametrize(
+    ("body", "ctype", "says"),
+    [
+        (b'{"url": "http://a.example/\xff\xfe"}', "application/json", "UTF-8"),
+        (b'{"text": "caf\xe9"}', "application/json; charset=latin-1", "UTF-8"),
+        (b'{"a":' * 5000 + b"1" + b"}" * 5000, "application/json", "nested too deeply"),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json", "nested too deeply"),
+    ],
+)
+def test_a_json_body_that_cannot_be_read_says_why(
+    server: httpx.Client, path: str, body: bytes, ctype: str, says: str
+) -> None:
+    # FastAPI answered these "400 There was an error parsing the body", where the
+    # webhook's own reading says what is wrong with the body.
+    r = server.post(path, content=body, headers={"content-type": ctype})
+    assert r.status_code == 400, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    problem = r.json()
+    assert problem["type"].endswith("/bad-json")
+    assert says in problem["detail"]
+
+
+def test_malformed_json_says_where_and_what(server: httpx.Client) -> None:
+    r = server.post("/feeds", content=b'{"url": ', headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    problem = r.json()
+    assert problem["type"].endswith("/bad-json")
+    # The decoder's reason, not only "JSON decode error".
+    assert "Expecting value" in problem["detail"], problem

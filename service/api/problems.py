@@ -16,6 +16,7 @@ from starlette.routing import Match
 
 from service.api.limits import MAX_REQUEST_BODY
 from service.errors import (
+    BadJSON,
     PayloadTooLarge,
     PlainfeedError,
     RequestTimeout,
@@ -95,6 +96,21 @@ def _not_json(request: Request, errors: list[dict[str, Any]]) -> str | None:
     return ctype
 
 
+def _unreadable_json(exc: StarletteHTTPException) -> str | None:
+    """Why a JSON body FastAPI could not read is bad, when that is what ``exc`` is: its
+    "400 There was an error parsing the body" said nothing of a body that is not UTF-8
+    (JSON is, RFC 8259) or is nested past the decoder's depth, and the webhook, which
+    reads its own body, says both."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or cause is None:
+        return None
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body is not valid JSON: it is not UTF-8 ({cause})"
+    if isinstance(cause, RecursionError):
+        return "body is not usable JSON: nested too deeply"
+    return None
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(PlainfeedError)
     async def _plainfeed(request: Request, exc: PlainfeedError) -> JSONResponse:
@@ -127,6 +143,20 @@ def install(app: FastAPI) -> None:
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
+        bad = next((e for e in exc.errors() if e.get("type") == "json_invalid"), None)
+        if bad is not None and not _is_page(request.url.path):
+            # FastAPI says "JSON decode error" and where; the decoder's reason beside it,
+            # as the webhook's own reading of its body says it.
+            reason = (bad.get("ctx") or {}).get("error") or "JSON decode error"
+            where = bad.get("loc", ())[-1]
+            return problem(
+                BadJSON.status,
+                BadJSON.slug,
+                BadJSON.title,
+                f"body is not valid JSON: {reason} (at character {where})",
+                request.url.path,
+                errors=errors,
+            )
         ctype = _not_json(request, errors)
         if ctype is not None:
             # FastAPI reads a JSON body only when it is labelled JSON; "curl -d" labels it
@@ -159,6 +189,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        unreadable = _unreadable_json(exc)
+        if unreadable is not None and not _is_page(request.url.path):
+            return problem(
+                BadJSON.status, BadJSON.slug, BadJSON.title, unreadable, request.url.path
+            )
         slug = {404: "not-found", 405: "method-not-allowed", 401: "unauthorized"}.get(
             exc.status_code, "http-error"
         )
