@@ -70,3 +70,17 @@ def test_malformed_json_says_where_and_what(server: httpx.Client) -> None:
     assert problem["type"].endswith("/bad-json")
     # The decoder's reason, not only "JSON decode error".
     assert "Expecting value" in problem["detail"], problem
+
+
+@pytest.mark.parametrize("run", ["=" * 100_000, "a.." * 30_000, "+=a" * 30_000])
+def test_a_long_run_of_joined_words_is_checked_at_once(server: httpx.Client, run: str) -> None:
+    # The check's name scan read from each "=" (or each word after "..") to the end of
+    # the run: minutes of CPU for 100 KB.
+    started = time.monotonic()
+    r = server.post(
+        "/check",
+        json={"markdown": run + " It is 1.5x faster.", "explainer": run + " It is 1.5x faster."},
+    )
+    assert r.status_code == 200, r.text
+    assert time.monotonic() - started < 10
+    assert r.json()["ok"] is True

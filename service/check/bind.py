@@ -39,8 +39,13 @@ from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 
 # A word token (\w runs joined by . = +) that can be a name: one with a capital (or a
 # letter outside ASCII) in it. The lookbehinds start it where a scan of all tokens would
-# (not inside one); the lookahead skips in C the lower-case words, most of a text.
-_NAME_TOKEN = re.compile(r"(?<!\w)(?<!\w[.=+])(?=[\w.=+]*[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*")
+# (not inside one); the lookahead skips in C the lower-case words, most of a text. It
+# starts at a word character and looks 256 characters ahead at most: unbounded, it read
+# to the end of a run of joiners from each of them ("=" * 100_000, "a..a..a...": minutes
+# of CPU for 100 KB of an explainer or a post); no name waits that long for its capital.
+_NAME_TOKEN = re.compile(
+    r"(?<!\w)(?<!\w[.=+])(?=\w)(?=[\w.=+]{0,256}[^\W\d_a-z])\w(?:\w|[.=+](?=\w))*"
+)
 # The same for ASCII text, where \w, \d and [^\W\d_a-z] hold the same characters: tested
 # by a table look-up, not by calls into the Unicode database for each character.
 _NAME_TOKEN_ASCII = re.compile(_NAME_TOKEN.pattern, re.ASCII)
