@@ -26,6 +26,7 @@ def server(tmp_path: Path) -> Iterator[httpx.Client]:
     [
         ">" * 100_000,  # a Markdown quote nested past reason
         "a/" * 50_000,  # a path with no digit in it
+        "[" * 100_000,  # brackets that never close
     ],
 )
 def test_a_long_run_without_spaces_or_digits_is_explained_at_once(
@@ -36,7 +37,7 @@ def test_a_long_run_without_spaces_or_digits_is_explained_at_once(
     started = time.monotonic()
     r = server.post("/explain", json={"markdown": text + " It is 1.5x faster than before."})
     assert r.status_code == 200, r.text
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30  # minutes before; seconds on a loaded machine
     assert {n["status"] for n in r.json()["check"]["numbers"]} == {"supported"}
 
 
@@ -82,5 +83,5 @@ def test_a_long_run_of_joined_words_is_checked_at_once(server: httpx.Client, run
         json={"markdown": run + " It is 1.5x faster.", "explainer": run + " It is 1.5x faster."},
     )
     assert r.status_code == 200, r.text
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30  # minutes before; seconds on a loaded machine
     assert r.json()["ok"] is True

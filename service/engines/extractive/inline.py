@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+# A link's text is read up to 300 characters: unbounded, each "[" of a run without a
+# "]" ("[" * 100_000 in a post) read to the end of the text, minutes of CPU.
+_LINK = re.compile(r"\[([^\]]{1,300})\]\((?:[^()]|\([^)]*\))*\)")
+_REF_LINK = re.compile(r"\[([^\]]{1,300})\]\[[^\]]*\]")
 _CITATION = re.compile(r"\s?\[\d+(?:\s*[,–-]\s*\d+)*\]")  # [1,2] reference markers
 _AUTOLINK = re.compile(r"<https?://[^>]+>")
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
