@@ -140,6 +140,15 @@ class Settings(BaseSettings):
         le=100_000_000,
         description="Characters of cleaned text the extractive engine explains; longer fail.",
     )
+    # POST /check's cost grows with its texts as the engine's does (108 KB of figures took
+    # 2.4 s): a 16 MiB body was minutes of a core. A million characters is some eight
+    # times the longest post of the corpus.
+    check_max_chars: int = Field(
+        default=1_000_000,
+        ge=1,
+        le=100_000_000,
+        description="Characters of an explainer or a source POST /check reads; longer: 413.",
+    )
     prices: dict[str, tuple[Price, Price]] = Field(
         default_factory=lambda: {
             "gpt-4o-mini": (0.15, 0.60),

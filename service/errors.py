@@ -111,6 +111,16 @@ class PayloadTooLarge(InputError):
     title = "Payload too large"
 
 
+class TooLongToCheck(InputError):
+    """An explainer or source sent to ``POST /check`` over PLAINFEED_CHECK_MAX_CHARS: the
+    check's time grows with the text (some 20 s of CPU a MB of figures), so one request
+    held a server thread for minutes; refused before any of it is spent."""
+
+    status = 413
+    slug = "too-long-to-check"
+    title = "Too long to check"
+
+
 class RequestTimeout(InputError):
     """A request body that did not arrive whole in time (PLAINFEED_BODY_TIMEOUT)."""
 

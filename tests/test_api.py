@@ -519,6 +519,26 @@ def test_explain_refuses_a_post_longer_than_the_extractive_engine_takes(db_url: 
         assert "PLAINFEED_EXTRACTIVE_MAX_CHARS=2,000" in str(body["detail"])
 
 
+def test_check_refuses_a_text_longer_than_it_reads(db_url: str) -> None:
+    # POST /check had no bound: its time grows with the text (108 KB of figures: 2.4 s),
+    # up to the 16 MiB body cap.
+    source = "The new kernel is 1.10x faster on MI355X than the old one.\n\n"
+    with api_client(make_settings(db_url, check_max_chars=2_000), workers=0) as server:
+        ok = server.post("/check", json={"explainer": "It is 1.10x faster.", "text": source})
+        assert ok.status_code == 200 and ok.json()["ok"], ok.text
+        for explainer, text, what in (
+            ("It is 1.10x faster.", source * 40, "source"),
+            ("It is 1.10x faster. " * 200, source, "explainer"),
+            ({"title": "Faster", "sections": [{"heading": "What is new",
+              "paragraphs": ["It is 1.10x faster. " * 200]}]}, source, "explainer"),
+        ):  # fmt: skip
+            r = server.post("/check", json={"explainer": explainer, "text": text})
+            body = assert_problem(r, 413)
+            assert str(body["type"]).endswith("/too-long-to-check")
+            assert f"the {what} (" in str(body["detail"])
+            assert "PLAINFEED_CHECK_MAX_CHARS=2,000" in str(body["detail"])
+
+
 def test_explain_of_a_feed_url_says_it_is_a_feed(server: httpx.Client) -> None:
     """A feed's URL given to /explain (an easy slip: the feed is what one registers) is
     named as a feed; read as a page, its markup was "no prose sentences to explain"."""

@@ -17,7 +17,7 @@ from service.api.deps import DB, Ctx, Writer
 from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
 from service.check import check_explainer, headline_facts
 from service.engines.base import ExplainOptions
-from service.errors import PlainfeedError, StoreError, Unprocessable
+from service.errors import PlainfeedError, StoreError, TooLongToCheck, Unprocessable
 from service.gate import explain_and_check
 from service.models import Article
 from service.pipeline.base import Spent
@@ -234,6 +234,7 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     response_model=CheckOut,
     tags=["explain"],
     responses={
+        413: {"description": "The explainer or source is over PLAINFEED_CHECK_MAX_CHARS"},
         422: {"description": "An empty explainer, or a source without text"},
         502: {"description": "Fetching `url` failed"},
     },
@@ -250,11 +251,27 @@ async def check(body: CheckIn, ctx: Ctx, _who: Writer) -> CheckOut:
 
 
 def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
-    article = _source(ctx, body)
-    facts = headline_facts(article.text, article.title)  # as the gate reports them
+    most = ctx.settings.check_max_chars
     explainer = body.explainer
+    _within(
+        most,
+        "explainer",
+        explainer if isinstance(explainer, str) else render.to_markdown(explainer),
+    )
+    article = _source(ctx, body)
+    _within(most, "source", article.text)
+    facts = headline_facts(article.text, article.title)  # as the gate reports them
     if isinstance(explainer, str) and clean.guess_kind(explainer) == "html":
         # An explainer as HTML (`format=html`) is read as text, as `plainfeed check`
         # reads it: its tags were numbers ("h1", "h2") that the post does not have.
         explainer = clean.article_from_document(explainer, kind="html").text
     return CheckOut.of(check_explainer(explainer, article.text, facts, title=article.title))
+
+
+def _within(most: int, what: str, text: str) -> None:
+    """Refuse a text the check would spend minutes on, before it spends any."""
+    if len(text) > most:
+        raise TooLongToCheck(
+            f"the {what} ({len(text):,} characters) is over PLAINFEED_CHECK_MAX_CHARS="
+            f"{most:,}, the most POST /check reads"
+        )
