@@ -120,3 +120,11 @@ def test_two_terms_of_one_noun_phrase_share_a_parenthesis() -> None:
     glossary = [_glossary()[t] for t in ("kernel", "HBM")]
     text = "The kernel launches are costly, and HBM round-trips are too."
     assert define(text, glossary, set()).count("(") == 1
+
+
+def test_a_participle_after_a_term_is_no_noun_it_modifies() -> None:
+    """ "the baseline built to get in front of users quickly": "built" starts a clause,
+    so the definition does not go between it and "baseline" as after a noun."""
+    prose = _prose(_explain("pytorch-blog-how-shopify-built-a-continual-learning-loop.md"))
+    assert "the baseline built to get in front of users quickly" in prose
+    assert "built (baseline:" not in prose

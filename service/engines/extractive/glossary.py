@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from service.engines.extractive.phrases import AFTERS
-from service.engines.extractive.words import STOPWORDS
+from service.engines.extractive.words import STOPWORDS, wordset
 from service.errors import TemplateError
 from service.text import split_sentences
 
@@ -342,6 +342,19 @@ def _ends_phrase(after: str) -> bool:
     )
 
 
+# Past participles not in "-ed": after a term they start a clause, no noun it modifies
+# ("the baseline built to get in front of users quickly").
+_PARTICIPLES = wordset(
+    "built kept written shown made done seen given taken grown held known sent spent told "
+    "brought bought thought caught taught paid laid lost led met won begun chosen driven "
+    "drawn broken spoken frozen hidden risen stolen torn worn woven fallen beaten bitten "
+    "eaten forgotten gotten proven"
+)
+# These are nouns as often ("a BF16 run", "the optimized kernel set to MI450"): a
+# participle only where "by" follows ("the baseline set by ATen").
+_NOUN_OR_PARTICIPLE = wordset(
+    "run set cut split cost hit cast spread read put let left found shut quit"
+)
 _NOUN_WORD = re.compile(r"\s[A-Za-z][A-Za-z\-]*(?=[\s.,;:!?]|$)")
 _MODIFIED_WORDS = 3  # a longer run after a term is no noun phrase it modifies
 
@@ -357,9 +370,12 @@ def _modified_noun(after: str) -> int | None:
             return None
         word = m.group(0).strip()
         # Not a noun: "the coding agent your team already uses", "the baseline built to".
-        if word.lower() in STOPWORDS or re.search(r"[a-z](ly|ed)$", word):
+        low = word.lower()
+        if low in STOPWORDS or low in _PARTICIPLES or re.search(r"[a-z](ly|ed)$", word):
             return None
         at = m.end()
+        if low in _NOUN_OR_PARTICIPLE and after.startswith(" by ", at):
+            return None
         if _ends_phrase(after[at:]):
             return at
     return None
