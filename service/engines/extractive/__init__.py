@@ -99,7 +99,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-16"
+ENGINE_VERSION = "extractive-17"
 
 
 class ExtractiveEngine:
@@ -160,9 +160,9 @@ class ExtractiveEngine:
 def build_explainer(
     article: Article, glossary: Sequence[GlossaryEntry] = (), language: str | None = None
 ) -> Explainer:
-    """The explainer of ``article`` (pure), the headings it writes itself in ``language``
-    (a feed's setting) where it can. Raises ``NothingToExplain`` (an ``EngineError``)
-    when there is no text."""
+    """The explainer of ``article`` (pure), the words it writes itself (headings,
+    attributions) in ``language`` (a feed's setting) where it can and the post is in
+    it. Raises ``NothingToExplain`` (an ``EngineError``) when there is no text."""
     if not article.text.strip():
         raise NothingToExplain("the article has no text to explain (empty content)")
     blocks = split_blocks(article.text)
@@ -182,7 +182,7 @@ def build_explainer(
         k = next((i for i, p in enumerate(plans) if best.section in p.sections), 0)
         chosen[k].append(best)
     who, used = owners(draft), [c for picked in chosen for c in picked]
-    wording = wording_in(language)
+    wording = wording_in(language, article.text)
     title = explainer_title(article, draft, case, wording)
     # Every term a definition finds a place for, first: past the cap, the cap goes to
     # the terms the reader meets most (``most_seen``), and the sections are written again.
@@ -199,8 +199,6 @@ def build_explainer(
         defined = set()
         sections = _write(draft, plans, chosen, glossary, case, defined, who, wording)
         end = takeaway(draft, glossary, defined, used)
-    for s in sections:
-        s.heading = heading_in(s.heading, language)
     return Explainer(title=title, sections=sections, takeaway=end)
 
 
@@ -249,5 +247,6 @@ def _write(
                 )
             )
         code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)
-        sections.append(Section(heading=p.heading, paragraphs=paras, code=code))
+        heading = heading_in(p.heading, wording.tag) if p.made else p.heading
+        sections.append(Section(heading=heading, paragraphs=paras, code=code))
     return sections

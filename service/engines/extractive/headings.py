@@ -4,7 +4,9 @@ feed's language where the table below has it; English otherwise.
 The engine's sentences are the post's own, so they are in the post's language already;
 only the headings it makes up (the parts of a split post, a post's rewritten stock
 headings) were English whatever the feed's ``language`` (README: the setting the prompt
-gets). The post's own headings are kept as it writes them, in its language.
+gets). They are in that language only for a post written in it (``phrases.wording_in``);
+the post's own headings are kept as it writes them, in its language, even one that is
+a stock heading ("Background").
 """
 
 from __future__ import annotations
@@ -112,7 +114,8 @@ assert all(len(row) == len(_ENGLISH) for row in _TABLE.values())
 
 def heading_in(heading: str, language: str | None) -> str:
     """``heading`` in ``language`` (a feed's setting: a name or a tag) when it is one the
-    engine writes and the table has that language; ``heading`` as it is otherwise."""
+    engine writes and the table has that language; ``heading`` as it is otherwise. Only
+    for a heading the engine made up: a post's own "Background" is the post's word."""
     tag = language_tag(language)
     row = _TABLE.get(tag.split("-", 1)[0]) if tag else None
     if row is None or heading not in _ENGLISH:

@@ -2,7 +2,7 @@
 credit the post with a result ("The authors report that ...", "..., according to the
 post."), the title's "what the post says" and a caption's "A figure in the post shows
 ...", in the feed's language where the table
-below has it; English otherwise.
+below has it and the post is written in it; English otherwise.
 
 The sentences are the post's own, in its language: an English attribution before a
 French sentence read as two languages in one ("The post reports that les noyaux ...").
@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from service.engines.extractive.tongue import written_in
 from service.engines.extractive.words import CaseTable, lower_first, wordset
 from service.languages import language_tag
 
@@ -30,8 +31,10 @@ class Wording:
     figure: str  # before a figure's caption ("Une figure de l’article montre : ")
     table: str  # before a table's caption
     about: str  # a sub-heading's subject put before a sentence that names none of it
+    joins: str = " and "  # "and", joining a subject to a sentence that opens as ``about``
     lower: bool = True  # whether a sentence's first word is lowered after a prefix
     clause: bool = False  # whether the prefix ends in "that" (English: then a clause)
+    tag: str = "en"  # its language (ISO 639-1), for the headings (``headings.heading_in``)
 
 
 ENGLISH = Wording(
@@ -59,6 +62,8 @@ _TABLE: dict[str, Wording] = {
         "Une figure de l’article montre : ",
         "Un tableau de l’article montre : ",
         "Pour {}, ",
+        joins=" et ",
+        tag="fr",
     ),
     "de": Wording(
         ("Die Autoren berichten: ", "Der Beitrag berichtet: ", "Im Beitrag heißt es: "),
@@ -69,6 +74,8 @@ _TABLE: dict[str, Wording] = {
         "Eine Tabelle im Beitrag zeigt: ",
         "Zu {}: ",
         lower=False,
+        joins=" und ",
+        tag="de",
     ),
     "es": Wording(
         ("Según los autores, ", "Según la publicación, ", "De acuerdo con la publicación, "),
@@ -78,6 +85,8 @@ _TABLE: dict[str, Wording] = {
         "Una figura de la publicación muestra: ",
         "Una tabla de la publicación muestra: ",
         "Para {}, ",
+        joins=" y ",
+        tag="es",
     ),
     "it": Wording(
         ("Secondo gli autori, ", "Secondo l’articolo, ", "Come riporta l’articolo, "),
@@ -87,6 +96,8 @@ _TABLE: dict[str, Wording] = {
         "Una figura dell’articolo mostra: ",
         "Una tabella dell’articolo mostra: ",
         "Per {}, ",
+        joins=" e ",
+        tag="it",
     ),
     "pt": Wording(
         ("Segundo os autores, ", "Segundo o artigo, ", "De acordo com o artigo, "),
@@ -96,6 +107,8 @@ _TABLE: dict[str, Wording] = {
         "Uma figura do artigo mostra: ",
         "Uma tabela do artigo mostra: ",
         "Para {}, ",
+        joins=" e ",
+        tag="pt",
     ),
     "nl": Wording(
         ("De auteurs melden: ", "Het bericht meldt: ", "In het bericht staat: "),
@@ -105,6 +118,8 @@ _TABLE: dict[str, Wording] = {
         "Een figuur in het bericht toont: ",
         "Een tabel in het bericht toont: ",
         "Voor {}: ",
+        joins=" en ",
+        tag="nl",
     ),
 }
 
@@ -113,11 +128,16 @@ _TABLE: dict[str, Wording] = {
 AFTERS = tuple(w.after.strip(" ,.") for w in (ENGLISH, *_TABLE.values()))
 
 
-def wording_in(language: str | None) -> Wording:
+def wording_in(language: str | None, text: str | None = None) -> Wording:
     """The wording for ``language`` (a feed's setting: a name or a tag); English for a
-    language the table lacks."""
+    language the table lacks, or for a post whose ``text`` is not in that language
+    (``tongue.written_in``): the engine cannot translate, and its own words in one
+    language around the post's sentences in another read as two languages in one."""
     tag = language_tag(language)
-    return _TABLE.get(tag.split("-", 1)[0], ENGLISH) if tag else ENGLISH
+    wording = _TABLE.get(tag.split("-", 1)[0], ENGLISH) if tag else ENGLISH
+    if text is not None and not written_in(text, wording.tag):
+        return ENGLISH
+    return wording
 
 
 class _Caption(Protocol):

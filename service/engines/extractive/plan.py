@@ -25,6 +25,7 @@ class Plan:
     role: Role
     sections: list[int]  # source sections it draws from
     budget: int = 0
+    made: bool = True  # a heading the engine made up, not the post's own as written
 
 
 def plan(draft: Draft, case: CaseTable) -> list[Plan]:
@@ -51,10 +52,13 @@ def plan(draft: Draft, case: CaseTable) -> list[Plan]:
     plans = []
     for i in chosen:
         s = secs[i]
-        heading = (
-            "What is new" if s.heading is None else plain_heading(s.heading, case, draft.voice)
-        )
-        plans.append(Plan(heading, s.role, [i]))
+        if s.heading is None:
+            plans.append(Plan("What is new", s.role, [i]))
+            continue
+        heading = plain_heading(s.heading, case, draft.voice)
+        # Its own words, only recased ("Background"): not the engine's to translate.
+        own = heading.casefold() == s.heading.strip().rstrip("?:!. ").casefold()
+        plans.append(Plan(heading, s.role, [i], made=not own))
     if len(plans) < MIN_SECTIONS:
         plans = _split(draft, plans)
     return plans

@@ -392,14 +392,14 @@ def with_subject(
     if not c.subject or not c.figures or any(n in said for n in names):
         return c.text
     head = subject_case(c.subject, case, unknown_lower=True)
-    if wording != ENGLISH:
-        lowered = lower_first(c.text, case) if wording.lower else None
-        return wording.about.format(head) + (c.text if lowered is None else lowered)
-    if re.fullmatch(r"[a-z]+", head.rsplit(" ", 1)[-1]) and " " in head:
+    if wording == ENGLISH and re.fullmatch(r"[a-z]+", head.rsplit(" ", 1)[-1]) and " " in head:
         head = "the " + head  # "the nccl2 backend"; but "RMSNorm", "dense GEMM"
-    if c.text.startswith("For "):
-        return f"For {head} and {c.text[4:]}"
-    lowered = lower_first(c.text, case)
+    # A sentence that opens with the prefix's own word ("For small K", "Pour les petits
+    # K") takes the subject into it: "For TopK and small K", not "For TopK, for small K".
+    word = wording.about.split("{}", 1)[0]
+    if c.text.startswith(word):
+        return f"{word}{head}{wording.joins}{c.text[len(word) :]}"
+    lowered = lower_first(c.text, case) if wording.lower else None
     return wording.about.format(head) + (c.text if lowered is None else lowered)
 
 
