@@ -109,6 +109,42 @@ def test_a_source_respectively_pairs_with_the_sentence_before(source: str) -> No
     assert status("Uniform groups reach 1.21x over Triton.", own, "1.21x") == M
 
 
+# The sentence right after, in the same paragraph, that lists as many figures of the unit
+# with no names but those said before, goes on with the pairing.
+PAIRED = (
+    "FlyDSL reaches 1.20x over Triton and 1.95x over ATen. Uniform groups reach 1.21x and"
+    " 2.12x, respectively, with FlyDSL fastest. The projection cases reach 1.23x and 1.73x;"
+    " the ragged cases reach 1.15x and 1.74x."
+)
+
+
+def test_a_source_respectively_goes_on_in_the_next_sentence() -> None:
+    assert status("The projection cases reach 1.23x over Triton.", PAIRED, "1.23x") == S
+    assert status("The projection cases reach 1.73x over ATen.", PAIRED, "1.73x") == S
+    assert status("The ragged cases reach 1.15x over Triton.", PAIRED, "1.15x") == S
+    assert status("The ragged cases reach 1.74x over ATen.", PAIRED, "1.74x") == S
+    wrong = verdict("The projection cases reach 1.23x over ATen.", PAIRED, "1.23x")
+    assert (wrong.status, wrong.reason) == (M, "the source gives it for Triton")
+    assert status("The ragged cases reach 1.74x over Triton.", PAIRED, "1.74x") == M
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A name of its own: the figures may be said over it.
+        PAIRED.replace("The projection cases", "On MI300, the projection cases"),
+        # Not as many figures.
+        PAIRED.replace("1.23x and 1.73x;", "1.23x, 1.30x and 1.73x;"),
+        # Not right after the pairing.
+        PAIRED.replace("fastest. The", "fastest. Others lag. The"),
+        # In another paragraph.
+        PAIRED.replace("fastest. The", "fastest.\n\nThe"),
+    ],
+)
+def test_a_source_respectively_goes_on_only_in_a_like_sentence_right_after(source: str) -> None:
+    assert status("The projection cases reach 1.23x over Triton.", source, "1.23x") == M
+
+
 # One source clause with two figures and their names: all the explainer's names stand in
 # it, but the figure it ties to one of them is the other figure's.
 

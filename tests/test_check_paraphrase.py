@@ -160,6 +160,12 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "Uniform groups reach 1.21x and 2.12x over Triton and ATen, respectively."),
         (FLY, "Uniform groups reach 1.21x over Triton and 2.12x over ATen."),
         (FLY, "Uniform groups reach 2.12x over ATen."),
+        # ... and goes on in the sentence right after, of as many bare figures: "The
+        # projection-dimension cases reach 1.23x and 1.73x; the ragged cases reach 1.15x
+        # and 1.73x".
+        (FLY, "The projection-dimension cases reach 1.23x over Triton."),
+        (FLY, "The projection-dimension cases reach 1.73x over ATen."),
+        (FLY, "The ragged cases reach 1.15x over Triton and 1.73x over ATen."),
         (FLY, "Scaled GEMM reaches 1.58x over ATen for MXFP8."),
         # A title-cased count phrase (a heading's, a table cell's) reads as a lower-case one.
         (FLY, "Each request had 512 Output Tokens."),
@@ -420,6 +426,9 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # easily cost an estimated $27M per year").
         (SHOP, "A frontier model would cost an estimated $1M per year."),
         (SHOP, "The fine-tuned model costs about $27M per year."),
+        # The source's "respectively" gone on in the sentence after, its pairs swapped.
+        (FLY, "The projection-dimension cases reach 1.23x over ATen."),
+        (FLY, "The ragged cases reach 1.15x over ATen."),
         (PT, "On MPS, F.linear decode was costing an 8.5x slowdown on fp32."),
         (PT, "On A100, individual shapes ranged from 0.66x to 1.57x."),  # H100
         # lu_factor's range: its sentence starts with the code name ("... wrong results.

@@ -122,7 +122,10 @@ Rules, in short (the module's tests spell them out):
   with no list of names in its sentence pairs its figures with the sentence before: its
   like figures' own names, else its last list of as many ("... 1.20x over Triton and
   1.95x over ATen. Uniform groups reach 1.21x and 2.12x, respectively": "1.21x over
-  ATen" is ``misattached``, "the source gives it for Triton"; :mod:`.paired`).
+  ATen" is ``misattached``, "the source gives it for Triton"; :mod:`.paired`). The
+  sentence right after, in its paragraph, goes on with that pairing when its figures of
+  the unit stand in lists of as many and it names nothing the sentence before does not
+  ("The projection-dimension cases reach 1.23x and 1.73x": 1.23x is over Triton).
 - A measured figure is said of the names of its clause past its six words too (from the
   last clause mark before it to the next, or to the split from the next measured figure:
   a count between is part of the measure): each must stand where the source gives the

@@ -2,8 +2,10 @@
 "respectively" of with no list of names in its sentence ("Across all 24 cases, FlyDSL
 reaches 1.20x ... over Triton and 1.95x over ATen. Uniform groups reach 1.21x and 2.12x,
 respectively") pairs in order with the sentence before: its like figures' own names
-(1.21x is over Triton, 2.12x over ATen), else its last list of as many names. A list in
-the sentence itself is read by the binding (:func:`~service.check.respectively.paired_names`)."""
+(1.21x is over Triton, 2.12x over ATen), else its last list of as many names; the sentence
+right after goes on with it ("The projection-dimension cases reach 1.23x and 1.73x"). A
+list in the sentence itself is read by the binding
+(:func:`~service.check.respectively.paired_names`)."""
 
 from __future__ import annotations
 
@@ -51,8 +53,10 @@ def _read(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]
     unit = idx.units[u]
     s0, s1 = unit.sentence
     text, cased = unit.text, unit.cased
-    if "respectively" not in text[s0:s1] or len(cased) != len(text):
+    if len(cased) != len(text):
         return _NONE
+    if "respectively" not in text[s0:s1]:
+        return _continued(idx, u, measure)
     figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE) and n.unit == measure]
     groups = [
         g
@@ -84,6 +88,46 @@ def _read(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]
     if len(run) != len(group) or len({x.key for x in run}) != len(group):
         return _NONE
     return {n.start: (x,) for n, x in zip(group, run, strict=True)}
+
+
+def _sentence_units(idx: SourceIndex, u: int, span: tuple[int, int]) -> list[int]:
+    """The units of the sentence at ``span`` in unit ``u``'s block."""
+    return [v for v in idx.block_units.get(idx.units[u].block, ()) if idx.units[v].sentence == span]
+
+
+def _continued(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]:
+    """A pairing by "respectively" gone on in the sentence right after, in its paragraph
+    ("Uniform groups reach 1.21x and 2.12x, respectively. The projection-dimension cases
+    reach 1.23x and 1.73x; the ragged cases reach 1.15x and 1.73x"): each list of figures
+    of unit ``u``'s sentence in the unit of measure pairs in order as that one, when all
+    its figures in that unit stand in lists of as many and it names nothing the sentence
+    before does not (a name of its own may be what they are said over). Only the
+    sentence right after: further on, a writer has moved on as often as not."""
+    unit = idx.units[u]
+    text, cased = unit.text, unit.cased
+    before = unit.before
+    if before is None or before[1] <= before[0] or text.find("respectively", *before) < 0:
+        return _NONE
+    if not any(n.unit == measure and n.kind in (QUANTITY, RANGE) for n in unit.numbers):
+        return _NONE
+    pairings = [p for v in _sentence_units(idx, u, before) if (p := _pairs(idx, v, measure))]
+    if len(pairings) != 1:
+        return _NONE
+    pairing = pairings[0]
+    k = len(pairing)
+    run = [pairing[start][0] for start in sorted(pairing)]
+    mine = [n for v in _sentence_units(idx, u, unit.sentence) for n in idx.units[v].numbers]
+    figures = [n for n in mine if n.kind in (QUANTITY, RANGE) and n.unit == measure]
+    groups = list_runs(text, figures)
+    if any(len(g) != k for g in groups):
+        return _NONE
+    s0, s1 = unit.sentence
+    b0, b1 = before
+    said = {x.key for x in known_names(cased, _previous(idx, u), idx, b0, b1)}
+    if any(x.key not in said for x in known_names(cased, mine, idx, s0, s1)):
+        return _NONE
+    own = {n.start for n in unit.numbers}
+    return {n.start: (x,) for g in groups for n, x in zip(g, run, strict=True) if n.start in own}
 
 
 def of_pair(
