@@ -105,6 +105,31 @@ def test_ranges_match_with_both_ends(written: str, expected: CheckStatus) -> Non
     assert status(explainer, RANGES, shown) == expected
 
 
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        ("The mean RMSNorm speedup over ATen is 3.66x.", U),
+        ("RMSNorm averages 3.66x over ATen.", U),
+        ("RMSNorm gains 3.66x over ATen on average.", U),
+        ("RMSNorm's best case is 3.66x over ATen.", D),  # no mean: the end, for review
+    ],
+)
+def test_a_range_end_is_no_mean(explainer: str, expected: CheckStatus) -> None:
+    # "On H100 the mean is 1.57x" for "... with individual shapes ranging from 0.66x to
+    # 1.57x": the best shape's figure.
+    assert status(explainer, RANGES, "3.66x") == expected
+
+
+def test_a_range_of_means_has_means_at_its_ends() -> None:
+    source = "Mean speedups over ATen range from 1.17x to 3.66x across 22 models."
+    assert status("The mean speedup over ATen is 3.66x on one model.", source, "3.66x") == D
+    v = verdict("The mean speedup over ATen is 3.66x.", RANGES, "3.66x")
+    assert (v.status, v.reason) == (
+        U,
+        "the source has it as an end of a range (1.17x to 3.66x), not a mean",
+    )
+
+
 def test_the_span_of_ranges_in_one_sentence_is_derived() -> None:
     source = "All runs improve: 1.53x–3.01x for Qwen3-32B and 1.25x–1.85x for Llama-3.1-8B."
     v = verdict("MXFP4 gains were 1.25–3.01 times.", source, "1.25–3.01 times")

@@ -38,7 +38,10 @@ Rules, in short (the module's tests spell them out):
   clause, in that order ("grew from 1,500 tokens to 6,000 tokens" is no restatement of
   "from roughly 6,000 tokens down to about 1,500"). A single value inside
   a source range is unsupported; a range end is ``derived``, or ``supported`` when a
-  hedge says which end it is ("up to 3.66x" for "1.17x–3.66x").
+  hedge says which end it is ("up to 3.66x" for "1.17x–3.66x"); stated as a mean ("On
+  H100 the mean is 1.57x" for "the mean is roughly flat, with individual shapes ranging
+  from 0.66x to 1.57x") it is ``unsupported``, unless the source's phrase of the range
+  says means ("mean speedups range from ..."; :mod:`.mean`).
 - Hedges keep their direction: "up to"/"at most"/"nearly" (upper) only for an upper
   bound in the source, "over"/"at least" (lower) only for a lower bound; "about" and no
   hedge go with anything. "maximum of"/"minimum of" that a thing has ("e4m3fnuz has a

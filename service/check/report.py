@@ -22,6 +22,7 @@ from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
+from service.check.mean import match_mean, stated_mean
 from service.check.names import STOP_WORDS, Name, is_name
 from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
@@ -325,6 +326,12 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                         outcome = match_extreme(idx, n, binding, side)
                     else:
                         outcome = match_quantity(idx, n, binding, way, gain, across, names)
+                        if outcome.status == CheckStatus.DERIVED and stated_mean(s, n):
+                            # "the mean is 1.57x": no end of a range of other things.
+                            again = functools.partial(
+                                match_quantity, idx, n, binding, None, gain, across, names
+                            )
+                            outcome = match_mean(idx, n, outcome, again)
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:
