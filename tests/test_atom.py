@@ -441,7 +441,9 @@ def test_a_language_written_in_another_case_is_the_same_document(
     it in another case changed the ETag and moved Last-Modified of the same document, and
     every reader downloaded it again."""
     path = path.format(a=ids["a"])
-    for first, other in (("en-US", "en-us"), ("French", "french"), ("pt_br", "PT-BR")):
+    # No language set and an unknown one are "en" in the document, as "en" is.
+    pairs = (("en-US", "en-us"), ("French", "french"), ("pt_br", "PT-BR"), ("en", None))
+    for first, other in (*pairs, (None, "Klingon")):
         assert client.patch(f"/feeds/{ids['a']}", json={"language": first}).status_code == 200
         r = client.get(path)
         etag, modified = r.headers["etag"], r.headers["last-modified"]

@@ -34,6 +34,7 @@ from service.errors import NotFound
 from service.languages import language_tag
 from service.models import Explainer, ItemState
 from service.store import tables as t
+from service.store.feeds import shown_language
 
 router = APIRouter(tags=["feeds"])
 
@@ -147,7 +148,7 @@ def _sources(s: Session) -> tuple[str, datetime | None]:
     ).all()
     # The language as the entries say it (xml:lang): "en-US" and "en-us" are one.
     key = "\n".join(
-        f"{r.id}|{r.name or r.title or r.url}|{language_tag(r.language) or ''}" for r in rows
+        f"{r.id}|{r.name or r.title or r.url}|{shown_language(r.language)}" for r in rows
     )
     changed = [d for d in (_aware(r.updated_at) for r in rows) if d is not None]
     return key, max(changed, default=None)
@@ -291,7 +292,7 @@ def build_feed(
     # The feed's explainers are written in its language setting (README: "English",
     # "French"): "en" was said of every feed. Where the setting has no sure tag, and for
     # the feed of all feeds (its entries say their own), it stays "en".
-    lang = (language_tag(feed.language) if feed is not None else None) or "en"
+    lang = shown_language(feed.language if feed is not None else None)
     root.set(f"{{{XML_NS}}}lang", lang)
     if feed is None:
         _el(root, "id", "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, base + "/feed.atom")))
@@ -344,7 +345,7 @@ def _serve(request: Request, s: Session, ctx: Ctx, feed: t.Feed | None, limit: i
     # What the document shows of its feeds (a rename, a language) moves Last-Modified on
     # as it moves the ETag.
     shows, shown_at = (
-        (f"{feed_label(feed)}|{language_tag(feed.language) or ''}", feed.updated_at)
+        (f"{feed_label(feed)}|{shown_language(feed.language)}", feed.updated_at)
         if feed
         else _sources(s)
     )

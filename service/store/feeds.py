@@ -43,15 +43,22 @@ def feed_at(s: Session, url: str) -> t.Feed | None:
     return next((found[u] for u in forms if u in found), None)
 
 
-def shown(feed: t.Feed) -> tuple[str, str | None]:
+def shown_language(setting: str | None) -> str:
+    """A feed's language as the Atom documents say it (xml:lang): a setting with no sure
+    tag (none, "English", an unknown name) is "en" there, as "en" is: one document, one
+    ETag."""
+    return language_tag(setting) or "en"
+
+
+def shown(feed: t.Feed) -> tuple[str, str]:
     """What the Atom feeds show of a feed itself, as their ETag holds it: its label (name,
     else title, else URL: pages.feed_label) and its language as the document says it
     (xml:lang). The setting as written made "en-US" and "en-us" two documents (another
     ETag, Last-Modified moved on) where the document was one."""
-    return (feed.name or feed.title or feed.url, language_tag(feed.language))
+    return (feed.name or feed.title or feed.url, shown_language(feed.language))
 
 
-def note_shown(feed: t.Feed, before: tuple[str, str | None]) -> None:
+def note_shown(feed: t.Feed, before: tuple[str, str]) -> None:
     """Mark the feed updated when what the Atom feeds show of it changed since ``before``
     (``shown`` taken before the change): their Last-Modified moves on with it, or a
     reader asking only If-Modified-Since is told 304 and keeps the old document. Set to
