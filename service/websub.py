@@ -26,6 +26,8 @@ ACTIVE = "active"
 UNSUBSCRIBED = "unsubscribed"
 DENIED = "denied"
 FAILED = "failed"
+# A subscription whose lease ended with no renewal verified: the hub stopped delivering.
+EXPIRED = "expired"
 # An active subscription whose lease is being renewed: the hub keeps delivering under
 # the lease that still runs, signed with the same secret, until it verifies the renewal.
 RENEWING = "pending-renewal"
@@ -37,12 +39,17 @@ RECEIVING = (ACTIVE, PENDING_UNSUBSCRIBE, RENEWING)
 # then pushes). A feed in one of them is not removed without an unsubscribe (or force).
 HUB_HOLDS = (PENDING_SUBSCRIBE, *RECEIVING)
 # What a request the hub never verified becomes once its time is up (``pending_until``,
-# kept in the lease column while it is pending, as a renewal keeps when to ask again).
-# An unsubscribe stayed pending for good (the hub took it, 202, and never came back):
-# its feed was removed only by force. Done once its time is up: a push after is answered
-# 410 Gone, which tells the hub to drop it. A subscribe is failed: subscribe again. A
-# renewal is not here: its time up, the workers ask the hub again (pipeline.subscriptions).
-GIVEN_UP = {PENDING_UNSUBSCRIBE: UNSUBSCRIBED, PENDING_SUBSCRIBE: FAILED}
+# kept in the lease column while it is pending). An unsubscribe stayed pending for good
+# (the hub took it, 202, and never came back): its feed was removed only by force. Done
+# once its time is up: a push after is answered 410 Gone, which tells the hub to drop it.
+# A subscribe is failed: subscribe again. A renewal keeps the lease that runs in that
+# column: once it ends unverified, the hub has stopped delivering (WebSub section 5.1),
+# and the subscription is expired. It was asked again hourly for ever instead, and its
+# feed was removed only by force.
+GIVEN_UP = {PENDING_UNSUBSCRIBE: UNSUBSCRIBED, PENDING_SUBSCRIBE: FAILED, RENEWING: EXPIRED}
+# The same at the end of an active lease (every renewal refused until then): expired.
+# Not in GIVEN_UP: an active row with no lease known is given no time (it is no request).
+LAPSED = {**GIVEN_UP, ACTIVE: EXPIRED}
 DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
 # A subscription is renewed this long before its lease ends (WebSub section 5.1: the
 # subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.
@@ -212,15 +219,22 @@ def pending_until(
 
 def settled(state: str | None, lease_until: datetime | None, now: datetime) -> str | None:
     """The state of a subscription in ``state``, its lease column ``lease_until``, at
-    ``now``: a pending subscribe or unsubscribe whose time is up is as GIVEN_UP says
+    ``now``: a pending request whose time is up, a lease ended, is as LAPSED says
     (whether or not a worker has written it yet); anything else is as it is."""
-    if state in GIVEN_UP and lease_until is not None and lease_until <= now:
-        return GIVEN_UP[state]
+    if state in LAPSED and lease_until is not None and lease_until <= now:
+        return LAPSED[state]
     return state
 
 
 def given_up_note(state: str, hub_url: str | None, deadline: datetime) -> str:
-    """The ``websub_error`` of a request settled by ``settled``."""
+    """The ``websub_error`` of a subscription settled by ``settled``."""
+    hub = hub_url or "(none)"
+    at = deadline.isoformat(timespec="seconds")
+    if state in (RENEWING, ACTIVE):
+        return (
+            f"the hub {hub} verified no renewal before the lease ended at {at}: the "
+            "subscription expired (its pushes are answered 410 Gone); subscribe again"
+        )
     mode = "unsubscribe" if state == PENDING_UNSUBSCRIBE else "subscribe"
     then = (
         "taken as done (its pushes are answered 410 Gone)"
@@ -228,6 +242,6 @@ def given_up_note(state: str, hub_url: str | None, deadline: datetime) -> str:
         else "subscribe again"
     )
     return (
-        f"the hub {hub_url or '(none)'} did not verify the {mode} by "
-        f"{deadline.isoformat(timespec='seconds')} (PLAINFEED_WEBSUB_PENDING_TIMEOUT): {then}"
+        f"the hub {hub} did not verify the {mode} by {at} "
+        f"(PLAINFEED_WEBSUB_PENDING_TIMEOUT): {then}"
     )

@@ -6,6 +6,7 @@ app, a real hub and the real CLI on loopback, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -28,10 +29,10 @@ PENDING = 5.0  # seconds a test's pending request waits for the hub (an hour by 
     [
         (websub.PENDING_UNSUBSCRIBE, websub.UNSUBSCRIBED),
         (websub.PENDING_SUBSCRIBE, websub.FAILED),
-        # A renewal's column says when to ask the hub again (the workers do): it falls
-        # back to asking, not to another state.
-        (websub.RENEWING, websub.RENEWING),
-        (websub.ACTIVE, websub.ACTIVE),
+        # A renewal keeps the lease that runs: once it ends, the hub has stopped pushing.
+        (websub.RENEWING, websub.EXPIRED),
+        (websub.ACTIVE, websub.EXPIRED),
+        (websub.FAILED, websub.FAILED),
     ],
 )
 def test_a_pending_request_is_settled_once_its_time_is_up(state: str, settled: str) -> None:
@@ -116,9 +117,59 @@ def test_a_subscribe_the_hub_never_verifies_fails_once_its_time_is_up(
         assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
 
 
+def test_a_renewal_the_hub_never_verifies_expires_with_the_lease(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renewal the hub took (202) but never verified was asked again hourly for ever
+    once the lease had ended, and its feed removed only by force, while the hub, its
+    lease over, pushed no more. Within the lease it works as before; after, it expired."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, callback, secret = subscribed(svc, origin, ATOM)
+        hub.verifies = False  # takes the renewal (202), never verifies it
+        ends = datetime.now(UTC) + timedelta(seconds=PENDING)
+        with svc.sessions.begin() as s:
+            s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_lease_until=ends))
+        wait_for(lambda: len(hub.requests) == 2)
+        assert hub.requests[1] == hub.requests[0]  # the renewal: same callback and secret
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
+        # While the lease runs, the hub pushes and the feed stays.
+        assert hub.distribute(callback, ATOM, secret).status_code == 202
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+        assert refused.status_code == 409 and "pending-renewal" in refused.json()["detail"]
+
+        wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.EXPIRED)
+        error = svc.row(t.Feed, fid).websub_error
+        assert "verified no renewal" in error and hub.url in error, error
+        shown = svc.http.get(f"/feeds/{fid}").json()
+        assert (shown["websub_state"], shown["websub_error"]) == (websub.EXPIRED, error)
+        # Not asked again (the workers look ten times a second here), pushes refused (410
+        # tells the hub to drop it), a late verification not echoed, removal unforced.
+        time.sleep(0.5)
+        assert len(hub.requests) == 2
+        assert hub.distribute(callback, ATOM + b"\n", secret).status_code == 410
+        late = {
+            "hub.mode": "subscribe",
+            "hub.topic": hub.requests[1]["hub.topic"],
+            "hub.challenge": "late",
+            "token": websub.callback_token(secret),
+        }
+        assert svc.http.get(f"/websub/{fid}", params=late).status_code == 404
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
 @pytest.mark.parametrize(
     ("state", "settled"),
-    [(websub.PENDING_UNSUBSCRIBE, websub.UNSUBSCRIBED), (websub.PENDING_SUBSCRIBE, websub.FAILED)],
+    [
+        (websub.PENDING_UNSUBSCRIBE, websub.UNSUBSCRIBED),
+        (websub.PENDING_SUBSCRIBE, websub.FAILED),
+        (websub.RENEWING, websub.EXPIRED),
+        (websub.ACTIVE, websub.EXPIRED),
+    ],
 )
 def test_a_pending_request_past_its_time_is_settled_with_no_worker_running(
     db_url: str, state: str, settled: str

@@ -3,7 +3,8 @@
 worker -> Renewer()   lease ends soon? -> pending-renewal -> ask the hub again
                       (the hub verifies at the callback: active, with the new lease)
                       a pending (un)subscribe never verified, its time up? -> failed
-                      (unsubscribed): websub.GIVEN_UP
+                      (unsubscribed); a lease ended, no renewal verified? -> expired:
+                      websub.LAPSED
 
 A hub delivers only while the lease it granted runs (days); renewing it is the
 subscriber's part (WebSub section 5.1). Without this, pushes stopped silently when the
@@ -17,7 +18,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fetch, websub
@@ -65,15 +66,11 @@ class Renewer:
                 )
                 .where(
                     t.Feed.hub_url.is_not(None),
-                    or_(
-                        and_(
-                            t.Feed.websub_state == websub.ACTIVE,
-                            lease < now + websub.RENEW_BEFORE,
-                        ),
-                        # A renewal the hub has not verified by the time it was due to be
-                        # asked again (the hub lost it, or the asking worker died).
-                        and_(t.Feed.websub_state == websub.RENEWING, lease < now),
-                    ),
+                    # A renewal the hub has not verified keeps the lease that runs: it
+                    # is not asked again, the subscription expires with it (_settle).
+                    t.Feed.websub_state == websub.ACTIVE,
+                    lease < now + websub.RENEW_BEFORE,
+                    lease > now,
                 )
                 .order_by(lease)
                 .limit(len(waiting) + 1)
@@ -81,9 +78,7 @@ class Renewer:
             row = next((r for r in due if r.id not in waiting), None)
             if row is None:
                 return False
-            # One worker (of any process) wins the feed: the others see it renewing. While
-            # renewing, the lease column says when to ask again if the hub stays silent.
-            again = row.websub_state == websub.RENEWING
+            # One worker (of any process) wins the feed: the others see it renewing.
             taken = s.execute(
                 update(t.Feed)
                 .where(
@@ -91,12 +86,7 @@ class Renewer:
                     t.Feed.websub_state == row.websub_state,
                     lease == row.websub_lease_until,
                 )
-                .values(
-                    websub_state=websub.RENEWING,
-                    websub_lease_until=now + websub.RENEW_BEFORE
-                    if again
-                    else row.websub_lease_until,
-                )
+                .values(websub_state=websub.RENEWING)
             )
             if taken.rowcount != 1:  # type: ignore[attr-defined]
                 return True
@@ -106,9 +96,10 @@ class Renewer:
         return True
 
     def _settle(self, now: datetime) -> None:
-        """Write down the requests the hub never verified whose time is up (the API
-        answers as if written already: websub.settled), saying why in ``websub_error``;
-        and give one to a pending request with no time (asked before there was one)."""
+        """Write down the requests the hub never verified whose time is up, the leases
+        ended with no renewal verified (the API answers as if written already:
+        websub.settled), saying why in ``websub_error``; and give a time to a pending
+        request with none (asked before there was one, or renewing a lease not known)."""
         lease = t.Feed.websub_lease_until
         pending = t.Feed.websub_state.in_(tuple(websub.GIVEN_UP))
         wait = timedelta(seconds=self.settings.websub_pending_timeout)
@@ -118,7 +109,7 @@ class Renewer:
             )
             over = s.execute(
                 select(t.Feed.id, t.Feed.hub_url, t.Feed.websub_state, lease).where(
-                    pending, lease <= now
+                    t.Feed.websub_state.in_(tuple(websub.LAPSED)), lease <= now
                 )
             ).all()
             for row in over:
@@ -131,7 +122,7 @@ class Renewer:
                         t.Feed.websub_state == row.websub_state,
                         lease == row.websub_lease_until,
                     )
-                    .values(websub_state=websub.GIVEN_UP[row.websub_state], websub_error=note)
+                    .values(websub_state=websub.LAPSED[row.websub_state], websub_error=note)
                 )
                 if done.rowcount == 1:  # type: ignore[attr-defined]
                     log.warning("feed %s: WebSub %s", row.id, note)
