@@ -45,9 +45,9 @@ class Heartbeat:
     def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[None]:
         """Keep the lease of ``job_id`` alive while the block runs."""
         with self._lock:
-            # Closed (Worker.run_once refuses to claim then), no thread is started again:
-            # a job claimed as the pool's shutdown closed it runs unrenewed, and a lease
-            # that runs out hands it to another worker.
+            # Closed (Worker.run_once refuses to claim then), no thread is started again
+            # (a job claimed as the pool's shutdown closed it is handed back at once:
+            # Worker._one).
             if self._thread is None and not self._stop.is_set():
                 self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
                 self._thread.start()
@@ -120,6 +120,10 @@ class Worker:
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.extra_jobs = extra_jobs or []
         self.current: tuple[queue.QueueSpec, int] | None = None
+        # Set by release_current (the pool's shutdown, past its grace): a claim made
+        # after is given back, not run. Guarded with ``current``: one or the other.
+        self._released = False
+        self._guard = threading.Lock()
         self._deliveries_due = 0.0  # monotonic time of the next look at the deliveries
         self._extras_due = 0.0  # and at the extra jobs, while items keep the worker busy
         lease = self.settings.lease_seconds
@@ -198,7 +202,18 @@ class Worker:
         if claim.expired:
             metrics.LEASE_EXPIRIES.labels(spec.table.__tablename__).inc()
             log.info("%s %s: took over an expired lease", spec.table.__tablename__, claim.id)
-        self.current = (spec, claim.id)
+        with self._guard:
+            handed_back = self._released
+            if not handed_back:
+                self.current = (spec, claim.id)
+        if handed_back:
+            # The pool's shutdown handed back this worker's job while the claim was made
+            # and saw none: the job ran on, unrenewed, in a process about to exit, and
+            # another worker took it only once its lease ran out. Given back at once.
+            with transaction(self.pipeline.sessions) as s:
+                queue.release(s, spec, claim.id, self.name)
+            log.warning("%s %s: released at shutdown", spec.table.__tablename__, claim.id)
+            return True
         try:
             with self.heartbeat.beating(spec, claim.id):
                 if spec is queue.DELIVERIES:
@@ -218,7 +233,9 @@ class Worker:
             release = getattr(job, "release", None)
             if release is not None:
                 release(self.name)
-        current = self.current
+        with self._guard:
+            self._released = True
+            current = self.current
         if current is None:
             return
         spec, job_id = current
@@ -279,8 +296,9 @@ class WorkerPool:
     def shutdown(self, grace: float) -> bool:
         """Stop claiming; wait up to ``grace`` seconds for running jobs. True if all ended.
 
-        A job still running after the grace period keeps its lease, which expires and
-        lets another worker take it over: nothing is lost either way.
+        A job still running after the grace period is handed back to the queue (another
+        worker takes it at once, not after its lease expires), a claim made meanwhile
+        too; the thread's writes after are refused, fenced by the lease owner.
         """
         self.stop.set()
         self.wake.set()

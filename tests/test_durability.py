@@ -626,8 +626,65 @@ def test_a_pool_shut_down_past_its_grace_stops_renewing_the_jobs_it_handed_back(
             assert not worker.heartbeat.alive
             (item,) = items(db)
             assert (item.state, item.lease_owner) == ("pending", None)  # handed back
+            # The thread's job ends after the release: its result is refused, not stored.
+            stub.gate.set()
+            for th in pool.threads:
+                th.join(30)
+            (item,) = items(db)
+            assert (item.state, item.lease_owner) == ("pending", None)
+            with make_sessionmaker(db)() as s:
+                assert s.scalar(select(func.count()).select_from(t.Explainer)) == 0
         finally:
             stub.gate.set()
+            for th in pool.threads:
+                th.join(30)
+
+
+def test_a_job_claimed_as_the_pool_hands_back_its_jobs_is_handed_back_too(db: Engine) -> None:
+    """A worker whose claim commits while the shutdown, past its grace, hands back the
+    running jobs: the shutdown saw no job of it, and the job ran on unrenewed in a
+    process about to exit, its lease held until it ran out. Handed back at once now."""
+    claimed, go = threading.Event(), threading.Event()
+    held = threading.local()
+    worker_thread: list[threading.Thread] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        # The item's claim, in the worker's thread (no project code is replaced: the
+        # commit it makes is held back from the worker for a moment).
+        take = "UPDATE items SET state" in statement and "lease_owner" in statement
+        if take and cursor.rowcount > 0 and not claimed.is_set():
+            held.claim = threading.current_thread() in worker_thread
+
+    def after_commit(session: Any) -> None:
+        if getattr(held, "claim", False):
+            held.claim = False
+            claimed.set()
+            go.wait(30)
+
+    with StubLLM() as stub:
+        settings = settings_for(stub, database_url=str(db.url), poll_interval=0.05)
+        sessions = make_sessionmaker(db)
+        pipeline = Pipeline(settings, sessions, get_engine(settings))
+        event.listen(db, "after_cursor_execute", seen)
+        event.listen(sessions, "after_commit", after_commit)
+        pool = WorkerPool(pipeline, 1)
+        worker_thread.extend(pool.threads)
+        pool.start()
+        try:
+            store_delivery(db, rss_document(0, 1))
+            assert claimed.wait(30), "the item's claim"
+            (worker,) = pool.workers
+            assert worker.current is None  # committed, not yet known to the worker
+            assert pool.shutdown(0.2) is False
+            go.set()
+            pool.threads[0].join(30)
+            assert not pool.threads[0].is_alive()
+            (item,) = items(db)
+            assert (item.state, item.lease_owner, item.attempts) == ("pending", None, 0)
+            assert stub.calls == []  # not run
+        finally:
+            go.set()
+            event.remove(db, "after_cursor_execute", seen)
             for th in pool.threads:
                 th.join(30)
 
