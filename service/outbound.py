@@ -234,6 +234,7 @@ class Sender:
         # The delivery each worker (by owner name) is sending: one Sender serves every
         # worker thread, and a stopping worker hands its send back (release).
         self._sending: dict[str, int] = {}
+        self._released: set[str] = set()  # owners whose sends were handed back: no more
         self._lock = threading.Lock()
         # Redirects are not followed: a subscriber answers at the URL it registered. The
         # transport ends each send by its deadline, the status line and headers included.
@@ -289,7 +290,16 @@ class Sender:
         if claim.expired:
             metrics.LEASE_EXPIRIES.labels(t.OutboundDelivery.__tablename__).inc()
         with self._lock:
-            self._sending[owner] = claim.id
+            handed_back = owner in self._released
+            if not handed_back:
+                self._sending[owner] = claim.id
+        if handed_back:
+            # Claimed as its worker's sends were handed back (release found none): it
+            # went out from a process about to exit. Given back at once, unsent.
+            with transaction(self.sessions) as s:
+                queue.release(s, queue.OUTBOUND, claim.id, owner)
+            log.warning("outbound delivery %s: released at shutdown", claim.id)
+            return True
         try:
             self._send(claim, owner)
         except LeaseLost:
@@ -302,8 +312,10 @@ class Sender:
     def release(self, owner: str) -> None:
         """Hand the delivery ``owner`` is sending back to the queue, its attempt not
         counted (shutdown past the grace period): another worker sends it, with the same
-        webhook-id, which receivers deduplicate by."""
+        webhook-id, which receivers deduplicate by. A send ``owner`` claims after is
+        given back unsent."""
         with self._lock:
+            self._released.add(owner)
             job_id = self._sending.get(owner)
         if job_id is None:
             return

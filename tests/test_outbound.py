@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import outbound, signatures
@@ -731,6 +731,59 @@ def test_a_send_running_at_shutdown_is_handed_back_uncounted(client: TestClient)
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert (d.state, d.lease_owner, d.attempts) == ("pending", None, 0)
+
+
+def test_a_send_claimed_as_the_pool_hands_back_its_jobs_is_handed_back_unsent(
+    client: TestClient, receiver: Receiver
+) -> None:
+    """A send whose claim commits while the shutdown, past its grace, hands back the
+    running sends: the shutdown saw none of that worker, and it went out from a process
+    about to exit (or was cut off there, its lease held until it ran out)."""
+    from service.worker import WorkerPool
+
+    c = ctx(client)
+    claimed, go = threading.Event(), threading.Event()
+    held = threading.local()
+    workers: list[threading.Thread] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        # The send's claim in the worker's thread: its commit is held back from the
+        # worker for a moment (no project code replaced).
+        take = "UPDATE outbound_deliveries SET state" in statement and "lease_owner" in statement
+        if take and cursor.rowcount > 0 and not claimed.is_set():
+            held.claim = threading.current_thread() in workers
+
+    def after_commit(session: Any) -> None:
+        if getattr(held, "claim", False):
+            held.claim = False
+            claimed.set()
+            go.wait(30)
+
+    fid = add_feed(c.sessions)
+    client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
+    engine = c.sessions.kw["bind"]
+    event.listen(engine, "after_cursor_execute", seen)
+    event.listen(c.sessions, "after_commit", after_commit)
+    sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
+    pool = WorkerPool(c.pipeline, 1, extra_jobs=[sender])
+    workers.extend(pool.threads)
+    pool.start()
+    try:
+        c.pipeline.approve(review_item(client, fid), "tester")
+        assert claimed.wait(30), "the send's claim"
+        assert pool.shutdown(0.2) is False
+        go.set()
+        for th in pool.threads:
+            th.join(30)
+            assert not th.is_alive()
+    finally:
+        go.set()
+        event.remove(engine, "after_cursor_execute", seen)
+        event.remove(c.sessions, "after_commit", after_commit)
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.lease_owner, d.attempts) == ("pending", None, 0)
+    assert receiver.received == []
 
 
 def test_a_subscriber_is_reactivated_or_changed_by_patch(
