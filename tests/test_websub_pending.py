@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import Engine, event, text, update
 
 from service import websub
 from service.pipeline import subscriptions
@@ -219,3 +220,55 @@ def test_subscribing_after_an_unsubscribe_given_up_is_a_new_subscription(
     assert hub.verified[1] == ("subscribe", 200, True)
     feed = svc.row(t.Feed, fid)
     assert feed.websub_state == websub.ACTIVE and feed.websub_secret != secret
+
+
+def test_a_verification_the_row_changed_under_is_not_echoed(db_url: str) -> None:
+    """The hub's verification reads the row, decides, and writes fenced on the state it
+    read; the Renewer settling the request (its time up) or a new subscribe may change
+    the row in between. The fenced write then changes nothing, and the challenge was
+    echoed anyway: the hub held a subscription the database said had failed. The
+    change is forced between the read and the write with an event hook on the engine:
+    on PostgreSQL from another connection, committed (read committed: the fenced write
+    sees it); on SQLite (whose writers take the lock at BEGIN, so no other writer comes
+    in between) on the verification's own connection."""
+    with running(make_settings(db_url), workers=0) as svc:
+        fid = svc.feed("https://status.claude.com/history.atom")
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == fid)
+                .values(
+                    websub_state=websub.PENDING_SUBSCRIBE,
+                    websub_secret="hub-secret",
+                    websub_lease_until=datetime.now(UTC) + timedelta(hours=1),
+                )
+            )
+        settle = f"UPDATE feeds SET websub_state = '{websub.FAILED}' WHERE id = {fid}"
+        fired: list[str] = []
+
+        def settled_meanwhile(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+            fenced = statement.startswith("UPDATE feeds SET websub_state")
+            if not fenced or "feeds.websub_state =" not in statement or fired:
+                return
+            fired.append(statement)
+            if conn.dialect.name == "sqlite":
+                conn.connection.dbapi_connection.cursor().execute(settle)
+            else:
+                with svc.sessions.begin() as other:
+                    other.execute(text(settle))
+
+        verify = {
+            "hub.mode": "subscribe",
+            "hub.topic": "https://status.claude.com/history.atom",
+            "hub.challenge": "too-late",
+            "hub.lease_seconds": "864000",
+            "token": websub.callback_token("hub-secret"),
+        }
+        event.listen(Engine, "before_cursor_execute", settled_meanwhile)
+        try:
+            answered = svc.http.get(f"/websub/{fid}", params=verify)
+        finally:
+            event.remove(Engine, "before_cursor_execute", settled_meanwhile)
+        assert fired, "the verification's fenced write was not seen"
+        assert answered.status_code == 404 and "too-late" not in answered.text, answered.text
+        assert svc.row(t.Feed, fid).websub_state != websub.ACTIVE

@@ -34,12 +34,21 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -
         # a verification that comes after is not echoed.
         state = websub.settled(feed.websub_state, feed.websub_lease_until, now)
         answer = websub.answer_intent(state, feed.url, params, now)
-        # Fenced on the state it was decided on: two verifications racing cannot both win.
-        s.execute(
+        # Fenced on the row it was decided on (the state, and the secret the token was
+        # checked against): two verifications racing cannot both win. The Renewer settling
+        # the request or a new subscribe may change it in between (PostgreSQL reads
+        # committed): then nothing was written, and the hub is not told it was verified.
+        done = s.execute(
             update(t.Feed)
-            .where(t.Feed.id == feed_id, t.Feed.websub_state == feed.websub_state)
+            .where(
+                t.Feed.id == feed_id,
+                t.Feed.websub_state == feed.websub_state,
+                t.Feed.websub_secret.is_not_distinct_from(feed.websub_secret),
+            )
             .values(websub_state=answer.state, websub_lease_until=answer.lease_until)
         )
+        if done.rowcount != 1:  # type: ignore[attr-defined]
+            raise NotFound(f"the subscription of feed {feed_id} changed meanwhile: not verified")
         return answer.body
 
 
