@@ -54,6 +54,10 @@ DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
 # A subscription is renewed this long before its lease ends (WebSub section 5.1: the
 # subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.
 RENEW_BEFORE = timedelta(hours=1)
+# A request is given this long at least before it is given up (PLAINFEED_WEBSUB_PENDING_
+# TIMEOUT, if shorter): an unsubscribe asked as the lease ends (or after) was given up at
+# once, its note naming a time before it was asked. Hubs verify within seconds.
+PENDING_AT_LEAST = timedelta(minutes=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,16 +209,24 @@ def answer_intent(
     raise NotFound(f"no pending {mode or 'request'} for this feed")
 
 
-def pending_until(
-    state: str, lease_until: datetime | None, now: datetime, wait: timedelta
-) -> datetime:
+def lease_of(state: str | None, lease_until: datetime | None) -> datetime | None:
+    """The lease the hub granted, as far as a row in ``state`` with ``lease_until`` in its
+    lease column tells: an active subscription's, and a renewal's (which keeps the lease
+    that runs). In pending states that column holds when to give up, no lease: taken for
+    one, asking an unsubscribe again kept its first give-up time, and a renewal asked
+    during a pending unsubscribe renewed the unsubscribe's give-up time."""
+    return lease_until if state in (ACTIVE, RENEWING) else None
+
+
+def pending_until(state: str, lease: datetime | None, now: datetime, wait: timedelta) -> datetime:
     """When a request asked ``now`` is given up if the hub has not verified it: ``wait``
-    (PLAINFEED_WEBSUB_PENDING_TIMEOUT) later; an unsubscribe at the latest when the lease
-    the hub granted ends, as the hub stops pushing then, verified or not."""
+    (PLAINFEED_WEBSUB_PENDING_TIMEOUT) later; an unsubscribe at the latest when the hub's
+    ``lease`` (``lease_of``) ends, as the hub stops pushing then, verified or not; never
+    before PENDING_AT_LEAST (or ``wait``, if shorter) has passed."""
     deadline = now + wait
-    if state == PENDING_UNSUBSCRIBE and lease_until is not None:
-        return min(deadline, lease_until)
-    return deadline
+    if state == PENDING_UNSUBSCRIBE and lease is not None:
+        deadline = min(deadline, lease)
+    return max(deadline, now + min(wait, PENDING_AT_LEAST))
 
 
 def settled(state: str | None, lease_until: datetime | None, now: datetime) -> str | None:

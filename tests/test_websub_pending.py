@@ -272,3 +272,97 @@ def test_a_verification_the_row_changed_under_is_not_echoed(db_url: str) -> None
         assert fired, "the verification's fenced write was not seen"
         assert answered.status_code == 404 and "too-late" not in answered.text, answered.text
         assert svc.row(t.Feed, fid).websub_state != websub.ACTIVE
+
+
+def test_only_a_lease_is_taken_as_the_hubs_lease() -> None:
+    """In pending states the lease column holds when to give up, not a lease; in
+    pending-renewal it keeps the lease that runs."""
+    at = NOW + timedelta(days=3)
+    assert websub.lease_of(websub.ACTIVE, at) == at
+    assert websub.lease_of(websub.RENEWING, at) == at
+    for state in (websub.PENDING_UNSUBSCRIBE, websub.PENDING_SUBSCRIBE, websub.EXPIRED, None):
+        assert websub.lease_of(state, at) is None
+
+
+def test_a_request_is_never_given_up_before_it_had_time() -> None:
+    """A lease ending now (or ended) gave the unsubscribe no time at all: it was done at
+    once, its note naming a time before it was asked."""
+    wait = timedelta(hours=1)
+    for lease in (NOW - timedelta(days=1), NOW, NOW + timedelta(seconds=2)):
+        until = websub.pending_until(websub.PENDING_UNSUBSCRIBE, lease, NOW, wait)
+        assert until == NOW + websub.PENDING_AT_LEAST
+    # A wait shorter than that minimum (tests) is kept.
+    short = timedelta(seconds=5)
+    assert websub.pending_until(websub.PENDING_UNSUBSCRIBE, NOW, NOW, short) == NOW + short
+
+
+def _waiting(svc: Service, origin: Origin) -> tuple[Hub, int]:
+    """A feed subscribed at a hub that takes its next requests (202), never verifying."""
+    hub, fid, _, _ = subscribed(svc, origin, ATOM)
+    hub.verifies = False
+    return hub, fid
+
+
+def _ask(svc: Service, monkeypatch: pytest.MonkeyPatch, timeout: int, *args: str) -> datetime:
+    """Run ``plainfeed feeds subscribe`` with PLAINFEED_WEBSUB_PENDING_TIMEOUT ``timeout``:
+    when it was asked."""
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", str(timeout))
+    asked = datetime.now(UTC)
+    done = cli(svc, "feeds", "subscribe", *args)
+    assert done.returncode == 0, done.stderr
+    return asked
+
+
+def test_asking_an_unsubscribe_again_gives_it_time_again(
+    svc: Service, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 409 says to ask again; the first give-up time was taken for the hub's lease,
+    and min() kept it: asking again never gave the hub more time."""
+    _, fid = _waiting(svc, origin)
+    _ask(svc, monkeypatch, 600, str(fid), "--unsubscribe")
+    first = svc.row(t.Feed, fid).websub_lease_until
+    asked = _ask(svc, monkeypatch, 1200, str(fid), "--unsubscribe")
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
+    assert feed.websub_lease_until >= asked + timedelta(seconds=1200) > first
+
+
+def test_subscribing_during_a_pending_unsubscribe_takes_no_deadline_for_a_lease(
+    svc: Service, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renewal (the hub still pushes until it verifies the unsubscribe) kept the
+    unsubscribe's give-up time as the lease it renews; the lease is not known then, and
+    the renewal waits for the hub as a request does."""
+    _, fid = _waiting(svc, origin)
+    _ask(svc, monkeypatch, 600, str(fid), "--unsubscribe")
+    deadline = svc.row(t.Feed, fid).websub_lease_until
+    asked = _ask(svc, monkeypatch, 1200, str(fid))
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == websub.RENEWING
+    assert feed.websub_lease_until >= asked + timedelta(seconds=1200) > deadline
+
+
+@pytest.mark.parametrize(
+    ("state", "lease"),
+    [(websub.EXPIRED, timedelta(hours=-1)), (websub.ACTIVE, timedelta(seconds=2))],
+)
+def test_an_unsubscribe_after_the_lease_is_not_given_up_before_it_is_asked(
+    svc: Service,
+    origin: Origin,
+    monkeypatch: pytest.MonkeyPatch,
+    state: str,
+    lease: timedelta,
+) -> None:
+    """The lease ended (the subscription expired) or ending: the unsubscribe was given
+    up at once, its note naming a time before it was asked."""
+    _, fid = _waiting(svc, origin)
+    with svc.sessions.begin() as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == fid)
+            .values(websub_state=state, websub_lease_until=datetime.now(UTC) + lease)
+        )
+    asked = _ask(svc, monkeypatch, 3600, str(fid), "--unsubscribe")
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_lease_until >= asked + websub.PENDING_AT_LEAST
+    assert svc.http.get(f"/feeds/{fid}").json()["websub_state"] == websub.PENDING_UNSUBSCRIBE

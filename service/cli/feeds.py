@@ -203,16 +203,15 @@ def subscribe(
     else:
         pending = websub.RENEWING if renewal else websub.PENDING_SUBSCRIBE
     # A request the hub never verifies is given up at a time kept in the lease column
-    # (service.websub.GIVEN_UP); a renewal keeps the lease that runs (the workers ask
-    # again when it is due).
+    # (service.websub.GIVEN_UP); a renewal keeps the lease that runs (it expires with
+    # it), or, the lease not known (renewing during a pending unsubscribe, whose column
+    # holds its own give-up time), waits for the hub as a request does.
+    lease = websub.lease_of(previous.state, previous.lease_until)
     lease_until = (
-        previous.lease_until
-        if renewal
+        lease
+        if renewal and lease is not None
         else websub.pending_until(
-            pending,
-            previous.lease_until,
-            datetime.now(UTC),
-            timedelta(seconds=settings.websub_pending_timeout),
+            pending, lease, datetime.now(UTC), timedelta(seconds=settings.websub_pending_timeout)
         )
     )
     # Committed before the request: hubs may verify the intent before they answer it.
