@@ -366,3 +366,21 @@ def test_an_unsubscribe_after_the_lease_is_not_given_up_before_it_is_asked(
     feed = svc.row(t.Feed, fid)
     assert feed.websub_lease_until >= asked + websub.PENDING_AT_LEAST
     assert svc.http.get(f"/feeds/{fid}").json()["websub_state"] == websub.PENDING_UNSUBSCRIBE
+
+
+def test_a_renewal_refused_removal_says_when_it_expires(svc: Service) -> None:
+    """As a pending unsubscribe's 409 says when it is taken as done: a renewal the hub
+    has not verified expires with the lease it renews, and the feed is removed then."""
+    fid = svc.feed("https://status.claude.com/history.atom")
+    ends = (datetime.now(UTC) + timedelta(hours=2)).replace(microsecond=0)
+    with svc.sessions.begin() as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == fid)
+            .values(websub_state=websub.RENEWING, websub_lease_until=ends)
+        )
+    auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+    refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+    assert refused.status_code == 409, refused.text
+    detail = refused.json()["detail"]
+    assert f"until {ends.isoformat()}, when it expires" in detail, detail

@@ -125,18 +125,24 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
             if feed.websub_error
             else ""
         )
+        # When the feed goes without force: a pending unsubscribe is taken as done, a
+        # renewal the hub has not verified expires with the lease it renews.
         lease = feed.websub_lease_until
-        until = (
-            f", or until {lease.isoformat(timespec='seconds')}, when it is taken as done"
-            if lease is not None and state in websub.GIVEN_UP
-            else ""
-        )
-        first = (
-            f"wait for the hub to verify the unsubscribe (GET /feeds/{feed_id} shows the "
-            f"state; ask again: plainfeed feeds subscribe {feed_id} --unsubscribe){until}"
-            if state == websub.PENDING_UNSUBSCRIBE
-            else f"unsubscribe first (plainfeed feeds subscribe {feed_id} --unsubscribe)"
-        )
+        at = lease.isoformat(timespec="seconds") if lease is not None else ""
+        unsubscribe = f"plainfeed feeds subscribe {feed_id} --unsubscribe"
+        if state == websub.PENDING_UNSUBSCRIBE:
+            until = f", or until {at}, when it is taken as done" if at else ""
+            first = (
+                f"wait for the hub to verify the unsubscribe (GET /feeds/{feed_id} shows "
+                f"the state; ask again: {unsubscribe}){until}"
+            )
+        elif state == websub.RENEWING and at:
+            first = (
+                f"unsubscribe first ({unsubscribe}), or wait until {at}, when it expires "
+                "unless the hub verifies the renewal"
+            )
+        else:
+            first = f"unsubscribe first ({unsubscribe})"
         raise Conflict(
             f"feed {feed_id} has a WebSub subscription ({state}){failed}: "
             f"{first}, or remove it anyway: DELETE /feeds/{feed_id}?force=true, plainfeed "
