@@ -286,7 +286,8 @@ def test_an_origin_dripping_its_headers_is_cut_off_at_the_time_limit(tmp_path: P
         started = time.monotonic()
         with pytest.raises(FetchError, match="timed out"):
             fetch.fetch_url(url, quick)
-        assert time.monotonic() - started < 3
+        # Cut at about 1 s; the whole drip takes 20 s: room for a loaded machine.
+        assert time.monotonic() - started < 8
 
 
 def test_stacked_compression_is_unpacked_no_further_than_the_cap(tmp_path: Path) -> None:

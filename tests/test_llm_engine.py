@@ -220,12 +220,16 @@ def test_timeouts_only_end_in_a_retryable_error(stub: StubLLM) -> None:
 def test_a_server_that_drips_its_answer_times_out_within_the_request_timeout(
     stub: StubLLM,
 ) -> None:
-    # 16 bytes every 0.05 s: no single read waits long, but the whole answer takes seconds.
-    stub.push(Reply.drip(0.05))
+    # 16 bytes every 0.2 s: no single read waits the 0.5 s timeout, but the whole answer
+    # takes some 10 s. Cut at the deadline it ends in about 0.6 s; the bound leaves a
+    # loaded machine seconds of slack (1.5 s after a 2.4 s drip failed once in CI) and
+    # is still far below the whole drip. The engine is built before the clock starts.
+    stub.push(Reply.drip(0.2))
+    engine = make_engine(stub, llm_timeout=0.5, llm_max_attempts=1)
     started = time.monotonic()
     with pytest.raises(LLMRetryable, match="timed out"):
-        make_engine(stub, llm_timeout=0.5, llm_max_attempts=1).explain(SMALL, OPTIONS)
-    assert time.monotonic() - started < 1.5
+        engine.explain(SMALL, OPTIONS)
+    assert time.monotonic() - started < 4.0
 
 
 def test_an_enormous_answer_is_refused_without_reading_it_all_or_retrying(stub: StubLLM) -> None:

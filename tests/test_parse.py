@@ -353,7 +353,7 @@ def test_a_malformed_document_followed_by_many_comments_is_read_at_once() -> Non
     # 15 s): feedparser's own linear reading of 4.8 MB takes seconds on a loaded machine.
     started = time.monotonic()
     assert _without_epilog(doc).endswith(b"</rss>")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5
     parsed = parse_feed(doc)
     assert not parsed.well_formed and [e.key for e in parsed.entries] == ["1"]
     # Cut short after the comments began: still seen as cut short.
