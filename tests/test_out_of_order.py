@@ -24,7 +24,7 @@ from service.store.db import make_engine, make_sessionmaker, migrate, transactio
 from tests.conftest import make_settings, wait_for, waiting_on_a_lock
 from tests.live import Service
 from tests.origin import Origin
-from tests.test_websub import Hub, cli
+from tests.websub_hub import Hub, cli
 
 ATOM = {"Content-Type": "application/atom+xml"}
 

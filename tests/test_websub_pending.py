@@ -19,7 +19,7 @@ from service.store import tables as t
 from tests.conftest import make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin
-from tests.test_websub import ATOM, Hub, cli, subscribed
+from tests.websub_hub import ATOM, Hub, cli, subscribed
 
 NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
 PENDING = 5.0  # seconds a test's pending request waits for the hub (an hour by default)

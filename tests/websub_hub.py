@@ -1,0 +1,98 @@
+"""A WebSub hub on loopback for the tests: takes (un)subscription requests and verifies
+them at the real callback; ``subscribed`` and ``cli`` drive the real
+`plainfeed feeds subscribe`."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import httpx
+
+from service import signatures
+from tests.conftest import CORPUS, DATA, wait_for
+from tests.live import Service
+from tests.origin import Origin, Seen
+
+ROOT = Path(__file__).resolve().parent.parent
+ATOM = (CORPUS / "feeds" / "claude-status-history-atom-2026-10-08-012672d.xml").read_bytes()
+ATOM_ENTRIES = 25
+DISTRIBUTION = json.loads((DATA / "webhooks" / "websub-distribution.json").read_text())
+
+
+class Hub:
+    """A WebSub hub on loopback: takes (un)subscription requests with 202, then verifies
+    the intent at the callback from another thread, as hubs do."""
+
+    def __init__(self, origin: Origin) -> None:
+        self.requests: list[dict[str, str]] = []
+        self.verified: list[tuple[str, int, bool]] = []  # (mode, status, challenge echoed)
+        self.status = 202
+        self.verifies = True  # False: requests are taken, their verification waits
+        self.url = origin.route("/hub", handler=self._take)
+
+    def _take(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        form = {k: v[0] for k, v in parse_qs(seen.body.decode()).items()}
+        self.requests.append(form)
+        accepted = 200 <= self.status < 300
+        if accepted and self.verifies:
+            threading.Thread(target=self._verify, args=(form,), daemon=True).start()
+        return self.status, {"Content-Type": "text/plain"}, b"" if accepted else b"no"
+
+    def _verify(self, form: dict[str, str]) -> None:
+        challenge = secrets.token_urlsafe(16)
+        query = {
+            "hub.mode": form["hub.mode"],
+            "hub.topic": form["hub.topic"],
+            "hub.challenge": challenge,
+            "hub.lease_seconds": "864000",
+        }
+        # WebSub: the hub keeps the callback's own query and adds its parameters.
+        url = httpx.URL(form["hub.callback"]).copy_merge_params(query)
+        r = httpx.get(url, timeout=10)
+        self.verified.append((form["hub.mode"], r.status_code, r.text == challenge))
+
+    def distribute(
+        self, callback: str, body: bytes, secret: str | None, algo: str = "sha1"
+    ) -> httpx.Response:
+        headers = {
+            "Content-Type": DISTRIBUTION["headers"]["Content-Type"],
+            "Link": DISTRIBUTION["headers"]["Link"],
+        }
+        if secret:
+            headers["X-Hub-Signature"] = signatures.sign_hub(secret, body, algo)
+        return httpx.post(callback, content=body, headers=headers, timeout=30)
+
+
+def subscribed(svc: Service, origin: Origin, body: bytes) -> tuple[Hub, int, str, str]:
+    """A feed served by ``origin`` and subscribed at a loopback hub that verified it:
+    (hub, feed id, callback for its pushes, the secret it signs them with)."""
+    hub = Hub(origin)
+    fid = svc.feed(origin.route("/feed", body=body))
+    assert cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url).returncode == 0
+    wait_for(lambda: hub.verified)
+    return hub, fid, f"{svc.url}/websub/{fid}", hub.requests[0]["hub.secret"]
+
+
+def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PLAINFEED_DATABASE_URL": svc.settings.database_url,
+        "PLAINFEED_PUBLIC_URL": svc.url,
+        "PLAINFEED_ALLOW_PRIVATE_URLS": "1",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
