@@ -58,6 +58,14 @@ RENEW_BEFORE = timedelta(hours=1)
 # TIMEOUT, if shorter): an unsubscribe asked as the lease ends (or after) was given up at
 # once, its note naming a time before it was asked. Hubs verify within seconds.
 PENDING_AT_LEAST = timedelta(minutes=1)
+# A renewal or subscribe the hub took (2xx) but has not verified is asked again (the same
+# callback, topic and secret) while its time runs: a hub that lost it (restarted, its
+# queue dropped) would otherwise let the lease end. First after ASK_AGAIN_FIRST, then at
+# doubling intervals up to ASK_AGAIN_MOST, so a hub slow to verify is not flooded. A
+# verification of any of the asks settles the request (they are one subscription).
+ASKED_AGAIN = (RENEWING, PENDING_SUBSCRIBE)
+ASK_AGAIN_FIRST = timedelta(minutes=2)
+ASK_AGAIN_MOST = timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +235,15 @@ def pending_until(state: str, lease: datetime | None, now: datetime, wait: timed
     if state == PENDING_UNSUBSCRIBE and lease is not None:
         deadline = min(deadline, lease)
     return max(deadline, now + min(wait, PENDING_AT_LEAST))
+
+
+def next_ask(asks: int, now: datetime) -> datetime:
+    """When a request asked ``asks`` times (the last ``now``) is asked again if the hub
+    has not verified it: ASK_AGAIN_FIRST after the first ask, twice as long after each
+    one since, never more than ASK_AGAIN_MOST."""
+    first, most = ASK_AGAIN_FIRST, ASK_AGAIN_MOST
+    wait = most if asks > 30 else min(most, first * 2 ** max(asks - 1, 0))
+    return now + wait
 
 
 def settled(state: str | None, lease_until: datetime | None, now: datetime) -> str | None:

@@ -1,16 +1,26 @@
 """Storage: migrations applied at start agree with the table definitions, on both
-backends, and re-running them is harmless."""
+backends, and re-running them is harmless; a migration that changes what the workers do
+with existing rows is tested over such rows."""
 
 from __future__ import annotations
 
-import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect, text
+from datetime import UTC, datetime, timedelta
 
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine, inspect, select, text
+from sqlalchemy.orm import sessionmaker
+
+from service import websub
 from service.errors import StoreError
-from service.store.db import migrate
+from service.pipeline import subscriptions
+from service.store import tables as t
+from service.store.db import MIGRATIONS, make_engine, migrate
 from service.store.tables import Base
+from tests.conftest import make_settings
 
 
 def test_migrations_match_the_tables(db: Engine) -> None:
@@ -37,3 +47,50 @@ def test_a_schema_from_a_newer_version_is_refused_not_upgraded(db: Engine) -> No
         migrate(db)
     with db.connect() as conn:
         assert MigrationContext.configure(conn).get_current_heads() == ("from_the_future",)
+
+
+def test_migration_0014_gives_a_pending_renewal_its_next_ask(db_url: str) -> None:
+    """0014 (feeds.websub_ask_at, feeds.websub_asks) over a database at 0013 holding a
+    renewal the hub has not verified: the row keeps its state and lease, with no next ask
+    and no ask counted; the workers' next look gives it one (asked again then, not at
+    once: it may have been asked just now), and 0014 comes down again."""
+    engine = make_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    ends = datetime.now(UTC) + timedelta(minutes=30)
+    try:
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0013")
+            conn.execute(
+                text(
+                    "INSERT INTO feeds (url, hub_url, websub_state, websub_secret,"
+                    " websub_lease_until, created_at) VALUES ('https://example.com/feed',"
+                    " 'https://hub.example.com/', :state, 's', :ends, :now)"
+                ),
+                {"state": websub.RENEWING, "ends": ends, "now": datetime.now(UTC)},
+            )
+            conn.commit()
+        migrate(engine)
+        with engine.connect() as conn:
+            row = conn.execute(
+                text("SELECT websub_state, websub_ask_at, websub_asks FROM feeds")
+            ).one()
+        assert tuple(row) == (websub.RENEWING, None, 0)
+        looked = datetime.now(UTC)
+        renewer = subscriptions.Renewer(make_settings(db_url), sessionmaker(engine))
+        assert renewer("test") is False  # nothing due: the next ask is ahead
+        with sessionmaker(engine)() as s:
+            feed = s.scalars(select(t.Feed)).one()
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
+        assert feed.websub_asks == 1
+        assert feed.websub_ask_at >= looked + websub.ASK_AGAIN_FIRST
+
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0013")
+            conn.commit()
+            columns = {c["name"] for c in inspect(conn).get_columns("feeds")}
+        assert not {"websub_ask_at", "websub_asks"} & columns
+    finally:
+        engine.dispose()

@@ -45,7 +45,13 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -
                 t.Feed.websub_state == feed.websub_state,
                 t.Feed.websub_secret.is_not_distinct_from(feed.websub_secret),
             )
-            .values(websub_state=answer.state, websub_lease_until=answer.lease_until)
+            .values(
+                websub_state=answer.state,
+                websub_lease_until=answer.lease_until,
+                # Settled: whichever ask the hub verified, none is asked again.
+                websub_ask_at=None,
+                websub_asks=0,
+            )
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise NotFound(f"the subscription of feed {feed_id} changed meanwhile: not verified")

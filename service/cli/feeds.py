@@ -151,7 +151,14 @@ def subscribe(
         # As it stands: a request the hub never verified, its time up, is given up
         # (websub.settled), and a subscribe now is a new one, not a renewal.
         state = websub.settled(feed.websub_state, feed.websub_lease_until, datetime.now(UTC))
-        previous = _Subscription(feed.hub_url, state, feed.websub_secret, feed.websub_lease_until)
+        previous = _Subscription(
+            feed.hub_url,
+            state,
+            feed.websub_secret,
+            feed.websub_lease_until,
+            feed.websub_ask_at,
+            feed.websub_asks,
+        )
     if hub is not None:
         # The command's own argument is named first: a --hub that is no URL at all is
         # the mistake to fix, whatever else is missing.
@@ -214,6 +221,10 @@ def subscribe(
             pending, lease, datetime.now(UTC), timedelta(seconds=settings.websub_pending_timeout)
         )
     )
+    # A renewal or subscribe the hub takes but does not verify is asked again by the
+    # workers (websub.ASKED_AGAIN): the hub may lose it.
+    now = datetime.now(UTC)
+    asked_again = pending in websub.ASKED_AGAIN
     # Committed before the request: hubs may verify the intent before they answer it.
     with transaction(make) as s:
         s.execute(
@@ -225,6 +236,8 @@ def subscribe(
                 websub_secret=secret,
                 websub_error=None,
                 websub_lease_until=lease_until,
+                websub_ask_at=websub.next_ask(1, now) if asked_again else None,
+                websub_asks=1 if asked_again else 0,
             )
         )
     form = websub.subscription_form(
@@ -251,6 +264,8 @@ class _Subscription:
     state: str | None
     secret: str | None
     lease_until: datetime | None
+    ask_at: datetime | None
+    asks: int
 
 
 def _restore(
@@ -271,6 +286,8 @@ def _restore(
                 hub_url=previous.hub_url,
                 websub_secret=previous.secret,
                 websub_lease_until=previous.lease_until,
+                websub_ask_at=previous.ask_at if live else None,
+                websub_asks=previous.asks if live else 0,
                 websub_error=error,
             )
         )

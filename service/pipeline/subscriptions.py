@@ -2,6 +2,8 @@
 
 worker -> Renewer()   lease ends soon? -> pending-renewal -> ask the hub again
                       (the hub verifies at the callback: active, with the new lease)
+                      a renewal or subscribe taken, not verified, its next ask due?
+                      -> ask the hub again (doubling intervals: websub.next_ask)
                       a pending (un)subscribe never verified, its time up? -> failed
                       (unsubscribed); a lease ended, no renewal verified? -> expired:
                       websub.LAPSED
@@ -18,7 +20,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fetch, websub
@@ -53,7 +55,8 @@ class Renewer:
             waiting = {fid for fid, at in self._refused.items() if at > now_m}
         now = datetime.now(UTC)
         self._settle(now)
-        lease = t.Feed.websub_lease_until
+        lease, ask_at = t.Feed.websub_lease_until, t.Feed.websub_ask_at
+        state = t.Feed.websub_state
         with transaction(self.sessions) as s:
             due = s.execute(
                 select(
@@ -63,14 +66,20 @@ class Renewer:
                     t.Feed.websub_secret,
                     t.Feed.websub_state,
                     lease,
+                    ask_at,
+                    t.Feed.websub_asks,
                 )
                 .where(
                     t.Feed.hub_url.is_not(None),
-                    # A renewal the hub has not verified keeps the lease that runs: it
-                    # is not asked again, the subscription expires with it (_settle).
-                    t.Feed.websub_state == websub.ACTIVE,
-                    lease < now + websub.RENEW_BEFORE,
                     lease > now,
+                    or_(
+                        and_(state == websub.ACTIVE, lease < now + websub.RENEW_BEFORE),
+                        # A renewal or subscribe the hub took and has not verified is asked
+                        # again while its time runs (websub.ASKED_AGAIN): a hub that lost
+                        # it let the lease end. (A worker gone between taking a renewal
+                        # and asking: it is asked at its next ask.)
+                        and_(state.in_(websub.ASKED_AGAIN), ask_at <= now),
+                    ),
                 )
                 .order_by(lease)
                 .limit(len(waiting) + 1)
@@ -78,34 +87,52 @@ class Renewer:
             row = next((r for r in due if r.id not in waiting), None)
             if row is None:
                 return False
-            # One worker (of any process) wins the feed: the others see it renewing.
+            asks = (row.websub_asks or 0) + 1 if row.websub_state != websub.ACTIVE else 1
+            # One worker (of any process) wins the feed: the others see it renewing, or
+            # its next ask moved on.
             taken = s.execute(
                 update(t.Feed)
                 .where(
                     t.Feed.id == row.id,
                     t.Feed.websub_state == row.websub_state,
                     lease == row.websub_lease_until,
+                    ask_at.is_not_distinct_from(row.websub_ask_at),
                 )
-                .values(websub_state=websub.RENEWING)
+                .values(
+                    websub_state=websub.RENEWING
+                    if row.websub_state == websub.ACTIVE
+                    else row.websub_state,
+                    websub_ask_at=websub.next_ask(asks, now),
+                    websub_asks=asks,
+                )
             )
             if taken.rowcount != 1:  # type: ignore[attr-defined]
                 return True
         with self._lock:
             self._next_look = 0.0  # more may be due: look again at the next call
-        self._ask(row.id, row.url, row.hub_url, row.websub_secret)
+        self._ask(row.id, row.url, row.hub_url, row.websub_secret, asks)
         return True
 
     def _settle(self, now: datetime) -> None:
         """Write down the requests the hub never verified whose time is up, the leases
         ended with no renewal verified (the API answers as if written already:
         websub.settled), saying why in ``websub_error``; and give a time to a pending
-        request with none (asked before there was one, or renewing a lease not known)."""
+        request with none (asked before there was one, or renewing a lease not known),
+        and a next ask to a renewal or subscribe with none (asked before there was one)."""
         lease = t.Feed.websub_lease_until
         pending = t.Feed.websub_state.in_(tuple(websub.GIVEN_UP))
         wait = timedelta(seconds=self.settings.websub_pending_timeout)
         with transaction(self.sessions) as s:
             s.execute(
                 update(t.Feed).where(pending, lease.is_(None)).values(websub_lease_until=now + wait)
+            )
+            s.execute(
+                update(t.Feed)
+                .where(
+                    t.Feed.websub_state.in_(websub.ASKED_AGAIN),
+                    t.Feed.websub_ask_at.is_(None),
+                )
+                .values(websub_ask_at=websub.next_ask(1, now), websub_asks=1)
             )
             over = s.execute(
                 select(t.Feed.id, t.Feed.hub_url, t.Feed.websub_state, lease).where(
@@ -122,23 +149,29 @@ class Renewer:
                         t.Feed.websub_state == row.websub_state,
                         lease == row.websub_lease_until,
                     )
-                    .values(websub_state=websub.LAPSED[row.websub_state], websub_error=note)
+                    .values(
+                        websub_state=websub.LAPSED[row.websub_state],
+                        websub_error=note,
+                        websub_ask_at=None,
+                    )
                 )
                 if done.rowcount == 1:  # type: ignore[attr-defined]
                     log.warning("feed %s: WebSub %s", row.id, note)
 
-    def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None) -> None:
-        """Subscribe again with the same callback, topic and secret; a hub that refuses
-        or cannot be reached leaves the subscription active (its lease still runs) and is
-        asked again after RETRY_AFTER. The hub's failure is kept in ``websub_error``, as
-        ``plainfeed feeds subscribe`` keeps its own (shown on GET /feeds/{id}, named by a
-        removal refused), and cleared once a renewal is taken."""
+    def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None, asks: int) -> None:
+        """Subscribe again with the same callback, topic and secret (the ``asks``-th ask of
+        this request). A hub that refuses or cannot be reached leaves a renewed
+        subscription active (its lease still runs), asked again after RETRY_AFTER; a
+        pending subscribe stays pending, asked again at its next ask. The hub's failure is
+        kept in ``websub_error``, as ``plainfeed feeds subscribe`` keeps its own (shown on
+        GET /feeds/{id}, named by a removal refused), and cleared once a request is taken."""
         form = websub.subscription_form(
             callback=websub.callback_url(self.settings.public_url, feed_id, secret),
             topic=topic,
             mode="subscribe",
             secret=secret,
         )
+        what = "renewal" if asks == 1 else f"request asked again ({asks} asks)"
         try:
             answer = fetch.post_form(hub_url, form, self.settings)
             reason = (
@@ -146,31 +179,42 @@ class Renewer:
                 # answers 200 took the request too (it was taken for a refusal).
                 None
                 if 200 <= answer.status < 300
-                else f"renewal: the hub {hub_url} answered HTTP {answer.status}: "
-                f"{answer.body[:300]}"
+                else f"{what}: the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}"
             )
         except FetchError as exc:
-            reason = f"renewal at {hub_url}: {exc.detail}"
+            reason = f"{what} at {hub_url}: {exc.detail}"
+        asking = (websub.RENEWING, websub.ACTIVE, websub.PENDING_SUBSCRIBE)
         if reason is None:
-            log.info("feed %s: WebSub lease renewal asked of %s", feed_id, hub_url)
+            log.info("feed %s: WebSub %s taken by %s", feed_id, what, hub_url)
             # The hub may have verified already (active again): its last failure is past.
             with transaction(self.sessions) as s:
                 s.execute(
                     update(t.Feed)
                     .where(
                         t.Feed.id == feed_id,
-                        t.Feed.websub_state.in_((websub.RENEWING, websub.ACTIVE)),
+                        t.Feed.websub_state.in_(asking),
                         t.Feed.websub_error.is_not(None),
                     )
                     .values(websub_error=None)
                 )
             return
-        log.warning("feed %s: WebSub lease %s", feed_id, reason)
-        with self._lock:
-            self._refused[feed_id] = time.monotonic() + RETRY_AFTER
+        log.warning("feed %s: WebSub %s", feed_id, reason)
         with transaction(self.sessions) as s:
-            s.execute(
+            renewing = s.execute(
                 update(t.Feed)
                 .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.RENEWING)
-                .values(websub_state=websub.ACTIVE, websub_error=reason)
+                .values(
+                    websub_state=websub.ACTIVE,
+                    websub_error=reason,
+                    websub_ask_at=None,
+                    websub_asks=0,
+                )
             )
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.PENDING_SUBSCRIBE)
+                .values(websub_error=reason)
+            )
+        if renewing.rowcount == 1:  # type: ignore[attr-defined]
+            with self._lock:
+                self._refused[feed_id] = time.monotonic() + RETRY_AFTER

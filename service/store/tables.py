@@ -80,6 +80,11 @@ class Feed(Base):
     # Why the last request to its hub failed (unreachable, refused), named when a removal
     # is refused; cleared by the next request.
     websub_error: Mapped[str | None] = mapped_column(Text)
+    # A pending renewal or subscribe the hub has not verified is asked again at this time
+    # (the hub may have lost it), at growing intervals: ``websub_asks`` asks so far
+    # (service.websub.next_ask). None: not asked again (no such request pending).
+    websub_ask_at: Mapped[datetime | None]
+    websub_asks: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     title: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # When what the Atom feeds show of the feed itself last changed (its label: name,

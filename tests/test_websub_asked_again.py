@@ -1,0 +1,174 @@
+"""WebSub requests the hub took (202) but never verified are asked again while their time
+runs: a hub that lost one (restarted, its queue dropped) let the lease end. A renewal
+sat ``pending-renewal`` and expired with the lease it renewed, never asked again. The
+real app, a real hub and the real CLI on loopback, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, text, update
+
+from service import websub
+from service.pipeline import subscriptions
+from service.store import tables as t
+from tests.conftest import make_settings, wait_for
+from tests.live import running
+from tests.origin import Origin
+from tests.websub_hub import ATOM, Hub, cli, subscribed
+
+NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
+FIRST = timedelta(seconds=0.4)  # the first ask again after 2 minutes, in production
+
+
+def test_a_request_is_asked_again_at_growing_intervals() -> None:
+    first, most = websub.ASK_AGAIN_FIRST, websub.ASK_AGAIN_MOST
+    waits = [websub.next_ask(asks, NOW) - NOW for asks in range(1, 12)]
+    assert waits[:4] == [first, 2 * first, 4 * first, 8 * first]
+    assert all(a <= b for a, b in itertools.pairwise(waits))
+    assert waits[-1] == most
+    assert websub.next_ask(10_000, NOW) - NOW == most  # no overflow, however often asked
+
+
+def test_a_renewal_the_hub_lost_is_asked_again_while_the_lease_runs(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)  # a look a minute, in production
+    monkeypatch.setattr(websub, "ASK_AGAIN_FIRST", FIRST)
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, callback, secret = subscribed(svc, origin, ATOM)
+        hub.verifies = False  # takes every ask (202), verifies none: it lost them
+        ends = datetime.now(UTC) + timedelta(minutes=50)
+        with svc.sessions.begin() as s:
+            s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_lease_until=ends))
+        wait_for(lambda: len(hub.requests) == 2)
+        renewed = time.monotonic()
+        wait_for(lambda: len(hub.requests) >= 4)  # the renewal, asked again twice
+        # The same callback, topic and secret each time: one subscription, asked again.
+        assert all(form == hub.requests[0] for form in hub.requests[1:])
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
+        assert feed.websub_asks >= 3 and feed.websub_ask_at is not None
+        # At growing intervals (0.4 s, 0.8 s, 1.6 s, ... here): within 3 s of the renewal,
+        # at most 4 asks again (the workers look ten times a second, and asked each time).
+        time.sleep(max(0.0, renewed + 3.0 - time.monotonic()))
+        assert len(hub.requests) - 2 <= 4, len(hub.requests)
+        # Meanwhile the hub pushes under the lease that runs.
+        assert hub.distribute(callback, ATOM, secret).status_code == 202
+
+        # The hub verifies one of the asks (the first, late): settled, with its lease,
+        # and not asked again.
+        hub._verify(hub.requests[1])
+        assert hub.verified[-1] == ("subscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
+        assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
+        assert (feed.websub_ask_at, feed.websub_asks) == (None, 0)
+        asked = len(hub.requests)
+        time.sleep(1.0)
+        assert len(hub.requests) == asked
+
+
+def test_a_subscribe_the_hub_lost_is_asked_again_before_it_is_given_up(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within PLAINFEED_WEBSUB_PENDING_TIMEOUT (an hour): a hub that refuses an ask again
+    leaves it pending (said in websub_error), asked again after."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setattr(websub, "ASK_AGAIN_FIRST", FIRST)
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        fid = svc.feed(origin.route("/feed", body=ATOM))
+        hub = Hub(origin)
+        hub.verifies = False
+        done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+        assert done.returncode == 0, done.stderr
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_asks) == (websub.PENDING_SUBSCRIBE, 1)
+        # The command asked; it is asked again two minutes later (websub.ASK_AGAIN_FIRST in
+        # the command's own process): here, now.
+        assert feed.websub_ask_at > datetime.now(UTC) + timedelta(seconds=60)
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed).where(t.Feed.id == fid).values(websub_ask_at=datetime.now(UTC))
+            )
+        wait_for(lambda: len(hub.requests) >= 2)
+        assert hub.requests[1] == hub.requests[0]  # the secret the hub was first told
+        hub.status = 400
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error)
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == websub.PENDING_SUBSCRIBE
+        assert f"the hub {hub.url} answered HTTP 400" in feed.websub_error
+        hub.status = 202
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error is None)
+
+        hub._verify(hub.requests[0])  # the command's own ask, verified late
+        assert hub.verified[-1] == ("subscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_ask_at) == (websub.ACTIVE, None)
+        assert feed.websub_secret == hub.requests[0]["hub.secret"]
+
+
+def test_a_verification_while_the_request_is_asked_again_settles_it(db_url: str) -> None:
+    """The verification's write is fenced on the state and the secret, not on the next
+    ask: the workers asking again meanwhile (a new next ask written between the
+    verification's read and its write) leave it standing, as a verification of any ask
+    settles the request. A fence that no longer matches (the request given up meanwhile)
+    is 404: tests/test_websub_pending.py."""
+    with running(make_settings(db_url), workers=0) as svc:
+        fid = svc.feed("https://status.claude.com/history.atom")
+        ends = datetime.now(UTC) + timedelta(minutes=30)
+        with svc.sessions.begin() as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == fid)
+                .values(
+                    websub_state=websub.RENEWING,
+                    websub_secret="hub-secret",
+                    websub_lease_until=ends,
+                    websub_ask_at=datetime.now(UTC),
+                    websub_asks=2,
+                )
+            )
+        asked = f"UPDATE feeds SET websub_asks = 3 WHERE id = {fid}"
+        fired: list[str] = []
+
+        def asked_meanwhile(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+            fenced = statement.startswith("UPDATE feeds SET websub_state")
+            if not fenced or "feeds.websub_state =" not in statement or fired:
+                return
+            fired.append(statement)
+            if conn.dialect.name == "sqlite":
+                conn.connection.dbapi_connection.cursor().execute(asked)
+            else:
+                with svc.sessions.begin() as other:
+                    other.execute(text(asked))
+
+        verify = {
+            "hub.mode": "subscribe",
+            "hub.topic": "https://status.claude.com/history.atom",
+            "hub.challenge": "in-time",
+            "hub.lease_seconds": "864000",
+            "token": websub.callback_token("hub-secret"),
+        }
+        event.listen(Engine, "before_cursor_execute", asked_meanwhile)
+        try:
+            answered = svc.http.get(f"/websub/{fid}", params=verify)
+        finally:
+            event.remove(Engine, "before_cursor_execute", asked_meanwhile)
+        assert fired, "the verification's fenced write was not seen"
+        assert (answered.status_code, answered.text) == (200, "in-time")
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_ask_at, feed.websub_asks) == (
+            websub.ACTIVE,
+            None,
+            0,
+        )
+        assert feed.websub_lease_until > ends
