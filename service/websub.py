@@ -217,12 +217,18 @@ def answer_intent(
     raise NotFound(f"no pending {mode or 'request'} for this feed")
 
 
-def lease_of(state: str | None, lease_until: datetime | None) -> datetime | None:
+def lease_of(
+    state: str | None, lease_until: datetime | None, kept: datetime | None = None
+) -> datetime | None:
     """The lease the hub granted, as far as a row in ``state`` with ``lease_until`` in its
     lease column tells: an active subscription's, and a renewal's (which keeps the lease
-    that runs). In pending states that column holds when to give up, no lease: taken for
-    one, asking an unsubscribe again kept its first give-up time, and a renewal asked
-    during a pending unsubscribe renewed the unsubscribe's give-up time."""
+    that runs); a pending unsubscribe's is the one ``kept`` aside when it was asked
+    (``websub_hub_lease_until``). In pending states the lease column holds when to give
+    up, no lease: taken for one, asking an unsubscribe again kept its first give-up time,
+    and a renewal asked during a pending unsubscribe renewed the unsubscribe's give-up
+    time."""
+    if state == PENDING_UNSUBSCRIBE:
+        return kept
     return lease_until if state in (ACTIVE, RENEWING) else None
 
 

@@ -94,3 +94,39 @@ def test_migration_0014_gives_a_pending_renewal_its_next_ask(db_url: str) -> Non
         assert not {"websub_ask_at", "websub_asks"} & columns
     finally:
         engine.dispose()
+
+
+def test_migration_0015_keeps_a_pending_unsubscribe_as_it_was(db_url: str) -> None:
+    """0015 (feeds.websub_hub_lease_until) over a database at 0014 holding a pending
+    unsubscribe: it keeps its state and give-up time, with no hub lease kept (a
+    subscribe superseding it waits for the hub as before), and 0015 comes down again."""
+    engine = make_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    until = datetime.now(UTC) + timedelta(minutes=30)
+    try:
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0014")
+            conn.execute(
+                text(
+                    "INSERT INTO feeds (url, websub_state, websub_lease_until, created_at)"
+                    " VALUES ('https://example.com/feed', :state, :until, :now)"
+                ),
+                {"state": websub.PENDING_UNSUBSCRIBE, "until": until, "now": datetime.now(UTC)},
+            )
+            conn.commit()
+        migrate(engine)
+        with sessionmaker(engine)() as s:
+            feed = s.scalars(select(t.Feed)).one()
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.PENDING_UNSUBSCRIBE, until)
+        assert feed.websub_hub_lease_until is None
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0014")
+            conn.commit()
+            assert "websub_hub_lease_until" not in {
+                c["name"] for c in inspect(conn).get_columns("feeds")
+            }
+    finally:
+        engine.dispose()

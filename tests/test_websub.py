@@ -313,3 +313,57 @@ def test_a_feed_the_hub_still_pushes_to_is_not_removed_without_force(
     forced = svc.http.delete(f"/feeds/{fid}", params={"force": "true"}, headers=auth)
     assert forced.status_code == 204
     assert svc.http.get(f"/feeds/{fid}").status_code == 404
+
+
+def test_a_subscribe_during_a_pending_unsubscribe_keeps_the_lease_the_hub_holds(
+    svc: Service, origin: Origin
+) -> None:
+    """The operator unsubscribes, then changes their mind before the hub verified. The
+    subscribe supersedes the unsubscribe: a renewal of the subscription the hub still
+    holds (its secret), the hub's verification of the unsubscribe not echoed (so the hub
+    keeps it), expiring, unverified, with the hub's lease. The lease was lost (the lease
+    column holds the unsubscribe's give-up time): the renewal expired after
+    PLAINFEED_WEBSUB_PENDING_TIMEOUT while the hub held days of lease."""
+    hub, fid, callback, secret = subscribed(svc, origin, ATOM)
+    lease = svc.row(t.Feed, fid).websub_lease_until
+    assert lease > datetime.now(UTC) + timedelta(days=9)
+    hub.verifies = False  # takes the next requests (202), verifies them when told to
+    assert cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe").returncode == 0
+    feed = svc.row(t.Feed, fid)
+    assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
+    assert feed.websub_lease_until < datetime.now(UTC) + timedelta(hours=2)  # its give-up
+
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+    assert done.returncode == 0, done.stderr
+    unsubscribe, again = hub.requests[1], hub.requests[2]
+    assert (again["hub.mode"], again["hub.secret"]) == ("subscribe", secret)
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, lease)
+    shown = svc.http.get(f"/feeds/{fid}").json()
+    assert shown["websub_state"] == websub.RENEWING
+    # The hub's verification of the unsubscribe comes: not echoed, the hub keeps pushing.
+    hub._verify(unsubscribe)
+    assert hub.verified[-1] == ("unsubscribe", 404, False)
+    assert hub.distribute(callback, ATOM, secret).status_code == 202
+    # The hub verifies the subscribe: active, with the lease it grants now.
+    hub._verify(again)
+    assert hub.verified[-1] == ("subscribe", 200, True)
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
+    assert feed.websub_lease_until > lease
+
+
+def test_a_subscribe_after_the_lease_of_a_pending_unsubscribe_ended_is_a_new_one(
+    svc: Service, origin: Origin
+) -> None:
+    """The hub holds nothing to renew then: a fresh secret, verified anew."""
+    hub, fid, _, secret = subscribed(svc, origin, ATOM)
+    hub.verifies = False
+    assert cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe").returncode == 0
+    ended = datetime.now(UTC) - timedelta(seconds=1)
+    with svc.sessions.begin() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_hub_lease_until=ended))
+    done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+    assert done.returncode == 0, done.stderr
+    assert hub.requests[-1]["hub.secret"] != secret
+    assert svc.row(t.Feed, fid).websub_state == websub.PENDING_SUBSCRIBE

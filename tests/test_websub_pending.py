@@ -331,11 +331,20 @@ def test_subscribing_during_a_pending_unsubscribe_takes_no_deadline_for_a_lease(
     svc: Service, origin: Origin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A renewal (the hub still pushes until it verifies the unsubscribe) kept the
-    unsubscribe's give-up time as the lease it renews; the lease is not known then, and
-    the renewal waits for the hub as a request does."""
+    unsubscribe's give-up time as the lease it renews; it renews the hub's lease, kept
+    aside when the unsubscribe was asked (tests/test_websub.py), or, none kept (an
+    unsubscribe asked before there was a place for it), waits for the hub as a request
+    does."""
     _, fid = _waiting(svc, origin)
+    lease = svc.row(t.Feed, fid).websub_lease_until
     _ask(svc, monkeypatch, 600, str(fid), "--unsubscribe")
     deadline = svc.row(t.Feed, fid).websub_lease_until
+    _ask(svc, monkeypatch, 1200, str(fid))
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, lease)
+    _ask(svc, monkeypatch, 600, str(fid), "--unsubscribe")
+    with svc.sessions.begin() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_hub_lease_until=None))
     asked = _ask(svc, monkeypatch, 1200, str(fid))
     feed = svc.row(t.Feed, fid)
     assert feed.websub_state == websub.RENEWING

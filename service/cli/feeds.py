@@ -150,7 +150,8 @@ def subscribe(
         hub_url = hub or feed.hub_url
         # As it stands: a request the hub never verified, its time up, is given up
         # (websub.settled), and a subscribe now is a new one, not a renewal.
-        state = websub.settled(feed.websub_state, feed.websub_lease_until, datetime.now(UTC))
+        now = datetime.now(UTC)
+        state = websub.settled(feed.websub_state, feed.websub_lease_until, now)
         previous = _Subscription(
             feed.hub_url,
             state,
@@ -158,6 +159,7 @@ def subscribe(
             feed.websub_lease_until,
             feed.websub_ask_at,
             feed.websub_asks,
+            feed.websub_hub_lease_until,
         )
     if hub is not None:
         # The command's own argument is named first: a --hub that is no URL at all is
@@ -195,12 +197,17 @@ def subscribe(
     # Subscribing again to the hub that pushes now is a renewal: the hub keeps pushing
     # under the running lease, signed with the secret it has, until it verifies. (A fresh
     # secret and pending-subscribe answered those pushes 410, which tells a hub to drop
-    # the subscription.)
+    # the subscription.) During a pending unsubscribe too: the subscribe supersedes it
+    # (the hub's verification of the unsubscribe is then answered 404, and the hub keeps
+    # the subscription), renewing the lease the hub still holds; once that lease has
+    # ended, the hub holds nothing to renew: a new subscription.
+    lease = websub.lease_of(previous.state, previous.lease_until, previous.hub_lease)
     renewal = (
         not unsubscribe
         and previous.state in websub.RECEIVING
         and previous.hub_url == hub_url
         and previous.secret is not None
+        and (lease is None or lease > now)
     )
     if not unsubscribe and not renewal:
         secret = websub.new_secret()
@@ -211,19 +218,21 @@ def subscribe(
         pending = websub.RENEWING if renewal else websub.PENDING_SUBSCRIBE
     # A request the hub never verifies is given up at a time kept in the lease column
     # (service.websub.GIVEN_UP); a renewal keeps the lease that runs (it expires with
-    # it), or, the lease not known (renewing during a pending unsubscribe, whose column
-    # holds its own give-up time), waits for the hub as a request does.
-    lease = websub.lease_of(previous.state, previous.lease_until)
+    # it), or, the lease not known (a pending unsubscribe asked before its lease was
+    # kept), waits for the hub as a request does. An unsubscribe keeps the hub's lease
+    # aside (websub_hub_lease_until): a subscribe that supersedes it renews that lease.
+    # (It lost it: the renewal, never verified, expired after the pending timeout while
+    # the hub still held days of lease.)
+    now = datetime.now(UTC)
     lease_until = (
         lease
         if renewal and lease is not None
         else websub.pending_until(
-            pending, lease, datetime.now(UTC), timedelta(seconds=settings.websub_pending_timeout)
+            pending, lease, now, timedelta(seconds=settings.websub_pending_timeout)
         )
     )
     # A renewal or subscribe the hub takes but does not verify is asked again by the
     # workers (websub.ASKED_AGAIN): the hub may lose it.
-    now = datetime.now(UTC)
     asked_again = pending in websub.ASKED_AGAIN
     # Committed before the request: hubs may verify the intent before they answer it.
     with transaction(make) as s:
@@ -238,6 +247,7 @@ def subscribe(
                 websub_lease_until=lease_until,
                 websub_ask_at=websub.next_ask(1, now) if asked_again else None,
                 websub_asks=1 if asked_again else 0,
+                websub_hub_lease_until=lease if unsubscribe else None,
             )
         )
     form = websub.subscription_form(
@@ -266,6 +276,7 @@ class _Subscription:
     lease_until: datetime | None
     ask_at: datetime | None
     asks: int
+    hub_lease: datetime | None  # the hub's lease, kept aside while unsubscribing
 
 
 def _restore(
@@ -288,6 +299,7 @@ def _restore(
                 websub_lease_until=previous.lease_until,
                 websub_ask_at=previous.ask_at if live else None,
                 websub_asks=previous.asks if live else 0,
+                websub_hub_lease_until=previous.hub_lease,
                 websub_error=error,
             )
         )

@@ -85,6 +85,9 @@ class Feed(Base):
     # (service.websub.next_ask). None: not asked again (no such request pending).
     websub_ask_at: Mapped[datetime | None]
     websub_asks: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The hub's lease while an unsubscribe is pending (its lease column holds when the
+    # unsubscribe is given up then): a subscribe that supersedes it renews this lease.
+    websub_hub_lease_until: Mapped[datetime | None]
     title: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # When what the Atom feeds show of the feed itself last changed (its label: name,
