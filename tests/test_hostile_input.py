@@ -10,7 +10,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from service.models import ItemState
+from service.store.db import make_engine, make_sessionmaker
 from tests.conftest import api_client, make_settings
+from tests.seed_db import add_feed, add_item
 
 
 @pytest.fixture
@@ -96,3 +99,72 @@ def test_a_tag_with_a_great_many_attributes_is_read_at_once(server: httpx.Client
     assert r.status_code == 200, r.text
     assert time.monotonic() - started < 30  # minutes before; seconds on a loaded machine
     assert "1.5x faster" in r.json()["markdown"]
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Iterator[tuple[httpx.Client, dict[str, int]]]:
+    """A server over a database with two feeds, an item in each (one needs review), and
+    an item of neither: what a filter ignored would show."""
+    url = f"sqlite:///{tmp_path / 'seeded.db'}"
+    with api_client(make_settings(url), workers=0, timeout=60) as client:
+        engine = make_engine(url)
+        sm = make_sessionmaker(engine)
+        a = add_feed(sm, "https://a.example/feed", name="Feed A")
+        b = add_feed(sm, "https://b.example/feed", name="Feed B")
+        ids = {
+            "a": a,
+            "b": b,
+            "item_a": add_item(sm, a, title="Only in A", text="It is 1.5x faster."),
+            "item_b": add_item(
+                sm, b, title="Only in B", text="It is 2x faster.", state=ItemState.NEEDS_REVIEW
+            ),
+            "item_none": add_item(sm, None, title="Of no feed", text="It is 3x faster."),
+        }
+        try:
+            yield client, ids
+        finally:
+            engine.dispose()
+
+
+def _listed(html: str) -> set[str]:
+    return {t for t in ("Only in A", "Only in B", "Of no feed") if t in html}
+
+
+@pytest.mark.parametrize(
+    "feed", ["-1", "0", "abc", "\u00b2", "99999999999", "9" * 20, "99999999999999999999999"]
+)
+def test_an_index_feed_filter_that_is_no_id_is_an_error_page_not_every_item(
+    seeded: tuple[httpx.Client, dict[str, int]], feed: str
+) -> None:
+    # The index ignored a feed filter that was no id (and one past the id column) and
+    # listed every item, under an address that seemed to filter; /?feed=999 was a 404.
+    client, _ = seeded
+    r = client.get("/", params={"feed": feed})
+    assert r.status_code == 422, (feed, r.status_code)
+    assert r.headers["content-type"].startswith("text/html")
+    assert "<h1>Bad request</h1>" in r.text and "feed:" in r.text
+    assert not _listed(r.text)
+
+
+def test_an_index_state_filter_that_is_no_state_is_an_error_page(
+    seeded: tuple[httpx.Client, dict[str, int]],
+) -> None:
+    client, ids = seeded
+    for state in ("bogus", "PUBLISHED", " published", "published\x00"):
+        r = client.get("/", params={"state": state})
+        assert r.status_code == 422, state
+        assert r.headers["content-type"].startswith("text/html")
+        assert "<h1>Bad request</h1>" in r.text and "state:" in r.text
+        assert not _listed(r.text)
+    # The form's "any" is sent empty: no filter, as before.
+    assert _listed(client.get("/", params={"state": "", "feed": "", "q": ""}).text) == {
+        "Only in A",
+        "Only in B",
+        "Of no feed",
+    }
+    r = client.get("/", params={"state": "needs_review"})
+    assert r.status_code == 200 and _listed(r.text) == {"Only in B"}
+    r = client.get("/", params={"feed": str(ids["a"])})
+    assert r.status_code == 200 and _listed(r.text) == {"Only in A"}
+    r = client.get("/", params={"feed": "999"})
+    assert r.status_code == 404 and not _listed(r.text)

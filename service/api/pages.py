@@ -19,11 +19,12 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import BeforeValidator
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from service.api.deps import DB, Ctx
-from service.api.schemas import NO_NUL
+from service.api.schemas import NO_NUL, blank_is_none
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -116,24 +117,25 @@ def index(
     request: Request,
     s: DB,
     q: Annotated[str | None, Query(max_length=200, pattern=NO_NUL)] = None,
-    state: Annotated[str | None, Query(max_length=32)] = None,
-    feed: Annotated[str | None, Query(max_length=20)] = None,
+    # The form's "any" state is sent empty; any other state, and a feed that is no id
+    # (abc, -1, past the id column), is a 422 page as for the JSON routes: they were
+    # ignored, and the page listed every item under a filter the address seemed to set.
+    state: Annotated[ItemState | None, Query(), BeforeValidator(blank_is_none)] = None,
+    feed: Annotated[int | None, Query(ge=1, le=t.MAX_ID), BeforeValidator(blank_is_none)] = None,
     offset: Annotated[int, Query(ge=0, le=t.MAX_OFFSET)] = 0,
 ) -> HTMLResponse:
     """Feeds, recent items with their state, search by title."""
     states = [st.value for st in ItemState]
-    state = state if state in states else None
-    feed_id = _item_id(feed) if feed else None
+    feed_id = feed
     if feed_id is not None and s.get(t.Feed, feed_id) is None:
         # As the JSON routes' feed_id (a 404): an empty list said of a mistyped or removed
-        # feed what it says of a feed with nothing in it. (A filter that is no id at all
-        # is ignored, as before.)
+        # feed what it says of a feed with nothing in it.
         return error_page(
             404, "Not found", f"There is no feed {feed_id}. It may have been removed."
         )
     conds = []
-    if state:
-        conds.append(t.Item.state == state)
+    if state is not None:
+        conds.append(t.Item.state == state.value)
     if feed_id is not None:
         conds.append(t.Item.feed_id == feed_id)
     if q:
@@ -147,14 +149,14 @@ def index(
     by_id = {f["id"]: f for f in feeds}
 
     def page_url(at: int) -> str:
-        params = {"q": q or "", "state": state or "", "feed": feed_id if feed_id else ""}
+        params = {"q": q or "", "state": state.value if state else "", "feed": feed_id or ""}
         kept = {k: v for k, v in params.items() if v != ""}
         return "/?" + urlencode({**kept, "offset": at})
 
     return render(
         "index.html",
         q=q,
-        state=state,
+        state=state.value if state else None,
         states=states,
         feed_id=feed_id,
         current_feed=by_id.get(feed_id) if feed_id is not None else None,

@@ -27,6 +27,12 @@ from service.store import tables as t
 NO_NUL = r"^[^\x00]*$"
 
 
+def blank_is_none(value: object) -> object:
+    """An empty query value as the parameter not given: an HTML form sends its "any"
+    choice so (``state=``), and a typed parameter refused it as no value of its type."""
+    return None if value == "" else value
+
+
 def _setting_text(max_length: int) -> StringConstraints:
     """A feed's text setting: kept without the padding a form or a shell adds, never
     blank (null is the default), no NUL."""
