@@ -101,11 +101,14 @@ def test_a_tag_with_a_great_many_attributes_is_read_at_once(server: httpx.Client
     assert "1.5x faster" in r.json()["markdown"]
 
 
-@pytest.fixture
-def seeded(tmp_path: Path) -> Iterator[tuple[httpx.Client, dict[str, int]]]:
+@pytest.fixture(scope="module")
+def seeded(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[httpx.Client, dict[str, int]]]:
     """A server over a database with two feeds, an item in each (one needs review), and
-    an item of neither: what a filter ignored would show."""
-    url = f"sqlite:///{tmp_path / 'seeded.db'}"
+    an item of neither: what a filter ignored would show. One for the module: the tests
+    that take it only read."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('seeded') / 'seeded.db'}"
     with api_client(make_settings(url), workers=0, timeout=60) as client:
         engine = make_engine(url)
         sm = make_sessionmaker(engine)
@@ -168,3 +171,79 @@ def test_an_index_state_filter_that_is_no_state_is_an_error_page(
     assert r.status_code == 200 and _listed(r.text) == {"Only in A"}
     r = client.get("/", params={"feed": "999"})
     assert r.status_code == 404 and not _listed(r.text)
+
+
+# Each a way pydantic read as a number: whitespace, a sign, a point, an underscore.
+NOT_DIGITS = ["%20{n}", "{n}%20", "%09{n}", "+{n}", "{n}.0", "1_{n}"]
+
+
+@pytest.mark.parametrize("form", NOT_DIGITS)
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/items/{id}",
+        "/items/{id}/explainer",
+        "/items/{id}/check",
+        "/feeds/{id}",
+        "/feeds/{id}/feed.atom",
+        "/deliveries/{id}",
+    ],
+)
+def test_an_api_id_not_written_in_digits_alone_is_a_422(
+    seeded: tuple[httpx.Client, dict[str, int]], path: str, form: str
+) -> None:
+    # "/items/%2012" was item 12: a resource under many addresses, and a typo taken for
+    # an id. As an id that is no number ("/items/abc"), a 422 naming the parameter.
+    client, ids = seeded
+    good = path.format(id=ids["item_a"] if path.startswith("/items") else ids["a"])
+    # Read as an id (no explainer or delivery yet: a 404 that names it).
+    assert client.get(good).status_code in (200, 404), good
+    r = client.get(path.format(id=form.format(n=ids["a"])))
+    assert r.status_code == 422, (path, form, r.text)
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "digits 0-9 alone" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("form", NOT_DIGITS)
+def test_a_page_id_not_written_in_digits_alone_is_a_404_page(
+    seeded: tuple[httpx.Client, dict[str, int]], form: str
+) -> None:
+    # The pages answer an address that is no item a 404 page, as "/ui/items/abc".
+    client, ids = seeded
+    assert client.get(f"/ui/items/{ids['item_a']}").status_code == 200
+    r = client.get("/ui/items/" + form.format(n=ids["item_a"]))
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("text/html") and "<h1>Not found</h1>" in r.text
+
+
+@pytest.mark.parametrize("form", NOT_DIGITS)
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/items", "limit"),
+        ("/items", "offset"),
+        ("/items", "feed_id"),
+        ("/feeds", "limit"),
+        ("/deliveries", "feed_id"),
+        ("/subscribers", "feed_id"),
+        ("/feed.atom", "limit"),
+        ("/stats", "days"),
+        ("/", "feed"),
+        ("/", "offset"),
+    ],
+)
+def test_a_query_number_not_written_in_digits_alone_is_refused(
+    seeded: tuple[httpx.Client, dict[str, int]], path: str, name: str, form: str
+) -> None:
+    # "?limit=%205" was a limit of 5 and "?feed_id=%201" feed 1.
+    client, ids = seeded
+    query = f"{name}={form.format(n=ids['a'])}"
+    assert client.get(f"{path}?{name}={ids['a']}").status_code == 200
+    r = client.get(f"{path}?{query}")
+    assert r.status_code == 422, (path, query, r.text[:300])
+    if path == "/":
+        assert r.headers["content-type"].startswith("text/html")
+        assert "<h1>Bad request</h1>" in r.text and "digits 0-9 alone" in r.text
+    else:
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert "digits 0-9 alone" in r.json()["detail"]

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, defer
 from service import __version__, render
 from service.api.deps import DB, Ctx
 from service.api.pages import feed_label, safe_url
-from service.api.schemas import Id
+from service.api.schemas import DIGITS, Id
 from service.errors import NotFound
 from service.languages import language_tag
 from service.models import Explainer, ItemState
@@ -47,7 +47,7 @@ _XML_BAD = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ff
 K = TypeVar("K")
 V = TypeVar("V")
 
-Limit = Annotated[int, Query(ge=1, le=200, description="Newest entries to include")]
+Limit = Annotated[int, Query(ge=1, le=200, description="Newest entries to include"), DIGITS]
 
 
 def xml_text(value: str | None) -> str:

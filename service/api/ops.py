@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from service import clean, fetch, parse, render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
+from service.api.schemas import DIGITS, CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
 from service.check import check_explainer, headline_facts
 from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, TooLongToCheck, Unprocessable
@@ -76,7 +76,7 @@ def readyz(ctx: Ctx) -> JSONResponse:
 @router.get("/stats", tags=["ops"])
 def stats(
     s: DB,
-    days: Annotated[int, Query(ge=1, le=366)] = 30,
+    days: Annotated[int, Query(ge=1, le=366), DIGITS] = 30,
 ) -> dict[str, Any]:
     """LLM tokens and cost, summed per feed and per day, over the last `days` days; items
     by state; explainers reused from another item of the same post in those days."""

@@ -24,7 +24,7 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from service.api.deps import DB, Ctx
-from service.api.schemas import NO_NUL, blank_is_none
+from service.api.schemas import NO_NUL, FeedFilter, Offset, blank_is_none
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -121,8 +121,8 @@ def index(
     # (abc, -1, past the id column), is a 422 page as for the JSON routes: they were
     # ignored, and the page listed every item under a filter the address seemed to set.
     state: Annotated[ItemState | None, Query(), BeforeValidator(blank_is_none)] = None,
-    feed: Annotated[int | None, Query(ge=1, le=t.MAX_ID), BeforeValidator(blank_is_none)] = None,
-    offset: Annotated[int, Query(ge=0, le=t.MAX_OFFSET)] = 0,
+    feed: Annotated[FeedFilter, BeforeValidator(blank_is_none)] = None,
+    offset: Offset = 0,
 ) -> HTMLResponse:
     """Feeds, recent items with their state, search by title."""
     states = [st.value for st in ItemState]

@@ -9,6 +9,7 @@ from fastapi import Path, Query, Request
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -344,12 +345,23 @@ class Page(BaseModel):
         return cls(total=total, limit=limit, offset=offset, next=nxt, items=items)
 
 
-Limit = Annotated[int, Query(ge=1, le=200)]
-Offset = Annotated[int, Query(ge=0, le=t.MAX_OFFSET)]
+def _digits(value: object) -> object:
+    """A number in an address written in the digits 0-9 alone: pydantic reads " 12",
+    "+12", "1_2" and "12.0" as 12, so "/items/%2012" was item 12 and "?limit=%205" a
+    limit of 5, one resource or page under many addresses, and a typo taken for a value."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("must be written in the digits 0-9 alone (no space, sign, point or _)")
+    return value
+
+
+# For every integer of a path or query (an id, limit, offset, day count).
+DIGITS = BeforeValidator(_digits)
+Limit = Annotated[int, Query(ge=1, le=200), DIGITS]
+Offset = Annotated[int, Query(ge=0, le=t.MAX_OFFSET), DIGITS]
 # Row ids in paths and filters: bounded, so that an id no column can hold is a 422, not a
 # database error.
-Id = Annotated[int, Path(ge=1, le=t.MAX_ID)]
-FeedFilter = Annotated[int | None, Query(ge=1, le=t.MAX_ID, description="Only this feed's")]
+Id = Annotated[int, Path(ge=1, le=t.MAX_ID), DIGITS]
+FeedFilter = Annotated[int | None, Query(ge=1, le=t.MAX_ID, description="Only this feed's"), DIGITS]
 
 
 class PostIn(BaseModel):

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from service import ingest, pipeline, signatures
 from service.api.deps import AppContext, Ctx, bearer_ok
-from service.api.schemas import Accepted
+from service.api.schemas import DIGITS, Accepted
 from service.errors import AuthError, PayloadTooLarge
 from service.store.tables import MAX_ID
 
@@ -87,7 +87,9 @@ async def feed_changed(
     request: Request,
     ctx: Ctx,
     feed_id: Annotated[
-        int | None, Query(ge=1, le=MAX_ID, description="The registered feed this body is")
+        int | None,
+        Query(ge=1, le=MAX_ID, description="The registered feed this body is"),
+        DIGITS,
     ] = None,
 ) -> JSONResponse:
     """A feed changed. The body is the feed document itself, JSON naming a registered feed,
