@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, defer
 from service import __version__, render
 from service.api.deps import DB, Ctx
 from service.api.pages import feed_label, safe_url
-from service.api.schemas import DIGITS, Id
+from service.api.params import DIGITS, Id
 from service.errors import NotFound
 from service.languages import language_tag
 from service.models import Explainer, ItemState

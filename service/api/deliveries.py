@@ -8,7 +8,8 @@ from fastapi import APIRouter, Query, Request
 from sqlalchemy import func, select
 
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
-from service.api.schemas import DeliveryOut, Id, Limit, Offset, Page
+from service.api.params import Id, Limit, Offset, Page
+from service.api.schemas import DeliveryOut
 from service.errors import NotFound
 from service.models import DeliveryState
 from service.store import tables as t

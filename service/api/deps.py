@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.api.schemas import FeedFilter
+from service.api.params import FeedFilter
 from service.config import Settings
 from service.errors import AuthError, NotFound
 from service.pipeline import Pipeline

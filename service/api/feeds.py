@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import FeedIn, FeedOut, FeedPatch, ForceRemove, Id, Limit, Offset, Page
+from service.api.params import Id, Limit, Offset, Page
+from service.api.schemas import FeedIn, FeedOut, FeedPatch, ForceRemove
 from service.errors import Conflict, InputError, NotFound
 from service.store import tables as t
 from service.store.db import transaction

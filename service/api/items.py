@@ -11,7 +11,8 @@ from sqlalchemy import func, select
 from service import render
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
 from service.api.negotiate import REPRESENTATIONS, negotiate
-from service.api.schemas import NO_NUL, Id, ItemOut, Limit, Offset, Page
+from service.api.params import Id, Limit, Offset, Page
+from service.api.schemas import NO_NUL, ItemOut
 from service.errors import NotAcceptable, NotFound
 from service.models import CheckReport, Explainer, ItemState
 from service.pipeline import latest_explainer

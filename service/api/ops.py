@@ -14,7 +14,8 @@ from starlette.concurrency import run_in_threadpool
 
 from service import clean, fetch, parse, render
 from service.api.deps import DB, Ctx, Writer
-from service.api.schemas import DIGITS, CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
+from service.api.params import DIGITS
+from service.api.schemas import CheckIn, CheckOut, ExplainIn, ExplainOut, PostIn
 from service.check import check_explainer, headline_facts
 from service.engines.base import ExplainOptions
 from service.errors import PlainfeedError, StoreError, TooLongToCheck, Unprocessable

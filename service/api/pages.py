@@ -24,7 +24,8 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from service.api.deps import DB, Ctx
-from service.api.schemas import NO_NUL, FeedFilter, Offset, blank_is_none
+from service.api.params import FeedFilter, Offset, blank_is_none
+from service.api.schemas import NO_NUL
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
 from service.pipeline import latest_explainer

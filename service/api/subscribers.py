@@ -14,7 +14,8 @@ from sqlalchemy import func, select
 
 from service import outbound
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
-from service.api.schemas import Id, Limit, Offset, Page, StoredUrl
+from service.api.params import Id, Limit, Offset, Page
+from service.api.schemas import StoredUrl
 from service.errors import Conflict, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t

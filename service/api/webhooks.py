@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 
 from service import ingest, pipeline, signatures
 from service.api.deps import AppContext, Ctx, bearer_ok
-from service.api.schemas import DIGITS, Accepted
+from service.api.params import DIGITS
+from service.api.schemas import Accepted
 from service.errors import AuthError, PayloadTooLarge
 from service.store.tables import MAX_ID
 

@@ -12,7 +12,8 @@ from starlette.concurrency import run_in_threadpool
 
 from service import websub
 from service.api.deps import AppContext, Ctx
-from service.api.schemas import Accepted, Id
+from service.api.params import Id
+from service.api.schemas import Accepted
 from service.api.webhooks import FEED_DOCUMENT, take_delivery
 from service.errors import NotFound
 from service.store import tables as t

@@ -80,7 +80,7 @@ def _served_at(settings: Settings, sock: socket.socket) -> Settings:
     url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     served = settings.model_copy(update={"public_url": url})
     # Not the operator's choice: pagination links keep the request's host rather than
-    # this loopback address (service.api.schemas.Page.of).
+    # this loopback address (service.api.params.Page.of).
     served.model_fields_set.discard("public_url")
     return served
 

@@ -1,0 +1,59 @@
+"""What a route reads from its address: the types of its path and query parameters
+(ids, limits, offsets, filters) and the page of a listing with the link to the next."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Path, Query, Request
+from pydantic import BaseModel, BeforeValidator
+
+from service.store import tables as t
+
+
+def blank_is_none(value: object) -> object:
+    """An empty query value as the parameter not given: an HTML form sends its "any"
+    choice so (``state=``), and a typed parameter refused it as no value of its type."""
+    return None if value == "" else value
+
+
+class Page(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    next: str | None
+    items: list[Any]
+
+    @classmethod
+    def of(cls, request: Request, total: int, limit: int, offset: int, items: list[Any]) -> Page:
+        """One page of a listing, with the URL of the next one when there is more."""
+        nxt = None
+        if offset + limit < total:
+            url = request.url.include_query_params(offset=offset + limit, limit=limit)
+            nxt = str(url)
+            settings = request.app.state.ctx.settings
+            # Behind a proxy the request's Host is the proxy's upstream address: a public
+            # URL the operator set is where clients reach the API, as the Atom links use.
+            # Unset (`plainfeed serve` fills in the address it serves), the Host stays.
+            if "public_url" in settings.model_fields_set:
+                nxt = f"{settings.public_url.rstrip('/')}{url.path}?{url.query}"
+        return cls(total=total, limit=limit, offset=offset, next=nxt, items=items)
+
+
+def _digits(value: object) -> object:
+    """A number in an address written in the digits 0-9 alone: pydantic reads " 12",
+    "+12", "1_2" and "12.0" as 12, so "/items/%2012" was item 12 and "?limit=%205" a
+    limit of 5, one resource or page under many addresses, and a typo taken for a value."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("must be written in the digits 0-9 alone (no space, sign, point or _)")
+    return value
+
+
+# For every integer of a path or query (an id, limit, offset, day count).
+DIGITS = BeforeValidator(_digits)
+Limit = Annotated[int, Query(ge=1, le=200), DIGITS]
+Offset = Annotated[int, Query(ge=0, le=t.MAX_OFFSET), DIGITS]
+# Row ids in paths and filters: bounded, so that an id no column can hold is a 422, not a
+# database error.
+Id = Annotated[int, Path(ge=1, le=t.MAX_ID), DIGITS]
+FeedFilter = Annotated[int | None, Query(ge=1, le=t.MAX_ID, description="Only this feed's"), DIGITS]
