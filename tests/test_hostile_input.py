@@ -247,3 +247,29 @@ def test_a_query_number_not_written_in_digits_alone_is_refused(
     else:
         assert r.headers["content-type"].startswith("application/problem+json")
         assert "digits 0-9 alone" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("path", "known"),
+    [
+        ("/items", {"q": "Only", "state": "", "feed_id": ""}),
+        ("/feeds", {}),
+    ],
+)
+def test_a_next_link_keeps_only_the_parameters_the_route_reads(
+    seeded: tuple[httpx.Client, dict[str, int]], path: str, known: dict[str, str]
+) -> None:
+    # Every parameter of the request was copied into the next page's link: thousands of
+    # unknown ones made a link of hundreds of KB, and every page after carried them on.
+    client, _ = seeded
+    params = {k: v for k, v in known.items() if v}
+    junk = "&".join(f"junk{i}=x" for i in range(2000))
+    query = "&".join([*(f"{k}={v}" for k, v in params.items()), "limit=1", junk])
+    r = client.get(f"{path}?{query}")
+    assert r.status_code == 200, r.text[:300]
+    page = r.json()
+    assert page["total"] >= 2 and page["next"] is not None
+    nxt = httpx.URL(page["next"])
+    assert dict(nxt.params) == {**params, "offset": "1", "limit": "1"}
+    follow = client.get(nxt.raw_path.decode())
+    assert follow.status_code == 200 and follow.json()["offset"] == 1

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.api.params import FeedFilter
+from service.api.params import FeedFilter, query_fields
 from service.config import Settings
 from service.errors import AuthError, NotFound
 from service.pipeline import Pipeline
@@ -107,13 +107,9 @@ def _takes_many(annotation: object) -> bool:
 def _one_valued_queries(dependant: Dependant) -> Iterator[str]:
     """The names of the query parameters of ``dependant`` and its dependencies that take
     one value."""
-    stack = [dependant]
-    while stack:
-        dep = stack.pop()
-        for field in dep.query_params:
-            if not _takes_many(field.field_info.annotation):
-                yield field.alias
-        stack.extend(dep.dependencies)
+    for field in query_fields(dependant):
+        if not _takes_many(field.field_info.annotation):
+            yield field.alias
 
 
 def one_value_each(request: Request) -> None:

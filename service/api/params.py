@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import Path, Query, Request
+from fastapi._compat import ModelField
+from fastapi.dependencies.models import Dependant
 from pydantic import BaseModel, BeforeValidator
 
 from service.store import tables as t
@@ -15,6 +19,22 @@ def blank_is_none(value: object) -> object:
     """An empty query value as the parameter not given: an HTML form sends its "any"
     choice so (``state=``), and a typed parameter refused it as no value of its type."""
     return None if value == "" else value
+
+
+def query_fields(dependant: Dependant) -> Iterator[ModelField]:
+    """The query parameters of ``dependant`` and of its dependencies."""
+    stack = [dependant]
+    while stack:
+        dep = stack.pop()
+        yield from dep.query_params
+        stack.extend(dep.dependencies)
+
+
+def query_names(request: Request) -> Iterator[str]:
+    """The names of the query parameters the route that matched ``request`` reads."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if isinstance(dependant, Dependant):
+        yield from (field.alias for field in query_fields(dependant))
 
 
 class Page(BaseModel):
@@ -29,7 +49,16 @@ class Page(BaseModel):
         """One page of a listing, with the URL of the next one when there is more."""
         nxt = None
         if offset + limit < total:
-            url = request.url.include_query_params(offset=offset + limit, limit=limit)
+            # Only the parameters the route reads: any other was copied into the link
+            # (thousands of them made a link of megabytes, on every page after).
+            known = set(query_names(request))
+            kept = [
+                (k, v)
+                for k, v in request.query_params.multi_items()
+                if k in known and k not in ("offset", "limit")
+            ]
+            query = urlencode([*kept, ("offset", offset + limit), ("limit", limit)])
+            url = request.url.replace(query=query)
             nxt = str(url)
             settings = request.app.state.ctx.settings
             # Behind a proxy the request's Host is the proxy's upstream address: a public
