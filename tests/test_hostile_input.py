@@ -3,16 +3,18 @@ never a hang or a generic error that does not say what is wrong."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from service.models import ItemState
 from service.store.db import make_engine, make_sessionmaker
-from tests.conftest import api_client, make_settings
+from tests.conftest import api_client, make_settings, wait_for
 from tests.seed_db import add_feed, add_item
 
 
@@ -273,3 +275,81 @@ def test_a_next_link_keeps_only_the_parameters_the_route_reads(
     assert dict(nxt.params) == {**params, "offset": "1", "limit": "1"}
     follow = client.get(nxt.raw_path.decode())
     assert follow.status_code == 200 and follow.json()["offset"] == 1
+
+
+@pytest.fixture
+def worked(tmp_path: Path) -> Iterator[httpx.Client]:
+    """A server with a worker, that processes what it is sent (one a test: a worker
+    outliving its test is refused, conftest.no_heartbeat_left)."""
+    url = f"sqlite:///{tmp_path / 'worked.db'}"
+    with api_client(make_settings(url), workers=1, timeout=60) as client:
+        yield client
+
+
+def _atom(title: str, self_link: str, link: str) -> bytes:
+    return f"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>{title}</title><id>urn:x:{title}</id>
+<link rel="self" href="{self_link}"/><link rel="alternate" href="{link}"/>
+<updated>2026-01-01T00:00:00Z</updated>
+<entry><title>A post of {title}</title><id>urn:e:{title}</id><link href="https://a.example/1"/>
+<updated>2026-01-01T00:00:00Z</updated><content>It is 1.5x faster than before.</content></entry>
+</feed>""".encode()
+
+
+def _json_feed(title: str, self_link: str, link: str) -> bytes:
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": title,
+        "feed_url": self_link,
+        "home_page_url": link,
+        "items": [{"id": f"e-{title}", "url": "https://a.example/2", "content_text": "It is 2x."}],
+    }
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize(
+    ("make", "ctype", "title", "self_link", "link", "registered"),
+    [
+        (_atom, "application/atom+xml", "JS", "javascript:alert(1)", "data:text/html,hi", None),
+        (_atom, "application/atom+xml", "Case", " JavaScript:alert(1)", "vbscript:x", None),
+        (_atom, "application/atom+xml", "Rel", "/feed.xml", "//b.example/", None),
+        (_atom, "application/atom+xml", "Theirs", "urn:plainfeed:title:Victim", "", None),
+        (_atom, "application/atom+xml", "Link", "javascript:x", "https://blog.example/", 1),
+        (_atom, "application/atom+xml", "Ok", "https://blog.example/feed", "javascript:x", 0),
+        (_json_feed, "application/feed+json", "JSON", "javascript:alert(1)", "file:///etc/", None),
+    ],
+)
+def test_a_bare_feed_is_never_registered_at_a_self_link_that_is_no_http_url(
+    worked: httpx.Client,
+    make: Any,
+    ctype: str,
+    title: str,
+    self_link: str,
+    link: str,
+    registered: int | None,
+) -> None:
+    # A document posted with no feed named registered its feed at its self link
+    # whatever it was: "javascript:alert(1)" became a feed's URL (POST /feeds refuses
+    # it), fetched when the feed was asked to be read, and shown as its address. Such a
+    # link is as none: the feed is known by its http(s) link, else by its title.
+    r = worked.post(
+        "/webhooks/feed", content=make(title, self_link, link), headers={"content-type": ctype}
+    )
+    assert r.status_code == 202, r.text
+    delivery = r.json()["delivery_id"]
+
+    def done() -> dict[str, Any] | None:
+        d = worked.get(f"/deliveries/{delivery}").json()
+        return d if d["state"] in ("processed", "failed") else None
+
+    d = wait_for(done, timeout=60)
+    assert d["state"] == "processed", d
+    feed = worked.get(f"/feeds/{d['feed_id']}").json()
+    expected = {None: f"urn:plainfeed:title:{title}", 0: self_link, 1: link}[registered]
+    assert feed["url"] == expected
+    urls = [f["url"] for f in worked.get("/feeds", params={"limit": 200}).json()["items"]]
+    assert not any(
+        u.lower().lstrip().startswith(("javascript:", "data:", "vbscript:", "file:", "/"))
+        for u in urls
+    )
+    assert "javascript:" not in worked.get("/").text.lower()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
@@ -21,13 +22,26 @@ from service.store import tables as t
 from service.store.feeds import feed_at
 
 
+def _web_url(url: str | None) -> str | None:
+    """``url`` when it is an absolute http(s) URL, else None."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    return url.strip() if parts.scheme.lower() in ("http", "https") and parts.netloc else None
+
+
 def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
     """The address a document's feed is known by when the delivery named no feed: where
     it was fetched, else its self link, its link, its title. A document with none of them
     (a JSON Feed without feed_url or title) is refused: every such document, from any
-    sender, would have gone into one nameless feed."""
-    if fetch_url or doc.self_url or doc.link:
-        return fetch_url or doc.self_url or doc.link or ""
+    sender, would have gone into one nameless feed.
+
+    A self link or link that is no http(s) URL is as none: any sender's document
+    registered its feed at "javascript:..." (or at another feed's "urn:plainfeed:title:"
+    address), where POST /feeds refuses all but http(s)."""
+    self_url, link = _web_url(doc.self_url), _web_url(doc.link)
+    if fetch_url or self_url or link:
+        return fetch_url or self_url or link or ""
     if not doc.title.strip():
         raise Unprocessable(
             "the document names no feed (no self link, no link, no title): post it with "
