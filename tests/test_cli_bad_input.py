@@ -7,6 +7,7 @@ Each case runs ``plainfeed`` as a real process, as a user or a script would.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -57,6 +58,11 @@ def assert_bad_input(done: subprocess.CompletedProcess[str], message: str) -> No
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("plainfeed: error:") or "Invalid value" in done.stderr
     assert message in done.stderr, done.stderr
+
+
+def boxed(stderr: str) -> str:
+    """The text of click's error box, its lines joined (it wraps at 80 columns)."""
+    return " ".join(re.sub("[\u2500-\u257f]", " ", stderr).split())
 
 
 @pytest.mark.parametrize(
@@ -229,6 +235,41 @@ def test_a_list_limit_beyond_what_the_tables_hold(tmp_path: Path) -> None:
     done = plainfeed(tmp_path, "items", "list", "--limit", "99999999999999999999")
     assert_bad_input(done, "--limit")
     assert plainfeed(tmp_path, "items", "list", "--limit", str(2**31 - 1)).returncode == 0
+
+
+@pytest.mark.parametrize("raw", [" 1", "1 ", "+1", "1_0", "1.0", "\u00b2", "0x1"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("items", "show", "{}"),
+        ("items", "retry", "{}"),
+        ("items", "list", "--feed", "{}"),
+        ("items", "list", "--limit", "{}"),
+        ("deliveries", "retry", "{}"),
+        ("feeds", "remove", "{}"),
+        ("worker", "--concurrency", "{}"),
+        ("serve", "--port", "{}"),
+    ],
+)
+def test_a_number_not_written_in_digits_alone_is_refused(
+    tmp_path: Path, args: tuple[str, ...], raw: str
+) -> None:
+    # Typer reads an int as pydantic does: "items show ' 1'" showed item 1, "--feed 1_0"
+    # filtered by feed 10, "--limit +1" listed one, "serve --port ' 80'" served on 80.
+    done = plainfeed(tmp_path, *(a.format(raw) for a in args))
+    assert_bad_input(done, "Invalid value")
+    assert "digits 0-9 alone" in boxed(done.stderr)
+    assert done.stdout == ""
+
+
+def test_a_number_past_its_range_is_refused_without_echoing_all_of_it(tmp_path: Path) -> None:
+    done = plainfeed(tmp_path, "items", "show", "9" * 5000)
+    assert_bad_input(done, "Invalid value")
+    assert "is not in the range 1 to 2147483647" in boxed(done.stderr)
+    assert "9" * 100 not in done.stderr
+    assert_bad_input(plainfeed(tmp_path, "items", "list", "--limit", "0"), "--limit")
+    # Leading zeros are still the number.
+    assert plainfeed(tmp_path, "items", "list", "--limit", "007").returncode == 0
 
 
 def test_a_title_search_longer_than_the_api_takes_is_refused(tmp_path: Path) -> None:

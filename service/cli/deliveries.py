@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from service.cli.feeds import ID_MAX, sessions
+from service.cli.feeds import AN_ID, sessions
 
 deliveries_app = typer.Typer(help="Webhook deliveries.", no_args_is_help=True)
 
@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 @deliveries_app.command("retry")
 def retry(
-    delivery_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)],
+    delivery_id: Annotated[int, typer.Argument(parser=AN_ID)],
     force: Annotated[
         bool,
         typer.Option(

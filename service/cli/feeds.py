@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import fetch, websub
+from service.cli.inputs import whole, whole_option
 from service.config import get_settings
 from service.errors import (
     Conflict,
@@ -29,6 +30,8 @@ from service.store.feeds import check_name_free, remove_feed
 # The largest id the tables hold (ids are INTEGER: 32 bits on PostgreSQL). A larger one on
 # the command line would reach the driver and fail there (OverflowError, DataError).
 ID_MAX = 2**31 - 1
+# An id argument or option: a row id, in the digits 0-9 alone.
+AN_ID = whole(1, ID_MAX)
 
 feeds_app = typer.Typer(help="Registered feeds.", no_args_is_help=True)
 
@@ -103,7 +106,7 @@ def list_() -> None:
 
 @feeds_app.command("remove")
 def remove(
-    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
+    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", parser=AN_ID)],
     yes: Annotated[bool, typer.Option("--yes", help="Confirm: its items go with it")] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Even while a WebSub hub pushes to it (hub gone)")
@@ -120,7 +123,7 @@ def remove(
 
 @feeds_app.command("subscribe")
 def subscribe(
-    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", min=1, max=ID_MAX)],
+    feed_id: Annotated[int, typer.Argument(help="The registered feed's id", parser=AN_ID)],
     hub: Annotated[
         str | None,
         typer.Option(
@@ -132,7 +135,7 @@ def subscribe(
         bool, typer.Option("--unsubscribe", help="End the subscription")
     ] = False,
     lease_seconds: Annotated[
-        int | None, typer.Option(min=60, help="Lease to ask the hub for")
+        int | None, whole_option(60, ID_MAX, help="Lease to ask the hub for")
     ] = None,
 ) -> None:
     """Ask the feed's WebSub hub to push its updates to this server.

@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from service import render
-from service.cli.feeds import ID_MAX, sessions
+from service.cli.feeds import AN_ID, ID_MAX, sessions
+from service.cli.inputs import whole_option
 from service.errors import Conflict, InputError, NotFound
 from service.models import Explainer, ItemState
 from service.pipeline import latest_explainer
@@ -64,10 +65,10 @@ def _feed_exists(s: Session, feed: int | None) -> None:
 @items_app.command("list")
 def list_(
     state: Annotated[ItemState | None, typer.Option(help="Only items in this state")] = None,
-    feed: Annotated[int | None, typer.Option(help="Feed id", min=1, max=ID_MAX)] = None,
+    feed: Annotated[int | None, whole_option(1, ID_MAX, help="Feed id")] = None,
     search: Annotated[str | None, typer.Option("--search", "-q", help="Title contains")] = None,
     # No table holds more rows than ids; a larger limit reached the driver (OverflowError).
-    limit: Annotated[int, typer.Option(min=1, max=ID_MAX)] = 50,
+    limit: Annotated[int, whole_option(1, ID_MAX)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line")] = False,
 ) -> None:
     """Items, newest first: id, state, title (tab-separated), or JSON lines."""
@@ -95,7 +96,7 @@ def list_(
 
 @items_app.command("show")
 def show(
-    item_id: Annotated[int, typer.Argument(min=1, max=ID_MAX)],
+    item_id: Annotated[int, typer.Argument(parser=AN_ID)],
     format: Annotated[ShowFormat, typer.Option("--format", "-f")] = ShowFormat.md,
 ) -> None:
     """An item's explainer; exit status 1 (and the state on stderr) when it has none."""
@@ -130,14 +131,14 @@ def show(
 @items_app.command("retry")
 def retry(
     item_id: Annotated[
-        int | None, typer.Argument(min=1, max=ID_MAX, help="The item (or give --state)")
+        int | None, typer.Argument(parser=AN_ID, help="The item (or give --state)")
     ] = None,
     state: Annotated[
         ItemState | None,
         typer.Option(help="Every item in this state instead (failed, after an outage)"),
     ] = None,
     feed: Annotated[
-        int | None, typer.Option(help="With --state: of this feed only", min=1, max=ID_MAX)
+        int | None, whole_option(1, ID_MAX, help="With --state: of this feed only")
     ] = None,
 ) -> None:
     """Re-queue an item (in any state but processing), or every item in a --state.

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from service.cli.inputs import whole_option
 from service.config import MAX_WORKERS, Settings, get_settings
 from service.engines import require_endpoint
 from service.errors import ConfigError
@@ -87,12 +88,10 @@ def _served_at(settings: Settings, sock: socket.socket) -> Settings:
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to bind", min=0, max=65535)] = 8000,
+    port: Annotated[int, whole_option(0, 65535, help="Port to bind")] = 8000,
     workers: Annotated[
         int | None,
-        typer.Option(
-            help="In-process workers (default PLAINFEED_CONCURRENCY)", min=0, max=MAX_WORKERS
-        ),
+        whole_option(0, MAX_WORKERS, help="In-process workers (default PLAINFEED_CONCURRENCY)"),
     ] = None,
 ) -> None:
     """Run the HTTP API with in-process workers."""
@@ -122,15 +121,15 @@ def serve(
 def worker(
     concurrency: Annotated[
         int | None,
-        typer.Option(help="Worker threads (default PLAINFEED_CONCURRENCY)", min=1, max=MAX_WORKERS),
+        whole_option(1, MAX_WORKERS, help="Worker threads (default PLAINFEED_CONCURRENCY)"),
     ] = None,
     metrics_port: Annotated[
         int | None,
-        typer.Option(
+        whole_option(
+            0,
+            65535,
             help="Serve this process's Prometheus metrics on this port "
             "(default PLAINFEED_WORKER_METRICS_PORT; 0: off)",
-            min=0,
-            max=65535,
         ),
     ] = None,
 ) -> None:
@@ -192,7 +191,7 @@ def worker(
 
 def demo(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    port: Annotated[int, whole_option(0, 65535)] = 8000,
     wait: Annotated[float, typer.Option(help="Seconds to wait for the items", min=0)] = 120.0,
     engine: Annotated[
         Literal["extractive", "llm", "auto"],
