@@ -51,6 +51,10 @@ GIVEN_UP = {PENDING_UNSUBSCRIBE: UNSUBSCRIBED, PENDING_SUBSCRIBE: FAILED, RENEWI
 # Not in GIVEN_UP: an active row with no lease known is given no time (it is no request).
 LAPSED = {**GIVEN_UP, ACTIVE: EXPIRED}
 DEFAULT_LEASE_SECONDS = 10 * 24 * 3600
+# The longest lease taken from a hub's verification: a hub's "hub.lease_seconds" of 30
+# digits overflowed the date (a 500 to the hub); a shorter one than granted is renewed
+# early, which the hub takes as any renewal.
+MAX_LEASE_SECONDS = 366 * 24 * 3600
 # A subscription is renewed this long before its lease ends (WebSub section 5.1: the
 # subscriber re-subscribes; a hub stops delivering when the lease ends). Hubs grant days.
 RENEW_BEFORE = timedelta(hours=1)
@@ -209,12 +213,25 @@ def answer_intent(
     if not challenge:
         raise NotFound("hub.challenge is missing")
     if mode == "subscribe" and state in (PENDING_SUBSCRIBE, RENEWING):
-        raw = params.get("hub.lease_seconds", "")
-        lease = int(raw) if raw.isdigit() else DEFAULT_LEASE_SECONDS
-        return IntentAnswer(challenge, ACTIVE, now + timedelta(seconds=lease))
+        return IntentAnswer(
+            challenge,
+            ACTIVE,
+            now + timedelta(seconds=lease_seconds(params.get("hub.lease_seconds", ""))),
+        )
     if mode == "unsubscribe" and state == PENDING_UNSUBSCRIBE:
         return IntentAnswer(challenge, UNSUBSCRIBED, None)
     raise NotFound(f"no pending {mode or 'request'} for this feed")
+
+
+def lease_seconds(raw: str) -> int:
+    """The lease a hub's verification grants: its ``hub.lease_seconds`` up to
+    MAX_LEASE_SECONDS, the default when it is no number of digits 0-9 ("\u00b2" is a digit
+    to str.isdigit, not to int(): a 500 to the hub)."""
+    if not (raw.isascii() and raw.isdigit()):
+        return DEFAULT_LEASE_SECONDS
+    if len(raw.lstrip("0")) > len(str(MAX_LEASE_SECONDS)):  # int() of thousands refused
+        return MAX_LEASE_SECONDS
+    return min(int(raw), MAX_LEASE_SECONDS)
 
 
 def lease_of(

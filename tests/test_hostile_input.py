@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from service import websub
 from service.models import ItemState
+from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker
 from tests.conftest import api_client, make_settings, wait_for
 from tests.seed_db import add_feed, add_item
@@ -353,3 +356,64 @@ def test_a_bare_feed_is_never_registered_at_a_self_link_that_is_no_http_url(
         for u in urls
     )
     assert "javascript:" not in worked.get("/").text.lower()
+
+
+@pytest.mark.parametrize(
+    ("lease", "granted"),
+    [
+        ("9" * 30, websub.MAX_LEASE_SECONDS),
+        ("99999999999", websub.MAX_LEASE_SECONDS),
+        ("9" * 5000, websub.MAX_LEASE_SECONDS),
+        ("\u00b2", websub.DEFAULT_LEASE_SECONDS),
+        ("-5", websub.DEFAULT_LEASE_SECONDS),
+        ("3600", 3600),
+    ],
+)
+def test_a_hub_lease_no_date_holds_is_taken_at_most_a_year_not_a_500(
+    tmp_path: Path, lease: str, granted: int
+) -> None:
+    # A hub's verification with "hub.lease_seconds" of 30 digits overflowed the date, and
+    # "²" (a digit to str.isdigit) failed int(): a 500 to the hub, the subscription left
+    # pending until given up.
+    url = f"sqlite:///{tmp_path / 'lease.db'}"
+    topic = "https://a.example/feed"
+    secret = websub.new_secret()
+    with api_client(make_settings(url), workers=0, timeout=60) as client:
+        engine = make_engine(url)
+        try:
+            fid = add_feed(
+                make_sessionmaker(engine),
+                topic,
+                websub_state=websub.PENDING_SUBSCRIBE,
+                websub_secret=secret,
+                hub_url="https://hub.example/",
+                websub_lease_until=datetime.now(UTC) + timedelta(hours=1),
+            )
+        finally:
+            engine.dispose()
+        callback = httpx.URL(websub.callback_url(str(client.base_url), fid, secret))
+        before = datetime.now(UTC)
+        r = client.get(
+            callback.copy_merge_params(
+                {
+                    "hub.mode": "subscribe",
+                    "hub.topic": topic,
+                    "hub.challenge": "c-1",
+                    "hub.lease_seconds": lease,
+                }
+            ).raw_path.decode()
+        )
+        assert r.status_code == 200, r.text
+        assert r.text == "c-1"
+        feed = client.get(f"/feeds/{fid}").json()
+    assert feed["websub_state"] == websub.ACTIVE
+    engine = make_engine(url)
+    try:
+        with make_sessionmaker(engine)() as s:
+            until = s.get(t.Feed, fid).websub_lease_until  # type: ignore[union-attr]
+    finally:
+        engine.dispose()
+    assert until is not None
+    until = until.replace(tzinfo=UTC) if until.tzinfo is None else until
+    expected = before + timedelta(seconds=granted)
+    assert expected - timedelta(minutes=5) < until < expected + timedelta(minutes=5)
