@@ -417,3 +417,19 @@ def test_a_hub_lease_no_date_holds_is_taken_at_most_a_year_not_a_500(
     until = until.replace(tzinfo=UTC) if until.tzinfo is None else until
     expected = before + timedelta(seconds=granted)
     assert expected - timedelta(minutes=5) < until < expected + timedelta(minutes=5)
+
+
+@pytest.mark.parametrize("feed_id", [True, "1", " 1", 1.0, "1.0"])
+def test_a_subscriber_feed_id_that_is_no_json_integer_is_a_422(
+    server: httpx.Client, feed_id: object
+) -> None:
+    # POST /subscribers took true, "1", " 1" and 1.0 for feed 1 (the webhook's feed_id
+    # refuses them): a subscriber of one feed made from a typo.
+    assert server.post("/feeds", json={"url": "https://a.example/feed"}).status_code == 201
+    r = server.post("/subscribers", json={"url": "https://h.example/", "feed_id": feed_id})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "feed_id" in r.json()["detail"]
+    assert server.get("/subscribers").json()["total"] == 0
+    ok = server.post("/subscribers", json={"url": "https://h.example/", "feed_id": 1})
+    assert ok.status_code == 201 and ok.json()["feed_id"] == 1

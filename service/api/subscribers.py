@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool, StrictInt
 from sqlalchemy import func, select
 
 from service import outbound
@@ -47,7 +47,8 @@ class SubscriberIn(BaseModel):
         description="whsec_<base64 of 24-64 bytes>; generated (and answered once) when absent",
     )
     events: list[EventName] = Field(default_factory=lambda: _all_events(), min_length=1)
-    feed_id: int | None = Field(
+    # Strict, as the webhook's feed_id: true, "1" and 1.0 were feed 1, and " 1" too.
+    feed_id: StrictInt | None = Field(
         default=None,
         ge=1,
         le=t.MAX_ID,
