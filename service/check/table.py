@@ -32,6 +32,11 @@ from service.numbers.number import (
 # One character of the set, then the rest of the run: a pattern that starts with a set
 # (not a repeat of one) is skipped ahead in C to where the set matches.
 _WORDS = re.compile(r"[^a-z0-9.+%×][^a-z0-9.+%×]*")
+# The same for ASCII text, in C: each byte outside the set made a space, the spaces then
+# collapsed by split() (the pattern's substitution pays for each gap, and a sentence has
+# dozens).
+_KEPT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789.+%")
+_GAPS = bytes(c if c in _KEPT else 32 for c in range(256))
 _SEGMENT = re.compile(r";\s")
 # A row of an explainer's own table comes as "<column>: <cell> | <column>: <cell>": its
 # parts are the cells (a cell may hold a semicolon: "7.1 dropped; 7.14 via TheRock").
@@ -42,7 +47,11 @@ def _norm(text: str, prepared: str | None = None) -> str:
     """Lower-case words of a text, one space apart, markup and punctuation gone
     (``prepared``: the text already read by ``prepare``)."""
     prepared = prepare(text) if prepared is None else prepared
-    return " " + _WORDS.sub(" ", prepared.lower().replace(". ", " ")).strip(" .") + " "
+    lowered = prepared.lower().replace(". ", " ")
+    if lowered.isascii():
+        kept = lowered.encode("ascii").translate(_GAPS).decode("ascii")
+        return " " + " ".join(kept.split()).strip(" .") + " "
+    return " " + _WORDS.sub(" ", lowered).strip(" .") + " "
 
 
 class Row:
