@@ -15,9 +15,9 @@ from service.check.names import (
     STOP_WORDS,
     Name,
     content_words,
+    find_noun,
     is_name,
     name_pattern,
-    noun_pattern,
 )
 from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
@@ -163,7 +163,7 @@ class Binding:
             return all(unit.mentions(n) for n in self.names), ""
         if self.nouns:
             text = self._noun_window(unit, number)
-            return any(noun_pattern(s).search(text) for s in self.nouns), text
+            return any(find_noun(s, text) for s in self.nouns), text
         if self.inherited:  # the topic of the sentence before: so may the source's be
             held = all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
             return held, ""
@@ -191,7 +191,7 @@ class Binding:
             return why
         if (
             self.counted
-            and not noun_pattern(self.counted).search(window or self._noun_window(unit, number))
+            and not find_noun(self.counted, window or self._noun_window(unit, number))
             and (not self.plain or names_things(unit.text, number, STOP_WORDS))
         ):
             # (A plain phrase's noun may be missing where the source's figure ends its
@@ -228,7 +228,7 @@ class Binding:
             return 0
         shared = 0
         for noun in dict.fromkeys(self.nouns):
-            m = noun_pattern(noun).search(text)
+            m = find_noun(noun, text)
             if m is not None:
                 word = text[m.start() : m.start() + len(noun)].lower()
                 if noun.startswith(word):  # the whole word is the noun's (most matches)

@@ -183,6 +183,14 @@ def noun_pattern(word: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z])(?:" + "|".join(alternatives) + ")")
 
 
+def find_noun(noun: str, text: str) -> re.Match[str] | None:
+    """:func:`noun_pattern` searched in ``text``, where its first three letters stand
+    (every alternative starts with them): most texts a noun is looked for in lack them,
+    found by `in` in C, where the pattern, a look-behind first, is tried at each
+    position."""
+    return noun_pattern(noun).search(text) if noun[:3] in text else None
+
+
 _INSIDE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789,;(")  # before a name inside
 _ENDS = re.compile(r"(?![\w-])")
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from service.check.index import SourceIndex
 from service.check.marks import CLAUSE_MARK
-from service.check.names import Name, content_words, noun_pattern, verbatim_pattern
+from service.check.names import Name, content_words, find_noun, verbatim_pattern
 from service.check.unit import Unit
 from service.check.verbatim import locate
 from service.numbers import Number
@@ -130,7 +130,7 @@ def other_value(idx: SourceIndex, s: str, n: Number) -> str:
         seen.add((unit.block, (a, b)))
         sentence = unit.text[a:b]
         values = list(found.finditer(sentence))
-        held = sum(1 for w in words if noun_pattern(w).search(sentence))
+        held = sum(1 for w in words if find_noun(w, sentence))
         if any(v.group(1) == value for v in values):
             own = max(own, held)
         elif values and held > best:

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
 from service.check.marks import CLAUSE_MARK, split_gap
-from service.check.names import STOP_WORDS, Name, content_words, name_pattern, noun_pattern
+from service.check.names import (
+    STOP_WORDS,
+    Name,
+    content_words,
+    find_noun,
+    name_pattern,
+    noun_pattern,
+)
 from service.check.qualified import other_kind
 from service.check.scope import (
     AFTER_NOUN,
@@ -225,12 +232,10 @@ def nearer_other(unit: Unit, number: Number, nouns: Sequence[str]) -> Number | N
         words = text[start:end]
         if m is not like[0] and not _CONTENT.search(text, start, m.start):
             words += " " + lead
-        return {w for w in nouns if noun_pattern(w).search(words) is not None}
+        return {w for w in nouns if find_noun(w, words) is not None}
 
     own = held(number)
-    lacking = len(nouns) >= 2 and any(
-        w not in own and noun_pattern(w).search(lead) is None for w in nouns
-    )
+    lacking = len(nouns) >= 2 and any(w not in own and find_noun(w, lead) is None for w in nouns)
     for m in like:
         if m.start == number.start:
             continue
@@ -277,7 +282,7 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         # contributors" gives 487 no commits, though "commits" stands near it.
         theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
         theirs += [number.noun] if number.noun else []
-        if theirs and not noun_pattern(binding.direct).search(" ".join(theirs)):
+        if theirs and not find_noun(binding.direct, " ".join(theirs)):
             return f'the source counts {" ".join(theirs)} there, not "{binding.direct}"'
         if item_mark(unit.text, number):
             return f'the source\'s ({number.text}) marks an item, no count of "{binding.direct}"'
