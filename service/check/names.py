@@ -101,6 +101,11 @@ def name_pattern(key: str) -> re.Pattern[str]:
     body += ")?" * (len(segments) - keep)
     if keep < len(segments):
         body += "(?!" + _SEP + r"[a-z]*[0-9]|\.[0-9])"
+    if body[:1].isalnum():
+        # Its first letter first, the look-behind after it (the same matches): a pattern
+        # that starts with a literal is skipped ahead in C to where the letter stands;
+        # one that starts with a look-behind is tried at each position of a context.
+        return re.compile(body[0] + r"(?<![a-z0-9]" + body[0] + ")" + body[1:] + r"s?(?![a-z0-9])")
     return re.compile(r"(?<![a-z0-9])" + body + r"s?(?![a-z0-9])")
 
 
