@@ -8,7 +8,12 @@ divided by five: one cold check, start-up and imports left out.
 
     PYTHONPATH=. /work/venv/bin/python -m bench.check_instructions
 
-(``--inner N``: the runs of one process, used by the outer call.)
+With ``--split`` it counts the index alone too (``index_source`` cleared and called, no
+check), and prints the first check as the cold check minus the index: what the gate pays
+after the model's answer (four valgrind runs instead of two).
+
+(``--inner N``: the runs of one process, used by the outer call; ``--index-only``: of
+the index alone.)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 import tempfile
 
 
-def _inner(runs: int) -> None:
+def _inner(runs: int, index_only: bool) -> None:
     from bench.check import material
     from service.check import check_explainer, index_source
 
@@ -29,10 +34,13 @@ def _inner(runs: int) -> None:
     source = sources["flydsl+executorch"]
     for _ in range(runs):
         index_source.cache_clear()
-        check_explainer(explainer, source)
+        if index_only:
+            index_source(source, "")  # the key check_explainer uses
+        else:
+            check_explainer(explainer, source)
 
 
-def _count(runs: int) -> int:
+def _count(runs: int, index_only: bool = False) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         done = subprocess.run(
@@ -45,6 +53,7 @@ def _count(runs: int) -> int:
                 "bench.check_instructions",
                 "--inner",
                 str(runs),
+                *(["--index-only"] if index_only else []),
             ],
             capture_output=True,
             text=True,
@@ -59,12 +68,21 @@ def _count(runs: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inner", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--index-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--split", action="store_true", help="count the index alone too: cold = index + first"
+    )
     args = parser.parse_args()
     if args.inner:
-        _inner(args.inner)
+        _inner(args.inner, args.index_only)
         return
     one, six = _count(1), _count(6)
-    print(f"cold check, flydsl+executorch: {(six - one) / 5 / 1e6:.1f}M instructions")
+    cold = (six - one) / 5
+    print(f"cold check, flydsl+executorch: {cold / 1e6:.1f}M instructions")
+    if args.split:
+        index = (_count(6, index_only=True) - _count(1, index_only=True)) / 5
+        first = cold - index
+        print(f"  index {index / 1e6:.1f}M, first check (cold minus index) {first / 1e6:.1f}M")
 
 
 if __name__ == "__main__":
