@@ -199,8 +199,11 @@ class EventHook:
 
 
 def _retry_after(resp: httpx.Response) -> float | None:
+    """Retry-After in seconds (its HTTP-date form is not used); None when it is not a
+    number of seconds. ``str.isdigit`` takes "²" as a digit and float() refuses it: the
+    send crashed after the POST, its row left "sending" until its lease ran out."""
     value = resp.headers.get("retry-after", "").strip()
-    return float(value) if value.isdigit() else None
+    return float(value) if value.isascii() and value.isdigit() else None
 
 
 _ANSWER_BYTES = 4096  # of a receiver's answer, read for the delivery log

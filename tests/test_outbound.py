@@ -894,3 +894,51 @@ def test_events_go_out_while_every_worker_waits_on_the_model(
         for th in c.pool.threads:
             th.join(30)
             assert not th.is_alive()
+
+
+class _RetryAfter:
+    """A receiver answering 503 with the raw ``Retry-After`` header bytes given."""
+
+    def __init__(self, value: bytes) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                self.wfile.write(
+                    b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\nRetry-After: " + value + b"\r\n\r\n"
+                )
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("value", ["²".encode(), b"1e9", b"-5", b" "], ids=repr)
+def test_a_retry_after_that_is_no_number_of_seconds_backs_off_as_usual(
+    client: TestClient, value: bytes
+) -> None:
+    # "²".isdigit() is True and float("²") raises: the send crashed after the POST, its
+    # row stayed "sending" until its lease ran out, and so on every attempt, for ever.
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    answering = _RetryAfter(value)
+    try:
+        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(c.settings, c.sessions, timeout=2)
+        assert sender("test-worker") is True
+    finally:
+        answering.close()
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.attempts, d.last_status) == ("pending", 1, 503)
+    assert d.lease_owner is None and d.last_error is not None
+    assert d.next_attempt_at is not None
+    wait = (d.next_attempt_at - datetime.now(UTC)).total_seconds()
+    assert wait <= c.settings.outbound_backoff_max
