@@ -16,7 +16,7 @@ def utc_from_iso(value: object) -> datetime | None:
         dt = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+    return _in_utc(dt)
 
 
 def utc_from_struct(parsed: time.struct_time | None) -> datetime | None:
@@ -38,4 +38,17 @@ def utc_from_http(value: object) -> datetime | None:
         dt = parsedate_to_datetime(value.strip())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+    return _in_utc(dt)
+
+
+def _in_utc(dt: datetime) -> datetime | None:
+    """``dt`` in UTC (naive means UTC); None when UTC has no such time: "9999-12-31T23:59:59
+    -01:00" is past the calendar's end there, and the OverflowError of the conversion
+    failed a whole delivery for one entry's date (JSON Feed), or escaped the worker (a
+    change record's timestamp) and left the delivery to its lease."""
+    if dt.tzinfo is None:
+        return dt.replace(tzinfo=UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:
+        return None

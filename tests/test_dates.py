@@ -21,6 +21,9 @@ from service.dates import utc_from_http, utc_from_iso, utc_from_struct
         ("", None),
         (None, None),
         (20260828, None),
+        # Times UTC has not: past the calendar's end, before its start.
+        ("9999-12-31T23:59:59-01:00", None),
+        ("0001-01-01T00:00:00+01:00", None),
     ],
 )
 def test_utc_from_iso(value: object, expected: datetime | None) -> None:
@@ -42,6 +45,7 @@ def test_utc_from_struct() -> None:
         ("Tuesday, 22-Sep-26 15:45:46 GMT", datetime(2026, 9, 22, 15, 45, 46, tzinfo=UTC)),
         ("Tue, 99 Sep 2026 15:45:46 GMT", None),
         ('W/"etag"', None),
+        ("Fri, 31 Dec 9999 23:59:59 -0100", None),
         ("", None),
         (None, None),
     ],

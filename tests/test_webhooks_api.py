@@ -985,3 +985,78 @@ def test_unique_ids_are_kept_per_delivery(svc: Service) -> None:
         assert r.status_code == 202
     listed = svc.http.get("/deliveries").json()["items"]
     assert {d["external_id"] for d in listed} == {f"x-github-delivery:{i}" for i in ids}
+
+
+# A time that parses, but not into UTC: an hour west of the last second of year 9999 is
+# past it (datetime.astimezone raised OverflowError).
+PAST_THE_CALENDAR = "9999-12-31T23:59:59-01:00"
+
+
+def small_rss(title: str = "Faster kernels") -> bytes:
+    return (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Small</title>'
+        "<link>https://small.example/</link><item><guid>urn:small:1</guid>"
+        f"<title>{title}</title><description>&lt;p&gt;The kernels run 1.5x faster on "
+        "8 GPUs.&lt;/p&gt;</description></item></channel></rss>"
+    ).encode()
+
+
+def test_a_change_record_observed_past_the_calendar_is_processed(svc: Service) -> None:
+    # The record's timestamp is read before the delivery's outcome is decided: its
+    # OverflowError escaped the worker, the delivery stayed "processing" until its lease
+    # ran out, again on each attempt, and ended "gave up ... lease expired".
+    fid = svc.feed("https://small.example/feed.xml", name="small-feed")
+    body = small_rss()
+    rec = {
+        "type": "feed.changed",
+        "timestamp": PAST_THE_CALENDAR,
+        "data": {
+            "source": "small-feed",
+            "url": "https://small.example/feed.xml",
+            "status": 200,
+            "bytes": len(body),
+            "headers": {"observed_at": PAST_THE_CALENDAR},
+            "content": base64.b64encode(body).decode(),
+            "content_encoding": "base64",
+            "content_type": "application/rss+xml",
+        },
+    }
+    r = svc.post(rec)
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"], timeout=20)
+    assert (d["state"], d["feed_id"], d["items_new"]) == ("processed", fid, 1), d
+
+
+def test_a_json_feed_entry_dated_past_the_calendar_is_undated(svc: Service) -> None:
+    # One entry's date failed the whole delivery: "OverflowError: date value out of range".
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Dated",
+        "home_page_url": "https://dated.example/",
+        "items": [
+            {
+                "id": "urn:dated:1",
+                "title": "Kernels",
+                "content_text": "The kernels run 1.5x faster on 8 GPUs.",
+                "date_published": PAST_THE_CALENDAR,
+            },
+            {
+                "id": "urn:dated:2",
+                "title": "Dataset",
+                "content_text": "The dataset holds 1.2 million images.",
+                "date_modified": "0001-01-01T00:00:00+01:00",
+            },
+        ],
+    }
+    fid = svc.feed("https://dated.example/feed.json")
+    r = svc.post(
+        json.dumps(doc).encode(),
+        {"Content-Type": "application/feed+json"},
+        params={"feed_id": fid},
+    )
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert (d["state"], d["items_new"]) == ("processed", 2), d
+    with svc.sessions() as s:
+        items = s.scalars(select(t.Item).where(t.Item.feed_id == fid)).all()
+    assert {(i.key, i.published) for i in items} == {("urn:dated:1", None), ("urn:dated:2", None)}
