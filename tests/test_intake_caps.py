@@ -306,3 +306,20 @@ def test_the_api_shows_skipped_items_and_explains_one_on_demand(db_url: str) -> 
         assert api.post(f"/items/{one}/retry").status_code == 202
         wait_for(lambda: api.get(f"/items/{one}").json()["state"] in EXPLAINED)
         assert api.get("/stats").json()["items_by_state"]["skipped"] == 2
+
+
+@pytest.mark.parametrize("charset", ["idna", "punycode"])
+def test_a_page_naming_a_codec_that_cannot_decode_it_fails_no_delivery(
+    rig: Callable[..., Rig], origin: Origin, charset: str
+) -> None:
+    # Python's "idna" and "punycode" codecs decode bytes, but not with errors="replace":
+    # the page's UnicodeError escaped the delivery's page budget (which keeps the excerpt
+    # of a page it cannot read), and the whole delivery failed, its other entries too.
+    page = PAGE.replace(b"<head>", f'<head><meta charset="{charset}">'.encode(), 1)
+    assert page != PAGE
+    link = origin.route("/posts/odd", body=page + "caf\xc3\xa9".encode("latin-1"), headers=HTML)
+    r = rig()
+    d = r.deliver(rss([entry(1), entry(2, link=link)]))
+    assert (d.state, d.items_new, d.error) == ("processed", 2, None)
+    assert pages_seen(origin) == ["/posts/odd"]
+    assert len(r.items()) == 2

@@ -136,7 +136,9 @@ def decode_document(data: bytes) -> str:
     if m:
         try:
             return data.decode(m.group(1).decode("ascii"), errors="replace")
-        except LookupError:
+        except (LookupError, UnicodeError):
+            # UnicodeError: a codec that decodes bytes but not with errors="replace"
+            # ("idna", "punycode"); it escaped as a crash, failing a whole delivery.
             pass
     try:
         return data.decode("utf-8")
