@@ -181,6 +181,31 @@ def test_an_item_with_nothing_to_explain_is_skipped_and_the_feed_goes_on(
             assert r.stdout.startswith("# ") and "17%" in r.stdout
 
 
+def test_a_feed_none_of_whose_items_is_explained_is_an_empty_json_array(
+    tmp_path: Path,
+) -> None:
+    """Every item skipped: the JSON output is still one array, an empty one (stdout was
+    empty, which no JSON reader takes: "jq" failed on the output of a run exiting 1 as
+    any run with a skipped item does)."""
+    feed = tmp_path / "feed.xml"
+    feed.write_text(
+        SKIPPING_FEED.replace("Fusing three kernels", "Broken").split("<description>&lt;p&gt;")[0]
+        + "<description>More markup</description></item></channel></rss>",
+        encoding="utf-8",
+    )
+    r = subprocess.run(
+        [*command_of(feed), "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert r.returncode == 1, r.stderr
+    assert "0 explainers, 0 with numbers that need review, 2 skipped" in r.stderr
+    assert json.loads(r.stdout) == []
+
+
 def test_an_item_without_text_is_named_as_skipped_not_left_out_silently(
     tmp_path: Path,
 ) -> None:

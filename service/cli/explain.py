@@ -197,4 +197,7 @@ class _Output:
     def close(self) -> None:
         if self.written:
             sys.stdout.write("\n]\n" if self.array else "\n")
-            sys.stdout.flush()
+        elif self.array:
+            # No item explained: still one array, empty (an empty stdout is no JSON).
+            sys.stdout.write("[]\n")
+        sys.stdout.flush()
