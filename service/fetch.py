@@ -239,6 +239,11 @@ def fetch_url(
         ) from exc
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot fetch {current}: {exc.__class__.__name__}: {exc}") from exc
+    except httpx.InvalidURL as exc:
+        # No HTTPError: a URL httpx refuses (a control character, a DEL: legal in XML) when
+        # no guard read it first (PLAINFEED_ALLOW_PRIVATE_URLS) escaped as a crash, and a
+        # delivery whose page budget met one failed whole.
+        raise FetchRefused(f"not a valid URL: {current!r} ({exc})") from exc
     raise FetchError(f"more than {settings.fetch_max_redirects} redirects from {url}")
 
 
@@ -274,6 +279,8 @@ def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
         raise FetchError(f"timed out after {settings.fetch_timeout:g} s posting to {url}") from exc
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot post to {url}: {exc.__class__.__name__}: {exc}") from exc
+    except httpx.InvalidURL as exc:
+        raise FetchRefused(f"not a valid URL: {url!r} ({exc})") from exc
 
 
 # --- article pages -----------

@@ -323,3 +323,20 @@ def test_a_page_naming_a_codec_that_cannot_decode_it_fails_no_delivery(
     assert (d.state, d.items_new, d.error) == ("processed", 2, None)
     assert pages_seen(origin) == ["/posts/odd"]
     assert len(r.items()) == 2
+
+
+def test_a_page_link_that_is_no_valid_url_fails_no_delivery(
+    rig: Callable[..., Rig], origin: Origin
+) -> None:
+    # A DEL is a legal XML character, and httpx refuses it in a URL with InvalidURL, which
+    # is no httpx.HTTPError: with PLAINFEED_ALLOW_PRIVATE_URLS (these tests' setting) no
+    # guard looked at the URL first, the error left fetch_url as it was, escaped the
+    # delivery's page budget (which keeps the excerpt of a page it cannot read) and
+    # failed the whole delivery, its other entries too.
+    link = origin.url + "/posts/a&#127;b"
+    r = rig()
+    assert r.settings.allow_private_urls
+    d = r.deliver(rss([entry(1), entry(2, link=link)]))
+    assert (d.state, d.items_new, d.error) == ("processed", 2, None)
+    assert d.problems is not None and "not a valid URL" in d.problems
+    assert len(r.items()) == 2
