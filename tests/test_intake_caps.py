@@ -340,3 +340,44 @@ def test_a_page_link_that_is_no_valid_url_fails_no_delivery(
     assert (d.state, d.items_new, d.error) == ("processed", 2, None)
     assert d.problems is not None and "not a valid URL" in d.problems
     assert len(r.items()) == 2
+
+
+def test_a_delivery_whose_database_connection_is_lost_is_tried_again(pg_url: str) -> None:
+    """The worker's connection ends mid-transaction (a failover, a pooler restarting):
+    nothing of the run is stored, and the delivery is tried again later, as a fetch that
+    failed for a moment is. It ended ``failed`` for good, its new posts never stored."""
+    from sqlalchemy import text
+
+    from service.store.db import make_engine, migrate
+    from tests.conftest import waiting_on_a_lock
+
+    db = make_engine(pg_url)
+    migrate(db)
+    r = Rig(db)
+    try:
+        # The feed has no title yet: the delivery writes it, first waiting for this lock.
+        did = r.store(rss([entry(1), entry(2)]))
+        with db.connect() as holder:
+            holder.execute(
+                text("SELECT id FROM feeds WHERE id = :id FOR UPDATE"), {"id": r.feed_id}
+            )
+            worker = threading.Thread(target=r.worker._one, args=(queue.DELIVERIES,))
+            worker.start()
+            wait_for(lambda: waiting_on_a_lock(db), timeout=30)
+            holder.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "wait_event_type = 'Lock' AND datname = current_database()"
+                )
+            )
+            holder.rollback()
+        worker.join(30)
+        d = r.delivery(did)
+        assert (d.state, d.attempts, d.items_new) == ("received", 1, 0), d.error
+        assert d.error is not None and "terminat" in d.error
+        wait_for(lambda: r.worker._one(queue.DELIVERIES), timeout=30)
+        d = r.delivery(did)
+        assert (d.state, d.items_new, d.error) == ("processed", 2, None)
+    finally:
+        r.worker.close()
+        db.dispose()

@@ -9,7 +9,7 @@ import logging
 from datetime import UTC, datetime
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from service import fetch, ingest, metrics, parse, queue
@@ -79,6 +79,13 @@ def _with_earlier_runs(
     }
 
 
+def _first(exc: OperationalError) -> str:
+    """The driver's own message, its first line: SQLAlchemy's text adds the statement, its
+    parameters (a whole feed's) and a documentation link."""
+    lines = str(exc.orig or exc).strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else type(exc.orig or exc).__name__
+
+
 class Intake(Apply):
     def process_delivery(self, claim: queue.Claim, owner: str) -> None:
         """Turn a stored delivery into items: fetch the feed when the delivery carries no
@@ -145,6 +152,10 @@ class Intake(Apply):
             return
         except PlainfeedError as exc:
             self._fail_delivery(claim, owner, exc)
+            return
+        except OperationalError as exc:  # reading what the feed has stored: as below
+            log.warning("delivery %s: database error, tried again later: %s", claim.id, _first(exc))
+            self._retry_delivery(claim, owner, exc)
             return
         except Exception as exc:  # a bug must not lose the delivery: record it
             log.exception("delivery %s crashed", claim.id)
@@ -236,6 +247,16 @@ class Intake(Apply):
                     return
             except queue.LeaseLost:
                 raise  # another worker owns the delivery now: its outcome is not ours
+            except OperationalError as exc:
+                # The database, not the document: a connection ended (a failover, a pooler
+                # restarting), a deadlock, a lock waited on too long. Nothing of the run was
+                # stored; it is tried again later, as a fetch that failed for a moment is
+                # (it ended failed for good, its new posts never stored).
+                log.warning(
+                    "delivery %s: database error, tried again later: %s", claim.id, _first(exc)
+                )
+                self._retry_delivery(claim, owner, exc)
+                return
             except Exception as exc:
                 # A value the database refuses (or a bug): the delivery ends failed with
                 # the reason, instead of staying claimed and retried on every lease.
@@ -269,8 +290,11 @@ class Intake(Apply):
             )
         metrics.DELIVERIES.labels("processed").inc()
 
-    def _retry_delivery(self, claim: queue.Claim, owner: str, exc: FetchError) -> None:
-        """Fetch again later (backoff as items): the feed's origin was down for a moment."""
+    def _retry_delivery(
+        self, claim: queue.Claim, owner: str, exc: FetchError | OperationalError
+    ) -> None:
+        """Try again later (backoff as items): the feed's origin, or the database, failed
+        for a moment."""
         delay = queue.backoff_seconds(
             claim.attempts, self.settings.backoff_base, self.settings.backoff_max
         )
@@ -282,7 +306,9 @@ class Intake(Apply):
                 owner,
                 attempts=claim.attempts,
                 max_attempts=self.settings.max_attempts,
-                error=exc.detail,
+                error=exc.detail
+                if isinstance(exc, FetchError)
+                else f"database error: {_first(exc)}",
                 delay=delay,
                 error_column="error",
             )
