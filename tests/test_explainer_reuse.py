@@ -20,6 +20,7 @@ from service import queue
 from service.api.ops import stats
 from service.engines import get_engine
 from service.errors import LeaseLost
+from service.models import ItemState
 from service.pipeline import Pipeline
 from service.pipeline.claims import WAITING
 from service.store import tables as t
@@ -339,3 +340,55 @@ def test_a_dead_workers_claim_is_taken_over_when_its_lease_runs_out(db: Engine) 
         worker.join(timeout=120)
         assert len(errors) == 1 and isinstance(errors[0], LeaseLost)
         assert len(r.explainers()) == 2
+
+
+def test_an_explainer_whose_store_loses_its_connection_is_stored_not_paid_again(
+    pg_url: str,
+) -> None:
+    """The model has answered (and been paid); the transaction that stores its explainer
+    loses its connection (a failover, a pooler restarting). The answer is stored on a
+    fresh connection: the error escaped the worker, the item stayed "processing" until
+    its lease ran out, and the next worker paid the model for the same post again."""
+    from sqlalchemy import text
+
+    from service.store.db import make_engine, migrate
+    from tests.conftest import waiting_on_a_lock
+    from tests.seed_db import add_item
+
+    db = make_engine(pg_url)
+    migrate(db)
+    try:
+        with rig(db) as r:
+            fid = add_feed(r.sessions)
+            iid = add_item(
+                r.sessions,
+                fid,
+                title="Kernels",
+                text="The kernels run faster.",
+                state=ItemState.PENDING,
+            )
+            r.stub.hold()  # the model answers once the feed's row is locked
+            worker = threading.Thread(target=r.worker.run_once)
+            worker.start()
+            wait_for(lambda: len(r.stub.calls) == 1, timeout=30)
+            with db.connect() as holder:
+                # The call's record names the feed: its insert waits for this lock.
+                holder.execute(text("SELECT id FROM feeds WHERE id = :id FOR UPDATE"), {"id": fid})
+                r.stub.release()
+                wait_for(lambda: waiting_on_a_lock(db), timeout=30)
+                holder.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                        "wait_event_type = 'Lock' AND datname = current_database()"
+                    )
+                )
+                holder.rollback()
+            worker.join(30)
+            with r.sessions() as s:
+                item = s.get(t.Item, iid)
+                assert item is not None
+                assert (item.state, item.lease_owner) == ("published", None), item.last_error
+            assert len(r.stub.calls) == 1
+            assert len(r.explainers()) == 1 and r.llm_call_rows() == 1
+    finally:
+        db.dispose()
