@@ -36,7 +36,7 @@ from service.config import Settings
 from service.errors import FetchError, InputError, LeaseLost
 from service.models import CheckReport, CheckStatus
 from service.store import tables as t
-from service.store.db import readonly, transaction
+from service.store.db import once_more, readonly, transaction
 
 if TYPE_CHECKING:  # the pipeline's type only: importing the pipeline would load its engines
     from service.pipeline.base import ItemLoader
@@ -199,9 +199,8 @@ class EventHook:
 
 
 def _retry_after(resp: httpx.Response) -> float | None:
-    """Retry-After in seconds (its HTTP-date form is not used); None when it is not a
-    number of seconds. ``str.isdigit`` takes "²" as a digit and float() refuses it: the
-    send crashed after the POST, its row left "sending" until its lease ran out."""
+    """Retry-After in seconds (its HTTP-date form is not used), else None. str.isdigit
+    takes "²" for a digit and float() refuses it: the send crashed after its POST."""
     value = resp.headers.get("retry-after", "").strip()
     return float(value) if value.isascii() and value.isdigit() else None
 
@@ -389,56 +388,63 @@ class Sender:
             claim.attempts,
             status if error is None else error,
         )
-        with transaction(self.sessions) as s:
-            if error is None:
-                queue.finish(
-                    s,
-                    queue.OUTBOUND,
-                    claim.id,
-                    owner,
-                    state="delivered",
-                    last_status=status,
-                    last_error=None,
-                    delivered_at=now,
-                )
-                s.execute(
-                    update(t.Subscriber)
-                    .where(t.Subscriber.id == sub_id, t.Subscriber.failures != 0)
-                    .values(failures=0)
-                )
-                outcome = "delivered"
-            elif status == 410:
-                # Standard Webhooks: 410 Gone means "stop sending to this endpoint".
-                queue.finish(
-                    s,
-                    queue.OUTBOUND,
-                    claim.id,
-                    owner,
-                    state="failed",
-                    last_status=status,
-                    last_error=error[:ERROR_CHARS],
-                )
-                deactivate(s, sub_id, f"the endpoint answered 410 Gone at {now:%Y-%m-%d %H:%M} UTC")
-                outcome = "gone"
-            else:
-                cap = self.settings.outbound_backoff_max
-                delay = queue.backoff_seconds(
-                    claim.attempts, self.settings.outbound_backoff_base, cap
-                )
-                if retry_after:
-                    delay = max(delay, min(retry_after, cap))
-                again = claim.attempts < self.max_attempts
-                queue.finish(
-                    s,
-                    queue.OUTBOUND,
-                    claim.id,
-                    owner,
-                    state="pending" if again else "failed",
-                    next_attempt_at=now + timedelta(seconds=delay) if again else now,
-                    last_status=status,
-                    last_error=error[:ERROR_CHARS],
-                )
-                outcome = "retry" if again else "failed"
-                if not again:
-                    self._failed(s, sub_id, now)
+
+        def record() -> str:  # the POST went out: its outcome is recorded (once_more)
+            with transaction(self.sessions) as s:
+                if error is None:
+                    queue.finish(
+                        s,
+                        queue.OUTBOUND,
+                        claim.id,
+                        owner,
+                        state="delivered",
+                        last_status=status,
+                        last_error=None,
+                        delivered_at=now,
+                    )
+                    s.execute(
+                        update(t.Subscriber)
+                        .where(t.Subscriber.id == sub_id, t.Subscriber.failures != 0)
+                        .values(failures=0)
+                    )
+                    outcome = "delivered"
+                elif status == 410:
+                    # Standard Webhooks: 410 Gone means "stop sending to this endpoint".
+                    queue.finish(
+                        s,
+                        queue.OUTBOUND,
+                        claim.id,
+                        owner,
+                        state="failed",
+                        last_status=status,
+                        last_error=error[:ERROR_CHARS],
+                    )
+                    deactivate(
+                        s, sub_id, f"the endpoint answered 410 Gone at {now:%Y-%m-%d %H:%M} UTC"
+                    )
+                    outcome = "gone"
+                else:
+                    cap = self.settings.outbound_backoff_max
+                    delay = queue.backoff_seconds(
+                        claim.attempts, self.settings.outbound_backoff_base, cap
+                    )
+                    if retry_after:
+                        delay = max(delay, min(retry_after, cap))
+                    again = claim.attempts < self.max_attempts
+                    queue.finish(
+                        s,
+                        queue.OUTBOUND,
+                        claim.id,
+                        owner,
+                        state="pending" if again else "failed",
+                        next_attempt_at=now + timedelta(seconds=delay) if again else now,
+                        last_status=status,
+                        last_error=error[:ERROR_CHARS],
+                    )
+                    outcome = "retry" if again else "failed"
+                    if not again:
+                        self._failed(s, sub_id, now)
+            return outcome
+
+        outcome = once_more(record, f"outbound delivery {claim.id}: recording its outcome")
         metrics.OUTBOUND.labels(outcome).inc()

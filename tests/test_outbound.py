@@ -942,3 +942,80 @@ def test_a_retry_after_that_is_no_number_of_seconds_backs_off_as_usual(
     assert d.next_attempt_at is not None
     wait = (d.next_attempt_at - datetime.now(UTC)).total_seconds()
     assert wait <= c.settings.outbound_backoff_max
+
+
+def test_a_send_whose_outcome_loses_its_connection_is_recorded_not_sent_again(
+    pg_url: str,
+) -> None:
+    """The receiver took the event; the transaction that records it loses its connection
+    (a failover, a pooler restarting). The outcome is recorded on a fresh connection: the
+    error escaped the sender, the row stayed "sending" until its lease ran out, and the
+    event was sent again."""
+    from sqlalchemy import text
+
+    from service.store.db import migrate
+    from tests.conftest import waiting_on_a_lock
+
+    answer = threading.Event()
+    got: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(self.rfile.read(int(self.headers.get("content-length", "0"))))
+            answer.wait(30)
+            self.send_response(204)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    db = make_engine(pg_url)
+    migrate(db)
+    sessions = make_sessionmaker(db)
+    settings = make_settings(pg_url, outbound_max_attempts=3)
+    sender = outbound.Sender(settings, sessions)
+    try:
+        fid = add_feed(sessions)
+        with transaction(sessions) as s:
+            s.add(
+                t.Subscriber(
+                    url=f"http://127.0.0.1:{server.server_address[1]}/hook",
+                    secret=outbound.new_secret(),
+                    feed_id=fid,
+                    events=[],
+                )
+            )
+        from service.engines import get_engine
+        from service.pipeline import Pipeline
+
+        pipeline = Pipeline(
+            settings, sessions, get_engine(settings), on_event=outbound.EventHook(settings)
+        )
+        pipeline.approve(review_item(sessions, fid), "tester")
+        sending = threading.Thread(target=sender, args=("test-worker",))
+        sending.start()
+        wait_for(lambda: got, timeout=30)  # the POST is in, unanswered
+        with db.connect() as holder:
+            holder.execute(text("SELECT id FROM outbound_deliveries FOR UPDATE"))
+            answer.set()
+            wait_for(lambda: waiting_on_a_lock(db), timeout=30)
+            holder.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "wait_event_type = 'Lock' AND datname = current_database()"
+                )
+            )
+            holder.rollback()
+        sending.join(30)
+        with sessions() as s:
+            d = s.scalars(select(t.OutboundDelivery)).one()
+        assert (d.state, d.attempts, d.lease_owner) == ("delivered", 1, None), d.last_error
+        assert len(got) == 1
+    finally:
+        sender.close()
+        server.shutdown()
+        server.server_close()
+        db.dispose()

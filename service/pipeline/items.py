@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.exc import OperationalError
 
 from service import fetch, metrics, queue
 from service.engines.base import inputs_key
@@ -32,7 +31,7 @@ from service.pipeline.base import Spent, feed_options, insert_ignore
 from service.pipeline.claims import Claims, claim_key, release
 from service.pipeline.reuse import Reuse
 from service.store import tables as t
-from service.store.db import transaction
+from service.store.db import once_more, transaction
 from service.store.records import article_of
 
 log = logging.getLogger(__name__)
@@ -172,19 +171,12 @@ class Publishing(Claims, Reuse):
             return self._retry_item(claim, owner, exc, None)
         self.circuit.success()
         try:
-            try:
-                return self._store_outcome(
+            return once_more(
+                lambda: self._store_outcome(
                     claim, owner, outcome, model, prompt_version, article, feed_id, key
-                )
-            except OperationalError:
-                # The answer is paid for: a connection that ended under the transaction (a
-                # failover, a pooler restarting) or a deadlock must not throw it away. It
-                # escaped, the item waited for its lease to run out, and the model was
-                # paid again. Once more on a fresh connection; a second failure escapes.
-                log.warning("item %s: storing its explainer failed; once more", claim.id)
-                return self._store_outcome(
-                    claim, owner, outcome, model, prompt_version, article, feed_id, key
-                )
+                ),
+                f"item {claim.id}: storing its explainer",
+            )
         except LeaseLost:
             # Another worker owns the item now and writes its result; these calls were
             # paid for all the same: count them, then let the worker discard the rest.

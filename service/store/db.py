@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -21,7 +21,7 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.errors import ConfigError, StoreError
@@ -197,3 +197,18 @@ def transaction(sm: sessionmaker[Session]) -> Iterator[Session]:
     """A session whose work is committed on success and rolled back on error."""
     with sm() as session, session.begin():
         yield session
+
+
+_T = TypeVar("_T")
+
+
+def once_more(write: Callable[[], _T], what: str) -> _T:
+    """``write`` (a transaction recording work already done and paid for: a model's
+    answer, a webhook sent), and once more on a fresh connection when the database fails
+    it for a moment (a connection ended in a failover or a pooler restart, a deadlock):
+    escaping, the work was left to its lease, then done (paid, sent) again."""
+    try:
+        return write()
+    except OperationalError as exc:
+        log.warning("%s failed (%s); once more", what, _reason(exc))
+        return write()
