@@ -1060,3 +1060,24 @@ def test_a_json_feed_entry_dated_past_the_calendar_is_undated(svc: Service) -> N
     with svc.sessions() as s:
         items = s.scalars(select(t.Item).where(t.Item.feed_id == fid)).all()
     assert {(i.key, i.published) for i in items} == {("urn:dated:1", None), ("urn:dated:2", None)}
+
+
+def test_a_json_feed_entry_keyed_by_a_title_with_half_an_emoji_is_stored(svc: Service) -> None:
+    # "\ud83d" is valid JSON (half a surrogate pair: a title cut in the middle of an
+    # emoji). An entry with no id and no url is keyed by a hash of its title, taken before
+    # the document was made storable: UnicodeEncodeError failed the whole delivery.
+    doc = (
+        '{"version": "https://jsonfeed.org/version/1.1", "title": "Cut",'
+        ' "home_page_url": "https://cut.example/", "items": ['
+        '{"title": "Launch \\ud83d", "content_text": "The kernels run 1.5x faster."},'
+        '{"id": "urn:cut:2", "title": "Dataset", "content_text": "It holds 1.2 million images."}'
+        "]}"
+    )
+    fid = svc.feed("https://cut.example/feed.json")
+    r = svc.post(doc.encode(), {"Content-Type": "application/feed+json"}, params={"feed_id": fid})
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert (d["state"], d["items_new"]) == ("processed", 2), d
+    with svc.sessions() as s:
+        titles = set(s.scalars(select(t.Item.title).where(t.Item.feed_id == fid)))
+    assert titles == {"Launch \ufffd", "Dataset"}

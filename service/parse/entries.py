@@ -64,6 +64,13 @@ def summary_of(entry: Mapping[str, Any]) -> str:
     return _as_html(detail.get("value") or "", detail.get("type"))
 
 
+def _digest(text: str) -> str:
+    """A key's hash. "surrogatepass": a JSON Feed's "\\ud83d" (half an emoji, valid JSON)
+    is still in the text here (storable replaces it later), and UTF-8 refused it: the
+    UnicodeEncodeError failed the whole delivery."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def make_entry(
     *,
     guid: str | None,
@@ -83,12 +90,12 @@ def make_entry(
         basis = f"{title}\n{date.isoformat() if date else ''}"
         if not title and date is None:
             basis += "\n" + (content_html or summary_html)  # nothing else identifies it
-        key = "sha256:" + hashlib.sha256(basis.encode("utf-8")).hexdigest()
+        key = "sha256:" + _digest(basis)
     # The item columns hold 2048 characters (key, guid, link) and 512 (author); PostgreSQL
     # refuses longer values, which failed the whole delivery. A long key is hashed so that
     # it stays one identity; a link cut short would lead nowhere, so it is dropped.
     if len(key) > _MAX_URL:
-        key = "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+        key = "sha256:" + _digest(key)
     # feedparser's loose parser (a feed not well-formed) hands the author over HTML-escaped
     # ("Ann &lt;b&gt;"), and templates escape names twice: decoded here, once, as the title
     # is (clean.prose), the item page and the Atom feed showed a literal "&lt;b&gt;".
