@@ -298,8 +298,12 @@ def main_content(html: bytes) -> str:
     inline ``<code>`` into code blocks and splits sentences: bench/README.md, Webhooks.)"""
     from readability import Document  # imported here: only page fetches need it
 
+    # Decoded as every document is (UTF-8, a <meta> charset, else windows-1252): given
+    # bytes, readability sent a page that is no UTF-8 and names no charset to chardet,
+    # whose scan takes time growing with the square of the longest run of letters.
+    text = clean.decode_document(html)
     try:
-        summary = Document(html).summary(html_partial=True)
+        summary = Document(text).summary(html_partial=True)
     except Exception:  # readability raises bare exceptions on pages it cannot score
         return ""
     return clean.clean_html(summary)
