@@ -166,6 +166,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (FLY, "The projection-dimension cases reach 1.23x over Triton."),
         (FLY, "The projection-dimension cases reach 1.73x over ATen."),
         (FLY, "The ragged cases reach 1.15x over Triton and 1.73x over ATen."),
+        (FLY, "Uniform groups reach 1.21x over Triton."),
+        (FLY, "The projection dimension cases reach 1.23x over Triton."),
+        (FLY, "Ragged cases reach 1.15x over Triton."),
         (FLY, "Scaled GEMM reaches 1.58x over ATen for MXFP8."),
         # A title-cased count phrase (a heading's, a table cell's) reads as a lower-case one.
         (FLY, "Each request had 512 Output Tokens."),
@@ -429,6 +432,15 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         # The source's "respectively" gone on in the sentence after, its pairs swapped.
         (FLY, "The projection-dimension cases reach 1.23x over ATen."),
         (FLY, "The ragged cases reach 1.15x over ATen."),
+        # A figure said of a plain-word subject ("Uniform groups reach ...") the source's
+        # clause of it gives another subject ("The projection-dimension cases reach
+        # 1.23x"), where the sentence beside it gives the explainer's a like figure.
+        (FLY, "Uniform groups reach 1.23x over Triton."),
+        (FLY, "Uniform groups reach 1.15x over Triton."),
+        (FLY, "Uniform groups reach 1.73x over ATen."),
+        (FLY, "The ragged cases reach 1.21x over Triton."),
+        (FLY, "Projection-dimension cases reach 1.21x over Triton."),
+        (FLY, "The projection dimension cases reach 1.15x over Triton."),
         (PT, "On MPS, F.linear decode was costing an 8.5x slowdown on fp32."),
         (PT, "On A100, individual shapes ranged from 0.66x to 1.57x."),  # H100
         # A range's end stated as a mean: "on H100 the mean is roughly flat, with
@@ -497,3 +509,15 @@ def test_a_moved_version_names_the_release_as_the_source_writes_it(
     verdict = next(n for n in report.numbers if n.text == figure)
     assert verdict.status.value == "misattached"
     assert verdict.reason == f"the source gives {reason} there"
+
+
+def test_a_figure_of_another_subject_names_the_source_s_subject() -> None:
+    # The source pairs 1.23x with Triton by its "respectively" gone on into the sentence
+    # of the projection-dimension cases; the reader is told whose figure it is.
+    text, title = article(FLY)
+    report = check_explainer("Uniform groups reach 1.23x over Triton.", text, title=title)
+    verdict = next(n for n in report.numbers if n.text == "1.23x")
+    assert verdict.status.value == "misattached"
+    assert verdict.reason == (
+        "the source says it of the projection dimension cases, not the uniform groups"
+    )

@@ -268,7 +268,12 @@ Rules, in short (the module's tests spell them out):
   source's sentence of it writes the noun after another word only ("The fine-tuned
   model could come in ... closer to $1M") and the sentence before or after it writes
   the explainer's pair with a like figure ("a frontier model could easily cost an
-  estimated $27M") is ``misattached`` (:mod:`.qualified`). A title's
+  estimated $27M") is ``misattached``; so is a measured figure said of a plain-word
+  subject of two words or more ("Uniform groups reach 1.23x over Triton") where the
+  source's clause of it, not writing that subject, starts with another ("The
+  projection-dimension cases reach 1.23x and 1.73x") and another clause of its
+  sentence, or the sentence before or after it, writes the explainer's with a like
+  figure ("Uniform groups reach 1.21x and 2.12x"), names or none (:mod:`.qualified`). A title's
   name is held off only by a name the source gives the figure, or one of its kind (told
   by the shape of the name, not its meaning) in the heading or the sentence before.
 

@@ -139,6 +139,9 @@ class Binding:
     # A measured figure's words before it in its clause, where it has no name: of what
     # kind of a thing ("a frontier model would cost", :mod:`~service.check.qualified`).
     qualified: str = ""
+    # A measured figure's plain-word subject ("uniform groups" of "Uniform groups reach
+    # 1.23x"), names or none (:func:`~service.check.qualified.other_subject`).
+    subject: str = ""
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names

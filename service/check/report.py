@@ -24,6 +24,7 @@ from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import STOP_WORDS, Name, is_name
+from service.check.qualified import subject_of
 from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
 from service.check.scope import (
@@ -308,6 +309,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     qualified=s[scope[0] : n.start]
                     if n.unit and not (binding.names or first.listed)
                     else "",
+                    subject=subject_of(s[scope[0] : n.start]) if n.unit else "",
                     far=far,
                 )
                 if n.kind == RANGE:

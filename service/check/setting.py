@@ -21,7 +21,7 @@ from service.check.names import (
     name_pattern,
     noun_pattern,
 )
-from service.check.qualified import other_kind
+from service.check.qualified import other_kind, other_subject
 from service.check.scope import (
     AFTER_NOUN,
     HEAD_WORDS,
@@ -275,6 +275,9 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     if other is not None:
         return f"the source says it of other things than its {other.text} there"
     kind = other_kind(unit, number, binding.qualified) if binding.qualified else ""
+    if kind:
+        return kind
+    kind = other_subject(unit, number, binding.subject) if binding.subject else ""
     if kind:
         return kind
     if binding.direct and number.kind == QUANTITY and not number.unit:
