@@ -220,7 +220,9 @@ Rules, in short (the module's tests spell them out):
   baseline"), not of one whose names it merely leaves out ("4.02x over ATen" for "4.82x
   over ATen ..., and 4.02x with them enabled").
 - Tables: a bare figure of a source table cell has the unit its column's header gives
-  ("2.26" under "ATen (ms)" is 2.26 ms). A sentence that restates a source table row
+  ("2.26" under "ATen (ms)" is 2.26 ms), and a bare count alone in its cell counts what
+  a header of one plural noun names ("256" under "GPUs": "256 nodes" is ``misattached``,
+  "the source counts gpus there"). A sentence that restates a source table row
   (its label written in it) is backed cell by cell when each figure stands in a
   ``;``-separated part naming its column ("CUDA: 12.6, 13.0 in 2.13; 12.6, 13.2 in
   2.14"); a row of the explainer's own table, by its cells. A figure of a row of the

@@ -22,7 +22,15 @@ from service.check.names import (
     release_head,
     split_forms,
 )
-from service.check.table import Row, column_unit, make_row, render_row, row_sides, with_columns
+from service.check.table import (
+    Row,
+    column_noun,
+    column_unit,
+    make_row,
+    render_row,
+    row_sides,
+    with_columns,
+)
 from service.check.unit import Hit, Unit, squeeze, word_set
 from service.numbers import Hedge, Number, extract_numbers, prepare
 from service.numbers.context import stated_bounds
@@ -289,11 +297,13 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         prepared: str | None = None,
         column_units: Sequence[str] = (),
         sides: Sequence[tuple[Hedge, ...]] = (),
+        column_nouns: Sequence[str] = (),
     ) -> None:
         """Units that are whole lines (a heading, code lines, table rows), given as
         (display, own text, extra context): their numbers are found in one pass
         (``prepared``: the lines' text already prepared; ``column_units``: a table's
         units per column, which the bare figures of its rows after the header take;
+        ``column_nouns``: what a column's bare counts count, from its header;
         ``sides``: per row after the header, the side its label or headers state it as)."""
         joined = " |\n".join(own for _, own, _ in items)
         prepared = prepare(joined) if prepared is None else prepared
@@ -305,8 +315,8 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             end = pos + len(own)
             mine = tuple(nums[bisect.bisect_left(starts, pos) : bisect.bisect_left(starts, end)])
             side = sides[k - 1] if 0 < k <= len(sides) else ()
-            if k and (any(column_units) or side):
-                mine = with_columns(joined, pos, mine, column_units, side)
+            if k and (any(column_units) or side or any(column_nouns)):
+                mine = with_columns(joined, pos, mine, column_units, side, column_nouns)
             # The parts of the context after the line itself (those that are not empty).
             after = "".join("\x00" + x for x in (extra, heading_context) if x)
             if mine:
@@ -393,6 +403,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
                 b,
                 rows,
                 column_units=[column_unit(h) for h in block.header],
+                column_nouns=[column_noun(h) for h in block.header],
                 sides=[row_sides(block.header, row) for row in block.rows],
             )
             idx.rows.extend(
