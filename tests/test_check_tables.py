@@ -110,6 +110,23 @@ def test_a_bare_cell_takes_the_unit_its_column_header_gives(
     assert status(explainer, source, written) == expected
 
 
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("Alpha trained for 36 hours.", "36 hours", S),  # it was unsupported: "another unit"
+        ("Alpha trained for 36 minutes.", "36 minutes", U),
+        ("Beta trained for 12 hours.", "12 hours", S),
+    ],
+)
+def test_a_header_that_is_a_unit_alone_gives_its_cells_the_unit(
+    explainer: str, written: str, expected: CheckStatus
+) -> None:
+    source = "| Cluster | Hours | x |\n|---|---|---|\n| Alpha | 36 | 2 |\n| Beta | 12 | 4 |\n"
+    assert status(explainer, source, written) == expected
+    # A one-letter header is a coordinate or a dimension, no unit: "2" is no 2x.
+    assert status("Alpha reaches 2x.", source, "2x") == U
+
+
 def test_a_name_of_its_own_column_or_row_is_no_other_column() -> None:
     # A name in the header of the figure's own column, or in its row's label, is its own.
     source = (

@@ -220,7 +220,8 @@ Rules, in short (the module's tests spell them out):
   baseline"), not of one whose names it merely leaves out ("4.02x over ATen" for "4.82x
   over ATen ..., and 4.02x with them enabled").
 - Tables: a bare figure of a source table cell has the unit its column's header gives
-  ("2.26" under "ATen (ms)" is 2.26 ms), and a bare count alone in its cell counts what
+  ("2.26" under "ATen (ms)" is 2.26 ms; "36" under "Hours" is 36 h, a header of one
+  letter no unit), and a bare count alone in its cell counts what
   a header of one plural noun names ("256" under "GPUs": "256 nodes" is ``misattached``,
   "the source counts gpus there"). A sentence that restates a source table row
   (its label written in it) is backed cell by cell when each figure stands in a

@@ -236,12 +236,21 @@ _HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]\d]{1,16}?)\s*[)\]]\s*$")
 
 @lru_cache(maxsize=256)
 def column_unit(header: str) -> str:
-    """The unit a table column's header gives its cells ("" for none)."""
+    """The unit a table column's header gives its cells ("" for none): in brackets after
+    its name ("Latency (ms)"), or the header that is a unit alone ("Hours": "36" under
+    it is 36 h, as "36 hours" in prose)."""
     m = _HEADER_UNIT.search(header)
     if m is None:
-        return ""
-    found = extract_numbers(f"1 {m.group(1)}", words=False)
-    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(m.group(1)) + 2:
+        # (Not one letter: a column "x" or "h" is a coordinate or a dimension.)
+        alone = header.strip().lower()
+        return _unit_of(alone) if not alone.isalpha() or len(alone) > 1 else ""
+    return _unit_of(m.group(1))
+
+
+def _unit_of(words: str) -> str:
+    """The unit ``words`` name, read after a 1 ("" when they are more, or no unit)."""
+    found = extract_numbers(f"1 {words}", words=False)
+    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(words) + 2:
         return ""
     return found[0].unit if found[0].value == 1 else ""
 
