@@ -246,6 +246,11 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (VLLM, "In case (3), the transformers model is re-wired to use the vLLM layers."),
         (VLLM, "In all 3 cases, these common layers are implemented in a single place."),
         (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
+        # An explainer in German (a feed set to "de"): a decimal comma before "mal"/"fach".
+        (FLY, "Mit MXFP8 läuft GEMM 1,58-mal schneller als ATen."),
+        (FLY, "TopK ist 4,82-mal schneller als ATen."),
+        (FLY, "Bei RMSNorm ist FlyDSL 1,17- bis 3,66-mal schneller als ATen."),
+        (FP8, "Der Rückwärtsdurchlauf wurde auf DeepSeek-MoE-16B 4,2-fach schneller."),
     ],
 )
 def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None:
@@ -479,6 +484,12 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers."),
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
+        # In German, another format's figure, or a figure the post never gives (not 2 and 5,
+        # nor 25).
+        (FLY, "Mit MXFP4 läuft GEMM 1,58-mal schneller als ATen."),
+        (FLY, "TopK ist 2,5-mal schneller als ATen."),
+        (FLY, "Bei TopK ist FlyDSL 1,17- bis 3,66-mal schneller als ATen."),  # RMSNorm's
+        (FP8, "Der Rückwärtsdurchlauf wurde auf DeepSeek-MoE-16B 6,2-fach schneller."),
         # Known limits: a figure with no name of its own, said of another plain-word
         # metric, condition or model (one word apart from the source's, or in another
         # sentence); a count or version moved to another thing; an identifier's digit.

@@ -63,6 +63,45 @@ def test_quantities_normalise_value_unit_and_precision(
     assert n.exp == exp
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "exp"),
+    [
+        ("TopK ist 4,82-mal schneller", "4.82", -2),
+        ("TopK ist 2,5-mal so schnell", "2.5", -1),
+        ("TopK ist 2,5 mal schneller", "2.5", -1),
+        ("ein 2,5-facher Gewinn", "2.5", -1),
+        ("2,5-fach schneller", "2.5", -1),
+        ("2,5fach schneller", "2.5", -1),
+        ("3-mal schneller", "3", 0),
+        ("ein 10-facher Gewinn", "10", 0),
+    ],
+)
+def test_a_german_multiplier_reads_its_decimal_comma(text: str, value: str, exp: int) -> None:
+    # "2,5-mal" is 2.5 times: German writes a decimal comma, and "mal"/"fach" (times,
+    # -fold) are German only, so no English list or thousands are read so.
+    n = one(text)
+    assert (n.kind, n.value, n.unit, n.exp) == (Kind.QUANTITY, Decimal(value), "x", exp)
+    assert text[n.start : n.end] == n.text
+
+
+def test_a_german_range_of_multipliers_is_one_range() -> None:
+    n = one("1,17- bis 3,66-mal schneller")
+    assert (n.kind, n.value, n.high, n.unit) == (Kind.RANGE, Decimal("1.17"), Decimal("3.66"), "x")
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("sizes 2,5 and 7", ["2", "5", "7"]),  # an English list
+        ("1,362,998 rows", ["1362998"]),
+        ("5,996 -> 7,027 tok/s", ["5996", "7027"]),
+        ("cases 2,5 times over", ["2", "5"]),  # English: no decimal comma
+    ],
+)
+def test_an_english_comma_stays_a_list_or_thousands(text: str, values: list[str]) -> None:
+    assert [str(n.value) for n in extract_numbers(text)] == values
+
+
 def test_span_covers_the_number_and_its_unit() -> None:
     text = "It ran 1.10 times faster, using 96 percent less."
     a, b = extract_numbers(text)

@@ -22,7 +22,9 @@ Each number of the explainer gets a verdict:
 Rules, in short (the module's tests spell them out):
 
 - Quantities match after normalisation (``x``/``×``/``times``, ``%``/``percent``,
-  thousands separators, dash styles, scale words). A bare number in the explainer
+  thousands separators, dash styles, scale words; a German multiplier with its decimal
+  comma, "2,5-mal", "2,5-fach", "1,17- bis 3,66-mal", is 2.5x and 1.17x-3.66x, where an
+  English "2,5" stays a list and "1,362,998" thousands). A bare number in the explainer
   matches any unit; a number with a unit needs the same unit in the source (a bare
   source figure compared with a measured one has its unit: "7,027 tok/s vs 7,156").
 - Precision: the explainer may not write more digits than the source (``1.100`` for

@@ -77,7 +77,8 @@ _HEDGE_AFTER = re.compile(
 )
 _LOWER_AFTER = {"more", "above", "higher", "greater", "over"}
 
-_RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru|→|->)\s*", re.I)
+# (German "1,17- bis 3,66-mal": the first end's hyphen stands for its word, "-mal".)
+_RANGE_GAP = re.compile(r"\s*(?:-|to|through|thru|→|->|-?\s*bis)\s*", re.I)
 _CHANGE_GAP = re.compile(r"\s*(?:→|->)\s*")
 # "fell from 40 to 30", "cut its time from 7,290 μs to 1,170 μs": a change, whose two ends
 # are measured values; "ranges from 8 to 256" is a span.

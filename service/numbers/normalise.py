@@ -59,6 +59,26 @@ def _count_of(m: re.Match[str]) -> str:
 
 _SPECIAL = re.compile("[" + "".join(chr(c) for c in _CHAR_MAP) + "]")
 
+# A German decimal comma: "2,5-mal", "2,5 mal", "2,5-fach", "2,5fache" (2.5 times), and
+# the first end of a range of them ("1,17- bis 3,66-mal"). The
+# multiplier words are German only, so an English list ("2,5") or thousands ("1,362,998")
+# never stand before one; a comma is read as a point only there.
+# (The comma first, a literal: the regex engine skips ahead to one in C, where a pattern
+# opening with a look-behind and digits is tried at every position.)
+_GERMAN_DECIMAL = re.compile(
+    r",(?<=\d,)(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:mal|fach)"
+    r"(?:e[mnrs]?)?(?![a-zäöüß]))"
+)
+
+
+def _point(m: re.Match[str]) -> str:
+    """A point for the comma, where the digits before it start the number (not the
+    thousands of "1,362,5-mal", nor "1.2,5")."""
+    s, k = m.string, m.start()
+    while k > 0 and s[k - 1].isdigit():
+        k -= 1
+    return "," if k > 0 and s[k - 1] in ",." else "."
+
 
 def _special(m: re.Match[str]) -> str:
     return str(_CHAR_MAP[ord(m.group(0))])
@@ -74,6 +94,9 @@ def prepare(text: str) -> str:
         text = _SPECIAL.sub(_special, text)
     if "](" in text or "http" in text or "`" in text or "*" in text:
         text = _SCRUB.sub(_blank, text)
+    # ("mal" alone would let in English "normal", "minimal": a space or hyphen first.)
+    if ("-mal" in text or " mal" in text or "fach" in text) and "," in text:
+        text = _GERMAN_DECIMAL.sub(_point, text)
     if ("x" in text and _COUNT_HINT_X.search(text)) or (
         "×" in text and _COUNT_HINT_TIMES.search(text)
     ):

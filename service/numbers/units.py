@@ -59,6 +59,13 @@ _ATTACHED_UNITS: dict[str, tuple[str, int]] = {
     "MW": ("MW", 0),
     "bit": ("bit", 0),
     "bits": ("bit", 0),
+    # German "2,5fach", "2,5fache" (-fold); the comma read as a point (prepare).
+    "fach": ("x", 0),
+    "fache": ("x", 0),
+    "facher": ("x", 0),
+    "fachen": ("x", 0),
+    "faches": ("x", 0),
+    "fachem": ("x", 0),
     "K": ("", 3),
     "k": ("", 3),
     "M": ("", 6),
@@ -71,6 +78,7 @@ _ATTACHED_UNITS: dict[str, tuple[str, int]] = {
 SPACED_UNITS: dict[str, tuple[str, int]] = {
     "times": ("x", 0),
     "fold": ("x", 0),
+    "mal": ("x", 0),  # German: "2,5 mal schneller"
     "x": ("x", 0),
     "×": ("x", 0),
     "%": ("%", 0),
@@ -132,6 +140,14 @@ SPACED_UNITS: dict[str, tuple[str, int]] = {
 _HYPHEN_UNITS: dict[str, str] = {
     "bit": "bit",
     "fold": "x",
+    # German "2,5-mal", "2,5-fach", "ein 10-facher Gewinn" (times, -fold).
+    "mal": "x",
+    "fach": "x",
+    "fache": "x",
+    "facher": "x",
+    "fachen": "x",
+    "faches": "x",
+    "fachem": "x",
     "percent": "%",
     "second": "s",
     "millisecond": "ms",
