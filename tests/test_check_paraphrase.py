@@ -246,6 +246,11 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (VLLM, "In case (3), the transformers model is re-wired to use the vLLM layers."),
         (VLLM, "In all 3 cases, these common layers are implemented in a single place."),
         (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
+        # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
+        (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),
+        (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),
+        (PT, "Split-reduction heuristics are tuned for GB200."),
+        (PT, "There is a new B200 benchmark workflow in CI."),
         # An explainer in German (a feed set to "de"): a decimal comma before "mal"/"fach".
         (FLY, "Mit MXFP8 läuft GEMM 1,58-mal schneller als ATen."),
         (FLY, "TopK ist 4,82-mal schneller als ATen."),
@@ -484,6 +489,12 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers."),
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
+        # Another generation or rack size than the source's ("GB300 NVL72"; "tuned for
+        # GB200"), one digit apart.
+        (VLLM, "Rack-scale systems like the NVIDIA GB200 NVL72 need careful kernel engineering."),
+        (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL36 need careful kernel engineering."),
+        (PT, "Split-reduction heuristics are tuned for GB300."),
+        (PT, "Split-reduction heuristics are tuned for the GB200 NVL72."),
         # In German, another format's figure, or a figure the post never gives (not 2 and 5,
         # nor 25).
         (FLY, "Mit MXFP4 läuft GEMM 1,58-mal schneller als ATen."),

@@ -396,6 +396,28 @@ def test_identifiers(text: str, shown: str, key: str) -> None:
     assert (n.kind, n.text, n.key) == (Kind.IDENTIFIER, shown, key)
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # The TorchTitan post's captions (seed 000): a count of GPUs, no 40 GB.
+        (
+            "64K context, 40 GB300",
+            [("64K", Kind.QUANTITY), ("40", Kind.QUANTITY), ("GB300", Kind.IDENTIFIER)],
+        ),
+        ("NVIDIA GB300 NVL72", [("GB300", Kind.IDENTIFIER), ("NVL72", Kind.IDENTIFIER)]),
+        (
+            "on 8 GB200 NVL72 racks",
+            [("8", Kind.QUANTITY), ("GB200", Kind.IDENTIFIER), ("NVL72", Kind.IDENTIFIER)],
+        ),
+        ("a 40 GB card", [("40 GB", Kind.QUANTITY)]),
+    ],
+)
+def test_hardware_names_are_identifiers_after_a_count(
+    text: str, found: list[tuple[str, Kind]]
+) -> None:
+    assert [(n.text, n.kind) for n in extract_numbers(text)] == found
+
+
 def test_identifier_keys_tolerate_case_hyphens_and_spaces() -> None:
     assert identifier_key("Llama 3.1 8B") == identifier_key("llama-3.1-8b")
     assert identifier_key("Llama_3.1_8B") == identifier_key("LLAMA-3.1-8B")
