@@ -246,6 +246,9 @@ def limit(slug: str, sentence: str, why: str) -> object:
         (VLLM, "In case (3), the transformers model is re-wired to use the vLLM layers."),
         (VLLM, "In all 3 cases, these common layers are implemented in a single place."),
         (VLLM, "DeepSeek V4 and Kimi K3 reach million-token context by different approaches."),
+        # A name the source writes as one word ("FlexAttention"), written as two.
+        (PT, "On RDNA3, Flex attention is roughly 2–8x faster than before."),
+        (PT, "Flex attention on RDNA3 has roughly 2-8x lower latency."),
         # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
         (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),
         (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),
@@ -489,6 +492,7 @@ def test_a_faithful_paraphrase_raises_no_alarm(slug: str, sentence: str) -> None
         (VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers."),
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
+        (PT, "On RDNA3, Flex attention is roughly 2–9x faster than before."),
         # Another generation or rack size than the source's ("GB300 NVL72"; "tuned for
         # GB200"), one digit apart.
         (VLLM, "Rack-scale systems like the NVIDIA GB200 NVL72 need careful kernel engineering."),

@@ -100,7 +100,9 @@ Rules, in short (the module's tests spell them out):
   case starts a sentence on both sides ("... wrong results. lu_factor and lu_solve move
   ... 2–9x": the 2–9x is no Cholesky's).
 - Binding: the names within six words of a number in the explainer (model, operator,
-  format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; not
+  format, baseline, hardware: ``MXFP8``, ``RMSNorm``, ``Llama-3.1-8B``, ``Triton``; a
+  name word and the lower-case word after it that the source writes as one word, "Flex
+  attention" for "FlexAttention", are that name; not
   across a comma or a relative clause, but for a phrase leading the sentence or a
   clause after a semicolon or colon, whose names go with each measured figure up to the
   next one: "On MI325X GPUs, the kernel reaches 6.2x"; "...; on MI325X, fusion added

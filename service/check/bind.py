@@ -82,6 +82,20 @@ def known_names(
                 opening and is_name(word, False) and idx.named_inside(word)
             ):
                 continue
+            e = at + len(word)
+            if e == m.end() and s.startswith(" ", e):
+                # "Flex attention" for the source's one word "FlexAttention": that name
+                # (the next word's run of letters read by slicing, and looked up in the
+                # source's words first: most pairs are none, and a name word is read in
+                # every source clause too).
+                nxt = s[e + 1 : e + 25].split(" ", 1)[0].rstrip(".,;:!?)")
+                if len(nxt) > 2 and nxt.isalpha() and nxt.islower():
+                    whole = (
+                        idx.name(word + nxt) if (word + nxt).lower() in idx.source_words else None
+                    )
+                    if whole is not None:
+                        out.append(Name(at, e + 1 + len(nxt), *whole))
+                        continue
             known = idx.name(word)
             if known is not None:
                 out.append(Name(at, at + len(word), *known))
