@@ -44,6 +44,10 @@ def flagged(sentence: str) -> list[tuple[str, str]]:
         "Learned routing at 96K context ran on 256 GPUs.",
         "The PP2-256 run used 120 microbatches.",  # under "LBS / microbatches"
         "The forced balanced runs used 512 GPUs at 192K context.",
+        # "Peak HBM" states a maximum, as "Max value" does: "peaked at", "up to" restate it.
+        "PP2-256 peaked at 243.86 GiB of HBM.",
+        "PP2-256 used up to 243.86 GiB of HBM.",
+        "PP2-256 used 243.86 GiB of HBM.",
     ],
 )
 def test_a_count_under_its_column_raises_no_alarm(sentence: str) -> None:
@@ -59,6 +63,7 @@ def test_a_count_under_its_column_raises_no_alarm(sentence: str) -> None:
         "PP2-256 ran 256 microbatches.",
         "PP2-256 ran on 256 nodes.",
         "Learned routing ran on 256 nodes.",
+        "PP2-256 used at least 243.86 GiB of HBM.",  # a peak, no lower bound
     ],
 )
 def test_a_count_said_of_another_noun_than_its_column_is_flagged(sentence: str) -> None:

@@ -50,7 +50,8 @@ Rules, in short (the module's tests spell them out):
   maximum of 240", "its maximum of 240") is its value, no bound, as "has a max of 240"
   is; else "a max of 8 GPUs" is a bound, as "a maximum of 8 GPUs" is (and "a min of"); in
   the source, a stated maximum ("has a max of 240", "a maximum value of 240", a table
-  cell in a row or column named so: "| Max value | 240 |", "| Value (max) | 240 |";
+  cell in a row or column named so: "| Max value | 240 |", "| Value (max) | 240 |", a
+  "Peak HBM" column;
   not "(min)", minutes) is an upper bound and a minimum a lower one: "up to 240"
   restates it, "at least 240" not. So is a plain
   value in a row or column of the explainer's own table named so ("| Min value | 240 |").

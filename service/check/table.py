@@ -315,9 +315,10 @@ def _alone(text: str, n: Number) -> bool:
 
 
 # A row's label or a column's header that opens with "max"/"min" ("Max value", "Minimum",
-# "Max. batch", "Min"); not a name that ends with it ("M3 Max", "Qwen-Max"), both
-# ("Min/Max"), nor a unit in brackets ("(min)": minutes, dropped first).
-_EXTREME_CELL = re.compile(r"[^\w(\[]*(max|min)(?:imum)?\.?(?![\w/-])", re.I)
+# "Max. batch", "Min") or "peak" ("Peak HBM": a maximum); not a name that ends with it
+# ("M3 Max", "Qwen-Max"), both ("Min/Max"), nor a unit in brackets ("(min)": minutes,
+# dropped first).
+_EXTREME_CELL = re.compile(r"[^\w(\[]*(max|min|peak)(?:imum)?\.?(?![\w/-])", re.I)
 _BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
 # Or that says it in brackets after its first words ("Value (max)", "Peak (max)
 # throughput"): "(max)", "(maximum)", "(minimum)"; not "(min)", minutes as often.
@@ -327,11 +328,11 @@ _EXTREME_BRACKETED = re.compile(r"[(\[]\s*(max|maximum|minimum)\.?\s*[)\]]", re.
 @lru_cache(maxsize=256)
 def cell_side(cell: str) -> Hedge:
     """The side a row's label or a column's header states its figures as: UPPER for a
-    maximum ("Max value"), LOWER for a minimum, else no hedge."""
+    maximum ("Max value", "Peak HBM"), LOWER for a minimum, else no hedge."""
     m = _EXTREME_CELL.match(_BRACKETED.sub(" ", cell)) or _EXTREME_BRACKETED.search(cell)
     if m is None:
         return NO_HEDGE
-    return UPPER if m.group(1).lower().startswith("max") else LOWER
+    return LOWER if m.group(1).lower().startswith("min") else UPPER
 
 
 def row_sides(header: Sequence[str], row: Sequence[str]) -> tuple[Hedge, ...]:
