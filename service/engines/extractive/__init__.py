@@ -29,8 +29,10 @@ tells a roundup's project that speaks in its own section), ``title``
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -99,7 +101,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-17"
+ENGINE_VERSION = "extractive-18"
 
 
 class ExtractiveEngine:
@@ -165,6 +167,7 @@ def build_explainer(
     it. Raises ``NothingToExplain`` (an ``EngineError``) when there is no text."""
     if not article.text.strip():
         raise NothingToExplain("the article has no text to explain (empty content)")
+    article = _without_runs(article)
     blocks = split_blocks(article.text)
     prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
     case = case_table("\n".join(prose))
@@ -200,6 +203,28 @@ def build_explainer(
         sections = _write(draft, plans, chosen, glossary, case, defined, who, wording)
         end = takeaway(draft, glossary, defined, used)
     return Explainer(title=title, sections=sections, takeaway=end)
+
+
+# No word of prose is this long: a run of it is markup gone wrong or hostile ("*a" 100,000
+# times, a data URI). Each step after reads a sentence's words many times over, some of
+# them (syllables, the title's number check) at a cost that grows faster than the run:
+# 200 KB of "*a" took 8 s. It parts the sentences around it, as a paragraph break would
+# (in a table's row it leaves the cell empty: a break there would part the row).
+_MAX_RUN = 200
+_RUN = re.compile(rf"\S{{{_MAX_RUN},}}")
+
+
+def _without_runs(article: Article) -> Article:
+    """``article`` as the engine reads it: without runs of ``_MAX_RUN`` characters or
+    more that hold no space (what is left of each is the source's own, word for word)."""
+    if _RUN.search(article.text) is None and _RUN.search(article.title) is None:
+        return article
+    text = "\n".join(
+        _RUN.sub("" if line.lstrip().startswith("|") else "\n\n", line)
+        for line in article.text.split("\n")
+    )
+    title = " ".join(_RUN.sub(" ", article.title).split())
+    return dataclasses.replace(article, title=title, text=text, hash=article.hash)
 
 
 def _write(

@@ -26,21 +26,30 @@ def _cell(text: str) -> str:
     return re.sub(r";\s+", ", ", ", ".join(p for p in parts if p)).rstrip(" ;")
 
 
-def table_sentences(block: Block) -> list[str]:
+def table_sentences(block: Block, most_words: int) -> list[str]:
     """Table rows as sentences: the row's label, then each cell with its column's name,
     "<label>: <column> <cell>; ..." ("Llama3-8B (dense): result +13.4% throughput"), or
     "<label>: <cell> in <column>; ..." when the column is a version ("CUDA: 12.6 in 2.13").
-    The number check binds each cell to its row and column (``service.check.table``)."""
+    The number check binds each cell to its row and column (``service.check.table``).
+    A row over ``most_words`` words is none."""
     header = [clean_inline(h)[0] for h in block.header]
     out = []
     for row in block.rows:
-        cells = [_cell(clean_inline(c)[0]) for c in row]
-        if not cells or not cells[0]:
+        label = _cell(clean_inline(row[0])[0]) if row else ""
+        if not label:
             continue
-        parts = []
-        for h, v in zip(header[1:], cells[1:], strict=False):
+        parts: list[str] = []
+        words = len(label.split())
+        for h, raw in zip(header[1:], row[1:], strict=False):
+            if words > most_words:
+                # Too long to be kept: the row's other cells are not read (300 columns
+                # of 300 rows, each cell cleaned and scored, took 7-18 s).
+                parts = []
+                break
+            v = _cell(clean_inline(raw)[0])
             if not v or v in ("-", "—", "–") or _SKIP_COLUMN.match(h):
                 continue
+            words += len(v.split()) + len(h.split())
             if not h:
                 parts.append(v)
             elif any(c.isdigit() for c in h):
@@ -48,7 +57,7 @@ def table_sentences(block: Block) -> list[str]:
             else:
                 parts.append(f"{_column(h)} {v}")
         if parts:
-            out.append(f"{cells[0]}: {'; '.join(parts)}.")
+            out.append(f"{label}: {'; '.join(parts)}.")
     return out
 
 

@@ -11,8 +11,13 @@ _LINK = re.compile(r"\[([^\]]{1,300})\]\((?:[^()]|\([^)]*\))*\)")
 _REF_LINK = re.compile(r"\[([^\]]{1,300})\]\[[^\]]*\]")
 _CITATION = re.compile(r"\s?\[\d+(?:\s*[,–-]\s*\d+)*\]")  # [1,2] reference markers
 _AUTOLINK = re.compile(r"<https?://[^>]+>")
-_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
-_ITALIC = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)")
+# Emphasis ends at the next marker it could end at, not past it: ".+?" read from each "*"
+# of "*a *a *a ..." (no "*" there closes, a space before it) to the end of the text,
+# minutes of CPU for 100 KB.
+_BOLD = re.compile(r"\*\*((?:[^*]|\*(?!\*))+?)\*\*|__((?:[^_]|_(?!_))+?)__")
+_ITALIC = re.compile(
+    r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)([^_]+?)(?<=\S)_(?!\w)"
+)
 _CODE = re.compile(r"`+([^`]+?)`+")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!$|])")
 _STRAY = re.compile(r"\*\*|(?<!\w)\*(?!\w)")

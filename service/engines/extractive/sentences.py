@@ -37,6 +37,9 @@ except ImportError:  # pragma: no cover - textstat is a declared dependency
         return sum(max(1, len(re.findall(r"[aeiouy]+", w))) for w in text.lower().split())
 
 
+MAX_WORDS = 80  # a longer sentence is too long for a paragraph
+
+
 @dataclass(slots=True)
 class Cand:
     """A whole sentence (or list item, or table-row sentence) that may be kept."""
@@ -240,7 +243,7 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 cands.append(c)
                 index += 1
             elif b.kind == "table":
-                for row_text in table_sentences(b):
+                for row_text in table_sentences(b, MAX_WORDS):
                     cands.append(Cand(row_text, si, bi, index, "table"))
                     index += 1
             elif b.kind == "code" and si not in codes and sec.role == "usage":
@@ -278,6 +281,13 @@ def _score(c: Cand, title_words: set[str]) -> None:
     c.text = text = plain
     c.words = len(text.split())
     c.figures = figures(text)
+    c.long = c.words > MAX_WORDS
+    if c.long:
+        # Never kept (only a title phrase is taken from it): what it reads like is not
+        # asked, and a 100,000-word sentence (a table row, a hostile post) costs nothing.
+        c.base = -100.0
+        _leaning(c)
+        return
     # A sentence that leans on the one before ("This", "However") reads badly alone;
     # less so at a paragraph start, where it leans on the previous paragraph.
     dangling = bool(
@@ -361,11 +371,15 @@ def _score(c: Cand, title_words: set[str]) -> None:
         or (c.kind != "table" and not c.caption and is_noun_phrase(text))
         or (c.kind == "item" and has_no_finite_verb(text))
     )
-    c.long = n > 80
-    c.base = -100.0 if excluded or c.long else s
+    c.base = -100.0 if excluded else s
+    _leaning(c)
+
+
+def _leaning(c: Cand) -> None:
+    """Set whether ``c``'s figures lean on the sentence before (``bare``, ``leans``)."""
     if c.kind != "table" and any(w >= 1.0 for w in c.figures.values()):
-        c.bare = not _names_anything(text)
-        c.leans = bool(_PRONOUN_SUBJECT.match(text))
+        c.bare = not _names_anything(c.text)
+        c.leans = bool(_PRONOUN_SUBJECT.match(c.text))
 
 
 _SUBJECT_NAME = re.compile(r"[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}|\d)[\w.+-]*")

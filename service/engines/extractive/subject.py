@@ -234,6 +234,16 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
     )
 
     compared = _compared(title) | _listed(title)
+    # Each reads the whole post: asked once a word, not once an occurrence ("Word Word
+    # ..." 20,000 times took a minute, each of the intro's words reading all the text).
+    tails: dict[str, bool] = {}
+    names: dict[tuple[str, bool], bool] = {}
+    counts: dict[str, int] = {}
+
+    def count(w: str) -> int:
+        if w not in counts:
+            counts[w] = _count(w, text)
+        return counts[w]
 
     def candidates(source: str, in_title: bool) -> list[str]:
         found = []
@@ -272,16 +282,19 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
                 continue  # "GLM-5.3 vs. Claude Fable 5": one side, not the subject
             if in_title and sentence_cased and _after_a_name(source, m.start()):
                 continue  # "Agent" of "Workspace Agent": a part of the name, not it
-            if not (in_title and tagged) and _tail(w, text):
+            if w not in tails:
+                tails[w] = _tail(w, text)
+            if not (in_title and tagged) and tails[w]:
                 continue  # "Flash" of "GLM-5.3 Flash", "Cloud" of "IBM Cloud"
-            if (mixed or in_title or placed) and is_name(w, text, placed=placed):
+            if (mixed or in_title or placed) and (w, placed) not in names:
+                names[w, placed] = is_name(w, text, placed=placed)
+            if (mixed or in_title or placed) and names[w, placed]:
                 found.append(w)
         return found
 
     def score(w: str) -> float:
-        count = _count(w, text)
         mixed = any(c.isupper() for c in w[1:])
-        return count * (1.5 if mixed else 1.0) * (0.6 if w.isupper() else 1.0)
+        return count(w) * (1.5 if mixed else 1.0) * (0.6 if w.isupper() else 1.0)
 
     pool = candidates(title, in_title=True)
     seen = 0
@@ -296,11 +309,13 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
         pool += [
             w
             for w in candidates(sentence[: 1500 - seen], in_title=False)
-            if _count(w, text) >= 2 or w in opening or any(c.isupper() for c in w[1:])
+            if count(w) >= 2 or w in opening or any(c.isupper() for c in w[1:])
         ]
         seen += len(sentence) + 1
-    pool = [w for w in pool if not _setting(w, whole)]  # "on Windows", "on Apple silicon"
-    best = max(pool, key=lambda w: (score(w), -pool.index(w)), default="")
+    settings = {w: _setting(w, whole) for w in set(pool)}
+    pool = [w for w in pool if not settings[w]]  # "on Windows", "on Apple silicon"
+    first = {w: i for i, w in reversed(list(enumerate(pool)))}
+    best = max(pool, key=lambda w: (score(w), -first[w]), default="")
     if not best or score(best) < 1:
         return ""
     best = whole_name(_with_model(best, text), whole)
