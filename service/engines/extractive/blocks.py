@@ -8,6 +8,7 @@ from service.engines.extractive.inline import clean_inline
 from service.text import Block, split_sentences
 
 MAX_CODE_LINES = 8
+MAX_WORDS = 80  # a longer sentence (a table row's too) is too long for a paragraph
 
 _SKIP_COLUMN = re.compile(r"^(prs?|pull requests?|links?|urls?|sources?|references?|refs?)$", re.I)
 
@@ -26,12 +27,12 @@ def _cell(text: str) -> str:
     return re.sub(r";\s+", ", ", ", ".join(p for p in parts if p)).rstrip(" ;")
 
 
-def table_sentences(block: Block, most_words: int) -> list[str]:
+def table_sentences(block: Block) -> list[str]:
     """Table rows as sentences: the row's label, then each cell with its column's name,
     "<label>: <column> <cell>; ..." ("Llama3-8B (dense): result +13.4% throughput"), or
     "<label>: <cell> in <column>; ..." when the column is a version ("CUDA: 12.6 in 2.13").
     The number check binds each cell to its row and column (``service.check.table``).
-    A row over ``most_words`` words is none."""
+    A row over ``MAX_WORDS`` words is none."""
     header = [clean_inline(h)[0] for h in block.header]
     out = []
     for row in block.rows:
@@ -41,7 +42,7 @@ def table_sentences(block: Block, most_words: int) -> list[str]:
         parts: list[str] = []
         words = len(label.split())
         for h, raw in zip(header[1:], row[1:], strict=False):
-            if words > most_words:
+            if words > MAX_WORDS:
                 # Too long to be kept: the row's other cells are not read (300 columns
                 # of 300 rows, each cell cleaned and scored, took 7-18 s).
                 parts = []

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from service.engines.extractive.blocks import short_code, table_sentences
+from service.engines.extractive.blocks import MAX_WORDS, short_code, table_sentences
 from service.engines.extractive.figures import figures
 from service.engines.extractive.fragments import has_no_finite_verb, is_noun_phrase
 from service.engines.extractive.inline import clean_inline
@@ -35,9 +35,6 @@ except ImportError:  # pragma: no cover - textstat is a declared dependency
 
     def _syllables(text: str) -> int:
         return sum(max(1, len(re.findall(r"[aeiouy]+", w))) for w in text.lower().split())
-
-
-MAX_WORDS = 80  # a longer sentence is too long for a paragraph
 
 
 @dataclass(slots=True)
@@ -243,7 +240,7 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
                 cands.append(c)
                 index += 1
             elif b.kind == "table":
-                for row_text in table_sentences(b, MAX_WORDS):
+                for row_text in table_sentences(b):
                     cands.append(Cand(row_text, si, bi, index, "table"))
                     index += 1
             elif b.kind == "code" and si not in codes and sec.role == "usage":
