@@ -13,7 +13,8 @@ import pytest
 from service import clean, parse
 from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
-from service.engines.extractive.glossary import GlossaryEntry, define, load_glossary
+from service.engines.extractive.definitions import define
+from service.engines.extractive.glossary import GlossaryEntry, load_glossary
 from service.models import Explainer
 from service.text import split_sentences
 

@@ -20,10 +20,10 @@ check backs it.
 
 One module a step: ``sections`` (the post's sections and their roles), ``sentences``
 (candidates and their scores; ``fragments`` tells a noun phrase from a sentence),
-``plan`` (which sections, how many words, which sentences), ``style``, ``team`` and
-``glossary`` (wording and definitions; ``team`` words the publisher's "we", ``owners``
-tells a roundup's project that speaks in its own section), ``title``
-(title and takeaway) and ``subject`` (the name the title leads with); ``words``,
+``plan`` (which sections, how many words, which sentences), ``style``, ``team``,
+``glossary`` and ``definitions`` (wording and definitions; ``team`` words the
+publisher's "we", ``owners`` tells a roundup's project that speaks in its own
+section), ``title`` (title and takeaway) and ``subject`` (the name the title leads with); ``words``,
 ``figures``, ``inline`` and ``blocks`` read the text for them.
 """
 
@@ -39,12 +39,13 @@ from pathlib import Path
 from service.config import DEFAULT_PROMPTS_DIR
 from service.engines.base import ExplainOptions
 from service.engines.extractive.blocks import MAX_CODE_LINES
+from service.engines.extractive.definitions import define
 from service.engines.extractive.figures import number_tokens
 from service.engines.extractive.glossary import (
     GLOSSARY_FILE,
     MAX_DEFINITIONS,
     GlossaryEntry,
-    define,
+    definition_cap,
     load_glossary,
     most_seen,
 )
@@ -101,7 +102,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-18"
+ENGINE_VERSION = "extractive-19"
 
 
 class ExtractiveEngine:
@@ -187,8 +188,9 @@ def build_explainer(
     who, used = owners(draft), [c for picked in chosen for c in picked]
     wording = wording_in(language, article.text)
     title = explainer_title(article, draft, case, wording)
-    # Every term a definition finds a place for, first: past the cap, the cap goes to
-    # the terms the reader meets most (``most_seen``), and the sections are written again.
+    # Every term a definition finds a place for, first: past the cap (more for a longer
+    # explainer), the cap goes to the terms the reader meets most (``most_seen``), and
+    # the sections are written again.
     defined: set[str] = set()  # glossary terms defined so far: each only once
     sections = _write(draft, plans, chosen, glossary, case, defined, who, wording, len(glossary))
     if not sections:
@@ -198,10 +200,12 @@ def build_explainer(
         plain = _write(draft, plans, chosen, (), case, set(), who, wording)
         seen = [s.heading for s in plain] + [p for s in plain for p in s.paragraphs]
         seen.append(takeaway(draft, (), set(), used) or "")
-        glossary = most_seen(glossary, defined, "\n".join(seen), title)
-        defined = set()
-        sections = _write(draft, plans, chosen, glossary, case, defined, who, wording)
-        end = takeaway(draft, glossary, defined, used)
+        most = definition_cap(len(" ".join(seen).split()))
+        if len(defined) > most:
+            glossary = most_seen(glossary, defined, "\n".join(seen), title, most)
+            defined = set()
+            sections = _write(draft, plans, chosen, glossary, case, defined, who, wording, most)
+            end = takeaway(draft, glossary, defined, used, most)
     return Explainer(title=title, sections=sections, takeaway=end)
 
 

@@ -7,7 +7,8 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from service.check import check_explainer
-from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry, define
+from service.engines.extractive.definitions import define
+from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.naming import longer_name, name_once
 from service.engines.extractive.phrases import ENGLISH, Wording
