@@ -324,8 +324,15 @@ def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
             "Accelerating Mathematical and Scientific Discovery with Gemini Deep Think",
             "Gemini Deep Think: Accelerating Mathematical and Scientific Discovery",
         ),
-        # Not a word that only starts the title ("Introducing Gemini 3.5 ...").
-        ("Introducing Gemini 3.5 Flash Cyber", "Gemini 3.5: Introducing Gemini 3.5 Flash Cyber"),
+        # Not a word that only starts the title ("Introducing Gemini 3.5 ..."); the longer
+        # name the title introduces or ends on is the subject, said once ("Gemini 3.5:
+        # Introducing Gemini 3.5 Flash Cyber", "Gemini 3.5: Intelligent transcription
+        # with Gemini 3.5 Transcribe" named it twice, the second time as more).
+        ("Introducing Gemini 3.5 Flash Cyber", "Gemini 3.5 Flash Cyber: What the post says"),
+        (
+            "Intelligent transcription with Gemini 3.5 Transcribe",
+            "Gemini 3.5 Transcribe: Intelligent transcription",
+        ),
     ],
 )
 def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: str) -> None:
@@ -343,6 +350,12 @@ def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: st
             "ChatGPT: Unexpected logouts for some web users",
         ),
         ("Elevated Codex API authentication errors", "Codex API: Elevated authentication errors"),
+        # Past another name and its verb, the title is a clause the subject is a detail
+        # of: cut, it read "Docker: Ollama is now available as an official image".
+        (
+            "Ollama is now available as an official Docker image",
+            "Ollama is now available as an official Docker image",
+        ),
     ],
 )
 def test_a_subject_leading_the_title_is_no_modifier_after(source: str, expected: str) -> None:

@@ -127,6 +127,16 @@ def name_once(subject: str, new: str, text: str, whole: str) -> tuple[str, str, 
     the post's; ``whole``: its title and text); and whether ``new`` is then a clause that
     names the subject first and stands as the whole title (not put after a colon)."""
     subject = _named_before(subject, new, whole)
+    # The subject's longer name at the title's end ("Intelligent transcription with
+    # Gemini 3.5 Transcribe") or all it introduces ("Introducing Gemini 3.5 Flash
+    # Cyber") is the subject, said once: "Gemini 3.5: ... with Gemini 3.5 Transcribe"
+    # named it twice, the second time as more than the first.
+    named = rf"({re.escape(subject)}(?:\s+[^\s,;:]+){{1,2}})"
+    end = re.search(rf"\s*,?\s*\b(?:with|in|on|for|from|by|using|via|to|at)\s+{named}\s*$", new)
+    intro = re.fullmatch(rf"(?i:introducing|announcing|meet)\s+{named}", new)
+    for m, cut in ((end, end.start() if end else 0), (intro, 0)):
+        if m and longer_name(subject, m.group(1), text):
+            return m.group(1), new[:cut], False
     # A title whose words after the subject go on from it ("Llama 3 is not very
     # censored", "PyTorch Conference North America announces ...") is a clause that
     # names its subject first: it stands as the title, the subject not put before it
@@ -165,6 +175,12 @@ def name_once(subject: str, new: str, text: str, whole: str) -> tuple[str, str, 
             return subject, new, True
         new = rest
     elif modifier := _modifier(subject, new):
+        opener = re.match(r"[A-Z][\w\-.]*\s+", new)
+        if opener and _goes_on("", new[opener.end() :], ""):
+            # Another name and its verb ("Ollama is now available as an official Docker
+            # image"): the title is a clause, the subject a detail of it; cut, it read
+            # "Docker: Ollama is now available as an official image".
+            return subject, new, True
         new = new[: modifier.start()] + new[modifier.end() :]
     else:
         new = re.sub(
