@@ -453,8 +453,9 @@ def _table(n: int) -> str:
         ("md", "*a " * 33_000),  # the same with spaces: 2 minutes
         ("md", "Word " * 20_000),  # the subject's scans once a word of the intro: 35 s
         ("html", _table(300)),  # each of 90,000 cells cleaned and scored: 7-18 s
+        ("md", "1.5x " * 20_000),  # every number of the sentence read for a title claim
     ],
-    ids=["star-a", "star-a-spaced", "one-word", "table-300x300"],
+    ids=["star-a", "star-a-spaced", "one-word", "table-300x300", "numbers"],
 )
 def test_the_offline_engine_reads_a_hostile_post_in_linear_time(kind: str, doc: str) -> None:
     article = clean.article_from_document(doc + " It is 1.5x faster than before.", kind=kind)
