@@ -265,8 +265,14 @@ def collect(sections: list[SourceSection], title_words: set[str]) -> Draft:
     if not any(c.base > -50 for c in cands):
         # An excerpt whose only sentences are promotional or in the first person still
         # gets an explainer: its own words beat no explainer at all.
+        # Not a sentence past twice the longest kept: the number check reads each of its
+        # figures against every figure of the post ("1.5x " 20,000 times: minutes).
         for c in cands:
-            if c.words >= 3 and c.kind != "table" and not re.search(r"https?://", c.text):
+            if (
+                3 <= c.words <= 2 * MAX_WORDS
+                and c.kind != "table"
+                and not re.search(r"https?://", c.text)
+            ):
                 c.base = 0.0
     return Draft(sections, cands, codes, headline)
 
