@@ -90,8 +90,8 @@ def define(
         # The nearest definition in parentheses before the term in its sentence takes it
         # too, named ("(A/B test: ...; MXFP8: ...)"): defined before it is met, not after.
         earlier = [p for p in placed_in.get(sent, []) if p < start and p in labels]
-        if not earlier:
-            return False
+        if not earlier or len(text[max(earlier) : start].split()) > _APART:
+            return False  # further back, the reader has it before knowing what it is of
         pos = max(earlier)
         inserts = [x for x in inserts if x[0] != pos]
         inserts.append((pos, f" ({labels.pop(pos)}; {e.term}: {e.definition})"))
