@@ -102,7 +102,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-23"
+ENGINE_VERSION = "extractive-24"
 
 
 class ExtractiveEngine:
@@ -201,9 +201,9 @@ def build_explainer(
         seen = [s.heading for s in plain] + [p for s in plain for p in s.paragraphs]
         seen.append(takeaway(draft, (), set(), used) or "")
         most = definition_cap(len(" ".join(seen).split()))
-        if len(defined) > most:
-            glossary = most_seen(glossary, defined, "\n".join(seen), title, most)
-            defined = set()
+        kept = most_seen(glossary, defined, "\n".join(seen), title, most)
+        if len(kept) < len(defined):  # over the cap, or past the words an explainer has
+            glossary, defined = kept, set()
             sections = _write(draft, plans, chosen, glossary, case, defined, who, wording, most)
             end = takeaway(draft, glossary, defined, used, most)
     return Explainer(title=title, sections=sections, takeaway=end)

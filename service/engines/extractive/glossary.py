@@ -18,9 +18,10 @@ MAX_DEFINITIONS = 12  # more than this and a short explainer reads like a dictio
 # A longer explainer meets more terms: a term it uses undefined leaves the reader behind,
 # worse than one more definition. At 12, the FlyDSL explainer (some 850 words, 28 terms)
 # left RMSNorm, TopK and MLIR undefined, said again and again.
-# Past the first 12, as many as its length allows (one a this many words), and only
-# while the explainer stays within the words an explainer has (``MOST_WORDS``).
-WORDS_PER_DEFINITION = 35
+# Past the first 12, as many as its length allows (one a this many words: at 35, the
+# FP8 explainer's 580 words left HBM undefined), and only while the explainer stays
+# within the words an explainer has (``MOST_WORDS``).
+WORDS_PER_DEFINITION = 25
 MOST_WORDS = 900
 
 
