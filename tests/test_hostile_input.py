@@ -13,9 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service import clean, websub
-from service.engines.base import ExplainOptions
-from service.engines.extractive import ExtractiveEngine
+from service import websub
 from service.models import ItemState
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker
@@ -435,31 +433,3 @@ def test_a_subscriber_feed_id_that_is_no_json_integer_is_a_422(
     assert server.get("/subscribers").json()["total"] == 0
     ok = server.post("/subscribers", json={"url": "https://h.example/", "feed_id": 1})
     assert ok.status_code == 201 and ok.json()["feed_id"] == 1
-
-
-def _table(n: int) -> str:
-    head = "<tr>" + "".join(f"<th>h{c}</th>" for c in range(n)) + "</tr>"
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{(r * c) % 10}</td>" for c in range(n)) + "</tr>"
-        for r in range(1, n)
-    )
-    return f"<p>The team measured how fast it runs.</p><table>{head}{rows}</table>"
-
-
-@pytest.mark.parametrize(
-    ("kind", "doc"),
-    [
-        ("md", "*a" * 100_000),  # emphasis read from each "*" to the end: 4 s, 8 s at 200 KB
-        ("md", "*a " * 33_000),  # the same with spaces: 2 minutes
-        ("md", "Word " * 20_000),  # the subject's scans once a word of the intro: 35 s
-        ("html", _table(300)),  # each of 90,000 cells cleaned and scored: 7-18 s
-        ("md", "1.5x " * 20_000),  # every number of the sentence read for a title claim
-    ],
-    ids=["star-a", "star-a-spaced", "one-word", "table-300x300", "numbers"],
-)
-def test_the_offline_engine_reads_a_hostile_post_in_linear_time(kind: str, doc: str) -> None:
-    article = clean.article_from_document(doc + " It is 1.5x faster than before.", kind=kind)
-    started = time.monotonic()
-    result = ExtractiveEngine().explain(article, ExplainOptions())
-    assert time.monotonic() - started < 5  # a fraction of a second; seconds on a loaded machine
-    assert result.explainer.sections
