@@ -15,6 +15,8 @@ import pytest
 
 from service import websub
 from service.models import ItemState
+from service.parse.xmlfeed import parse_xml
+from service.pipeline.entries import feed_address
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker
 from tests.conftest import api_client, make_settings, wait_for
@@ -356,6 +358,24 @@ def test_a_bare_feed_is_never_registered_at_a_self_link_that_is_no_http_url(
         for u in urls
     )
     assert "javascript:" not in worked.get("/").text.lower()
+
+
+def test_a_relative_self_link_is_read_against_the_feeds_http_link() -> None:
+    # A self link written relative ("/feed.xml", as some site generators write it) was
+    # taken as none: the feed was known by its link, the site's home page, so a site's
+    # two feeds (posts and comments) sent with no feed named became one feed (and a
+    # feed registered at its own address was not found). Read against the http(s) link,
+    # it is the feed's own address; with no such link to read it against, as none.
+    posts = parse_xml(_atom("Posts", "/feed.xml", "https://blog.example/"), None, None, None)
+    comments = parse_xml(
+        _atom("Comments", "comments/feed.xml", "https://blog.example/"), None, None, None
+    )
+    assert feed_address(posts, None) == "https://blog.example/feed.xml"
+    assert feed_address(comments, None) == "https://blog.example/comments/feed.xml"
+    bare = parse_xml(_atom("Bare", "/feed.xml", "//b.example/"), None, None, None)
+    assert feed_address(bare, None) == "urn:plainfeed:title:Bare"
+    hostile = parse_xml(_atom("JS", "javascript:x", "https://blog.example/"), None, None, None)
+    assert feed_address(hostile, None) == "https://blog.example/"
 
 
 @pytest.mark.parametrize(
