@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from sqlalchemy import select
 
@@ -38,8 +38,14 @@ def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
 
     A self link or link that is no http(s) URL is as none: any sender's document
     registered its feed at "javascript:..." (or at another feed's "urn:plainfeed:title:"
-    address), where POST /feeds refuses all but http(s)."""
-    self_url, link = _web_url(doc.self_url), _web_url(doc.link)
+    address), where POST /feeds refuses all but http(s). A relative self link is read
+    against an http(s) link."""
+    link = _web_url(doc.link)
+    self_url = _web_url(doc.self_url)
+    if self_url is None and doc.self_url and link:
+        # Written relative ("/feed.xml"): the feed's own address, read against its link.
+        # Known by the link alone, a site's feeds (posts, comments) were one feed.
+        self_url = _web_url(urljoin(link, doc.self_url.strip()))
     if fetch_url or self_url or link:
         return fetch_url or self_url or link or ""
     if not doc.title.strip():
