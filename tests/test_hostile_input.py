@@ -378,6 +378,27 @@ def test_a_relative_self_link_is_read_against_the_feeds_http_link() -> None:
     assert feed_address(hostile, None) == "https://blog.example/"
 
 
+def test_a_self_link_urlsplit_refuses_is_as_none(worked: httpx.Client) -> None:
+    # "http://[x/feed" (a bracket opened, no IPv6 address) makes urlsplit raise
+    # ValueError: the test of a self link for an http(s) URL failed the delivery with
+    # an internal error, where the feed is known by its link as for any other self link
+    # that is no http(s) URL.
+    body = _atom("Bracket", "http://[x/feed", "https://bracket.example/")
+    r = worked.post(
+        "/webhooks/feed", content=body, headers={"content-type": "application/atom+xml"}
+    )
+    assert r.status_code == 202, r.text
+    delivery = r.json()["delivery_id"]
+
+    def done() -> dict[str, Any] | None:
+        d = worked.get(f"/deliveries/{delivery}").json()
+        return d if d["state"] in ("processed", "failed") else None
+
+    d = wait_for(done, timeout=60)
+    assert d["state"] == "processed", d
+    assert worked.get(f"/feeds/{d['feed_id']}").json()["url"] == "https://bracket.example/"
+
+
 @pytest.mark.parametrize(
     ("lease", "granted"),
     [
