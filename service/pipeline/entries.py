@@ -22,12 +22,17 @@ from service.store import tables as t
 from service.store.feeds import feed_at
 
 
-def _web_url(url: str | None) -> str | None:
-    """``url`` when it is an absolute http(s) URL, else None."""
+def _web_url(url: str | None, base: str | None = None) -> str | None:
+    """``url`` (read against ``base``, if given) when it is an absolute http(s) URL,
+    else None."""
     if not url:
         return None
-    parts = urlsplit(url.strip())
-    return url.strip() if parts.scheme.lower() in ("http", "https") and parts.netloc else None
+    try:
+        url = urljoin(base, url.strip()) if base else url.strip()
+        parts = urlsplit(url)
+    except ValueError:  # "http://[x": a bracket opened, no IPv6 address in it
+        return None
+    return url if parts.scheme.lower() in ("http", "https") and parts.netloc else None
 
 
 def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
@@ -45,7 +50,7 @@ def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
     if self_url is None and doc.self_url and link:
         # Written relative ("/feed.xml"): the feed's own address, read against its link.
         # Known by the link alone, a site's feeds (posts, comments) were one feed.
-        self_url = _web_url(urljoin(link, doc.self_url.strip()))
+        self_url = _web_url(doc.self_url, link)
     if fetch_url or self_url or link:
         return fetch_url or self_url or link or ""
     if not doc.title.strip():
