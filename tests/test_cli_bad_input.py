@@ -268,8 +268,9 @@ def test_a_number_past_its_range_is_refused_without_echoing_all_of_it(tmp_path: 
     assert "is not in the range 1 to 2147483647" in boxed(done.stderr)
     assert "9" * 100 not in done.stderr
     assert_bad_input(plainfeed(tmp_path, "items", "list", "--limit", "0"), "--limit")
-    # Leading zeros are still the number.
+    # Leading zeros are still the number, however many (int() refuses over 4300 digits).
     assert plainfeed(tmp_path, "items", "list", "--limit", "007").returncode == 0
+    assert plainfeed(tmp_path, "items", "list", "--limit", "0" * 5000 + "7").returncode == 0
 
 
 def test_a_title_search_longer_than_the_api_takes_is_refused(tmp_path: Path) -> None:

@@ -405,6 +405,8 @@ def test_a_self_link_urlsplit_refuses_is_as_none(worked: httpx.Client) -> None:
         ("9" * 30, websub.MAX_LEASE_SECONDS),
         ("99999999999", websub.MAX_LEASE_SECONDS),
         ("9" * 5000, websub.MAX_LEASE_SECONDS),
+        # Leading zeros past int()'s 4300 digits: a small number all the same.
+        ("0" * 5000 + "3600", 3600),
         ("\u00b2", websub.DEFAULT_LEASE_SECONDS),
         ("-5", websub.DEFAULT_LEASE_SECONDS),
         ("3600", 3600),
