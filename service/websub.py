@@ -229,9 +229,10 @@ def lease_seconds(raw: str) -> int:
     to str.isdigit, not to int(): a 500 to the hub)."""
     if not (raw.isascii() and raw.isdigit()):
         return DEFAULT_LEASE_SECONDS
-    if len(raw.lstrip("0")) > len(str(MAX_LEASE_SECONDS)):  # int() of thousands refused
+    digits = raw.lstrip("0") or "0"  # int() refuses thousands of digits, zeros too
+    if len(digits) > len(str(MAX_LEASE_SECONDS)):
         return MAX_LEASE_SECONDS
-    return min(int(raw), MAX_LEASE_SECONDS)
+    return min(int(digits), MAX_LEASE_SECONDS)
 
 
 def lease_of(

@@ -50,8 +50,9 @@ def whole(low: int, high: int) -> Callable[[str | int], int]:
                 " (no space, sign, point or _)"
             )
         # Compared as text past the widest bound: int() of thousands of digits is refused
-        # (sys.set_int_max_str_digits) with a ValueError of its own.
-        value = int(raw) if len(raw.lstrip("0")) <= len(str(high)) else high + 1
+        # (sys.set_int_max_str_digits) with a ValueError of its own, leading zeros too.
+        digits = raw.lstrip("0") or "0"
+        value = int(digits) if len(digits) <= len(str(high)) else high + 1
         if not low <= value <= high:
             raise typer.BadParameter(f"{shown} is not in the range {low} to {high}")
         return value
