@@ -172,3 +172,34 @@ def test_a_verification_while_the_request_is_asked_again_settles_it(db_url: str)
             0,
         )
         assert feed.websub_lease_until > ends
+
+
+def test_a_renewal_asked_again_and_refused_still_waits_for_the_hub_that_took_it(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hub took the renewal (202) and refused an ask again (503, busy): the renewal
+    it took is still its to verify. Made active again (as a renewal the hub never took
+    is), the hub's verification of it was answered 404, and the hub did not renew."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setattr(websub, "ASK_AGAIN_FIRST", FIRST)
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, _callback, secret = subscribed(svc, origin, ATOM)
+        hub.verifies = False
+        ends = datetime.now(UTC) + timedelta(minutes=50)
+        with svc.sessions.begin() as s:
+            s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_lease_until=ends))
+        wait_for(lambda: len(hub.requests) == 2)  # the renewal, taken
+        hub.status = 503
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error)  # an ask again, refused
+        feed = svc.row(t.Feed, fid)
+        assert "answered HTTP 503" in feed.websub_error
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
+        assert feed.websub_ask_at is not None
+
+        hub._verify(hub.requests[1])  # the renewal the hub took, verified late
+        assert hub.verified[-1] == ("subscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
+        assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
