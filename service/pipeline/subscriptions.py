@@ -160,9 +160,10 @@ class Renewer:
 
     def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None, asks: int) -> None:
         """Subscribe again with the same callback, topic and secret (the ``asks``-th ask of
-        this request). A hub that refuses or cannot be reached leaves a renewed
-        subscription active (its lease still runs), asked again after RETRY_AFTER; a
-        pending subscribe stays pending, asked again at its next ask. The hub's failure is
+        this request). A hub that refuses or cannot be reached the first ask of a renewal
+        leaves the subscription active (its lease still runs), asked again after
+        RETRY_AFTER; a renewal asked again or a pending subscribe stays pending, asked
+        again at its next ask. The hub's failure is
         kept in ``websub_error``, as ``plainfeed feeds subscribe`` keeps its own (shown on
         GET /feeds/{id}, named by a removal refused), and cleared once a request is taken."""
         form = websub.subscription_form(
@@ -200,9 +201,16 @@ class Renewer:
             return
         log.warning("feed %s: WebSub %s", feed_id, reason)
         with transaction(self.sessions) as s:
+            # Only a renewal's first ask, refused, leaves it active: the hub took none of
+            # it. Asked again, the hub took an ask before and may verify it yet: made
+            # active, that verification was answered 404 and the hub did not renew.
             renewing = s.execute(
                 update(t.Feed)
-                .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.RENEWING)
+                .where(
+                    t.Feed.id == feed_id,
+                    t.Feed.websub_state == websub.RENEWING,
+                    t.Feed.websub_asks == 1,
+                )
                 .values(
                     websub_state=websub.ACTIVE,
                     websub_error=reason,
@@ -212,7 +220,7 @@ class Renewer:
             )
             s.execute(
                 update(t.Feed)
-                .where(t.Feed.id == feed_id, t.Feed.websub_state == websub.PENDING_SUBSCRIBE)
+                .where(t.Feed.id == feed_id, t.Feed.websub_state.in_(websub.ASKED_AGAIN))
                 .values(websub_error=reason)
             )
         if renewing.rowcount == 1:  # type: ignore[attr-defined]
