@@ -378,6 +378,36 @@ def test_a_relative_self_link_is_read_against_the_feeds_http_link() -> None:
     assert feed_address(hostile, None) == "https://blog.example/"
 
 
+def test_a_feed_registered_at_its_relative_self_link_before_is_still_its_feed(
+    tmp_path: Path,
+) -> None:
+    # Before self links were tested for http(s), a document with a relative self link
+    # registered its feed at it as written ("/feed.xml"). Known now by another address
+    # (the self link read against the link), its next delivery made a second feed: every
+    # entry a new item again, explained and sent to subscribers twice.
+    url = f"sqlite:///{tmp_path / 'former.db'}"
+    with api_client(make_settings(url), workers=1, timeout=60) as client:
+        engine = make_engine(url)
+        try:
+            fid = add_feed(make_sessionmaker(engine), "/feed.xml", title="Posts")
+        finally:
+            engine.dispose()
+        body = _atom("Posts", "/feed.xml", "https://former.example/")
+        r = client.post(
+            "/webhooks/feed", content=body, headers={"content-type": "application/atom+xml"}
+        )
+        assert r.status_code == 202, r.text
+        delivery = r.json()["delivery_id"]
+
+        def done() -> dict[str, Any] | None:
+            d = client.get(f"/deliveries/{delivery}").json()
+            return d if d["state"] in ("processed", "failed") else None
+
+        d = wait_for(done, timeout=60)
+        assert (d["state"], d["feed_id"]) == ("processed", fid), d
+        assert client.get("/feeds").json()["total"] == 1
+
+
 def test_a_self_link_urlsplit_refuses_is_as_none(worked: httpx.Client) -> None:
     # "http://[x/feed" (a bracket opened, no IPv6 address) makes urlsplit raise
     # ValueError: the test of a self link for an http(s) URL failed the delivery with
