@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from service import clean, fetch
 from service.clean.chars import prose
@@ -59,6 +60,22 @@ def feed_address(doc: FeedDoc, fetch_url: str | None) -> str:
             "?feed_id= of a registered feed"
         )
     return f"urn:plainfeed:title:{doc.title}"
+
+
+def registered_feed(s: Session, doc: FeedDoc, fetch_url: str | None) -> t.Feed | None:
+    """The feed registered at the address of a delivery that named none
+    (:func:`feed_address`), else at the document's relative self link as written: its
+    feed was registered there before self links were read as http(s) URLs, and known now
+    by another address, its next delivery made a second feed (every entry new again)."""
+    feed = feed_at(s, feed_address(doc, fetch_url))
+    raw = doc.self_url
+    if feed is not None or fetch_url or not raw or _web_url(raw):
+        return feed
+    try:
+        relative = not urlsplit(raw.strip()).scheme  # not "javascript:", "urn:..."
+    except ValueError:
+        return None
+    return feed_at(s, raw) if relative else None
 
 
 def feed_title(doc: FeedDoc) -> str:
@@ -138,7 +155,7 @@ class Entries(PipelineBase):
         all yet (its first delivery)."""
         with self.sessions() as s:
             if feed_id is None:
-                feed = feed_at(s, feed_address(doc, fetch_url))
+                feed = registered_feed(s, doc, fetch_url)
                 if feed is None:
                     return {}, True
                 feed_id = feed.id

@@ -24,10 +24,10 @@ from service.models import FeedDoc
 from service.pipeline import order, outcome
 from service.pipeline.apply import Apply
 from service.pipeline.base import insert_ignore
-from service.pipeline.entries import feed_address, feed_title
+from service.pipeline.entries import feed_address, feed_title, registered_feed
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import feed_at, normal_url, note_shown, shown
+from service.store.feeds import normal_url, note_shown, shown
 
 log = logging.getLogger(__name__)
 
@@ -344,7 +344,7 @@ class Intake(Apply):
         # registered by its URL was another feed. A feed with no URL is known by an
         # address built from its title as sent (feed_address): decoded, the feeds stored
         # before would no longer be found.
-        feed = feed_at(s, feed_address(doc, fetch_url))
+        feed = registered_feed(s, doc, fetch_url)
         url = normal_url(feed_address(doc, fetch_url))
         if feed is None:
             insert_ignore(
