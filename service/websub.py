@@ -212,7 +212,11 @@ def answer_intent(
     challenge = params.get("hub.challenge", "")
     if not challenge:
         raise NotFound("hub.challenge is missing")
-    if mode == "subscribe" and state in (PENDING_SUBSCRIBE, RENEWING):
+    # ACTIVE too: a request asked again (the first looked lost) may be verified twice, the
+    # second after the first made the row active; a 404 to it could make the hub drop the
+    # subscription this subscriber wants. The callback token (checked before) is the one
+    # told to the hub: confirming renews the lease by what it says.
+    if mode == "subscribe" and state in (PENDING_SUBSCRIBE, RENEWING, ACTIVE):
         return IntentAnswer(
             challenge,
             ACTIVE,

@@ -73,6 +73,16 @@ def test_a_renewal_the_hub_lost_is_asked_again_while_the_lease_runs(
         asked = len(hub.requests)
         time.sleep(1.0)
         assert len(hub.requests) == asked
+        # A slow hub that lost neither ask verifies the next one too, after the first
+        # made the row active: confirmed (a 404 could make it drop the subscription),
+        # with the lease it states, and still not asked again.
+        hub._verify(hub.requests[2])
+        assert hub.verified[-1] == ("subscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
+        assert (feed.websub_ask_at, feed.websub_asks) == (None, 0)
+        time.sleep(0.5)
+        assert len(hub.requests) == asked
 
 
 def test_a_subscribe_the_hub_lost_is_asked_again_before_it_is_given_up(
