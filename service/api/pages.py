@@ -190,8 +190,9 @@ def _heading_levels(blocks: list[SourceBlock]) -> dict[str, int]:
 def _item_id(raw: str) -> int | None:
     """A row id from a page address or form, or None (no such row) for anything else;
     ``isdigit`` alone lets through digits no column holds, and other scripts' digits."""
-    ok = raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= t.MAX_ID
-    return int(raw) if ok else None
+    digits = raw.lstrip("0")  # leading zeros as the JSON routes read them ("012" is 12)
+    ok = raw.isascii() and raw.isdigit() and len(digits) <= 10 and int(digits or "0") <= t.MAX_ID
+    return int(digits) if ok and digits else None
 
 
 def _not_found(raw: str) -> HTMLResponse:
