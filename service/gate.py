@@ -9,10 +9,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from service import metrics
+from service import abandon, metrics
 from service.check import check_explainer, headline_facts, index_source
 from service.engines.base import Engine, ExplainOptions
-from service.errors import EngineError, TemplateError
+from service.errors import EngineError, LeaseLost, TemplateError
 from service.models import (
     Article,
     CheckReport,
@@ -69,7 +69,17 @@ def explain_and_check(
     repairs = 0
     while not report.ok and repairs < repair_rounds:
         try:
+            abandon.check("a repair")
             repaired = engine.repair(article, result, report, options)
+        except LeaseLost as exc:
+            # The explain and the rounds before were paid too: the caller records them all.
+            spent = exc.extra.get("usage")
+            exc.extra["usage"] = result.usage + (spent if isinstance(spent, Usage) else Usage())
+            cost = exc.extra.get("cost_usd")
+            exc.extra["cost_usd"] = result.cost_usd + (
+                float(cost) if isinstance(cost, int | float) else 0.0
+            )
+            raise
         except (EngineError, TemplateError) as exc:
             # The explainer is paid for and checked: a repair call that fails (503s past
             # the retries, an invalid rewrite) or a repair template that does not render

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from service import metrics, queue
+from service import abandon, metrics, queue
 from service.pipeline import Pipeline, renew_lease
 from service.store.db import transaction
 
@@ -37,13 +37,17 @@ class Heartbeat:
         self._renew = renew
         self._every = every
         self._job: tuple[queue.QueueSpec, int] | None = None
+        # Set once the running job's lease is known lost: the job stops at its next paid
+        # step (service.abandon) instead of paying for a result that will be refused.
+        self._lost = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
     @contextmanager
-    def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[None]:
-        """Keep the lease of ``job_id`` alive while the block runs."""
+    def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[threading.Event]:
+        """Keep the lease of ``job_id`` alive while the block runs; the event yielded is
+        set when the lease is lost."""
         with self._lock:
             # Closed (Worker.run_once refuses to claim then), no thread is started again
             # (a job claimed as the pool's shutdown closed it is handed back at once:
@@ -51,9 +55,10 @@ class Heartbeat:
             if self._thread is None and not self._stop.is_set():
                 self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
                 self._thread.start()
+        lost = self._lost = threading.Event()
         self._job = (spec, job_id)
         try:
-            yield
+            yield lost
         finally:
             self._job = None
 
@@ -83,12 +88,13 @@ class Heartbeat:
     def _run(self) -> None:
         # The first renewal of a job comes within `every` of its start, whatever the phase.
         while not self._stop.wait(self._every):
-            job = self._job
+            job, lost = self._job, self._lost
             if job is None:
                 continue
             try:
                 if not self._renew(*job) and self._job == job:
                     log.warning("%s %s: lease lost", job[0].table.__tablename__, job[1])
+                    lost.set()
             except Exception:  # a blip in the database: try again next beat
                 log.warning("lease renewal failed", exc_info=True)
 
@@ -215,7 +221,7 @@ class Worker:
             log.warning("%s %s: released at shutdown", spec.table.__tablename__, claim.id)
             return True
         try:
-            with self.heartbeat.beating(spec, claim.id):
+            with self.heartbeat.beating(spec, claim.id) as lost, abandon.watching(lost):
                 if spec is queue.DELIVERIES:
                     self.pipeline.process_delivery(claim, self.name)
                 else:

@@ -149,6 +149,14 @@ class Publishing(Claims, Reuse):
                 repair_rounds=self.settings.repair_rounds,
                 review_derived=self.settings.review_derived,
             )
+        except LeaseLost as exc:
+            # The heartbeat found the lease lost (service.abandon): the explain stopped
+            # before its next call; the calls made were paid for, so they are counted.
+            spent = Spent.of(exc, feed_id, model)
+            if spent is not None:
+                with transaction(self.sessions) as s:
+                    spent.record(s, claim.id, "explain-lease-lost")
+            raise
         except (LLMRetryable, LLMKeyRefused) as exc:
             # A refused key is the endpoint's state, not the item's: like an outage, it
             # opens the circuit and the item waits, its attempt counted, except when it

@@ -15,6 +15,7 @@ from typing import Any
 
 import openai
 
+from service import abandon
 from service.config import Settings
 from service.engines.base import ExplainOptions, prompt_inputs
 from service.engines.llm.client import ModeRefused, create, openai_client, with_retries
@@ -31,9 +32,11 @@ from service.errors import (
     AnswerTruncated,
     EngineError,
     InvalidAnswer,
+    LeaseLost,
     LLMError,
     LLMRejected,
     NothingToExplain,
+    PlainfeedError,
     PostTooLong,
 )
 from service.models import Article, CheckReport, CheckStatus, Explainer, ExplainResult, Usage
@@ -201,7 +204,7 @@ class LLMEngine:
         tally = _Tally()
         try:
             explainer = self._explain(article, options, templates, tally)
-        except EngineError as exc:
+        except (EngineError, LeaseLost) as exc:
             self._charge(exc, tally)
             raise
         return self._result(explainer, tally.usage, set_version(templates))
@@ -272,7 +275,7 @@ class LLMEngine:
         tally = _Tally()
         try:
             explainer = self._ask(prompt, tally)
-        except EngineError as exc:
+        except (EngineError, LeaseLost) as exc:
             self._charge(exc, tally)
             raise
         # Usage and cost of the repair call(s) alone: the gate adds them to the result's.
@@ -329,7 +332,7 @@ class LLMEngine:
                 return merged[0]
             notes = [m.model_dump_json(indent=1, exclude_none=True) for m in merged]
 
-    def _charge(self, exc: EngineError, tally: _Tally) -> None:
+    def _charge(self, exc: PlainfeedError, tally: _Tally) -> None:
         """Tell the caller what a failed explain or repair spent: the orchestrator records
         it, since the endpoint bills it whether or not an explainer came of it."""
         exc.extra["usage"] = tally.usage
@@ -434,6 +437,7 @@ class LLMEngine:
             "temperature": temperature,
             "max_tokens": max_tokens,
         }
+        abandon.check("a model call")  # every call, retries and parts too
         fmt = response_format(mode)
         if fmt is not None:
             request["response_format"] = fmt
