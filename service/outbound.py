@@ -199,9 +199,27 @@ class Sender:
             log.warning("outbound delivery %s: released at shutdown", claim.id)
             return True
         try:
-            self._send(claim, owner)
+            if claim.expired and claim.attempts > self.max_attempts:
+                # Every attempt ended with its sender (killed, out of memory): as items and
+                # deliveries do, a send that takes senders down with it is given up.
+                self._give_up(
+                    claim,
+                    owner,
+                    f"gave up after {claim.attempts - 1} attempts; the last one's sender "
+                    "died (its lease expired)",
+                )
+            else:
+                self._send(claim, owner)
         except LeaseLost:
             log.warning("outbound delivery %s: lease lost, outcome discarded", claim.id)
+        except Exception as exc:
+            # A bug, a secret stored malformed: escaping, it left the row "sending" until
+            # its lease ran out, and every attempt after crashed the same way, for ever.
+            log.exception("outbound delivery %s: the send crashed", claim.id)
+            try:
+                self._give_up(claim, owner, f"the send crashed: {exc.__class__.__name__}: {exc}")
+            except LeaseLost:
+                log.warning("outbound delivery %s: lease lost, outcome discarded", claim.id)
         finally:
             with self._lock:
                 self._sending.pop(owner, None)
@@ -220,6 +238,33 @@ class Sender:
         with transaction(self.sessions) as s:
             queue.release(s, queue.OUTBOUND, job_id, owner)
         log.warning("outbound delivery %s: released at shutdown", job_id)
+
+    def _give_up(self, claim: queue.Claim, owner: str, error: str) -> None:
+        """Record an attempt that got no answer to record: retried with backoff while
+        attempts are left (the last one past), else failed against its subscriber."""
+        now = datetime.now(UTC)
+        again = claim.attempts < self.max_attempts
+        with transaction(self.sessions) as s:
+            delay = queue.backoff_seconds(
+                claim.attempts,
+                self.settings.outbound_backoff_base,
+                self.settings.outbound_backoff_max,
+            )
+            queue.finish(
+                s,
+                queue.OUTBOUND,
+                claim.id,
+                owner,
+                state="pending" if again else "failed",
+                next_attempt_at=now + timedelta(seconds=delay) if again else now,
+                last_error=error[:ERROR_CHARS],
+            )
+            sub_id = s.scalar(
+                select(t.OutboundDelivery.subscriber_id).where(t.OutboundDelivery.id == claim.id)
+            )
+            if not again and sub_id is not None:
+                self._failed(s, sub_id, now)
+        metrics.OUTBOUND.labels("retry" if again else "failed").inc()
 
     def _failed(self, s: Session, sub_id: int, now: datetime) -> None:
         """Count a delivery that ended ``failed`` against its subscriber; deactivate it

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event, select
+from sqlalchemy import event, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service import outbound, signatures
@@ -1019,3 +1019,63 @@ def test_a_send_whose_outcome_loses_its_connection_is_recorded_not_sent_again(
         server.shutdown()
         server.server_close()
         db.dispose()
+
+
+def test_a_send_whose_lease_lapsed_on_every_attempt_is_given_up(
+    client: TestClient, receiver: Receiver
+) -> None:
+    """Like an item whose workers keep dying: a send whose sender died (killed, out of
+    memory) on every attempt ends failed, counted against its subscriber, not sent again
+    and again for ever."""
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    c.pipeline.approve(review_item(client, fid), "tester")
+    with transaction(c.sessions) as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+        # The third attempt's sender died mid-send: its lease ran out (max_attempts=3).
+        d.state, d.attempts, d.lease_owner = "sending", 3, "dead-worker"
+        d.lease_until = datetime(2020, 1, 1, tzinfo=UTC)
+    sender = outbound.Sender(c.settings, c.sessions)
+    try:
+        assert sender("test-worker") is True
+    finally:
+        sender.close()
+    assert receiver.received == []
+    entry = client.get(f"/subscribers/{sub['id']}/deliveries", headers=AUTH).json()["items"][0]
+    assert (entry["state"], entry["attempts"]) == ("failed", 4)
+    assert "lease expired" in entry["last_error"]
+    with c.sessions() as s:
+        assert s.get(t.Subscriber, sub["id"]).failures == 1  # type: ignore[union-attr]
+
+
+def test_a_send_that_crashes_records_its_attempt(client: TestClient, receiver: Receiver) -> None:
+    """An unexpected error in a send (here a secret stored malformed, which signing
+    refuses) is an attempt: retried with backoff, then failed; escaping, it left the row
+    "sending" until its lease ran out, and every attempt after crashed the same way."""
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    sub = client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH).json()
+    c.pipeline.approve(review_item(client, fid), "tester")
+    with transaction(c.sessions) as s:
+        s.get(t.Subscriber, sub["id"]).secret = "plain-password"  # type: ignore[union-attr]
+    sender = outbound.Sender(c.settings, c.sessions)
+    try:
+        assert sender("test-worker") is True
+        with c.sessions() as s:
+            d = s.scalars(select(t.OutboundDelivery)).one()
+            assert (d.state, d.attempts, d.lease_owner) == ("pending", 1, None)
+            assert "InputError" in (d.last_error or "")
+        with transaction(c.sessions) as s:  # its backoff over, twice
+            s.execute(
+                update(t.OutboundDelivery).values(
+                    attempts=2, next_attempt_at=datetime(2020, 1, 1, tzinfo=UTC)
+                )
+            )
+        assert sender("test-worker") is True
+    finally:
+        sender.close()
+    assert receiver.received == []
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+        assert (d.state, d.attempts, d.lease_owner) == ("failed", 3, None)
