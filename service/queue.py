@@ -63,6 +63,14 @@ class _ClaimStatements:
     take: Any  # SQLite: lease the picked ids; PostgreSQL: pick and lease in one statement
 
 
+def _unchanged(columns: Any) -> dict[str, Any]:
+    """A lease write (claim, renewal, release) changes no content: a table's
+    ``updated_at`` (items: the Atom feeds' ETag and Last-Modified) is kept, not bumped by
+    its onupdate. ``columns``: a table or its ``.c``."""
+    c = getattr(columns, "c", columns)
+    return {"updated_at": c.updated_at} if "updated_at" in c else {}
+
+
 @functools.cache
 def _claim_statements(spec: QueueSpec, postgres: bool, limit: int) -> _ClaimStatements:
     """The claim's statements, built once: claims run in a tight loop, and building a
@@ -87,6 +95,7 @@ def _claim_statements(spec: QueueSpec, postgres: bool, limit: int) -> _ClaimStat
         "lease_owner": bindparam("owner"),
         "lease_until": bindparam("until"),
         "attempts": c.attempts + 1,
+        **_unchanged(table),
     }
     if not postgres:
         # SQLite: transactions begin IMMEDIATE, so nobody writes between pick and take.
@@ -147,7 +156,7 @@ def renew(session: Session, spec: QueueSpec, job_id: int, owner: str, lease_seco
     res = session.execute(
         update(spec.table.__table__)
         .where(t.id == job_id, t.lease_owner == owner, t.state == spec.running)
-        .values(lease_until=utcnow() + timedelta(seconds=lease_seconds))
+        .values(lease_until=utcnow() + timedelta(seconds=lease_seconds), **_unchanged(t))
     )
     if res.rowcount == 1:  # type: ignore[attr-defined]
         return True
@@ -248,5 +257,6 @@ def release(session: Session, spec: QueueSpec, job_id: int, owner: str) -> None:
             lease_until=None,
             attempts=t.attempts - 1,
             next_attempt_at=utcnow(),
+            **_unchanged(t),
         )
     )

@@ -14,10 +14,12 @@ from fastapi.testclient import TestClient
 from lxml import etree
 from sqlalchemy import select
 
+from service import queue
 from service.api.app import create_app
 from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
 from service.parse import parse_feed
 from service.store import tables as t
+from service.store.db import transaction
 from service.store.feeds import remove_feed
 from tests.conftest import make_settings
 from tests.seed_db import add_feed, add_item
@@ -454,3 +456,27 @@ def test_a_language_written_in_another_case_is_the_same_document(
         assert (again.headers["etag"], again.headers["last-modified"]) == (etag, modified)
         assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
         assert client.get(path, headers={"If-Modified-Since": modified}).status_code == 304
+
+
+def test_a_lease_on_an_item_that_left_the_feed_does_not_change_the_feed(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    """A published item re-queued is claimed and its lease renewed every third of the
+    lease while it is explained again: each write bumped items.updated_at, so the ETag
+    and Last-Modified changed (and readers fetched the whole feed again) each time."""
+    pipeline = client.app.state.ctx.pipeline  # type: ignore[attr-defined]
+    pipeline.approve(ids["review"], "tester")
+    pipeline.retry(ids["review"])  # it leaves the feed: that is a change
+    before = client.get("/feed.atom")
+    validators = (before.headers["etag"], before.headers["last-modified"])
+    steps = {
+        "claim": lambda s: [c.id for c in queue.claim(s, queue.ITEMS, "worker-1", 60)],
+        "renewal": lambda s: queue.renew(s, queue.ITEMS, ids["review"], "worker-1", 60),
+        "release": lambda s: queue.release(s, queue.ITEMS, ids["review"], "worker-1"),
+    }
+    done = {"claim": [ids["review"]], "renewal": True, "release": None}
+    for name, step in steps.items():
+        with transaction(sessions(client)) as s:
+            assert step(s) == done[name]
+        after = client.get("/feed.atom")
+        assert (after.headers["etag"], after.headers["last-modified"]) == validators, name

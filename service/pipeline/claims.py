@@ -70,7 +70,8 @@ _WAKE = (
         t.Item.content_hash == bindparam("hash"),
         t.Item.last_error.startswith(WAITING, autoescape=True),
     )
-    .values(next_attempt_at=bindparam("woken_at"))
+    # A scheduling write, no change of the item (its updated_at moves Atom's validators).
+    .values(next_attempt_at=bindparam("woken_at"), updated_at=t.Item.updated_at)
 )
 _INSERT = {
     "postgresql": pg_insert(t.ExplainClaim).on_conflict_do_nothing(),
