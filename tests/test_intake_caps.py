@@ -342,6 +342,21 @@ def test_a_page_link_that_is_no_valid_url_fails_no_delivery(
     assert len(r.items()) == 2
 
 
+def test_a_page_that_crashes_its_reading_costs_only_that_items_page(
+    rig: Callable[..., Rig],
+) -> None:
+    # An empty label in the host: the idna codec raises UnicodeError, no PlainfeedError,
+    # which the delivery's page budget let escape: one odd link failed the whole delivery
+    # (a worker reading the same page for its item keeps the excerpt).
+    r = rig()
+    d = r.deliver(rss([entry(1), entry(2, link="http://a..b/posts/odd")]))
+    assert (d.state, d.items_new, d.error) == ("processed", 2, None)
+    assert d.problems is not None and "http://a..b/posts/odd not read" in d.problems
+    items = r.items()
+    assert items["Post 2"].content_source == "feed"  # its excerpt, kept
+    assert "A short teaser of the post" in items["Post 2"].text
+
+
 def test_a_delivery_whose_database_connection_is_lost_is_tried_again(pg_url: str) -> None:
     """The worker's connection ends mid-transaction (a failover, a pooler restarting):
     nothing of the run is stored, and the delivery is tried again later, as a fetch that

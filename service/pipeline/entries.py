@@ -6,6 +6,7 @@ budget; a first delivery capped) -> decide -> items
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -21,6 +22,8 @@ from service.models import Article, FeedDoc, FeedEntry
 from service.pipeline.base import PipelineBase, in_chunks
 from service.store import tables as t
 from service.store.feeds import feed_at
+
+log = logging.getLogger(__name__)
 
 
 def _web_url(url: str | None, base: str | None = None) -> str | None:
@@ -180,6 +183,14 @@ class Entries(PipelineBase):
             article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
         except PlainfeedError as exc:
             problems.append(f"page {link} not read ({exc.detail}); kept the feed's excerpt")
+            return excerpt
+        except Exception as exc:
+            # A bug in reading one page (an odd link, a parser's surprise) must cost only
+            # that entry's page, as a worker reading it does: not the whole delivery.
+            log.exception("reading page %s crashed; kept the feed's excerpt", link)
+            problems.append(
+                f"page {link} not read ({exc.__class__.__name__}); kept the feed's excerpt"
+            )
             return excerpt
         if note:
             problems.append(note)
