@@ -149,6 +149,12 @@ def remove_feed(s: Session, feed_id: int, *, force: bool = False) -> None:
             f"feeds remove {feed_id} --yes --force (the hub's pushes are then answered 410 "
             "Gone)"
         )
+    # PostgreSQL: lock the feed's items and deliveries before looking for busy ones (a
+    # claim skips locked rows): one claimed between the look and the delete was deleted
+    # under its worker, whose store then failed on the foreign key, not as a lost lease.
+    # (SQLite: the removal's transaction already holds the only write lock.)
+    s.execute(select(t.Item.id).where(t.Item.feed_id == feed_id).with_for_update()).all()
+    s.execute(select(t.Delivery.id).where(t.Delivery.feed_id == feed_id).with_for_update()).all()
     busy = s.scalar(
         select(func.count(t.Item.id)).where(
             t.Item.feed_id == feed_id, t.Item.state == ItemState.PROCESSING.value
