@@ -45,8 +45,10 @@ def to_text(explainer: Explainer) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*<>\[\]])|(?<!\w)_|_(?!\w)")
-_MD_LINE_START = re.compile(r"^(\s*)(#|[-+]\s|>|=+\s*$|-+\s*$|\|)")
-_MD_ORDERED = re.compile(r"^(\s*\d+)([.)]\s)")
+# re.M: every line of a paragraph (a model's answer may hold a line break), not only its
+# first, is where a block ("# ", "- ", "1. ") would start.
+_MD_LINE_START = re.compile(r"^(\s*)(#|[-+]\s|>|=+\s*$|-+\s*$|\|)", re.M)
+_MD_ORDERED = re.compile(r"^(\s*\d+)([.)]\s)", re.M)
 
 
 def _md_escape(text: str) -> str:

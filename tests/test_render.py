@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from service.errors import Unprocessable
 from service.models import Explainer, ExplainResult, Section, Usage
@@ -210,3 +211,16 @@ def test_prose_of_003_is_not_code(seed: str) -> None:
     for s in e.sections:
         for p in s.paragraphs:
             assert not looks_like_code(p), p
+
+
+@pytest.mark.parametrize(
+    "line", ["# Not a heading", "> not a quote", "- not a list", "1. not a list", "| a | b |"]
+)
+def test_a_paragraph_line_after_an_embedded_newline_is_no_markdown_block(line: str) -> None:
+    """The block escapes held for the paragraph's first line only: "…\\n# x" became a
+    heading in any Markdown reader."""
+    para = f"The model writes a line break.\n{line}"
+    e = Explainer(title="T", sections=[Section(heading="H", paragraphs=[para])])
+    tokens = MarkdownIt("commonmark").enable("table").parse(to_markdown(e))
+    kinds = [tok.type for tok in tokens if tok.nesting == 1]
+    assert kinds == ["heading_open", "heading_open", "paragraph_open"], kinds
