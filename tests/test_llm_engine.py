@@ -818,3 +818,28 @@ def test_a_post_past_the_parts_cap_is_refused_before_any_call(stub: StubLLM) -> 
     with pytest.raises(PostTooLong, match="takes at least 230 calls"):
         engine.explain(huge, OPTIONS)
     assert stub.calls == []
+
+
+def test_usage_counts_written_as_strings_are_read_and_odd_digits_are_none(
+    stub: StubLLM,
+) -> None:
+    # str.isdigit takes "²" for a digit, which int() refuses: the explain, paid for,
+    # crashed on reading its usage.
+    answer = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "stub-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": json.dumps(VALID)},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": "120", "completion_tokens": "²", "total_tokens": "2"},
+    }
+    stub.push(Reply.whole(answer))
+    result = make_engine(stub).explain(SMALL, OPTIONS)
+    assert result.explainer.title == VALID["title"]
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (120, 0)

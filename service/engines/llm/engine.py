@@ -64,8 +64,9 @@ class _Tally:
 
 def _tokens(usage: Any, name: str) -> int:
     value = getattr(usage, name, None)
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)  # a server that writes its counts as strings
+    # A server that writes its counts as strings; ASCII only: "²".isdigit(), int() refuses.
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
     return value if isinstance(value, int) and value >= 0 else 0
 
 
