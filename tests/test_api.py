@@ -740,3 +740,21 @@ def test_one_name_registered_twice_at_once_is_one_feed_on_postgres(pg_url: str) 
         assert answers and answers[0].status_code == 409, answers[0].text
         assert client.get("/feeds").json()["total"] == 1
     engine.dispose()
+
+
+def test_the_llm_engines_client_is_closed_with_the_app(db_url: str) -> None:
+    """Its connections to the endpoint were left to the garbage collector at shutdown
+    (and an app without workers built an outbound sender, with its own client, for
+    nothing)."""
+    from fastapi.testclient import TestClient
+
+    from tests.stub_llm import StubLLM, settings_for
+
+    with StubLLM() as stub:
+        app = create_app(settings_for(stub, database_url=db_url), workers=0)
+        with TestClient(app) as c:
+            engine = c.app.state.ctx.pipeline.engine  # type: ignore[attr-defined]
+            r = c.post("/explain", json={"text": "The parser is now simpler to read."})
+            assert r.status_code == 200, r.text
+            assert not engine.client.is_closed()
+        assert engine.client.is_closed()

@@ -47,12 +47,16 @@ def build_context(settings: Settings, *, workers: int) -> AppContext:
     pipeline = Pipeline(
         settings, sessions, get_engine(settings), on_event=outbound.EventHook(settings)
     )
-    sender = outbound.Sender(settings, sessions)
     pool = (
         WorkerPool(
             pipeline,
             workers,
-            extra_jobs=[sender, Renewer(settings, sessions), Pruner(settings, sessions)],
+            # Built only for a pool: a sender's HTTP client is closed with the pool's jobs.
+            extra_jobs=[
+                outbound.Sender(settings, sessions),
+                Renewer(settings, sessions),
+                Pruner(settings, sessions),
+            ],
             extra_threads=settings.outbound_concurrency,
         )
         if workers > 0
@@ -89,6 +93,7 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
                 for job in {id(j): j for w in ctx.pool.workers for j in w.extra_jobs}.values():
                     if isinstance(job, outbound.Sender):
                         job.close()
+            ctx.pipeline.engine.close()  # the LLM client's connections to the endpoint
             ctx.db.dispose()
 
     # /docs (Swagger UI) and /redoc with their scripts, stylesheets and icon served by the

@@ -54,6 +54,10 @@ class Engine(Protocol):
     # the number check meanwhile, so the check after the answer finds it indexed.
     waits_on_io: bool
 
+    def close(self) -> None:
+        """Let go of what it holds (the llm engine: its HTTP client's connections)."""
+        ...
+
     def identity(self, options: ExplainOptions) -> tuple[str, str]:
         """``(model, prompt_version)`` that this engine would use now.
 

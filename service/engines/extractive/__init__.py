@@ -117,6 +117,9 @@ class ExtractiveEngine:
         self.prompts_dir = prompts_dir
         self.max_chars = max_chars  # PLAINFEED_EXTRACTIVE_MAX_CHARS; None: no bound
 
+    def close(self) -> None:
+        """Nothing to let go of: it holds no connection."""
+
     def _glossary_paths(self, options: ExplainOptions) -> list[Path]:
         paths = [self.prompts_dir / GLOSSARY_FILE]
         if options.template_dir is not None:

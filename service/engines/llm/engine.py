@@ -193,6 +193,9 @@ class LLMEngine:
     def identity(self, options: ExplainOptions) -> tuple[str, str]:
         return self.model, self._templates_version(options)
 
+    def close(self) -> None:
+        self.client.close()  # its connections to the endpoint (a client given too)
+
     def explain(self, article: Article, options: ExplainOptions) -> ExplainResult:
         """Write an explainer; any ``EngineError`` carries ``extra["usage"]`` and
         ``extra["cost_usd"]``, the tokens spent before it and their price."""
