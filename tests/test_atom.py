@@ -480,3 +480,30 @@ def test_a_lease_on_an_item_that_left_the_feed_does_not_change_the_feed(
             assert step(s) == done[name]
         after = client.get("/feed.atom")
         assert (after.headers["etag"], after.headers["last-modified"]) == validators, name
+
+
+def test_the_feed_of_all_feeds_holds_limit_entries_when_copies_are_left_out(
+    client: TestClient,
+) -> None:
+    """Copies were left out after the LIMIT: the newest two rows were a post and its copy
+    under another feed, and ?limit=2 showed one entry while an older one was there."""
+    sm = sessions(client)
+    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
+    b = add_feed(sm, url="https://b.example/feed", name="Blog B")
+    common: dict = {"text": "It runs 1.5x faster.", "report": REPORT}
+    add_item(sm, b, title="Older", explainer=explainer("Older post"), link="https://b/1", **common)
+    original = add_item(
+        sm, a, title="Post", explainer=explainer("The post"), link="https://a/p", **common
+    )
+    copy = add_item(
+        sm, b, title="Post", explainer=explainer("The post"), link="https://a/p", **common
+    )
+    with sm.begin() as s:
+        ex = s.scalars(select(t.Explainer).where(t.Explainer.item_id == original)).one()
+        mine = s.scalars(select(t.Explainer).where(t.Explainer.item_id == copy)).one()
+        mine.reused_from = ex.id
+    r = client.get("/feed.atom", params={"limit": 2})
+    titles = [e.title for e in feedparser.parse(r.content).entries]
+    assert titles == ["The post", "Older post"]
+    r = client.get("/feed.atom", params={"limit": 1})
+    assert [e.title for e in feedparser.parse(r.content).entries] == ["The post"]

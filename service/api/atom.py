@@ -23,7 +23,7 @@ import nh3
 from fastapi import APIRouter, Query, Request, Response
 from lxml import etree
 from markupsafe import escape
-from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy import ColumnElement, Select, case, func, select
 from sqlalchemy.orm import Session, defer
 
 from service import __version__, render
@@ -243,6 +243,35 @@ def _entry_parts(item: t.Item, ex: t.Explainer, page: str) -> tuple[str, str | N
     return parts
 
 
+def _entries(
+    s: Session, newest: Select[t.Item], limit: int, *, copies: bool
+) -> tuple[list[t.Item], dict[int, t.Explainer]]:
+    """The newest ``limit`` items that are entries, with their explainers. ``copies``
+    (the feed of all feeds): a post two feeds carry is one entry, the copy of an
+    explainer (``reused_from``) left out while its original is an entry too. Read in
+    pages until ``limit`` are found: left out after the LIMIT, they made a shorter feed."""
+    rows: list[t.Item] = []
+    latest: dict[int, t.Explainer] = {}
+    while True:
+        page = list(s.scalars(newest.offset(len(rows)).limit(limit)))
+        rows += page
+        by_id = {i.id: i for i in page}
+        for ex in s.scalars(
+            select(t.Explainer)
+            .options(defer(t.Explainer.check))
+            .where(t.Explainer.item_id.in_(list(by_id)))
+            .order_by(t.Explainer.id)
+        ):
+            if ex.content_hash == by_id[ex.item_id].content_hash:
+                latest[ex.item_id] = ex  # the newest explainer of the current content wins
+        shown = {ex.id for ex in latest.values()}
+        items = [
+            i for i in rows if i.id in latest and not (copies and latest[i.id].reused_from in shown)
+        ]
+        if len(items) >= limit or len(page) < limit:
+            return items[:limit], latest
+
+
 def build_feed(
     s: Session,
     feed: t.Feed | None,
@@ -257,30 +286,13 @@ def build_feed(
     cond = [t.Item.state == ItemState.PUBLISHED.value]
     if feed is not None:
         cond.append(t.Item.feed_id == feed.id)
-    items = list(
-        s.scalars(
-            select(t.Item)
-            .options(defer(t.Item.text))  # the source text is not in the feed
-            .where(*cond)
-            .order_by(t.Item.published_at.desc(), t.Item.id.desc())
-            .limit(limit)
-        )
+    newest = (
+        select(t.Item)
+        .options(defer(t.Item.text))  # the source text is not in the feed
+        .where(*cond)
+        .order_by(t.Item.published_at.desc(), t.Item.id.desc())
     )
-    by_id = {i.id: i for i in items}
-    latest: dict[int, t.Explainer] = {}
-    for ex in s.scalars(
-        select(t.Explainer)
-        .options(defer(t.Explainer.check))
-        .where(t.Explainer.item_id.in_(list(by_id)))
-        .order_by(t.Explainer.id)
-    ):
-        if ex.content_hash == by_id[ex.item_id].content_hash:
-            latest[ex.item_id] = ex  # the newest explainer of the current content wins
-    if feed is None:
-        # A post two feeds carry is one entry in the feed of all feeds: the copy of an
-        # explainer (``reused_from``) is left out while its original is an entry too.
-        shown = {ex.id for ex in latest.values()}
-        items = [i for i in items if i.id not in latest or latest[i.id].reused_from not in shown]
+    items, latest = _entries(s, newest, limit, copies=feed is None)
     feeds = {
         f.id: f
         for f in s.scalars(
