@@ -112,15 +112,19 @@ def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str,
         raise FetchRefused(f"URL has no host: {url}")
     if parts.username or parts.password:
         raise FetchRefused("URLs with credentials are not fetched")
-    if settings.allow_private_urls:
-        return url, {}, {}
     # The name as DNS, the Host header and TLS carry it: an internationalized name in
     # its IDNA form (xn--...). As typed, "bücher.example" made the Host header non-ASCII
-    # and the fetch raise UnicodeEncodeError instead of fetching.
+    # and the fetch raise UnicodeEncodeError instead of fetching. Read with private
+    # addresses allowed too: "http://a..b/" raised idna's UnicodeError out of the fetch.
     try:
         host = httpx.URL(url).raw_host.decode("ascii")
-    except (httpx.InvalidURL, UnicodeError) as exc:
+        host.encode("idna")  # as the resolver will: an empty label ("a..b") fails there
+    except httpx.InvalidURL as exc:  # a control character, a DEL (legal in XML)
+        raise FetchRefused(f"not a valid URL: {url} ({exc})") from exc
+    except UnicodeError as exc:
         raise FetchRefused(f"not a valid host name: {url} ({exc})") from exc
+    if settings.allow_private_urls:
+        return url, {}, {}
     port = port_given or (443 if parts.scheme == "https" else 80)
     addr = resolve_checked(host, port)
     ip_host = f"[{addr}]" if ":" in addr else addr

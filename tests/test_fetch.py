@@ -143,6 +143,17 @@ def test_loopback_is_refused_unless_private_urls_are_allowed(
     assert fetch.fetch_url(url, lenient).body == b"<rss/>"
 
 
+@pytest.mark.parametrize("private", [False, True])
+def test_a_host_name_idna_refuses_is_refused_as_no_valid_host(
+    tmp_path: Path, private: bool
+) -> None:
+    # An empty label: the idna codec raises UnicodeError, which left fetch_url as it was
+    # where private addresses are allowed (no guard read the name first).
+    settings = make_settings(f"sqlite:///{tmp_path / 'h.db'}", allow_private_urls=private)
+    with pytest.raises(FetchRefused, match="not a valid host name"):
+        fetch.fetch_url("http://a..b/posts/odd", settings)
+
+
 def test_a_name_that_resolves_inside_is_refused(
     origin: Origin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

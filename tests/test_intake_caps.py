@@ -345,9 +345,10 @@ def test_a_page_link_that_is_no_valid_url_fails_no_delivery(
 def test_a_page_that_crashes_its_reading_costs_only_that_items_page(
     rig: Callable[..., Rig],
 ) -> None:
-    # An empty label in the host: the idna codec raises UnicodeError, no PlainfeedError,
+    # An empty label in the host: the idna codec raised UnicodeError, no PlainfeedError,
     # which the delivery's page budget let escape: one odd link failed the whole delivery
-    # (a worker reading the same page for its item keeps the excerpt).
+    # (a worker reading the same page for its item keeps the excerpt). The fetch guard now
+    # refuses the name first; the page budget keeps the excerpt whatever a page raises.
     r = rig()
     d = r.deliver(rss([entry(1), entry(2, link="http://a..b/posts/odd")]))
     assert (d.state, d.items_new, d.error) == ("processed", 2, None)

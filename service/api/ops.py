@@ -197,7 +197,8 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
 
     article = _source(ctx, body)
     engine = ctx.pipeline.engine
-    if body.engine and body.engine != engine.name:
+    own = body.engine is not None and body.engine != engine.name
+    if own:
         engine = get_engine(ctx.settings, name=body.engine)
     try:
         outcome = explain_and_check(
@@ -210,6 +211,9 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     except PlainfeedError as exc:
         _record_spent(ctx, Spent.of(exc, None, ctx.settings.model))
         raise
+    finally:
+        if own:  # built for this request alone: its client's connections go with it
+            engine.close()
     r = outcome.result
     # Billed as any item's calls are: GET /stats counts them (no feed, no item).
     _record_spent(ctx, Spent(None, r.model, r.usage, r.cost_usd) if r.usage.calls else None)
