@@ -49,6 +49,19 @@ def _json_feed(title: str, self_link: str, link: str) -> bytes:
     return json.dumps(doc).encode()
 
 
+def _delivered(client: httpx.Client, body: bytes, ctype: str) -> dict[str, Any]:
+    """Post ``body`` to the webhook, naming no feed; the delivery once a worker settled it."""
+    r = client.post("/webhooks/feed", content=body, headers={"content-type": ctype})
+    assert r.status_code == 202, r.text
+    delivery = r.json()["delivery_id"]
+
+    def done() -> dict[str, Any] | None:
+        d = client.get(f"/deliveries/{delivery}").json()
+        return d if d["state"] in ("processed", "failed") else None
+
+    return wait_for(done, timeout=60)
+
+
 @pytest.mark.parametrize(
     ("make", "ctype", "title", "self_link", "link", "registered"),
     [
@@ -74,17 +87,7 @@ def test_a_bare_feed_is_never_registered_at_a_self_link_that_is_no_http_url(
     # whatever it was: "javascript:alert(1)" became a feed's URL (POST /feeds refuses
     # it), fetched when the feed was asked to be read, and shown as its address. Such a
     # link is as none: the feed is known by its http(s) link, else by its title.
-    r = worked.post(
-        "/webhooks/feed", content=make(title, self_link, link), headers={"content-type": ctype}
-    )
-    assert r.status_code == 202, r.text
-    delivery = r.json()["delivery_id"]
-
-    def done() -> dict[str, Any] | None:
-        d = worked.get(f"/deliveries/{delivery}").json()
-        return d if d["state"] in ("processed", "failed") else None
-
-    d = wait_for(done, timeout=60)
+    d = _delivered(worked, make(title, self_link, link), ctype)
     assert d["state"] == "processed", d
     feed = worked.get(f"/feeds/{d['feed_id']}").json()
     expected = {None: f"urn:plainfeed:title:{title}", 0: self_link, 1: link}[registered]
@@ -130,17 +133,7 @@ def test_a_feed_registered_at_its_relative_self_link_before_is_still_its_feed(
         finally:
             engine.dispose()
         body = _atom("Posts", "/feed.xml", "https://former.example/")
-        r = client.post(
-            "/webhooks/feed", content=body, headers={"content-type": "application/atom+xml"}
-        )
-        assert r.status_code == 202, r.text
-        delivery = r.json()["delivery_id"]
-
-        def done() -> dict[str, Any] | None:
-            d = client.get(f"/deliveries/{delivery}").json()
-            return d if d["state"] in ("processed", "failed") else None
-
-        d = wait_for(done, timeout=60)
+        d = _delivered(client, body, "application/atom+xml")
         assert (d["state"], d["feed_id"]) == ("processed", fid), d
         assert client.get("/feeds").json()["total"] == 1
 
@@ -151,16 +144,6 @@ def test_a_self_link_urlsplit_refuses_is_as_none(worked: httpx.Client) -> None:
     # an internal error, where the feed is known by its link as for any other self link
     # that is no http(s) URL.
     body = _atom("Bracket", "http://[x/feed", "https://bracket.example/")
-    r = worked.post(
-        "/webhooks/feed", content=body, headers={"content-type": "application/atom+xml"}
-    )
-    assert r.status_code == 202, r.text
-    delivery = r.json()["delivery_id"]
-
-    def done() -> dict[str, Any] | None:
-        d = worked.get(f"/deliveries/{delivery}").json()
-        return d if d["state"] in ("processed", "failed") else None
-
-    d = wait_for(done, timeout=60)
+    d = _delivered(worked, body, "application/atom+xml")
     assert d["state"] == "processed", d
     assert worked.get(f"/feeds/{d['feed_id']}").json()["url"] == "https://bracket.example/"

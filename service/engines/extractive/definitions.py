@@ -4,7 +4,7 @@ well, else at the end of that sentence, never between a figure and what it is sa
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry
 from service.engines.extractive.phrases import AFTERS
@@ -101,32 +101,34 @@ def define(
     # (named again), else beside a definition before it in that sentence. Given a later
     # use instead, the reader met MXFP8 bare in the results and had it defined in the
     # how-to, two sections on.
-    for start, end, e in ordered:
-        if len(defined) >= most or e.term in defined or any(a <= start < b for a, b in taken):
-            continue
-        sent = sentence_of(start)
-        if first.setdefault(e.term, sent) != sent or not in_place(start, end, e, sent):
-            continue
-        defined.add(e.term)
-        taken.append((start, end))
-    for start, end, e in ordered:
-        if len(defined) >= most or e.term in defined or any(a <= start < b for a, b in taken):
-            continue
-        sent = sentence_of(start)
-        if first[e.term] == sent and (
-            at_end(start, end, e, sent, _FIRST_NEAR_END) or before(start, e, sent)
-        ):
-            defined.add(e.term)
-            taken.append((start, end))
+    def define(where: Callable[[int, int, GlossaryEntry, int], bool]) -> None:
+        """One pass over the uses still open: each term defined at the first use
+        ``where`` places it."""
+        for start, end, e in ordered:
+            if len(defined) >= most or e.term in defined or any(a <= start < b for a, b in taken):
+                continue
+            if where(start, end, e, sentence_of(start)):
+                defined.add(e.term)
+                taken.append((start, end))
+
+    define(
+        lambda start, end, e, sent: (
+            first.setdefault(e.term, sent) == sent and in_place(start, end, e, sent)
+        )
+    )
+    define(
+        lambda start, end, e, sent: (
+            first[e.term] == sent
+            and (at_end(start, end, e, sent, _FIRST_NEAR_END) or before(start, e, sent))
+        )
+    )
     # Past its first sentence, only where nothing else would define it (every use there
     # near a figure, say: "1.20x geometric mean over Triton across all 24 cases").
-    for start, end, e in ordered:
-        if len(defined) >= most or e.term in defined or any(a <= start < b for a, b in taken):
-            continue
-        sent = sentence_of(start)
-        if in_place(start, end, e, sent) or at_end(start, end, e, sent, _NEAR_END):
-            defined.add(e.term)
-            taken.append((start, end))
+    define(
+        lambda start, end, e, sent: (
+            in_place(start, end, e, sent) or at_end(start, end, e, sent, _NEAR_END)
+        )
+    )
     inserts += [(pos, f" ({'; '.join(said)})") for pos, said in ends.items()]
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
