@@ -243,28 +243,42 @@ class Sender:
         """Record an attempt that got no answer to record: retried with backoff while
         attempts are left (the last one past), else failed against its subscriber."""
         now = datetime.now(UTC)
-        again = claim.attempts < self.max_attempts
         with transaction(self.sessions) as s:
             delay = queue.backoff_seconds(
                 claim.attempts,
                 self.settings.outbound_backoff_base,
                 self.settings.outbound_backoff_max,
             )
-            queue.finish(
-                s,
-                queue.OUTBOUND,
-                claim.id,
-                owner,
-                state="pending" if again else "failed",
-                next_attempt_at=now + timedelta(seconds=delay) if again else now,
-                last_error=error[:ERROR_CHARS],
-            )
+            again = self._attempted(s, claim, owner, now, delay, last_error=error[:ERROR_CHARS])
             sub_id = s.scalar(
                 select(t.OutboundDelivery.subscriber_id).where(t.OutboundDelivery.id == claim.id)
             )
             if not again and sub_id is not None:
                 self._failed(s, sub_id, now)
         metrics.OUTBOUND.labels("retry" if again else "failed").inc()
+
+    def _attempted(
+        self,
+        s: Session,
+        claim: queue.Claim,
+        owner: str,
+        now: datetime,
+        delay: float,
+        **values: object,
+    ) -> bool:
+        """Record a failed attempt (``values``: its status and error): pending again after
+        ``delay`` while attempts are left (True), else failed."""
+        again = claim.attempts < self.max_attempts
+        queue.finish(
+            s,
+            queue.OUTBOUND,
+            claim.id,
+            owner,
+            state="pending" if again else "failed",
+            next_attempt_at=now + timedelta(seconds=delay) if again else now,
+            **values,
+        )
+        return again
 
     def _failed(self, s: Session, sub_id: int, now: datetime) -> None:
         """Count a delivery that ended ``failed`` against its subscriber; deactivate it
@@ -371,14 +385,12 @@ class Sender:
                     )
                     if retry_after:
                         delay = max(delay, min(retry_after, cap))
-                    again = claim.attempts < self.max_attempts
-                    queue.finish(
+                    again = self._attempted(
                         s,
-                        queue.OUTBOUND,
-                        claim.id,
+                        claim,
                         owner,
-                        state="pending" if again else "failed",
-                        next_attempt_at=now + timedelta(seconds=delay) if again else now,
+                        now,
+                        delay,
                         last_status=status,
                         last_error=error[:ERROR_CHARS],
                     )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 import pytest
 import uvicorn
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from service.api.protocol import http_protocol
 from service.config import Settings
@@ -238,6 +238,17 @@ def api_client(settings: Settings, *, workers: int = 2, timeout: float = 30) -> 
         httpx.Client(base_url=live.url, timeout=timeout) as client,
     ):
         yield client
+
+
+def end_lock_waiters(conn: Connection) -> None:
+    """End every session of the test database that waits on a lock (PostgreSQL): its
+    connection gone mid-transaction, as in a failover or a pooler restart."""
+    conn.execute(
+        text(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+            "wait_event_type = 'Lock' AND datname = current_database()"
+        )
+    )
 
 
 def waiting_on_a_lock(engine: Engine) -> bool:

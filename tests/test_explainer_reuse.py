@@ -352,7 +352,7 @@ def test_an_explainer_whose_store_loses_its_connection_is_stored_not_paid_again(
     from sqlalchemy import text
 
     from service.store.db import make_engine, migrate
-    from tests.conftest import waiting_on_a_lock
+    from tests.conftest import end_lock_waiters, waiting_on_a_lock
     from tests.seed_db import add_item
 
     db = make_engine(pg_url)
@@ -376,12 +376,7 @@ def test_an_explainer_whose_store_loses_its_connection_is_stored_not_paid_again(
                 holder.execute(text("SELECT id FROM feeds WHERE id = :id FOR UPDATE"), {"id": fid})
                 r.stub.release()
                 wait_for(lambda: waiting_on_a_lock(db), timeout=30)
-                holder.execute(
-                    text(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-                        "wait_event_type = 'Lock' AND datname = current_database()"
-                    )
-                )
+                end_lock_waiters(holder)
                 holder.rollback()
             worker.join(30)
             with r.sessions() as s:

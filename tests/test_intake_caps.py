@@ -365,7 +365,7 @@ def test_a_delivery_whose_database_connection_is_lost_is_tried_again(pg_url: str
     from sqlalchemy import text
 
     from service.store.db import make_engine, migrate
-    from tests.conftest import waiting_on_a_lock
+    from tests.conftest import end_lock_waiters, waiting_on_a_lock
 
     db = make_engine(pg_url)
     migrate(db)
@@ -380,12 +380,7 @@ def test_a_delivery_whose_database_connection_is_lost_is_tried_again(pg_url: str
             worker = threading.Thread(target=r.worker._one, args=(queue.DELIVERIES,))
             worker.start()
             wait_for(lambda: waiting_on_a_lock(db), timeout=30)
-            holder.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-                    "wait_event_type = 'Lock' AND datname = current_database()"
-                )
-            )
+            end_lock_waiters(holder)
             holder.rollback()
         worker.join(30)
         d = r.delivery(did)

@@ -954,7 +954,7 @@ def test_a_send_whose_outcome_loses_its_connection_is_recorded_not_sent_again(
     from sqlalchemy import text
 
     from service.store.db import migrate
-    from tests.conftest import waiting_on_a_lock
+    from tests.conftest import end_lock_waiters, waiting_on_a_lock
 
     answer = threading.Event()
     got: list[bytes] = []
@@ -1002,12 +1002,7 @@ def test_a_send_whose_outcome_loses_its_connection_is_recorded_not_sent_again(
             holder.execute(text("SELECT id FROM outbound_deliveries FOR UPDATE"))
             answer.set()
             wait_for(lambda: waiting_on_a_lock(db), timeout=30)
-            holder.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-                    "wait_event_type = 'Lock' AND datname = current_database()"
-                )
-            )
+            end_lock_waiters(holder)
             holder.rollback()
         sending.join(30)
         with sessions() as s:
