@@ -175,7 +175,15 @@ def row_support(
                 backed[n.start] = unit
                 continue
             if lead != row.label:
-                continue  # prose that mentions the row: its binding is the general one
+                # Prose that mentions the row: its binding is the general one, but for a
+                # figure the row lacks in every cell and another row labelled as one of
+                # the same family holds ("The PP2-512 run reached 1,362,998" of the
+                # PP2-256 row): the label named is what the figure is said of, though
+                # the words between are more than a window's.
+                mate = None if _holds(row, n) else _other_row(rows, named, row, n, family=True)
+                if mate is not None:
+                    crossed.setdefault(n.start, (mate.unit, f"for {mate.label_text}"))
+                continue
             other = _other_column(row, part, n)
             if other is not None:
                 crossed.setdefault(n.start, (row.unit, f"under {other}"))
@@ -188,12 +196,40 @@ def row_support(
     return RowReading({}, crossed)
 
 
-def _other_row(rows: Sequence[Row], named: Sequence[Row], row: Row, n: Number) -> Row | None:
-    """Another row of ``row``'s table, one the sentence does not name, that holds ``n``."""
+def _holds(row: Row, n: Number) -> bool:
+    """Whether a cell of ``row`` holds ``n``."""
+    return any(_same(n, m) for cell in row.cell_numbers for m in cell)
+
+
+def _other_row(
+    rows: Sequence[Row], named: Sequence[Row], row: Row, n: Number, *, family: bool = False
+) -> Row | None:
+    """Another row of ``row``'s table, one the sentence does not name, that holds ``n``
+    (``family``: one whose label is an identifier of the family of ``row``'s)."""
     table = [r for r in rows if r.header_unit == row.header_unit and r not in named]
-    return next(
-        (r for r in table if any(_same(n, m) for cell in r.cell_numbers for m in cell)), None
-    )
+    if family:
+        kind = _family(row.label_text)
+        table = [r for r in table if kind and _family(r.label_text) == kind]
+    return next((r for r in table if _holds(r, n)), None)
+
+
+# A run of letters or of digits of an identifier's key, to tell its family by.
+_RUN = re.compile(r"[a-z]+|[0-9]+")
+
+
+@lru_cache(maxsize=256)
+def _family(label: str) -> str:
+    """The family of a row label that is one identifier alone, as its key is written: its
+    leading letters, then a mark per run of letters or digits, and its separators (the
+    same for "PP2-256" and "PP4-512"; none for "Llama3-8B (dense)", "Alpha"): "" for
+    another label."""
+    found = extract_numbers(label, words=False)
+    if len(found) != 1 or found[0].kind != IDENTIFIER or found[0].text != label:
+        return ""
+    key = found[0].key
+    lead = re.match(r"[a-z]*", key)
+    marks = _RUN.sub(lambda m: "9" if m.group(0)[0].isdigit() else "a", key)
+    return f"{lead.group(0) if lead else ''} {marks}"
 
 
 def _other_column(row: Row, part: str, n: Number) -> str | None:

@@ -1,0 +1,42 @@
+"""check: a figure said of a source table's row by the row's label in prose is that
+row's: the TorchTitan post's result table (rows "PP2-256", "PP2-512", ... of seed 000,
+read as tests/test_check_table_columns.py reads it), where a figure of another row of
+the same family of labels is another run's."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from tests.check_helpers import M
+from tests.test_check_table_columns import flagged, results
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The PP2-512 run reached a global TPS of 2,694,493.",
+        "The PP2-256 run reached a global TPS of 1,362,998.",
+        "PP2-512 reached 2,694,493 global TPS, about twice PP2-256's 1,362,998.",
+        "The PP4-512 run reached 2,605,049 global TPS on 512 GPUs.",
+    ],
+)
+def test_a_figure_of_the_row_its_label_names_raises_no_alarm(sentence: str) -> None:
+    assert flagged(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "figure", "row"),
+    [
+        ("The PP2-512 run reached a global TPS of 1,362,998.", "1,362,998", "PP2-256"),
+        ("The PP4-256 run reached a global TPS of 2,605,049.", "2,605,049", "PP4-512"),
+        ("The PP8-512 run had a TPS/GPU of 5,324.21.", "5,324.21", "PP2-256"),
+    ],
+)
+def test_a_figure_of_another_row_of_the_family_is_misattached(
+    sentence: str, figure: str, row: str
+) -> None:
+    report = check_explainer(sentence, results())
+    verdict = next(n for n in report.numbers if n.text == figure)
+    assert verdict.status == M
+    assert verdict.reason == f"the source's table gives it for {row}"
