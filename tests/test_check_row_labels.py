@@ -40,3 +40,23 @@ def test_a_figure_of_another_row_of_the_family_is_misattached(
     verdict = next(n for n in report.numbers if n.text == figure)
     assert verdict.status == M
     assert verdict.reason == f"the source's table gives it for {row}"
+
+
+# Two rows: a label that starts an explainer sentence ("Alpha trained ...") is a name the
+# source writes only at the start of a cell, as a capitalised word inside no sentence.
+TINY = "Training times.\n\n| Model | Hours |\n|---|---|\n| Alpha | 36 |\n| Beta | 12 |\n"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Alpha trained for 36 hours.", "Beta trained for 12 hours.", "The Beta model took 12 hours."],
+)
+def test_a_tiny_tables_figure_said_of_its_row_raises_no_alarm(sentence: str) -> None:
+    report = check_explainer(sentence, TINY)
+    assert [n.status.value for n in report.numbers] == ["supported"]
+
+
+@pytest.mark.parametrize("sentence", ["Alpha trained for 12 hours.", "Beta trained for 36 hours."])
+def test_a_tiny_tables_figure_said_of_the_other_row_is_misattached(sentence: str) -> None:
+    report = check_explainer(sentence, TINY)
+    assert [n.status for n in report.numbers] == [M]

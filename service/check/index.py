@@ -72,6 +72,7 @@ class SourceIndex:
     _first: dict[tuple[str, str, bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     _inside: dict[str, bool] = field(default_factory=dict)
+    _labels: frozenset[str] | None = None
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines,
     # and by ``paired`` under "\x00respectively " + the measure for the names a source
@@ -160,10 +161,21 @@ class SourceIndex:
         return found
 
     def named_inside(self, word: str) -> bool:
-        """:func:`~service.check.names.named_inside` in the source (memoised)."""
+        """:func:`~service.check.names.named_inside` in the source (memoised), or a table
+        row's label: the word alone in a row's first cell, and nowhere in lower case
+        ("| Alpha | 36 |": a cell starts no sentence, so "Alpha trained for 36 hours"
+        names the row, whatever the size of its table)."""
         if word not in self._inside:
-            self._inside[word] = named_inside(self.cased, self.source_words, word)
+            self._inside[word] = named_inside(self.cased, self.source_words, word) or (
+                word in self.row_labels() and word.lower() not in self.cased
+            )
         return self._inside[word]
+
+    def row_labels(self) -> frozenset[str]:
+        """The first cells of the source's table rows, as written (read on first use)."""
+        if self._labels is None:
+            self._labels = frozenset(r.label_text for r in self.rows)
+        return self._labels
 
     def qualifiers(self, key: str, pattern: re.Pattern[str]) -> frozenset[str]:
         """The words the source writes right before a name, but stop words ("dense",
