@@ -5,6 +5,7 @@ modifies a noun ("per MoE layer", "BF16 dense GEMM") or stands inside parenthese
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -129,3 +130,17 @@ def test_a_participle_after_a_term_is_no_noun_it_modifies() -> None:
     prose = _prose(_explain("pytorch-blog-how-shopify-built-a-continual-learning-loop.md"))
     assert "the baseline built to get in front of users quickly" in prose
     assert "built (baseline:" not in prose
+
+
+def test_a_term_inside_a_capitalised_name_is_not_that_term() -> None:
+    """ "dispatch for AMD via the Composable Kernel backend (...; kernel: code containing
+    the computation steps ...)": the name of AMD's kernel library is no use of "kernel".
+    A capital that only starts a sentence, or beside a stop word, is the term still."""
+    glossary = [_glossary()["kernel"]]
+    text = "They dispatch for AMD via the Composable Kernel backend."
+    assert define(text, glossary, set()) == text
+    assert define("Kernel launches are costly.", glossary, set()) != "Kernel launches are costly."
+    assert define("The Kernel launches are costly.", glossary, set()).count("(") == 1
+    prose = _prose(_explain(FP8))
+    assert "Composable Kernel backend" in prose
+    assert not re.search(r"Composable Kernel backend \([^)]*kernel:", prose)

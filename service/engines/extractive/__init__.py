@@ -102,7 +102,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-24"
+ENGINE_VERSION = "extractive-25"
 
 
 class ExtractiveEngine:

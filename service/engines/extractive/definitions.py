@@ -23,7 +23,7 @@ def define(
     for e in glossary:
         if e.term in defined:
             continue
-        for m in e.pattern.finditer(text):
+        for m in e.uses(text):
             hits.append((m.start(), m.end(), e))
     if not hits:
         return text

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
+from service.engines.extractive.words import STOPWORDS
 from service.errors import TemplateError
 
 GLOSSARY_FILE = "glossary.yaml"
@@ -43,6 +44,29 @@ class GlossaryEntry:
         if self.plural and form.endswith("s") and not self.term.endswith("s"):
             return self.plural
         return self.definition
+
+    def uses(self, text: str) -> Iterator[re.Match[str]]:
+        """The term's uses in ``text``: not a word of a capitalised name ("Kernel" of
+        "Composable Kernel", AMD's kernel library, is not a kernel the definition says)."""
+        for m in self.pattern.finditer(text):
+            if not _in_name(text, m.start(), m.end(), self.term):
+                yield m
+
+
+# A capitalised word beside a match, the two one name ("Composable Kernel", "Kernel Tuner").
+_NAME_BEFORE = re.compile(r"(?<![\w\-])([A-Z][\w\-]*)[ \t]+$")
+_NAME_AFTER = re.compile(r"[ \t]+([A-Z][\w\-]*)")
+
+
+def _in_name(text: str, start: int, end: int, term: str) -> bool:
+    """Whether the lower-case ``term`` written at ``start:end`` is capitalised as a word
+    of a longer name: a capitalised word not a stop word ("The kernel") right before or
+    after it. A term the glossary writes with a capital ("Triton") is a name itself."""
+    if not term[:1].islower() or not text[start : start + 1].isupper():
+        return False
+    before = _NAME_BEFORE.search(text, max(0, start - 60), start)
+    after = _NAME_AFTER.match(text, end)
+    return any(m and m.group(1).lower() not in STOPWORDS for m in (before, after))
 
 
 def _term_pattern(forms: Sequence[str], case: bool) -> re.Pattern[str]:
@@ -129,9 +153,9 @@ def most_seen(
     entries = [e for e in glossary if e.term in placed]
 
     def rank(e: GlossaryEntry) -> tuple[bool, int, int]:
-        first = e.pattern.search(seen)
-        at = first.start() if first else len(seen)
-        return (e.pattern.search(headline) is None, -len(e.pattern.findall(seen)), at)
+        uses = list(e.uses(seen))
+        at = uses[0].start() if uses else len(seen)
+        return (next(e.uses(headline), None) is None, -len(uses), at)
 
     kept: set[str] = set()
     room = MOST_WORDS - len(seen.split())
