@@ -365,6 +365,48 @@ def test_a_subject_leading_the_title_is_no_modifier_after(source: str, expected:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
+        # What a title announces names the subject ("NVIDIA Nemotron 3: Announcing native
+        # availability of NVIDIA Nemotron 3 Nano, ...", "Together AI Startup Accelerator:
+        # Announcing the Together AI Startup Accelerator, ..."): the title is the clause,
+        # without the post's own "Announcing".
+        (
+            "Announcing native availability of NVIDIA Nemotron 3 Nano, NVIDIA’s latest"
+            " reasoning model",
+            "Native availability of NVIDIA Nemotron 3 Nano, NVIDIA’s latest reasoning model",
+        ),
+        (
+            "Announcing the Together AI Startup Accelerator, purpose-built for AI Native Apps",
+            "The Together AI Startup Accelerator, purpose-built for AI Native Apps",
+        ),
+        ("Introducing Together AI’s new look", "Together AI’s new look"),
+        # A longer name of the subject qualifying a noun is no modifier to cut ("Rime: Two
+        # enterprise-grade Rime TTS models ..."): the title names its subject already.
+        (
+            "Two enterprise-grade Rime TTS models now available on Together AI.",
+            "Two enterprise-grade Rime TTS models now available on Together AI",
+        ),
+        ("Issues with Google Play subscriptions", "Issues with Google Play subscriptions"),
+    ],
+)
+def test_a_title_naming_its_subject_within_is_not_led_by_it(source: str, expected: str) -> None:
+    assert _title(source) == expected
+
+
+def test_a_title_announcing_its_subject_alone_says_what_the_post_says() -> None:
+    """ "Ollama Cloud: Announcing Ollama Cloud" named it twice; without its "Announcing",
+    the title is the subject and nothing more."""
+    text = (
+        "Ollama Cloud runs models remotely. Ollama Cloud is fast and Ollama Cloud serves"
+        " you. It has 12 regions."
+    )
+    for source in ("Announcing Ollama Cloud", "Introducing the Ollama Cloud"):
+        article = Article(title=source, text=text, content_source="feed")
+        assert build_explainer(article).title == "Ollama Cloud: What the post says"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
         # A title in Title Case stays so when the post gives no clue about a word's case
         # ("Keynote Speaker sessions Announced", "The open Source AI Stack", "ChatGPT
         # Work mode High Error Rates"): one word lowered of several read unevenly.

@@ -189,4 +189,40 @@ def name_once(subject: str, new: str, text: str, whole: str) -> tuple[str, str, 
             new,
             flags=re.I,
         )
+    if _names_within(subject, new):
+        new = _ANNOUNCING.sub("", new)
+        if re.fullmatch(rf"(?:the\s+)?{re.escape(subject)}[?!.]*", new, re.IGNORECASE):
+            return subject, "", False  # "Introducing Gemini": all it says is the subject
+        return subject, new, True
     return subject, new, False
+
+
+# A title's opening that announces what it names ("Announcing the Together AI Startup
+# Accelerator, ..."): the post speaks, the explainer reports what is announced.
+_ANNOUNCING = re.compile(r"^(?:announcing|introducing|meet)\s+(?=\S)", re.IGNORECASE)
+
+
+def _names_within(subject: str, new: str) -> bool:
+    """Whether ``new`` names the subject in a phrase it cannot be cut from: what an
+    opening "Announcing" announces ("Announcing native availability of NVIDIA Nemotron 3
+    Nano, ..."), or a longer name of it that qualifies a noun ("Two enterprise-grade
+    Rime TTS models"). Put before such a title, the subject is said twice ("Rime: Two
+    enterprise-grade Rime TTS models ..."): the title is the clause, the subject in it."""
+    at = re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", new)
+    if not at:
+        return False
+    if _ANNOUNCING.match(new):
+        return True
+    # The subject, one or two capitalised words, and the noun they qualify: not a verb
+    # or a word that joins ("the issue affecting Claude Code has been resolved" stays
+    # led by the service), not a longer name in Title Case ("Core PyTorch Sessions at").
+    m = re.match(r"(?:\s+[A-Z][\w\-]*){1,2}\s+([a-z][\w\-]*)", new[at.end() :])
+    if not m:
+        return False
+    noun = m.group(1)
+    return not (
+        noun in STOPWORDS
+        or _JOINS.fullmatch(noun)
+        or _HEADLINE_VERB.match(noun)
+        or re.search(r"(?:ing|ed)$", noun)
+    )
