@@ -55,6 +55,11 @@ def test_a_renewal_the_hub_lost_is_asked_again_while_the_lease_runs(
         feed = svc.row(t.Feed, fid)
         assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
         assert feed.websub_asks >= 3 and feed.websub_ask_at is not None
+        # GET /feeds/{id} tells when the lease ends and that the renewal is asked again.
+        shown = svc.http.get(f"/feeds/{fid}").json()
+        assert shown["websub_state"] == websub.RENEWING
+        assert datetime.fromisoformat(shown["websub_lease_until"]) == ends
+        assert shown["websub_ask_again_at"] is not None
         # At growing intervals (0.4 s, 0.8 s, 1.6 s, ... here): within 3 s of the renewal,
         # at most 4 asks again (the workers look ten times a second, and asked each time).
         time.sleep(max(0.0, renewed + 3.0 - time.monotonic()))
@@ -70,6 +75,9 @@ def test_a_renewal_the_hub_lost_is_asked_again_while_the_lease_runs(
         assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
         assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
         assert (feed.websub_ask_at, feed.websub_asks) == (None, 0)
+        shown = svc.http.get(f"/feeds/{fid}").json()
+        assert datetime.fromisoformat(shown["websub_lease_until"]) == feed.websub_lease_until
+        assert shown["websub_ask_again_at"] is None
         asked = len(hub.requests)
         time.sleep(1.0)
         assert len(hub.requests) == asked

@@ -148,6 +148,11 @@ class FeedOut(BaseModel):
     websub_state: str | None
     # Why the last request to its hub failed (an unsubscribe that never reached it).
     websub_error: str | None = None
+    # When the subscription the hub granted ends (active, renewing, or kept aside by a
+    # pending unsubscribe), and when a request the hub took but has not verified is
+    # asked again: what an operator watching a subscription needs to know.
+    websub_lease_until: datetime | None = None
+    websub_ask_again_at: datetime | None = None
     created_at: datetime
 
     @classmethod
@@ -170,6 +175,12 @@ class FeedOut(BaseModel):
             hub_url=f.hub_url,
             websub_state=state,
             websub_error=error,
+            websub_lease_until=websub.lease_of(
+                state, f.websub_lease_until, f.websub_hub_lease_until
+            ),
+            websub_ask_again_at=f.websub_ask_at
+            if state in (websub.PENDING_SUBSCRIBE, websub.RENEWING)
+            else None,
             created_at=f.created_at,
         )
 
