@@ -130,3 +130,41 @@ def test_migration_0015_keeps_a_pending_unsubscribe_as_it_was(db_url: str) -> No
             }
     finally:
         engine.dispose()
+
+
+def test_migration_0016_keeps_the_hubs_default_lease_for_existing_subscriptions(
+    db_url: str,
+) -> None:
+    """0016 (feeds.websub_lease_seconds) over a database at 0015 holding an active
+    subscription: no lease asked for (the hub's default, as its renewals asked before),
+    and 0016 comes down again."""
+    engine = make_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    until = datetime.now(UTC) + timedelta(days=3)
+    try:
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0015")
+            conn.execute(
+                text(
+                    "INSERT INTO feeds (url, websub_state, websub_lease_until, created_at)"
+                    " VALUES ('https://example.com/feed', :state, :until, :now)"
+                ),
+                {"state": websub.ACTIVE, "until": until, "now": datetime.now(UTC)},
+            )
+            conn.commit()
+        migrate(engine)
+        with sessionmaker(engine)() as s:
+            feed = s.scalars(select(t.Feed)).one()
+        assert (feed.websub_state, feed.websub_lease_until) == (websub.ACTIVE, until)
+        assert feed.websub_lease_seconds is None
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0015")
+            conn.commit()
+            assert "websub_lease_seconds" not in {
+                c["name"] for c in inspect(conn).get_columns("feeds")
+            }
+    finally:
+        engine.dispose()

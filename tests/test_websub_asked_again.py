@@ -106,10 +106,11 @@ def test_a_subscribe_the_hub_lost_is_asked_again_before_it_is_given_up(
         fid = svc.feed(origin.route("/feed", body=ATOM))
         hub = Hub(origin)
         hub.verifies = False
-        done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url)
+        done = cli(svc, "feeds", "subscribe", str(fid), "--hub", hub.url, "--lease-seconds", "7200")
         assert done.returncode == 0, done.stderr
         feed = svc.row(t.Feed, fid)
         assert (feed.websub_state, feed.websub_asks) == (websub.PENDING_SUBSCRIBE, 1)
+        assert feed.websub_lease_seconds == 7200 == int(hub.requests[0]["hub.lease_seconds"])
         # The command asked; it is asked again two minutes later (websub.ASK_AGAIN_FIRST in
         # the command's own process): here, now.
         assert feed.websub_ask_at > datetime.now(UTC) + timedelta(seconds=60)
@@ -118,7 +119,9 @@ def test_a_subscribe_the_hub_lost_is_asked_again_before_it_is_given_up(
                 update(t.Feed).where(t.Feed.id == fid).values(websub_ask_at=datetime.now(UTC))
             )
         wait_for(lambda: len(hub.requests) >= 2)
-        assert hub.requests[1] == hub.requests[0]  # the secret the hub was first told
+        # The secret the hub was first told, and the lease the operator asked for (it
+        # asked for none: the hub's default replaced the one chosen).
+        assert hub.requests[1] == hub.requests[0]
         hub.status = 400
         wait_for(lambda: svc.row(t.Feed, fid).websub_error)
         feed = svc.row(t.Feed, fid)

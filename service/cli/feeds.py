@@ -266,6 +266,15 @@ def subscribe(
         failure = f"the hub {hub_url} answered HTTP {answer.status}: {answer.body[:300]}"
         _restore(make, feed_id, pending, previous, f"{mode}: {failure}")
         raise FetchError(failure)
+    if not unsubscribe:
+        # Taken by the hub: the workers' renewals and asks again repeat the lease asked
+        # for (fenced: a verification may have moved the state on; the secret is ours).
+        with transaction(make) as s:
+            s.execute(
+                update(t.Feed)
+                .where(t.Feed.id == feed_id, t.Feed.websub_secret == secret)
+                .values(websub_lease_seconds=lease_seconds)
+            )
     typer.echo(f"{mode} requested at {hub_url} for {topic}; the hub verifies at {callback}")
 
 

@@ -68,6 +68,7 @@ class Renewer:
                     lease,
                     ask_at,
                     t.Feed.websub_asks,
+                    t.Feed.websub_lease_seconds,
                 )
                 .where(
                     t.Feed.hub_url.is_not(None),
@@ -110,7 +111,7 @@ class Renewer:
                 return True
         with self._lock:
             self._next_look = 0.0  # more may be due: look again at the next call
-        self._ask(row.id, row.url, row.hub_url, row.websub_secret, asks)
+        self._ask(row.id, row.url, row.hub_url, row.websub_secret, asks, row.websub_lease_seconds)
         return True
 
     def _settle(self, now: datetime) -> None:
@@ -158,7 +159,15 @@ class Renewer:
                 if done.rowcount == 1:  # type: ignore[attr-defined]
                     log.warning("feed %s: WebSub %s", row.id, note)
 
-    def _ask(self, feed_id: int, topic: str, hub_url: str, secret: str | None, asks: int) -> None:
+    def _ask(
+        self,
+        feed_id: int,
+        topic: str,
+        hub_url: str,
+        secret: str | None,
+        asks: int,
+        lease_seconds: int | None,
+    ) -> None:
         """Subscribe again with the same callback, topic and secret (the ``asks``-th ask of
         this request). A hub that refuses or cannot be reached the first ask of a renewal
         leaves the subscription active (its lease still runs), asked again after
@@ -171,6 +180,7 @@ class Renewer:
             topic=topic,
             mode="subscribe",
             secret=secret,
+            lease_seconds=lease_seconds,  # the one the operator asked for, if any
         )
         what = "renewal" if asks == 1 else f"request asked again ({asks} asks)"
         try:

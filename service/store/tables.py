@@ -88,6 +88,9 @@ class Feed(Base):
     # The hub's lease while an unsubscribe is pending (its lease column holds when the
     # unsubscribe is given up then): a subscribe that supersedes it renews this lease.
     websub_hub_lease_until: Mapped[datetime | None]
+    # The lease the operator asked the hub for (subscribe --lease-seconds), repeated in
+    # every renewal and ask again; None: the hub's default.
+    websub_lease_seconds: Mapped[int | None]
     title: Mapped[str | None] = mapped_column(String(1024))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # When what the Atom feeds show of the feed itself last changed (its label: name,
