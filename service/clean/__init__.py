@@ -9,6 +9,7 @@ survive, because the number check proves explainers against this text.
 
 from __future__ import annotations
 
+import codecs
 import re
 from datetime import datetime
 from typing import Literal
@@ -124,6 +125,25 @@ _MD_SIGNALS = re.compile(
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._:-]+)""", re.I)
 
 
+# Python codecs that no web page is written in: they read escapes or encoded host names
+# out of the text ("\\u003c" became "<"), or, UTF-7, markup out of plain letters.
+_NO_PAGE_CODECS = frozenset(
+    {"unicode-escape", "raw-unicode-escape", "utf-7", "idna", "punycode", "undefined"}
+)
+
+
+def _meta_codec(label: str) -> str | None:
+    """The codec a <meta> charset names, as browsers read it (WHATWG Encoding): a UTF-16
+    or UTF-32 label in a document that ASCII reads is UTF-8; None for no such codec."""
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    if name.startswith(("utf-16", "utf-32")):
+        return "utf-8"
+    return None if name in _NO_PAGE_CODECS else name
+
+
 def decode_document(data: bytes) -> str:
     """The text of a document's bytes: UTF-8 (a BOM skipped), UTF-16 by its BOM, the
     charset an HTML <meta> names, else cp1252 (latin-1's superset). Every input file is
@@ -133,9 +153,10 @@ def decode_document(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
     m = _META_CHARSET.search(data[:4096])
-    if m:
+    codec = _meta_codec(m.group(1).decode("ascii")) if m else None
+    if codec:
         try:
-            return data.decode(m.group(1).decode("ascii"), errors="replace")
+            return data.decode(codec, errors="replace")
         except (LookupError, UnicodeError):
             # UnicodeError: a codec that decodes bytes but not with errors="replace"
             # ("idna", "punycode"); it escaped as a crash, failing a whole delivery.
