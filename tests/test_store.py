@@ -4,6 +4,8 @@ with existing rows is tested over such rows."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -49,29 +51,50 @@ def test_a_schema_from_a_newer_version_is_refused_not_upgraded(db: Engine) -> No
         assert MigrationContext.configure(conn).get_current_heads() == ("from_the_future",)
 
 
+@contextmanager
+def migrated_over(
+    db_url: str, before: str, feed: dict[str, object], gone: set[str]
+) -> Iterator[Engine]:
+    """A database at revision ``before`` holding one feed row (``feed``: its websub
+    columns), migrated to the head; after the block it comes down to ``before`` again,
+    and the columns ``gone`` with it."""
+    engine = make_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    row = {"url": "https://example.com/feed", "created_at": datetime.now(UTC), **feed}
+    try:
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, before)
+            conn.execute(
+                text(f"INSERT INTO feeds ({', '.join(row)}) VALUES (:{', :'.join(row)})"), row
+            )
+            conn.commit()
+        migrate(engine)
+        yield engine
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, before)
+            conn.commit()
+            columns = {c["name"] for c in inspect(conn).get_columns("feeds")}
+        assert not gone & columns
+    finally:
+        engine.dispose()
+
+
 def test_migration_0014_gives_a_pending_renewal_its_next_ask(db_url: str) -> None:
     """0014 (feeds.websub_ask_at, feeds.websub_asks) over a database at 0013 holding a
     renewal the hub has not verified: the row keeps its state and lease, with no next ask
     and no ask counted; the workers' next look gives it one (asked again then, not at
     once: it may have been asked just now), and 0014 comes down again."""
-    engine = make_engine(db_url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
     ends = datetime.now(UTC) + timedelta(minutes=30)
-    try:
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0013")
-            conn.execute(
-                text(
-                    "INSERT INTO feeds (url, hub_url, websub_state, websub_secret,"
-                    " websub_lease_until, created_at) VALUES ('https://example.com/feed',"
-                    " 'https://hub.example.com/', :state, 's', :ends, :now)"
-                ),
-                {"state": websub.RENEWING, "ends": ends, "now": datetime.now(UTC)},
-            )
-            conn.commit()
-        migrate(engine)
+    feed = {
+        "hub_url": "https://hub.example.com/",
+        "websub_state": websub.RENEWING,
+        "websub_secret": "s",
+        "websub_lease_until": ends,
+    }
+    with migrated_over(db_url, "0013", feed, {"websub_ask_at", "websub_asks"}) as engine:
         with engine.connect() as conn:
             row = conn.execute(
                 text("SELECT websub_state, websub_ask_at, websub_asks FROM feeds")
@@ -81,55 +104,23 @@ def test_migration_0014_gives_a_pending_renewal_its_next_ask(db_url: str) -> Non
         renewer = subscriptions.Renewer(make_settings(db_url), sessionmaker(engine))
         assert renewer("test") is False  # nothing due: the next ask is ahead
         with sessionmaker(engine)() as s:
-            feed = s.scalars(select(t.Feed)).one()
-        assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
-        assert feed.websub_asks == 1
-        assert feed.websub_ask_at >= looked + websub.ASK_AGAIN_FIRST
-
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0013")
-            conn.commit()
-            columns = {c["name"] for c in inspect(conn).get_columns("feeds")}
-        assert not {"websub_ask_at", "websub_asks"} & columns
-    finally:
-        engine.dispose()
+            got = s.scalars(select(t.Feed)).one()
+        assert (got.websub_state, got.websub_lease_until) == (websub.RENEWING, ends)
+        assert got.websub_asks == 1
+        assert got.websub_ask_at >= looked + websub.ASK_AGAIN_FIRST
 
 
 def test_migration_0015_keeps_a_pending_unsubscribe_as_it_was(db_url: str) -> None:
     """0015 (feeds.websub_hub_lease_until) over a database at 0014 holding a pending
     unsubscribe: it keeps its state and give-up time, with no hub lease kept (a
     subscribe superseding it waits for the hub as before), and 0015 comes down again."""
-    engine = make_engine(db_url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
     until = datetime.now(UTC) + timedelta(minutes=30)
-    try:
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0014")
-            conn.execute(
-                text(
-                    "INSERT INTO feeds (url, websub_state, websub_lease_until, created_at)"
-                    " VALUES ('https://example.com/feed', :state, :until, :now)"
-                ),
-                {"state": websub.PENDING_UNSUBSCRIBE, "until": until, "now": datetime.now(UTC)},
-            )
-            conn.commit()
-        migrate(engine)
+    feed = {"websub_state": websub.PENDING_UNSUBSCRIBE, "websub_lease_until": until}
+    with migrated_over(db_url, "0014", feed, {"websub_hub_lease_until"}) as engine:
         with sessionmaker(engine)() as s:
-            feed = s.scalars(select(t.Feed)).one()
-        assert (feed.websub_state, feed.websub_lease_until) == (websub.PENDING_UNSUBSCRIBE, until)
-        assert feed.websub_hub_lease_until is None
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0014")
-            conn.commit()
-            assert "websub_hub_lease_until" not in {
-                c["name"] for c in inspect(conn).get_columns("feeds")
-            }
-    finally:
-        engine.dispose()
+            got = s.scalars(select(t.Feed)).one()
+        assert (got.websub_state, got.websub_lease_until) == (websub.PENDING_UNSUBSCRIBE, until)
+        assert got.websub_hub_lease_until is None
 
 
 def test_migration_0016_keeps_the_hubs_default_lease_for_existing_subscriptions(
@@ -138,33 +129,10 @@ def test_migration_0016_keeps_the_hubs_default_lease_for_existing_subscriptions(
     """0016 (feeds.websub_lease_seconds) over a database at 0015 holding an active
     subscription: no lease asked for (the hub's default, as its renewals asked before),
     and 0016 comes down again."""
-    engine = make_engine(db_url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
     until = datetime.now(UTC) + timedelta(days=3)
-    try:
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0015")
-            conn.execute(
-                text(
-                    "INSERT INTO feeds (url, websub_state, websub_lease_until, created_at)"
-                    " VALUES ('https://example.com/feed', :state, :until, :now)"
-                ),
-                {"state": websub.ACTIVE, "until": until, "now": datetime.now(UTC)},
-            )
-            conn.commit()
-        migrate(engine)
+    feed = {"websub_state": websub.ACTIVE, "websub_lease_until": until}
+    with migrated_over(db_url, "0015", feed, {"websub_lease_seconds"}) as engine:
         with sessionmaker(engine)() as s:
-            feed = s.scalars(select(t.Feed)).one()
-        assert (feed.websub_state, feed.websub_lease_until) == (websub.ACTIVE, until)
-        assert feed.websub_lease_seconds is None
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "0015")
-            conn.commit()
-            assert "websub_lease_seconds" not in {
-                c["name"] for c in inspect(conn).get_columns("feeds")
-            }
-    finally:
-        engine.dispose()
+            got = s.scalars(select(t.Feed)).one()
+        assert (got.websub_state, got.websub_lease_until) == (websub.ACTIVE, until)
+        assert got.websub_lease_seconds is None
