@@ -60,3 +60,24 @@ def test_a_tiny_tables_figure_said_of_its_row_raises_no_alarm(sentence: str) -> 
 def test_a_tiny_tables_figure_said_of_the_other_row_is_misattached(sentence: str) -> None:
     report = check_explainer(sentence, TINY)
     assert [n.status for n in report.numbers] == [M]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "row"),
+    [("Alpha: 12 hours.", "Beta"), ("Alpha: 12.", "Beta"), ("Beta: 36 hours.", "Alpha")],
+)
+def test_a_tiny_tables_row_written_with_the_other_rows_figure_is_misattached(
+    sentence: str, row: str
+) -> None:
+    # "12" under "Hours" is 12 hours: the figure with its column's unit is Beta's as the
+    # bare one is (it passed, a figure no cell of the table held).
+    report = check_explainer(sentence, TINY)
+    assert [(n.status, n.reason) for n in report.numbers] == [
+        (M, f"the source's table gives it for {row}")
+    ]
+
+
+@pytest.mark.parametrize("sentence", ["Alpha: 36 hours.", "Beta: 12 hours.", "Beta: 12."])
+def test_a_tiny_tables_row_written_with_its_own_figure_raises_no_alarm(sentence: str) -> None:
+    report = check_explainer(sentence, TINY)
+    assert [n.status.value for n in report.numbers] == ["supported"]

@@ -69,6 +69,7 @@ class Row:
         "headers",
         "label",
         "unit",
+        "units",
     )
 
     unit: int
@@ -76,6 +77,7 @@ class Row:
     label: str  # the first cell, normalised
     headers: tuple[str, ...]  # per column, normalised ("" for a blank header)
     header_numbers: tuple[tuple[Number, ...], ...]
+    units: tuple[str, ...]  # per column, the unit its header gives bare cells ("" for none)
 
     def __init__(
         self, unit: int, header_unit: int, header: Sequence[str], cells: Sequence[str]
@@ -83,7 +85,7 @@ class Row:
         self.unit = unit
         self.header_unit = header_unit
         self.label = _norm(cells[0]) if cells else ""
-        self.headers, self.header_numbers = _header(tuple(header), len(cells))
+        self.headers, self.header_numbers, self.units = _header(tuple(header), len(cells))
         self._cells = tuple(cells)
         self._cell_numbers: tuple[tuple[Number, ...], ...] | None = None
 
@@ -94,9 +96,14 @@ class Row:
 
     @property
     def cell_numbers(self) -> tuple[tuple[Number, ...], ...]:
-        """Per column, the numbers of the row's cell (found on first use)."""
+        """Per column, the numbers of the row's cell (found on first use), each bare
+        figure with its column's unit: "12" under "Hours" is the "12 hours" a sentence
+        writes, as the index reads it (:func:`with_columns`)."""
         if self._cell_numbers is None:
-            self._cell_numbers = tuple(tuple(extract_numbers(c, words=False)) for c in self._cells)
+            self._cell_numbers = tuple(
+                tuple(_with_unit(n, unit) for n in extract_numbers(c, words=False))
+                for c, unit in zip(self._cells, self.units, strict=True)
+            )
         return self._cell_numbers
 
 
@@ -108,14 +115,20 @@ def make_row(unit: int, header_unit: int, header: Sequence[str], cells: Sequence
 @lru_cache(maxsize=64)
 def _header(
     header: tuple[str, ...], width: int
-) -> tuple[tuple[str, ...], tuple[tuple[Number, ...], ...]]:
-    """A table's normalised headers and their numbers, for rows ``width`` cells wide: read
-    once per table, not once per row."""
+) -> tuple[tuple[str, ...], tuple[tuple[Number, ...], ...], tuple[str, ...]]:
+    """A table's normalised headers, their numbers and the units they give their cells,
+    for rows ``width`` cells wide: read once per table, not once per row."""
     headers = [header[i] if i < len(header) else "" for i in range(width)]
     return (
         tuple(_norm(h) if h.strip() else "" for h in headers),
         tuple(tuple(extract_numbers(h, words=False)) for h in headers),
+        tuple(column_unit(h) for h in headers),
     )
+
+
+def _with_unit(n: Number, unit: str) -> Number:
+    """``n`` with its column's ``unit`` when it has none (a bare quantity or range)."""
+    return replace(n, unit=unit) if unit and not n.unit and n.kind in (QUANTITY, RANGE) else n
 
 
 def _same(mine: Number, theirs: Number) -> bool:
