@@ -47,8 +47,9 @@ def _prose(e: Explainer) -> str:
 
 
 def _defined(text: str, term: str) -> bool:
+    """Whether ``term`` is defined in ``text``, at full length or by its short gloss."""
     e = _glossary()[term]
-    return any(d in text for d in (e.definition, e.plural) if d)
+    return any(d in text for d in (e.definition, e.plural, e.short) if d)
 
 
 @pytest.mark.parametrize(
@@ -144,3 +145,59 @@ def test_a_term_inside_a_capitalised_name_is_not_that_term() -> None:
     prose = _prose(_explain(FP8))
     assert "Composable Kernel backend" in prose
     assert not re.search(r"Composable Kernel backend \([^)]*kernel:", prose)
+
+
+FLYDSL = "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+SHOPIFY = "pytorch-blog-how-shopify-built-a-continual-learning-loop.md"
+
+
+def test_a_term_said_right_before_its_figure_gets_its_short_gloss() -> None:
+    """ "time-to-first-token dropped about 19%": every use of latency, throughput and
+    time-to-first-token in the Shopify explainer stood right before a figure, where a
+    definition parts the figure from its name, and all three went undefined. A gloss of a
+    few words right after the term parts nothing."""
+    prose = _prose(_explain(SHOPIFY))
+    short = {t: _glossary()[t].short for t in ("latency", "throughput", "time-to-first-token")}
+    assert f"reducing latency ({short['latency']}) and cutting costs by 96%" in prose
+    assert f"time-to-first-token ({short['time-to-first-token']}) dropped about 19%" in prose
+    assert f"raises throughput ({short['throughput']}): about 16% more" in prose
+    # Without a short gloss, the rule stands: no definition right before a figure.
+    e = _glossary()["latency"]
+    bare = GlossaryEntry(e.term, e.definition, e.pattern)
+    text = "It cut latency by 38%."
+    assert define(text, [bare], set()) == text
+
+
+def test_a_long_explainer_defines_its_jargon_in_short_glosses_within_its_words() -> None:
+    """At full length the FlyDSL explainer's definitions ran past the words an explainer
+    has (900): DSL, MLIR and nightly were cut, and FP8, FP4, ROCm and vLLM found no place
+    (they modify "E4M3", "PyTorch nightly", "A/B tests")."""
+    explainer = _explain(FLYDSL)
+    prose = _prose(explainer)
+    for term in ("FP8", "FP4", "ROCm", "vLLM", "MLIR", "DSL", "nightly"):
+        assert _defined(prose, term), term
+    words = [s.heading for s in explainer.sections] + [explainer.title, prose]
+    assert len(" ".join(words).split()) <= 900
+    assert "ROCm PyTorch nightly (ROCm: AMD's GPU software stack; nightly:" in prose
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Two terms modifying one noun phrase share the parenthesis after it.
+        (
+            "Use a recent ROCm PyTorch nightly for new GPUs.",
+            "Use a recent ROCm PyTorch nightly (ROCm: AMD's software platform for programming"
+            " its GPUs; nightly: a build published every day from the latest code) for new GPUs.",
+        ),
+        # A code of capitals and digits is a noun a term modifies, not a figure.
+        (
+            "It accepts FP8 E4M3 operands.",
+            "It accepts FP8 E4M3 operands (FP8: a very compact number format that uses fewer"
+            " bits per value).",
+        ),
+    ],
+)
+def test_a_term_modifying_a_name_is_defined_after_it(text: str, expected: str) -> None:
+    glossary = [_glossary()[t] for t in ("ROCm", "nightly", "FP8")]
+    assert define(text, glossary, set()) == expected

@@ -44,6 +44,7 @@ from service.engines.extractive.figures import number_tokens
 from service.engines.extractive.glossary import (
     GLOSSARY_FILE,
     MAX_DEFINITIONS,
+    WORDS_PER_SHORT,
     GlossaryEntry,
     definition_cap,
     load_glossary,
@@ -102,7 +103,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-25"
+ENGINE_VERSION = "extractive-26"
 
 
 class ExtractiveEngine:
@@ -203,9 +204,19 @@ def build_explainer(
         plain = _write(draft, plans, chosen, (), case, set(), who, wording)
         seen = [s.heading for s in plain] + [p for s in plain for p in s.paragraphs]
         seen.append(takeaway(draft, (), set(), used) or "")
-        most = definition_cap(len(" ".join(seen).split()))
+        words = len(" ".join(seen).split())
+        most = definition_cap(words)
         kept = most_seen(glossary, defined, "\n".join(seen), title, most)
-        if len(kept) < len(defined):  # over the cap, or past the words an explainer has
+        cut = len(kept) < len(defined)  # over the cap, or past the words an explainer has
+        if cut:
+            # Short glosses before any term goes bare: cut to the most seen at full
+            # length, the FlyDSL explainer left DSL, MLIR and nightly undefined.
+            brief = tuple(e.brief() for e in glossary)
+            most_brief = definition_cap(words, WORDS_PER_SHORT)
+            kept_brief = most_seen(brief, defined, "\n".join(seen), title, most_brief)
+            if len(kept_brief) > len(kept):
+                kept, most = kept_brief, most_brief
+        if cut:
             glossary, defined = kept, set()
             sections = _write(draft, plans, chosen, glossary, case, defined, who, wording, most)
             end = takeaway(draft, glossary, defined, used, most)

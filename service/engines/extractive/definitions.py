@@ -39,21 +39,20 @@ def define(
     def sentence_of(start: int) -> int:
         return next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
 
-    def in_place(start: int, end: int, e: GlossaryEntry, sent: int) -> bool:
+    def in_place(start: int, end: int, e: GlossaryEntry, sent: int, last: bool = False) -> bool:
         nonlocal inserts
         placed = _definition_insert(text, start, end, e, text[start:end])
-        if (
-            placed is None
-            or placed[0] in ends
-            or _before_a_figure(text, placed[0], spans[sent][1] if sent >= 0 else len(text))
-        ):
+        stop = spans[sent][1] if sent >= 0 else len(text)
+        if placed is not None and _before_a_figure(text, placed[0], stop):
+            placed = _short_aside(text, end, e, placed)
+        if placed is None or placed[0] in ends:
             return False
         others = placed_in.get(sent, [])
         label = _label(e, placed[1])
         if not _room_for(text, placed[0], others):
             if not (label and len(others) == 1 and others[0] in labels):
                 return False
-            if not _shared(text, others[0], placed[0]):
+            if not _shared(text, others[0], placed[0], end, last):
                 return False
             # One noun phrase ("the kernel launches and HBM round-trips"): the two share
             # the later parenthesis, one aside, where two would read as a list of them.
@@ -126,7 +125,7 @@ def define(
     # near a figure, say: "1.20x geometric mean over Triton across all 24 cases").
     define(
         lambda start, end, e, sent: (
-            in_place(start, end, e, sent) or at_end(start, end, e, sent, _NEAR_END)
+            in_place(start, end, e, sent, True) or at_end(start, end, e, sent, _NEAR_END)
         )
     )
     inserts += [(pos, f" ({'; '.join(said)})") for pos, said in ends.items()]
@@ -147,11 +146,17 @@ def _label(entry: GlossaryEntry, piece: str) -> str:
 _SHARED = 4  # words: two definitions this close, in one noun phrase, share a parenthesis
 
 
-def _shared(text: str, first: int, pos: int) -> bool:
-    """Whether a definition at ``pos`` can join the one at ``first`` before it: the words
-    between join two nouns of one phrase ("launches and HBM round-trips"), a few, no
-    figure, no punctuation that parts a clause or a parenthesis."""
+def _shared(text: str, first: int, pos: int, end: int, last: bool) -> bool:
+    """Whether a definition at ``pos``, of a term ending at ``end``, can join the one at
+    ``first`` before it: the words between join two nouns of one phrase ("launches and
+    HBM round-trips"), a few, no figure, no punctuation that parts a clause or a
+    parenthesis; or both are at the end of a phrase whose head noun is the term ("ROCm
+    PyTorch nightly"), not one it modifies too ("Triton quantization kernels"), and
+    ``last``, where nothing else would define it: in the first sentence, "kernel" took
+    the parenthesis FP8, the subject of the FP8 explainer, was defined in beside Triton."""
     between = text[first:pos]
+    if pos == first:
+        return pos == end and last
     return (
         pos - first > 0
         and len(between.split()) <= _SHARED
@@ -217,6 +222,55 @@ def _before_a_figure(text: str, pos: int, end: int) -> bool:
     # Past a comma the figure is said of what follows it: the definition parts nothing
     # ("over BF16 (...), with peak memory nearly identical (~39 GB)").
     return any(w.lstrip(_OPENERS)[:1].isdigit() for w in ahead.split()[:_FIGURE_AHEAD])
+
+
+# Words: a gloss this short right after its term parts no figure from the name it is said
+# of ("time-to-first-token (the wait for the first output) dropped about 19%"). Refused
+# there, the Shopify explainer left latency, throughput and time-to-first-token undefined:
+# each was first said right before its figure, and every use after was too.
+_SHORT_ASIDE = 7
+
+
+def _short_aside(
+    text: str, end: int, entry: GlossaryEntry, placed: tuple[int, str]
+) -> tuple[int, str] | None:
+    """The definition of a term that a figure follows closely: its short gloss, in
+    parentheses right after the term (not after a noun it modifies, not inside
+    parentheses), else none."""
+    short = entry.short
+    if short is None or len(short.split()) > _SHORT_ASIDE or placed[0] != end:
+        return None
+    if not placed[1].startswith(" (") or not _names_its_figure(text, end):
+        return None
+    return end, f" ({short})"
+
+
+# Words that lead to a figure without naming what it is of ("dropped about 19%").
+# Not "on", "with", "for": they lead to a condition ("throughput on 8×MI300X GPU").
+_TO_A_FIGURE = wordset(
+    "about up nearly roughly approximately around almost only just some more less fewer "
+    "than by to a an the is are was were be been has have had can could may might will "
+    "would"
+)
+_ANOTHER_PHRASE = wordset("and or but while whereas")
+
+
+def _names_its_figure(text: str, end: int) -> bool:
+    """Whether the term ending at ``end`` is the name the figure after it is said of: only
+    verbs and small words between ("time-to-first-token dropped about 19%", "raises
+    throughput: about 16%"), or another phrase starts before the figure with a name of
+    its own ("reducing latency and cutting costs by 96%"). Not "the Helion backend can
+    cut latency by up to 50%", where the figure is said of latency: an aside after
+    "backend" parts the claim."""
+    for word in text[end:].split()[:_FIGURE_AHEAD]:
+        bare = word.strip(_OPENERS + ".,:;)!?").lower()
+        if not bare or bare in _TO_A_FIGURE:
+            continue
+        if bare[:1].isdigit() or bare in _ANOTHER_PHRASE:
+            return True
+        if _VERB.match(f" {bare}") is None:
+            return False  # a noun of its own comes first: the figure is said of that
+    return False
 
 
 _OPENERS = "([{\"'“‘~≈<>$€£¥+-−±"
@@ -308,7 +362,13 @@ _PARTICIPLES = wordset(
 _NOUN_OR_PARTICIPLE = wordset(
     "run set cut split cost hit cast spread read put let left found shut quit"
 )
-_NOUN_WORD = re.compile(r"\s[A-Za-z][A-Za-z\-]*(?=[\s.,;:!?]|$)")
+# A plain word ("A/B" too), or a code of capitals and digits that names a variant ("FP8
+# E4M3": the term modifies it as it would a noun; a figure starts with a digit, and is none).
+_NOUN_WORD = re.compile(
+    r"\s(?:[A-Za-z][A-Za-z\-]*(?:/[A-Za-z]+)?|[A-Z][A-Z0-9]*[0-9][A-Z0-9]*)(?=[\s.,;:!?]|$)"
+)
+# Nouns in "-ly", which reads as an adverb's ending ("a ROCm PyTorch nightly for ...").
+_LY_NOUNS = wordset("nightly weekly monthly daily family assembly supply anomaly rally")
 _MODIFIED_WORDS = 3  # a longer run after a term is no noun phrase it modifies
 
 
@@ -324,7 +384,8 @@ def _modified_noun(after: str) -> int | None:
         word = m.group(0).strip()
         # Not a noun: "the coding agent your team already uses", "the baseline built to".
         low = word.lower()
-        if low in STOPWORDS or low in _PARTICIPLES or re.search(r"[a-z](ly|ed)$", word):
+        adverb = re.search(r"[a-z](ly|ed)$", word) is not None and low not in _LY_NOUNS
+        if low in STOPWORDS or low in _PARTICIPLES or adverb:
             return None
         at = m.end()
         if low in _NOUN_OR_PARTICIPLE and after.startswith(" by ", at):

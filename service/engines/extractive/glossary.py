@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,12 +24,14 @@ MAX_DEFINITIONS = 12  # more than this and a short explainer reads like a dictio
 # FP8 explainer's 580 words left HBM undefined), and only while the explainer stays
 # within the words an explainer has (``MOST_WORDS``).
 WORDS_PER_DEFINITION = 25
+WORDS_PER_SHORT = 18  # with short glosses (``GlossaryEntry.brief``), which read lighter
 MOST_WORDS = 900
 
 
-def definition_cap(words: int) -> int:
-    """The most terms an explainer of ``words`` words (definitions aside) defines."""
-    return max(MAX_DEFINITIONS, words // WORDS_PER_DEFINITION)
+def definition_cap(words: int, per: int = WORDS_PER_DEFINITION) -> int:
+    """The most terms an explainer of ``words`` words (definitions aside) defines, one a
+    ``per`` words."""
+    return max(MAX_DEFINITIONS, words // per)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,16 @@ class GlossaryEntry:
     definition: str
     pattern: re.Pattern[str]
     plural: str | None = None  # the definition to use after a plural form ("kernels, ...")
+    # A gloss of a few words ("AMD's GPU software stack"): where the definition would stand
+    # between a figure and what it is said of, and where the full definitions of an
+    # explainer's terms do not fit in ``MOST_WORDS``.
+    short: str | None = None
+
+    def brief(self) -> GlossaryEntry:
+        """The entry with its short gloss as its definition (itself when it has none)."""
+        if self.short is None:
+            return self
+        return dataclasses.replace(self, definition=self.short, plural=None, short=None)
 
     def definition_for(self, form: str) -> str:
         if self.plural and form.endswith("s") and not self.term.endswith("s"):
@@ -88,6 +101,7 @@ def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:
         forms: list[str] = [term, term + "s"]
         case = any(c.isupper() for c in term)
         plural: str | None = None
+        short: str | None = None
         if isinstance(spec, str):
             definition = spec
         elif isinstance(spec, dict) and isinstance(spec.get("define"), str):
@@ -101,12 +115,14 @@ def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:
                 case = bool(spec["case"])
             if isinstance(spec.get("plural"), str):
                 plural = " ".join(spec["plural"].split()) or None
+            if isinstance(spec.get("short"), str):
+                short = " ".join(spec["short"].split()) or None
         else:
             raise TemplateError(f"{where}: {term!r} needs a definition string or 'define:'")
         definition = " ".join(definition.split())
         if not definition:
             raise TemplateError(f"{where}: {term!r} has an empty definition")
-        out[term] = GlossaryEntry(term, definition, _term_pattern(forms, case), plural)
+        out[term] = GlossaryEntry(term, definition, _term_pattern(forms, case), plural, short)
     return out
 
 
