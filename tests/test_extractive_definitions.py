@@ -16,6 +16,7 @@ from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
 from service.engines.extractive.definitions import define
 from service.engines.extractive.glossary import GlossaryEntry, load_glossary
+from service.errors import TemplateError
 from service.models import Explainer
 from service.text import split_sentences
 
@@ -201,3 +202,60 @@ def test_a_long_explainer_defines_its_jargon_in_short_glosses_within_its_words()
 def test_a_term_modifying_a_name_is_defined_after_it(text: str, expected: str) -> None:
     glossary = [_glossary()[t] for t in ("ROCm", "nightly", "FP8")]
     assert define(text, glossary, set()) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "defined"),
+    [
+        # A plain word capitalised after the name, outside title case: a longer name.
+        ("NVIDIA's Triton Inference Server serves the model over HTTP.", False),
+        ("Their Triton Kernel Library ships next month.", False),
+        # Title case capitalises every word: the capital tells nothing. A real title of
+        # the PyTorch blog, about Triton the language.
+        (
+            "Portable PyTorch Across AI Accelerators: A Triton Operator Stack from Eager"
+            " Mode to vLLM",
+            True,
+        ),
+        ("Making vLLM Faster on Intel GPUs with Triton Kernels", True),
+        # A longer name the glossary knows is something else, title case or not.
+        ("Deploying Models with Triton Inference Server", False),
+        # An acronym or a name with a capital inside is what the name qualifies.
+        ("The Triton GEMM kernels are fast.", True),
+        ("They compared it with Triton. Inference is fast.", True),
+    ],
+)
+def test_a_capitalised_term_is_not_a_word_of_a_longer_name(text: str, defined: bool) -> None:
+    """ "Triton" matched inside "Triton Inference Server" and took the language's
+    definition. Whether the next word's capital makes one longer name depends on title
+    case: reading only the next word ("in the definition?") also unmatched "A Triton
+    Operator Stack", a title about Triton the language."""
+    triton = _glossary()["Triton"]
+    assert (define(text, [triton], set()) != text) is defined
+    assert bool(list(triton.uses(text))) is defined
+
+
+def test_a_name_with_a_capital_inside_after_a_term_is_no_longer_name() -> None:
+    """ "ROCm PyTorch nightly" is PyTorch built for ROCm: the term is defined there."""
+    rocm = _glossary()["ROCm"]
+    text = "Use a recent ROCm PyTorch build for new GPUs."
+    assert define(text, [rocm], set()) == (
+        f"Use a recent ROCm PyTorch build (ROCm: {rocm.definition}) for new GPUs."
+    )
+
+
+def test_a_glossary_names_the_longer_names_a_term_is_not(tmp_path: Path) -> None:
+    (tmp_path / "glossary.yaml").write_text(
+        "terms:\n  Gemma:\n    define: a family of open models\n    others: [Gemma Scope]\n",
+        encoding="utf-8",
+    )
+    (gemma,) = load_glossary(tmp_path / "glossary.yaml")[1]
+    assert gemma.others == ("Gemma Scope",)
+    assert not list(gemma.uses("They trained Gemma Scope on it."))
+    assert list(gemma.uses("They trained Gemma on it."))
+    (tmp_path / "bad.yaml").write_text(
+        "terms:\n  Gemma:\n    define: a family of open models\n    others: Gemma Scope\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(TemplateError, match="others of 'Gemma'"):
+        load_glossary(tmp_path / "bad.yaml")

@@ -46,6 +46,9 @@ class GlossaryEntry:
     # between a figure and what it is said of, and where the full definitions of an
     # explainer's terms do not fit in ``MOST_WORDS``.
     short: str | None = None
+    # Longer names that hold the term and are something else ("Triton Inference Server",
+    # NVIDIA's model server, is no Triton the language): never a use, title case or not.
+    others: tuple[str, ...] = ()
 
     def brief(self) -> GlossaryEntry:
         """The entry with its short gloss as its definition (itself when it has none)."""
@@ -60,10 +63,14 @@ class GlossaryEntry:
 
     def uses(self, text: str) -> Iterator[re.Match[str]]:
         """The term's uses in ``text``: not a word of a capitalised name ("Kernel" of
-        "Composable Kernel", AMD's kernel library, is not a kernel the definition says)."""
+        "Composable Kernel", AMD's kernel library, is not a kernel the definition says),
+        nor a name's first word ("Triton Inference Server")."""
         for m in self.pattern.finditer(text):
-            if not _in_name(text, m.start(), m.end(), self.term):
-                yield m
+            if _in_name(text, m.start(), m.end(), self.term):
+                continue
+            if _in_longer_name(text, m.start(), m.end(), self.term, self.others):
+                continue
+            yield m
 
 
 # A capitalised word beside a match, the two one name ("Composable Kernel", "Kernel Tuner").
@@ -80,6 +87,44 @@ def _in_name(text: str, start: int, end: int, term: str) -> bool:
     before = _NAME_BEFORE.search(text, max(0, start - 60), start)
     after = _NAME_AFTER.match(text, end)
     return any(m and m.group(1).lower() not in STOPWORDS for m in (before, after))
+
+
+# A plain word capitalised after a name: the two one longer name ("Triton Inference
+# Server"), unless title case capitalises every word. Not an acronym ("Triton GEMM
+# kernels": a kind of GEMM) nor a name with a capital inside ("ROCm PyTorch nightly":
+# PyTorch built for ROCm), which the name qualifies; not a word of the next sentence.
+_NAME_WORD_AFTER = re.compile(r"[ \t]+([A-Z][a-z]+(?:-[a-z]+)*)(?![\w\-])")
+_CLAUSE_MARKS = ".!?:;\n()—|"
+_TITLE_WORDS = 3  # content words: fewer, and title case cannot be told from names
+
+
+def _in_longer_name(text: str, start: int, end: int, term: str, others: Sequence[str]) -> bool:
+    """Whether the name ``term`` at ``start:end`` is a word of a longer name that is not
+    it: one of ``others``, else, for a term the glossary writes with a capital, a
+    capitalised word after it (not a stop word) in a clause not in title case. In title
+    case every word has its capital, which tells nothing: "A Triton Operator Stack from
+    Eager Mode to vLLM" is a stack of Triton the language."""
+    for name in others:
+        at = text.find(name, max(0, end - len(name)), start + len(name))
+        if 0 <= at <= start and at + len(name) >= end:
+            return True
+    if not term[:1].isupper():
+        return False
+    after = _NAME_WORD_AFTER.match(text, end)
+    if after is None or after.group(1).lower() in STOPWORDS:
+        return False
+    return not _title_case(text, start, after.end())
+
+
+def _title_case(text: str, start: int, end: int) -> bool:
+    """Whether the clause around ``start:end`` is written in title case: every word but
+    the small ones capitalised (or a name with a capital inside: "vLLM"), at least
+    ``_TITLE_WORDS`` of them."""
+    begin = max(text.rfind(c, 0, start) for c in _CLAUSE_MARKS) + 1
+    stops = [i for i in (text.find(c, end) for c in _CLAUSE_MARKS) if i >= 0]
+    clause = text[begin : min(stops, default=len(text))]
+    words = [w for w in re.findall(r"[^\W\d_][\w'’\-]*", clause) if w.lower() not in STOPWORDS]
+    return len(words) >= _TITLE_WORDS and all(w != w.lower() for w in words)
 
 
 def _term_pattern(forms: Sequence[str], case: bool) -> re.Pattern[str]:
@@ -102,6 +147,7 @@ def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:
         case = any(c.isupper() for c in term)
         plural: str | None = None
         short: str | None = None
+        others: tuple[str, ...] = ()
         if isinstance(spec, str):
             definition = spec
         elif isinstance(spec, dict) and isinstance(spec.get("define"), str):
@@ -115,6 +161,11 @@ def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:
                 case = bool(spec["case"])
             if isinstance(spec.get("plural"), str):
                 plural = " ".join(spec["plural"].split()) or None
+            if "others" in spec:
+                raw = spec["others"]
+                if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
+                    raise TemplateError(f"{where}: others of {term!r} must be a list of strings")
+                others = tuple(raw)
             if isinstance(spec.get("short"), str):
                 short = " ".join(spec["short"].split()) or None
         else:
@@ -122,7 +173,9 @@ def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:
         definition = " ".join(definition.split())
         if not definition:
             raise TemplateError(f"{where}: {term!r} has an empty definition")
-        out[term] = GlossaryEntry(term, definition, _term_pattern(forms, case), plural, short)
+        out[term] = GlossaryEntry(
+            term, definition, _term_pattern(forms, case), plural, short, others
+        )
     return out
 
 
