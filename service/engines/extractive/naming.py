@@ -194,7 +194,38 @@ def name_once(subject: str, new: str, text: str, whole: str) -> tuple[str, str, 
         if re.fullmatch(rf"(?:the\s+)?{re.escape(subject)}[?!.]*", new, re.IGNORECASE):
             return subject, "", False  # "Introducing Gemini": all it says is the subject
         return subject, new, True
+    said = re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", new)
+    others = (new[: said.start()] + new[said.end() :]).split() if said else []
+    if len(others) >= 2 and not _DATED.match(new):
+        # Still named in what the title adds, where no rule above could cut it ("Faster
+        # Gemma 4 on MLX", "How to prompt Code Llama", "Elevated errors for Claude Mythos
+        # 5.1 and Claude Fable 5.1"): that is the title, a clause that names its subject;
+        # put after it again, the subject was said twice ("Gemma 4: Faster Gemma 4 ...").
+        # Not a title that is the subject and a word or none ("Llama 3", "Why ExecuTorch?"),
+        # nor a status line's time, which reads as a log line at a title's head.
+        return subject, new, True
     return subject, new, False
+
+
+# A title opening on a date or a time ("Aug 31, 20:36 UTC resolved - ...").
+_DATED = re.compile(
+    r"(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d|\d{1,2}:\d{2}\b)"
+)
+
+
+def names_listed(phrase: str) -> bool:
+    """Whether ``phrase`` is a bare list of names and nothing else ("Gemini 3.6 Flash,
+    3.5 Flash-Lite, and 3.5 Flash Cyber", once its "Introducing" is cut): as a title it
+    says what, not what of it; it needs what the post says after it."""
+    items = [x for x in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+", phrase) if x]
+    return len(items) >= 2 and all(
+        len(item.split()) <= _LISTED_WORDS
+        and all(w[:1].isdigit() or is_title_word(w) for w in item.split())
+        for item in items
+    )
+
+
+_LISTED_WORDS = 4  # words of one name of a list, at most
 
 
 # A title's opening that announces what it names ("Announcing the Together AI Startup

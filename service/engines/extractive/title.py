@@ -10,7 +10,7 @@ from service.check import check_explainer
 from service.engines.extractive.definitions import define
 from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry
 from service.engines.extractive.inline import strip_refs
-from service.engines.extractive.naming import longer_name, name_once
+from service.engines.extractive.naming import longer_name, name_once, names_listed
 from service.engines.extractive.phrases import ENGLISH, Wording
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
@@ -93,6 +93,7 @@ def _title(
     # The post's own title speaks as its authors ("We ran 900 rollouts", "Our approach"):
     # the explainer does not (README, "The explainer": no first person), its sentences neither.
     new = title_case(third_person(new, draft.voice), case) if new else ""
+    listed = clause and names_listed(new)
     claims = _claims(draft, new, subject) if with_claim else iter(())
     for claim in [*claims, ""]:
         # "the" goes before what a figure is of ("the 1.10x speedup"), not before who
@@ -114,7 +115,11 @@ def _title(
         parts = [p for p in (new, claim) if p]
         says = wording.says
         rest = capitalise(", ".join(parts)) if parts else says[:1].upper() + says[1:]
-        if clause:
+        if listed:
+            # What a bare list of names is, said after it: a claim ran on as one more
+            # item of the list ("..., and 3.5 Flash Cyber, up to 2x faster").
+            title = f"{new}: {claim or says}"
+        elif clause:
             title = rest
         elif not subject:
             title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: {says}"
