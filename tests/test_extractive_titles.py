@@ -298,7 +298,8 @@ def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
         (
             "Google DeepMind supports U.S. Department of Energy on Genesis: a national mission"
             " to accelerate innovation and scientific discovery",
-            "Google DeepMind supports U.S. Department of Energy on Genesis",
+            "Google DeepMind supports U.S. Department of Energy on Genesis: a national mission"
+            " to accelerate innovation and scientific discovery",
         ),
         ("Google Gemma 2", "Google Gemma 2: What the post says"),
         (
@@ -342,3 +343,19 @@ def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: st
 )
 def test_a_title_keeps_the_posts_casing_throughout(source: str, expected: str) -> None:
     assert _title(source) == expected
+
+
+def test_a_clause_before_the_titles_colon_keeps_what_follows_it() -> None:
+    """ "New in Together GPU Clusters: Reliability and control ..." and "...: Autoscaling,
+    observability, and self-healing" were both "Together: New in Together GPU Clusters"."""
+    titles = {
+        _title(f"New in Together GPU Clusters: {rest}")
+        for rest in (
+            "Reliability and control for production GPU clusters",
+            "Autoscaling, observability, and self-healing",
+        )
+    }
+    assert titles == {
+        "New in Together GPU Clusters: Reliability and control for production GPU clusters",
+        "New in Together GPU Clusters: Autoscaling, observability, and self-healing",
+    }

@@ -76,7 +76,7 @@ def _title(
     claim (none unless ``with_claim``)."""
     intro = [c.text for c in draft.cands if draft.sections[c.section].role == "intro"]
     subject = subject_of_post(raw, intro, article.text, f"{article.title}\n{article.text}")
-    new = raw
+    new, right = raw, ""
     if SUBJECT_COLON.search(raw):
         left, right = (x.strip() for x in SUBJECT_COLON.split(raw, 1))
         if subject and longer_name(subject, left, article.text):
@@ -87,6 +87,11 @@ def _title(
         subject, new, clause = name_once(
             subject, new, article.text, f"{article.title}\n{article.text}"
         )
+        if clause and right and new == left:
+            # The title before its colon is a clause naming the subject: what follows the
+            # colon is what it says ("New in Together GPU Clusters: Autoscaling, ..."),
+            # not a claim to replace it; two posts' titles read the same without it.
+            new = raw
     new = new.rstrip("?!. ")
     if subject and re.fullmatch(rf"((how|why|what|when|where)\s+)?{re.escape(subject)}", new, re.I):
         new = ""  # "Why ExecuTorch?" says no more than the subject
