@@ -12,7 +12,6 @@ steer the request inside.
 from __future__ import annotations
 
 import ipaddress
-import socket
 import time
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -23,7 +22,16 @@ from service import clean
 from service.config import Settings
 from service.errors import FetchError, FetchRefused, FetchTooLarge
 from service.models import Article
-from service.transport import ACCEPT_ENCODING, deadline, deadline_transport, decoded
+from service.transport import (
+    ACCEPT_ENCODING,
+    Resolver,
+    ResolveTimeout,
+    deadline,
+    deadline_transport,
+    decoded,
+    resolve,
+    system_resolver,
+)
 
 FEED_ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, "
@@ -72,15 +80,16 @@ def is_blocked(address: str) -> bool:
     return not ip.is_global or ip.is_multicast or ip.is_reserved
 
 
-def resolve_checked(host: str, port: int) -> str:
-    """Resolve ``host`` and return an address to connect to; raise :class:`FetchRefused`
-    when any address it resolves to is off limits (a name that also points inside is
-    refused as a whole)."""
+def resolve_checked(host: str, port: int, resolver: Resolver = system_resolver) -> str:
+    """Resolve ``host`` (within the request's deadline, see :func:`transport.resolve`)
+    and return an address to connect to; raise :class:`FetchRefused` when any address it
+    resolves to is off limits (a name that also points inside is refused as a whole)."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
+        addresses = resolve(host, port, resolver)
+    except ResolveTimeout as exc:
+        raise FetchError(f"resolving host {host!r} took longer than the time limit") from exc
+    except (OSError, UnicodeError) as exc:  # socket.gaierror is an OSError
         raise FetchError(f"cannot resolve host {host!r}: {exc}") from exc
-    addresses = [str(info[4][0]) for info in infos]
     if not addresses:
         raise FetchError(f"host {host!r} has no address")
     for addr in addresses:
@@ -93,11 +102,14 @@ def resolve_checked(host: str, port: int) -> str:
     return addresses[0]
 
 
-def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, str]]:
+def pinned(
+    url: str, settings: Settings, resolver: Resolver = system_resolver
+) -> tuple[str, dict[str, str], dict[str, str]]:
     """(URL to request, extra headers, request extensions) for one hop, after the guard:
     the URL names the address the guard checked (the Host header and TLS SNI keep the
     name), so that a name resolving elsewhere a moment later (DNS rebinding) is not
-    followed there."""
+    followed there. Called in a :func:`deadline` block, the name's resolution ends by
+    its deadline."""
     try:
         parts = urlsplit(url)
         port_given = parts.port  # a port out of range or not a number raises here
@@ -126,7 +138,7 @@ def pinned(url: str, settings: Settings) -> tuple[str, dict[str, str], dict[str,
     if settings.allow_private_urls:
         return url, {}, {}
     port = port_given or (443 if parts.scheme == "https" else 80)
-    addr = resolve_checked(host, port)
+    addr = resolve_checked(host, port, resolver)
     ip_host = f"[{addr}]" if ":" in addr else addr
     netloc = f"{ip_host}:{parts.port}" if parts.port else ip_host
     name = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
@@ -262,11 +274,16 @@ class Posted:
 def post_form(url: str, data: dict[str, str], settings: Settings) -> Posted:
     """POST a form through the same guard (no redirects followed): WebSub subscription
     requests to a hub."""
-    target, extra, extensions = pinned(url, settings)
-    headers = {"User-Agent": settings.user_agent, "Accept-Encoding": ACCEPT_ENCODING, **extra}
     end = time.monotonic() + settings.fetch_timeout
     try:
         with deadline(settings.fetch_timeout), _client(settings.fetch_timeout) as client:
+            # Inside the deadline: the hub's name is resolved within it too.
+            target, extra, extensions = pinned(url, settings)
+            headers = {
+                "User-Agent": settings.user_agent,
+                "Accept-Encoding": ACCEPT_ENCODING,
+                **extra,
+            }
             request = client.build_request(
                 "POST", target, data=data, headers=headers, extensions=extensions
             )

@@ -119,6 +119,7 @@ class Sender:
         max_attempts: int | None = None,
         timeout: float = 10.0,
         client: httpx.Client | None = None,
+        resolver: transport.Resolver = transport.system_resolver,
     ) -> None:
         self.settings = settings
         self.sessions = sessions
@@ -127,8 +128,11 @@ class Sender:
         self.timeout = timeout
         # httpx's timeout bounds each read, not the request: a receiver that drips a byte
         # every few seconds held a worker thread for ever. A send ends by this deadline
-        # (give or take one read's timeout), well inside its lease.
+        # (give or take one read's timeout), well inside its lease, the resolution of the
+        # subscriber's host name included: a resolver slower than the lease let a second
+        # worker send the event again.
         self.deadline = 3 * timeout
+        self.resolver = resolver  # the host names of subscribers' URLs
         # The delivery each worker (by owner name) is sending: one Sender serves every
         # worker thread, and a stopping worker hands its send back (release).
         self._sending: dict[str, int] = {}
@@ -137,7 +141,9 @@ class Sender:
         # Redirects are not followed: a subscriber answers at the URL it registered. The
         # transport ends each send by its deadline, the status line and headers included.
         self.client = client or httpx.Client(
-            timeout=timeout, follow_redirects=False, transport=transport.deadline_transport()
+            timeout=timeout,
+            follow_redirects=False,
+            transport=transport.deadline_transport(resolver),
         )
 
     def close(self) -> None:
@@ -152,31 +158,30 @@ class Sender:
 
         The SSRF guard of fetching runs at send time (a subscriber's name may have come
         to resolve to a private address since it registered), and the request goes to
-        the address it checked, not to a second lookup of the name."""
-        target, extra, extensions = fetch.pinned(url, self.settings)
+        the address it checked, not to a second lookup of the name. The deadline runs
+        from before that resolution."""
         end = time.monotonic() + self.deadline
-        # Only the codings transport.decoded unpacks in bounded pieces (httpx unpacked each
-        # chunk of a "gzip, gzip" answer whole: gigabytes before 4 KiB were counted).
-        headers = {**headers, "Accept-Encoding": transport.ACCEPT_ENCODING, **extra}
-        with (
-            transport.deadline(self.deadline),
-            self.client.stream(
+        with transport.deadline(self.deadline):
+            target, extra, extensions = fetch.pinned(url, self.settings, self.resolver)
+            # Only the codings transport.decoded unpacks in bounded pieces (httpx unpacked
+            # each chunk of a "gzip, gzip" answer whole: gigabytes before 4 KiB counted).
+            headers = {**headers, "Accept-Encoding": transport.ACCEPT_ENCODING, **extra}
+            with self.client.stream(
                 "POST", target, content=body, headers=headers, extensions=extensions
-            ) as resp,
-        ):
-            head = b""
-            try:
-                for chunk in transport.decoded(resp, url):
-                    head += chunk
-                    if len(head) >= _ANSWER_BYTES:
-                        break
-                    if time.monotonic() > end:
-                        raise httpx.ReadTimeout(f"no whole answer within {self.deadline:g} s")
-            except FetchError as exc:  # an answer that cannot be unpacked: its status counts
-                head = f"({exc.detail})".encode()
-            excerpt = head[:_ANSWER_BYTES].decode(resp.encoding or "utf-8", "replace")[:200]
-            # PostgreSQL text holds no NUL: an answer of zeros failed storing the outcome.
-            return resp.status_code, excerpt.replace("\x00", ""), _retry_after(resp)
+            ) as resp:
+                head = b""
+                try:
+                    for chunk in transport.decoded(resp, url):
+                        head += chunk
+                        if len(head) >= _ANSWER_BYTES:
+                            break
+                        if time.monotonic() > end:
+                            raise httpx.ReadTimeout(f"no whole answer within {self.deadline:g} s")
+                except FetchError as exc:  # an answer that cannot be unpacked: its status counts
+                    head = f"({exc.detail})".encode()
+                excerpt = head[:_ANSWER_BYTES].decode(resp.encoding or "utf-8", "replace")[:200]
+                # PostgreSQL text holds no NUL: an answer of zeros failed storing the outcome.
+                return resp.status_code, excerpt.replace("\x00", ""), _retry_after(resp)
 
     def __call__(self, owner: str) -> bool:
         lease = max(self.settings.lease_seconds, self.deadline + 2 * self.timeout)

@@ -6,10 +6,14 @@ read, not the request, and its decoders hand on all that a chunk unpacks to at o
 from __future__ import annotations
 
 import functools
+import ipaddress
+import socket
 import ssl
+import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -34,7 +38,8 @@ _DEADLINE: ContextVar[float | None] = ContextVar("plainfeed_http_deadline", defa
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Requests sent in this block by a client over :func:`deadline_transport` end within
-    ``seconds``, all of it: connects, TLS, status line, headers, body, redirects.
+    ``seconds``, all of it: name resolution (see :func:`resolve`), connects, TLS, status
+    line, headers, body, redirects.
 
     httpx's timeouts bound each read, not the request: an origin (or a subscriber) that
     sends a header line every second never lets one read time out, and the status line
@@ -55,6 +60,54 @@ def _left(timeout: float | None, error: type[Exception]) -> float | None:
     if left <= 0:
         raise error("the request's time limit passed")
     return left if timeout is None else min(timeout, left)
+
+
+# A host name's addresses to connect to on a port, best first: the system resolver's
+# (getaddrinfo) unless a caller gives another (a test's slow one, a deployment's own).
+Resolver = Callable[[str, int], Sequence[str]]
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses getaddrinfo gives ``host`` for a TCP connection, in its order."""
+    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
+
+
+class ResolveTimeout(httpcore.ConnectTimeout):
+    """The deadline passed while the host name was being resolved."""
+
+
+def resolve(host: str, port: int, resolver: Resolver = system_resolver) -> list[str]:
+    """``resolver``'s addresses for ``host``, within the :func:`deadline` of the block:
+    raises :class:`ResolveTimeout` past it; the resolver's own errors (socket.gaierror,
+    UnicodeError) pass as they are. Outside a deadline block, resolved unbounded.
+
+    getaddrinfo takes no timeout and cannot be interrupted, and a resolver that answers
+    slowly held a send past its deadline, and its lease: another worker sent the event
+    again. It is asked in a thread of its own, which is left to finish (the system
+    resolver gives up after its own retries) when the deadline passes first."""
+    left = _left(None, ResolveTimeout)
+    if left is None:
+        return list(resolver(host, port))
+    answer: Future[list[str]] = Future()
+
+    def ask() -> None:
+        try:
+            answer.set_result(list(resolver(host, port)))
+        except BaseException as exc:  # handed to the caller, who raises it
+            answer.set_exception(exc)
+
+    threading.Thread(target=ask, name=f"resolve {host}", daemon=True).start()
+    if not wait([answer], timeout=left).done:
+        raise ResolveTimeout(f"the request's time limit passed while resolving {host}")
+    return answer.result()
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -86,10 +139,12 @@ class _DeadlineStream(httpcore.NetworkStream):
 
 
 class _DeadlineBackend(httpcore.NetworkBackend):
-    """TCP connections whose connects, reads and writes end by the deadline."""
+    """TCP connections whose name resolution, connects, reads and writes end by the
+    deadline."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolver: Resolver) -> None:
         self._inner = httpcore.SyncBackend()
+        self._resolver = resolver
 
     def connect_tcp(
         self,
@@ -99,10 +154,26 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
-        left = _left(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(
-            self._inner.connect_tcp(host, port, left, local_address, socket_options)
-        )
+        # Resolved here, within the deadline (socket.create_connection would resolve a
+        # name unbounded), and each address tried in turn as create_connection does. A
+        # URL pinned to the address the SSRF guard checked names no host to resolve.
+        if _is_address(host):
+            addresses = [host]
+        else:
+            try:
+                addresses = resolve(host, port, self._resolver)
+            except (OSError, UnicodeError) as exc:
+                raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
+        failed: Exception = httpcore.ConnectError(f"{host} has no address")
+        for address in addresses:
+            left = _left(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = self._inner.connect_tcp(address, port, left, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failed = exc
+                continue
+            return _DeadlineStream(stream)
+        raise failed
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Any = None
@@ -122,16 +193,17 @@ def _ssl_context() -> ssl.SSLContext:
 class _DeadlineTransport(httpx.HTTPTransport):
     """httpx's transport over :class:`_DeadlineBackend`."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolver: Resolver) -> None:
         # HTTPTransport.__init__ only builds its pool; this one is built over the backend.
         self._pool = httpcore.ConnectionPool(
-            ssl_context=_ssl_context(), network_backend=_DeadlineBackend()
+            ssl_context=_ssl_context(), network_backend=_DeadlineBackend(resolver)
         )
 
 
-def deadline_transport() -> httpx.HTTPTransport:
-    """A transport whose requests end by the :func:`deadline` of the block sending them."""
-    return _DeadlineTransport()
+def deadline_transport(resolver: Resolver = system_resolver) -> httpx.HTTPTransport:
+    """A transport whose requests end by the :func:`deadline` of the block sending them,
+    the resolution of a host name by ``resolver`` included."""
+    return _DeadlineTransport(resolver)
 
 
 def _inflate(chunks: Iterable[bytes], coding: str, url: str) -> Iterator[bytes]:

@@ -1074,3 +1074,104 @@ def test_a_send_that_crashes_records_its_attempt(client: TestClient, receiver: R
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
         assert (d.state, d.attempts, d.lease_owner) == ("failed", 3, None)
+
+
+# --- the deadline covers resolving the subscriber's host name -----------
+
+
+class _SlowResolver:
+    """A resolver (the Sender's parameter) that answers every name with loopback after
+    ``delay`` seconds, or, with no delay, once ``release`` is set (at most 30 s)."""
+
+    def __init__(self, delay: float | None = None) -> None:
+        self.delay = delay
+        self.release = threading.Event()
+        self.asked: list[str] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        self.asked.append(host)
+        if self.delay is None:
+            self.release.wait(30)
+        else:
+            time.sleep(self.delay)
+        return ["127.0.0.1"]
+
+
+@pytest.mark.parametrize("private", [True, False], ids=["by-the-transport", "by-the-guard"])
+def test_a_slow_resolver_cannot_hold_a_send_past_its_deadline(
+    client: TestClient, receiver: Receiver, private: bool
+) -> None:
+    # The deadline started after the name was resolved: a resolver slower than the lease
+    # let a second worker send the event again (the same webhook-id). Where private URLs
+    # are allowed the transport resolves the name as it connects; elsewhere the SSRF
+    # guard resolves it to check the address first.
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    url = f"http://hooks.test:{receiver.port}/hook"
+    client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
+    c.pipeline.approve(review_item(client, fid), "tester")
+    settings = c.settings.model_copy(update={"allow_private_urls": private})
+    resolver = _SlowResolver()
+    sender = outbound.Sender(settings, c.sessions, timeout=0.5, resolver=resolver)
+    try:
+        began = time.monotonic()
+        assert sender("test-worker") is True
+        took = time.monotonic() - began
+    finally:
+        resolver.release.set()
+        sender.close()
+    assert resolver.asked == ["hooks.test"]
+    assert took < sender.deadline + 1  # not the 30 s the resolver takes
+    assert receiver.received == []
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.attempts, d.last_status) == ("pending", 1, None)
+    assert d.last_error is not None and "hooks.test" in d.last_error
+    assert "time limit" in d.last_error
+
+
+def test_the_deadline_of_a_send_runs_from_before_its_resolution(client: TestClient) -> None:
+    # A resolution and an answer each within the deadline, together past it: the send
+    # ends by its deadline. Each header line comes within a read's timeout (1 s).
+    def headers_for_two_seconds(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(8):
+            conn.sendall(b"X-Slow: 1\r\n")
+            time.sleep(0.25)
+        conn.sendall(b"Content-Length: 0\r\n\r\n")
+
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    with raw_origin(headers_for_two_seconds, "/hook") as loopback_url:
+        url = loopback_url.replace("127.0.0.1", "hooks.test")
+        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
+        c.pipeline.approve(review_item(client, fid), "tester")
+        sender = outbound.Sender(
+            c.settings, c.sessions, timeout=1.0, resolver=_SlowResolver(delay=2.0)
+        )
+        began = time.monotonic()
+        assert sender("test-worker") is True
+        took = time.monotonic() - began
+        sender.close()
+    assert took < sender.deadline + 0.5  # 3 s: not the 4 s the two take
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert d.state == "pending" and (d.last_error or "").startswith("ReadTimeout")
+
+
+def test_a_slow_resolution_within_the_deadline_delivers(
+    client: TestClient, receiver: Receiver
+) -> None:
+    c = ctx(client)
+    fid = add_feed(c.sessions)
+    url = f"http://hooks.test:{receiver.port}/hook"
+    client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
+    c.pipeline.approve(review_item(client, fid), "tester")
+    sender = outbound.Sender(c.settings, c.sessions, timeout=1.0, resolver=_SlowResolver(0.5))
+    assert sender("test-worker") is True
+    sender.close()
+    assert len(receiver.received) == 1
+    assert receiver.received[0].headers["host"] == f"hooks.test:{receiver.port}"
+    with c.sessions() as s:
+        d = s.scalars(select(t.OutboundDelivery)).one()
+    assert (d.state, d.last_status) == ("delivered", 204)
