@@ -32,6 +32,7 @@ from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, transaction
 from tests.conftest import api_client, make_settings, wait_for, waiting_on_a_lock
 from tests.origin import raw_origin
+from tests.receivers import RawReceiver
 from tests.seed_db import add_feed, add_item
 
 TOKEN = "outbound-test-token"
@@ -548,41 +549,29 @@ def test_a_retry_waits_for_a_workers_claim_and_refuses_it(pg_url: str) -> None:
         assert item is not None and (item.state, item.lease_owner) == ("processing", "w1")
 
 
-class _Answering:
+class _Answering(RawReceiver):
     """A receiver that answers every POST with ``status`` and a body of ``size`` bytes,
     written ``step`` bytes at a time every ``pause`` seconds; it records whether it got
     to write the whole body (a sender that stops reading closes the connection first)."""
 
     def __init__(self, status: int, size: int, step: int, pause: float) -> None:
         self.finished: list[bool] = []
-        answering = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", "0")))
-                self.send_response(status)
-                self.send_header("content-length", str(size))
-                self.end_headers()
-                try:
-                    for _ in range(0, size, step):
-                        self.wfile.write(b"x" * step)
-                        self.wfile.flush()
-                        time.sleep(pause)
-                except OSError:
-                    answering.finished.append(False)
-                    return
-                answering.finished.append(True)
+        def answer(handler: BaseHTTPRequestHandler) -> None:
+            handler.send_response(status)
+            handler.send_header("content-length", str(size))
+            handler.end_headers()
+            try:
+                for _ in range(0, size, step):
+                    handler.wfile.write(b"x" * step)
+                    handler.wfile.flush()
+                    time.sleep(pause)
+            except OSError:
+                self.finished.append(False)
+                return
+            self.finished.append(True)
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(answer)
 
 
 @pytest.mark.parametrize(
@@ -896,27 +885,16 @@ def test_events_go_out_while_every_worker_waits_on_the_model(
             assert not th.is_alive()
 
 
-class _RetryAfter:
+class _RetryAfter(RawReceiver):
     """A receiver answering 503 with the raw ``Retry-After`` header bytes given."""
 
     def __init__(self, value: bytes) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", "0")))
-                self.wfile.write(
-                    b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\nRetry-After: " + value + b"\r\n\r\n"
-                )
+        def answer(handler: BaseHTTPRequestHandler) -> None:
+            handler.wfile.write(
+                b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\nRetry-After: " + value + b"\r\n\r\n"
+            )
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(answer)
 
 
 @pytest.mark.parametrize("value", ["²".encode(), b"1e9", b"-5", b" "], ids=repr)
