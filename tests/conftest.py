@@ -26,8 +26,11 @@ from service.api.protocol import http_protocol
 from service.config import Settings
 from service.store.db import make_engine, migrate
 from tests.origin import Origin
+from tests.receivers import Receiver
 
 if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
+
     from tests.live import Service
 
 DATA = Path(__file__).parent / "data"
@@ -320,6 +323,33 @@ def svc(db_url: str) -> Iterator[Service]:
 @pytest.fixture
 def settings(db_url: str) -> Settings:
     return make_settings(db_url)
+
+
+# The API token of the outbound webhook tests' app (the ``client`` fixture).
+OUTBOUND_TOKEN = "outbound-test-token"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A subscriber's endpoint on loopback that records what it is sent."""
+    with Receiver() as r:
+        yield r
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    """The app of the outbound webhook tests (test_outbound_*.py), with no workers (the
+    tests run the sender themselves), on each database; test modules with a ``client``
+    fixture of their own use theirs."""
+    from fastapi.testclient import TestClient
+
+    from service.api.app import create_app
+
+    settings = make_settings(
+        db_url, api_token=OUTBOUND_TOKEN, max_attempts=3, outbound_max_attempts=3
+    )
+    with TestClient(create_app(settings, workers=0)) as c:
+        yield c
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
