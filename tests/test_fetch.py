@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import resource
 import socket
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -169,6 +170,36 @@ def test_a_name_that_resolves_inside_is_refused(
     strict = make_settings(f"sqlite:///{tmp_path / 's.db'}", allow_private_urls=False)
     with pytest.raises(FetchRefused):
         fetch.fetch_url(f"http://feeds.example.com:{origin.url.rsplit(':', 1)[1]}/f", strict)
+    assert origin.seen == []
+
+
+@pytest.mark.parametrize("private", [True, False], ids=["by-the-transport", "by-the-guard"])
+def test_a_slow_resolver_cannot_hold_a_fetch_past_its_time_limit(
+    origin: Origin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: bool
+) -> None:
+    # getaddrinfo takes no timeout: the guard resolved the name before the fetch's clock
+    # was looked at, and with private URLs allowed the connect resolved it unbounded.
+    release = threading.Event()
+    real = socket.getaddrinfo
+
+    def resolver(host: str, *args: object, **kw: object) -> object:
+        if host == "slow.example":
+            release.wait(30)
+            host = "127.0.0.1"
+        return real(host, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    settings = make_settings(
+        f"sqlite:///{tmp_path / 'r.db'}", allow_private_urls=private, fetch_timeout=0.5
+    )
+    port = origin.url.rsplit(":", 1)[1]
+    began = time.monotonic()
+    try:
+        with pytest.raises(FetchError, match=r"time limit|timed out"):
+            fetch.fetch_url(f"http://slow.example:{port}/f", settings)
+    finally:
+        release.set()
+    assert time.monotonic() - began < 2  # not the 30 s the resolver takes
     assert origin.seen == []
 
 
