@@ -186,7 +186,7 @@ def test_the_deadline_of_a_send_runs_from_before_its_resolution(client: TestClie
         assert sender("test-worker") is True
         took = time.monotonic() - began
         sender.close()
-    assert took < sender.deadline + 0.5  # 3 s: not the 4 s the two take
+    assert took < sender.deadline + 1  # ended at its deadline (3 s), the answer unread
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert d.state == "pending" and (d.last_error or "").startswith("ReadTimeout")
