@@ -42,10 +42,10 @@ HUB_HOLDS = (PENDING_SUBSCRIBE, *RECEIVING)
 # kept in the lease column while it is pending). An unsubscribe stayed pending for good
 # (the hub took it, 202, and never came back): its feed was removed only by force. Done
 # once its time is up: a push after is answered 410 Gone, which tells the hub to drop it.
-# A subscribe is failed: subscribe again. A renewal keeps the lease that runs in that
-# column: once it ends unverified, the hub has stopped delivering (WebSub section 5.1),
-# and the subscription is expired. It was asked again hourly for ever instead, and its
-# feed was removed only by force.
+# Until then it is asked again (ASKED_AGAIN). A subscribe is failed: subscribe again. A
+# renewal keeps the lease that runs in that column: once it ends unverified, the hub has
+# stopped delivering (WebSub section 5.1), and the subscription is expired. It was asked
+# again hourly for ever instead, and its feed was removed only by force.
 GIVEN_UP = {PENDING_UNSUBSCRIBE: UNSUBSCRIBED, PENDING_SUBSCRIBE: FAILED, RENEWING: EXPIRED}
 # The same at the end of an active lease (every renewal refused until then): expired.
 # Not in GIVEN_UP: an active row with no lease known is given no time (it is no request).
@@ -62,12 +62,14 @@ RENEW_BEFORE = timedelta(hours=1)
 # TIMEOUT, if shorter): an unsubscribe asked as the lease ends (or after) was given up at
 # once, its note naming a time before it was asked. Hubs verify within seconds.
 PENDING_AT_LEAST = timedelta(minutes=1)
-# A renewal or subscribe the hub took (2xx) but has not verified is asked again (the same
+# A request the hub took (2xx) but has not verified is asked again (the same mode,
 # callback, topic and secret) while its time runs: a hub that lost it (restarted, its
-# queue dropped) would otherwise let the lease end. First after ASK_AGAIN_FIRST, then at
-# doubling intervals up to ASK_AGAIN_MOST, so a hub slow to verify is not flooded. A
-# verification of any of the asks settles the request (they are one subscription).
-ASKED_AGAIN = (RENEWING, PENDING_SUBSCRIBE)
+# queue dropped) would otherwise let the lease end, or, an unsubscribe, push until it
+# ended (the unsubscribe taken as done here, its pushes answered 410). First after
+# ASK_AGAIN_FIRST, then at doubling intervals up to ASK_AGAIN_MOST, so a hub slow to
+# verify is not flooded. A verification of any of the asks settles the request (they
+# are one request).
+ASKED_AGAIN = (RENEWING, PENDING_SUBSCRIBE, PENDING_UNSUBSCRIBE)
 ASK_AGAIN_FIRST = timedelta(minutes=2)
 ASK_AGAIN_MOST = timedelta(hours=1)
 
@@ -222,7 +224,10 @@ def answer_intent(
             ACTIVE,
             now + timedelta(seconds=lease_seconds(params.get("hub.lease_seconds", ""))),
         )
-    if mode == "unsubscribe" and state == PENDING_UNSUBSCRIBE:
+    # UNSUBSCRIBED too, as ACTIVE for a subscribe: an unsubscribe asked again verified
+    # twice, or after it was taken as done (its time up). A 404 tells the hub to keep
+    # the subscription (and push until its lease ends, each push answered 410).
+    if mode == "unsubscribe" and state in (PENDING_UNSUBSCRIBE, UNSUBSCRIBED):
         return IntentAnswer(challenge, UNSUBSCRIBED, None)
     raise NotFound(f"no pending {mode or 'request'} for this feed")
 
@@ -265,6 +270,11 @@ def pending_until(state: str, lease: datetime | None, now: datetime, wait: timed
     return max(deadline, now + min(wait, PENDING_AT_LEAST))
 
 
+def mode_of(state: str) -> str:
+    """The ``hub.mode`` of the request a subscription in pending ``state`` waits for."""
+    return "unsubscribe" if state == PENDING_UNSUBSCRIBE else "subscribe"
+
+
 def next_ask(asks: int, now: datetime) -> datetime:
     """When a request asked ``asks`` times (the last ``now``) is asked again if the hub
     has not verified it: ASK_AGAIN_FIRST after the first ask, twice as long after each
@@ -292,7 +302,7 @@ def given_up_note(state: str, hub_url: str | None, deadline: datetime) -> str:
             f"the hub {hub} verified no renewal before the lease ended at {at}: the "
             "subscription expired (its pushes are answered 410 Gone); subscribe again"
         )
-    mode = "unsubscribe" if state == PENDING_UNSUBSCRIBE else "subscribe"
+    mode = mode_of(state)
     then = (
         "taken as done (its pushes are answered 410 Gone)"
         if mode == "unsubscribe"

@@ -1,6 +1,7 @@
 """WebSub requests the hub took (202) but never verified are asked again while their time
 runs: a hub that lost one (restarted, its queue dropped) let the lease end. A renewal
-sat ``pending-renewal`` and expired with the lease it renewed, never asked again. The
+sat ``pending-renewal`` and expired with the lease it renewed, never asked again; an
+unsubscribe was taken as done while the hub pushed on. The
 real app, a real hub and the real CLI on loopback, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from service import websub
 from service.pipeline import subscriptions
 from service.store import tables as t
 from tests.conftest import make_settings, wait_for
-from tests.live import running
+from tests.live import Service, running
 from tests.origin import Origin
 from tests.websub_hub import ATOM, Hub, cli, subscribed
 
@@ -224,3 +225,117 @@ def test_a_renewal_asked_again_and_refused_still_waits_for_the_hub_that_took_it(
         feed = svc.row(t.Feed, fid)
         assert (feed.websub_state, feed.websub_secret) == (websub.ACTIVE, secret)
         assert feed.websub_lease_until > datetime.now(UTC) + timedelta(days=9)
+
+
+def _unsubscribing(svc: Service, origin: Origin) -> tuple[Hub, int, str, str]:
+    """A feed subscribed at a hub that then takes the unsubscribe (202) and verifies
+    nothing, its next ask brought forward from two minutes (websub.ASK_AGAIN_FIRST in the
+    command's own process) to now: (hub, feed id, callback, the secret pushes are signed
+    with)."""
+    hub, fid, callback, secret = subscribed(svc, origin, ATOM)
+    hub.verifies = False
+    done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
+    assert done.returncode == 0, done.stderr
+    feed = svc.row(t.Feed, fid)
+    assert (feed.websub_state, feed.websub_asks) == (websub.PENDING_UNSUBSCRIBE, 1)
+    assert feed.websub_ask_at > datetime.now(UTC) + timedelta(seconds=60)
+    with svc.sessions.begin() as s:
+        s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_ask_at=datetime.now(UTC)))
+    return hub, fid, callback, secret
+
+
+def test_an_unsubscribe_the_hub_lost_is_asked_again_until_it_is_verified(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was never asked again: taken as done once its time was up, while a hub that
+    lost it kept pushing until its lease ended (each push answered 410). A hub that
+    refuses an ask again leaves it pending, saying so; a verification of any ask, late,
+    ends the subscription."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setattr(websub, "ASK_AGAIN_FIRST", FIRST)
+    settings = make_settings(db_url)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, callback, secret = _unsubscribing(svc, origin)
+        deadline = svc.row(t.Feed, fid).websub_lease_until
+        wait_for(lambda: len(hub.requests) >= 4)  # the unsubscribe, asked again twice
+        # The same mode, callback and topic each time: one unsubscribe, asked again.
+        assert hub.requests[1]["hub.mode"] == "unsubscribe"
+        assert all(form == hub.requests[1] for form in hub.requests[2:])
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
+        assert feed.websub_lease_until == deadline  # its time, not moved by asking again
+        assert feed.websub_asks >= 3 and feed.websub_ask_at is not None
+        shown = svc.http.get(f"/feeds/{fid}").json()
+        assert shown["websub_state"] == websub.PENDING_UNSUBSCRIBE
+        assert shown["websub_ask_again_at"] is not None
+        # Until the hub verifies, it may push, and the feed stays.
+        assert hub.distribute(callback, ATOM, secret).status_code == 202
+
+        hub.status = 503  # busy: an ask again refused
+        wait_for(lambda: svc.row(t.Feed, fid).websub_error)
+        feed = svc.row(t.Feed, fid)
+        assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
+        assert "unsubscribe asked again" in feed.websub_error
+        assert f"the hub {hub.url} answered HTTP 503" in feed.websub_error
+        assert feed.websub_ask_at is not None  # and asked again after
+        auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
+        refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
+        assert refused.status_code == 409 and "HTTP 503" in refused.json()["detail"]
+
+        hub._verify(hub.requests[1])  # the command's own ask, verified late
+        assert hub.verified[-1] == ("unsubscribe", 200, True)
+        feed = svc.row(t.Feed, fid)
+        assert (feed.websub_state, feed.websub_ask_at, feed.websub_asks) == (
+            websub.UNSUBSCRIBED,
+            None,
+            0,
+        )
+        assert feed.websub_error is None  # the refused ask is past: the hub verified
+        asked = len(hub.requests)
+        time.sleep(1.0)
+        assert len(hub.requests) == asked
+        assert svc.http.get(f"/feeds/{fid}").json()["websub_ask_again_at"] is None
+        assert hub.distribute(callback, ATOM + b"\n", secret).status_code == 410
+        # A slow hub verifies another ask after: confirmed (a 404 tells it to keep the
+        # subscription), and nothing changes.
+        hub._verify(hub.requests[2])
+        assert hub.verified[-1] == ("unsubscribe", 200, True)
+        assert svc.row(t.Feed, fid).websub_state == websub.UNSUBSCRIBED
+        assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
+
+
+def test_an_unsubscribe_is_asked_again_only_while_its_time_runs(
+    db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Then it is taken as done (tests/test_websub_pending.py) and asked no more; a
+    verification of one of its asks that comes after is confirmed: it asks for what was
+    taken as done."""
+    monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
+    monkeypatch.setattr(websub, "ASK_AGAIN_FIRST", FIRST)
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", "3")  # for the CLI
+    settings = make_settings(db_url, websub_pending_timeout=3.0)
+    with running(settings) as svc:
+        settings.public_url = svc.url
+        hub, fid, callback, secret = _unsubscribing(svc, origin)
+        wait_for(lambda: len(hub.requests) >= 3)
+        wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.UNSUBSCRIBED)
+        feed = svc.row(t.Feed, fid)
+        assert "did not verify the unsubscribe" in feed.websub_error
+        assert feed.websub_ask_at is None
+        asked = len(hub.requests)
+        time.sleep(1.0)
+        assert len(hub.requests) == asked
+        assert hub.distribute(callback, ATOM + b"\n", secret).status_code == 410
+
+        hub._verify(hub.requests[-1])
+        assert hub.verified[-1] == ("unsubscribe", 200, True)
+        assert svc.row(t.Feed, fid).websub_state == websub.UNSUBSCRIBED
+        # Only at the callback told to the hub: another token is no hub's.
+        late = {
+            "hub.mode": "unsubscribe",
+            "hub.topic": hub.requests[-1]["hub.topic"],
+            "hub.challenge": "forged",
+            "token": websub.callback_token("another-secret"),
+        }
+        assert svc.http.get(f"/websub/{fid}", params=late).status_code == 404

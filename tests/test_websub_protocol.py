@@ -110,12 +110,23 @@ def test_pending_unsubscribe_is_confirmed() -> None:
     assert (answer.body, answer.state) == ("c-123", websub.UNSUBSCRIBED)
 
 
+def test_an_unsubscribe_verified_again_once_done_is_confirmed() -> None:
+    # Asked again, it may be verified twice (or after it was taken as done): a 404 tells
+    # the hub to keep the subscription.
+    answer = websub.answer_intent(websub.UNSUBSCRIBED, TOPIC, params("unsubscribe"), NOW)
+    assert (answer.body, answer.state) == ("c-123", websub.UNSUBSCRIBED)
+    assert websub.mode_of(websub.PENDING_UNSUBSCRIBE) == "unsubscribe"
+    assert websub.mode_of(websub.RENEWING) == websub.mode_of(websub.PENDING_SUBSCRIBE)
+
+
 @pytest.mark.parametrize(
     ("state", "query"),
     [
         (websub.PENDING_SUBSCRIBE, params("subscribe", topic="https://evil.example/feed")),
         (websub.PENDING_SUBSCRIBE, params("unsubscribe")),
         (websub.ACTIVE, params("unsubscribe")),
+        (websub.UNSUBSCRIBED, params("subscribe")),
+        (websub.FAILED, params("unsubscribe")),
         (None, params("subscribe")),
         (websub.PENDING_SUBSCRIBE, {"hub.mode": "subscribe", "hub.topic": TOPIC}),
         (websub.PENDING_SUBSCRIBE, params("")),

@@ -178,9 +178,7 @@ class FeedOut(BaseModel):
             websub_lease_until=websub.lease_of(
                 state, f.websub_lease_until, f.websub_hub_lease_until
             ),
-            websub_ask_again_at=f.websub_ask_at
-            if state in (websub.PENDING_SUBSCRIBE, websub.RENEWING)
-            else None,
+            websub_ask_again_at=f.websub_ask_at if state in websub.ASKED_AGAIN else None,
             created_at=f.created_at,
         )
 

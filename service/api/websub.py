@@ -35,6 +35,9 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -
         # a verification that comes after is not echoed.
         state = websub.settled(feed.websub_state, feed.websub_lease_until, now)
         answer = websub.answer_intent(state, feed.url, params, now)
+        # A request verified is settled: the failure of an ask (a hub refusing an ask
+        # again) is past. A denial keeps what was said before it.
+        error = feed.websub_error if answer.state == websub.DENIED else None
         # Fenced on the row it was decided on (the state, and the secret the token was
         # checked against): two verifications racing cannot both win. The Renewer settling
         # the request or a new subscribe may change it in between (PostgreSQL reads
@@ -52,6 +55,7 @@ def _verify(ctx: AppContext, feed_id: int, params: dict[str, str], token: str) -
                 # Settled: whichever ask the hub verified, none is asked again.
                 websub_ask_at=None,
                 websub_asks=0,
+                websub_error=error,
             )
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]

@@ -234,8 +234,8 @@ def subscribe(
             pending, lease, now, timedelta(seconds=settings.websub_pending_timeout)
         )
     )
-    # A renewal or subscribe the hub takes but does not verify is asked again by the
-    # workers (websub.ASKED_AGAIN): the hub may lose it.
+    # A request the hub takes but does not verify is asked again by the workers
+    # (websub.ASKED_AGAIN): the hub may lose it.
     asked_again = pending in websub.ASKED_AGAIN
     # Committed before the request: hubs may verify the intent before they answer it.
     with transaction(make) as s:

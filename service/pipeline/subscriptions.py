@@ -2,8 +2,9 @@
 
 worker -> Renewer()   lease ends soon? -> pending-renewal -> ask the hub again
                       (the hub verifies at the callback: active, with the new lease)
-                      a renewal or subscribe taken, not verified, its next ask due?
-                      -> ask the hub again (doubling intervals: websub.next_ask)
+                      a renewal, subscribe or unsubscribe taken, not verified, its
+                      next ask due? -> ask the hub again (doubling intervals:
+                      websub.next_ask)
                       a pending (un)subscribe never verified, its time up? -> failed
                       (unsubscribed); a lease ended, no renewal verified? -> expired:
                       websub.LAPSED
@@ -75,9 +76,9 @@ class Renewer:
                     lease > now,
                     or_(
                         and_(state == websub.ACTIVE, lease < now + websub.RENEW_BEFORE),
-                        # A renewal or subscribe the hub took and has not verified is asked
-                        # again while its time runs (websub.ASKED_AGAIN): a hub that lost
-                        # it let the lease end. (A worker gone between taking a renewal
+                        # A request the hub took and has not verified is asked again
+                        # while its time runs (websub.ASKED_AGAIN): a hub that lost a
+                        # renewal let the lease end. (A worker gone between taking a renewal
                         # and asking: it is asked at its next ask.)
                         and_(state.in_(websub.ASKED_AGAIN), ask_at <= now),
                     ),
@@ -88,7 +89,9 @@ class Renewer:
             row = next((r for r in due if r.id not in waiting), None)
             if row is None:
                 return False
-            asks = (row.websub_asks or 0) + 1 if row.websub_state != websub.ACTIVE else 1
+            renewal = row.websub_state == websub.ACTIVE
+            asks = 1 if renewal else (row.websub_asks or 0) + 1
+            asked = websub.RENEWING if renewal else row.websub_state
             # One worker (of any process) wins the feed: the others see it renewing, or
             # its next ask moved on.
             taken = s.execute(
@@ -100,9 +103,7 @@ class Renewer:
                     ask_at.is_not_distinct_from(row.websub_ask_at),
                 )
                 .values(
-                    websub_state=websub.RENEWING
-                    if row.websub_state == websub.ACTIVE
-                    else row.websub_state,
+                    websub_state=asked,
                     websub_ask_at=websub.next_ask(asks, now),
                     websub_asks=asks,
                 )
@@ -111,7 +112,15 @@ class Renewer:
                 return True
         with self._lock:
             self._next_look = 0.0  # more may be due: look again at the next call
-        self._ask(row.id, row.url, row.hub_url, row.websub_secret, asks, row.websub_lease_seconds)
+        self._ask(
+            row.id,
+            asked,
+            row.url,
+            row.hub_url,
+            row.websub_secret,
+            asks,
+            row.websub_lease_seconds,
+        )
         return True
 
     def _settle(self, now: datetime) -> None:
@@ -119,7 +128,7 @@ class Renewer:
         ended with no renewal verified (the API answers as if written already:
         websub.settled), saying why in ``websub_error``; and give a time to a pending
         request with none (asked before there was one, or renewing a lease not known),
-        and a next ask to a renewal or subscribe with none (asked before there was one)."""
+        and a next ask to a pending request with none (asked before there was one)."""
         lease = t.Feed.websub_lease_until
         pending = t.Feed.websub_state.in_(tuple(websub.GIVEN_UP))
         wait = timedelta(seconds=self.settings.websub_pending_timeout)
@@ -162,27 +171,29 @@ class Renewer:
     def _ask(
         self,
         feed_id: int,
+        state: str,
         topic: str,
         hub_url: str,
         secret: str | None,
         asks: int,
         lease_seconds: int | None,
     ) -> None:
-        """Subscribe again with the same callback, topic and secret (the ``asks``-th ask of
-        this request). A hub that refuses or cannot be reached the first ask of a renewal
-        leaves the subscription active (its lease still runs), asked again after
-        RETRY_AFTER; a renewal asked again or a pending subscribe stays pending, asked
-        again at its next ask. The hub's failure is
-        kept in ``websub_error``, as ``plainfeed feeds subscribe`` keeps its own (shown on
-        GET /feeds/{id}, named by a removal refused), and cleared once a request is taken."""
+        """Ask the request of a subscription in pending ``state`` again, with the same
+        mode, callback, topic and secret (the ``asks``-th ask of this request). A hub that
+        refuses or cannot be reached the first ask of a renewal leaves the subscription
+        active (its lease still runs), asked again after RETRY_AFTER; a request asked
+        again stays pending, asked again at its next ask. The hub's failure is kept in
+        ``websub_error``, as ``plainfeed feeds subscribe`` keeps its own (shown on GET
+        /feeds/{id}, named by a removal refused), and cleared once a request is taken."""
+        mode = websub.mode_of(state)
         form = websub.subscription_form(
             callback=websub.callback_url(self.settings.public_url, feed_id, secret),
             topic=topic,
-            mode="subscribe",
+            mode=mode,
             secret=secret,
             lease_seconds=lease_seconds,  # the one the operator asked for, if any
         )
-        what = "renewal" if asks == 1 else f"request asked again ({asks} asks)"
+        what = "renewal" if asks == 1 else f"{mode} asked again ({asks} asks)"
         try:
             answer = fetch.post_form(hub_url, form, self.settings)
             reason = (
@@ -194,7 +205,13 @@ class Renewer:
             )
         except FetchError as exc:
             reason = f"{what} at {hub_url}: {exc.detail}"
-        asking = (websub.RENEWING, websub.ACTIVE, websub.PENDING_SUBSCRIBE)
+        # Fenced on the request asked (its mode's states, its secret): a request made
+        # since (plainfeed feeds subscribe) is not told of this one's failure or success.
+        ours = t.Feed.websub_secret.is_not_distinct_from(secret)
+        if mode == "unsubscribe":
+            asking: tuple[str, ...] = (websub.PENDING_UNSUBSCRIBE,)
+        else:
+            asking = (websub.RENEWING, websub.ACTIVE, websub.PENDING_SUBSCRIBE)
         if reason is None:
             log.info("feed %s: WebSub %s taken by %s", feed_id, what, hub_url)
             # The hub may have verified already (active again): its last failure is past.
@@ -204,6 +221,7 @@ class Renewer:
                     .where(
                         t.Feed.id == feed_id,
                         t.Feed.websub_state.in_(asking),
+                        ours,
                         t.Feed.websub_error.is_not(None),
                     )
                     .values(websub_error=None)
@@ -220,6 +238,7 @@ class Renewer:
                     t.Feed.id == feed_id,
                     t.Feed.websub_state == websub.RENEWING,
                     t.Feed.websub_asks == 1,
+                    ours,
                 )
                 .values(
                     websub_state=websub.ACTIVE,
@@ -228,9 +247,10 @@ class Renewer:
                     websub_asks=0,
                 )
             )
+            # Asked again and refused: still pending (the hub may verify an ask it took).
             s.execute(
                 update(t.Feed)
-                .where(t.Feed.id == feed_id, t.Feed.websub_state.in_(websub.ASKED_AGAIN))
+                .where(t.Feed.id == feed_id, t.Feed.websub_state == state, ours)
                 .values(websub_error=reason)
             )
         if renewing.rowcount == 1:  # type: ignore[attr-defined]

@@ -78,11 +78,11 @@ class Feed(Base):
     websub_secret: Mapped[str | None] = mapped_column(String(512))
     websub_lease_until: Mapped[datetime | None]
     # Why the last request to its hub failed (unreachable, refused), named when a removal
-    # is refused; cleared by the next request.
+    # is refused; cleared by the next request taken, or a verification.
     websub_error: Mapped[str | None] = mapped_column(Text)
-    # A pending renewal or subscribe the hub has not verified is asked again at this time
-    # (the hub may have lost it), at growing intervals: ``websub_asks`` asks so far
-    # (service.websub.next_ask). None: not asked again (no such request pending).
+    # A pending renewal, subscribe or unsubscribe the hub has not verified is asked again
+    # at this time (the hub may have lost it), at growing intervals: ``websub_asks`` asks
+    # so far (service.websub.next_ask). None: not asked again (no such request pending).
     websub_ask_at: Mapped[datetime | None]
     websub_asks: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # The hub's lease while an unsubscribe is pending (its lease column holds when the
