@@ -4,7 +4,7 @@ with existing rows is tested over such rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
@@ -53,22 +53,29 @@ def test_a_schema_from_a_newer_version_is_refused_not_upgraded(db: Engine) -> No
 
 @contextmanager
 def migrated_over(
-    db_url: str, before: str, feed: dict[str, object], gone: set[str]
+    db_url: str,
+    before: str,
+    feed: dict[str, object],
+    gone: set[str],
+    more: Sequence[dict[str, object]] = (),
 ) -> Iterator[Engine]:
     """A database at revision ``before`` holding one feed row (``feed``: its websub
-    columns), migrated to the head; after the block it comes down to ``before`` again,
-    and the columns ``gone`` with it."""
+    columns; ``more``: further rows, each with its own url), migrated to the head; after
+    the block it comes down to ``before`` again, and the columns ``gone`` with it."""
     engine = make_engine(db_url)
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    row = {"url": "https://example.com/feed", "created_at": datetime.now(UTC), **feed}
+    first = {"url": "https://example.com/feed", **feed}
+    rows = [{"created_at": datetime.now(UTC), **r} for r in (first, *more)]
     try:
         with engine.connect() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, before)
-            conn.execute(
-                text(f"INSERT INTO feeds ({', '.join(row)}) VALUES (:{', :'.join(row)})"), row
-            )
+            for row in rows:
+                conn.execute(
+                    text(f"INSERT INTO feeds ({', '.join(row)}) VALUES (:{', :'.join(row)})"),
+                    row,
+                )
             conn.commit()
         migrate(engine)
         yield engine

@@ -139,6 +139,9 @@ ForceRemove = Annotated[
 class FeedOut(BaseModel):
     id: int
     url: str
+    # Why the URL is never fetched (stored before URLs were checked: "javascript:..."):
+    # remove the feed and register its http(s) URL.
+    url_error: str | None = None
     name: str | None
     title: str | None
     audience: str | None
@@ -167,6 +170,7 @@ class FeedOut(BaseModel):
         return cls(
             id=f.id,
             url=f.url,
+            url_error=f.url_error,
             name=f.name,
             title=f.title,
             audience=f.audience,

@@ -25,7 +25,7 @@ from service.errors import (
 )
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, migrate, transaction
-from service.store.feeds import check_name_free, remove_feed
+from service.store.feeds import check_name_free, never_fetched, remove_feed
 
 # The largest id the tables hold (ids are INTEGER: 32 bits on PostgreSQL). A larger one on
 # the command line would reach the driver and fail there (OverflowError, DataError).
@@ -98,10 +98,14 @@ def add(
 
 @feeds_app.command("list")
 def list_() -> None:
-    """Registered feeds, one per line: id, url, name (tab-separated)."""
+    """Registered feeds, one per line: id, url, name (tab-separated); a feed whose URL
+    is never fetched is named on stderr, with why (its url_error)."""
     with sessions()() as s:
         for f in s.scalars(select(t.Feed).order_by(t.Feed.id)):
             typer.echo(f"{f.id}\t{f.url}\t{f.name or f.title or ''}")
+            if f.url_error:
+                # Not a column of its own: the lines stay what scripts read.
+                typer.echo(f"feed {f.id}: {f.url_error}", err=True)
 
 
 @feeds_app.command("remove")
@@ -150,6 +154,11 @@ def subscribe(
         if feed is None:
             raise NotFound(f"no feed with id {feed_id}")
         topic, secret = feed.url, feed.websub_secret
+        # The topic is the URL the hub fetches: with --hub (the feed not read here), a
+        # "javascript:" or title-only address went to the hub as the topic.
+        why = never_fetched(feed)
+        if not unsubscribe and why:
+            raise Unprocessable(f"feed {feed_id} cannot be subscribed to: {why}")
         hub_url = hub or feed.hub_url
         # As it stands: a request the hub never verified, its time up, is given up
         # (websub.settled), and a subscribe now is a new one, not a renewal.

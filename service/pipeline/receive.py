@@ -19,12 +19,13 @@ from service.errors import (
     Gone,
     NotFound,
     SignatureError,
+    Unprocessable,
 )
 from service.ingest import Incoming
 from service.pipeline.base import PipelineBase
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import feeds_named, url_forms
+from service.store.feeds import feeds_named, never_fetched, url_forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,13 @@ class Receive(PipelineBase):
                 if existing is not None:
                     metrics.DELIVERIES.labels("duplicate").inc()
                     return Accepted(existing, duplicate=True)
+                why = never_fetched(feed) if incoming.body is None and feed else None
+                if why and feed is not None:
+                    # Stored, it failed on every try (the fetch refuses the URL).
+                    raise Unprocessable(
+                        f"a delivery for feed {feed.id} must carry its document in the "
+                        f"request body: {why}"
+                    )
                 record: dict[str, Any] = {"request": incoming.kept_headers(), "signature": scheme}
                 if incoming.meta:
                     record["meta"] = incoming.meta

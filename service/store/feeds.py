@@ -29,6 +29,17 @@ def normal_url(url: str) -> str:
     return text if len(text) <= t.MAX_URL else url
 
 
+def never_fetched(feed: t.Feed) -> str | None:
+    """Why ``feed``'s URL is never fetched (nor told to a hub as a topic), or None: its
+    ``url_error`` (a URL stored before URLs were checked, migration 0017), or, for a feed
+    known by its title (urn:plainfeed:title:), that it has no URL to fetch."""
+    if feed.url_error:
+        return feed.url_error
+    if feed.url[:8].lower().startswith(("http://", "https://")):
+        return None
+    return f"it is known by {feed.url}, no http(s) URL to fetch"
+
+
 def url_forms(url: str) -> list[str]:
     """The forms a feed's address may be stored in: its normal form, and as written (a
     feed registered by its self link before addresses were normalised)."""

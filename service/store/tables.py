@@ -61,6 +61,10 @@ class Feed(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     url: Mapped[str] = mapped_column(String(2048), unique=True)
+    # Why the URL is never fetched: one stored before POST /feeds checked URLs (a
+    # "javascript:" one, no host), marked by migration 0017. None: a URL that is fetched
+    # (or a feed known by its title, urn:plainfeed:title:, which takes documents only).
+    url_error: Mapped[str | None] = mapped_column(Text)
     name: Mapped[str | None] = mapped_column(String(512))
     secret: Mapped[str | None] = mapped_column(String(512))
     audience: Mapped[str | None] = mapped_column(String(512))

@@ -1,0 +1,84 @@
+"""Feeds stored before POST /feeds checked URLs ("javascript:...", no host): migration
+0017 marks each with why it is never fetched (feeds.url_error). They were shown as any
+feed, and a delivery without a document for one failed on every try. Now GET /feeds and
+`plainfeed feeds list` say why, such a delivery is refused at once (422), and the feed
+is not subscribed to (its URL went to the hub as the topic). On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
+
+from service.store import tables as t
+from tests.conftest import make_settings
+from tests.live import running
+from tests.test_store import migrated_over
+from tests.websub_hub import cli
+
+GOOD = "https://example.com/feed"
+JS = "javascript:alert(document.cookie)"
+# A stored URL -> what its url_error says (None: fetched, or known by its title).
+STORED = {
+    JS: "not an http(s) URL but a javascript: URL",
+    "file:///etc/passwd": "not an http(s) URL but a file: URL",
+    "/blog/feed.xml": "a URL with no scheme",
+    "http:///feed.xml": "a URL with no host",
+    "https://user:pw@example.org/feed": "a URL with credentials",
+    "http://[::1/feed": "not a valid URL",
+    GOOD: None,
+    "HTTPS://Example.org/Feed": None,  # stored as written, before URLs were normalised
+    "urn:plainfeed:title:Status": None,  # a feed that names no URL: documents only
+}
+
+
+def test_migration_0017_marks_the_feeds_whose_url_is_never_fetched(db_url: str) -> None:
+    more = [{"url": url} for url in STORED if url != GOOD]
+    with migrated_over(db_url, "0016", {}, {"url_error"}, more=more) as engine:
+        with sessionmaker(engine)() as s:
+            got = {f.url: (f.id, f.url_error) for f in s.scalars(select(t.Feed))}
+        for url, says in STORED.items():
+            error = got[url][1]
+            if says is None:
+                assert error is None, (url, error)
+            else:
+                assert error is not None and says in error, (url, error)
+                assert error.endswith("remove the feed and register its http(s) URL"), error
+
+        with running(make_settings(db_url), workers=0) as svc:
+            bad, good = got[JS][0], got[GOOD][0]
+            shown = svc.http.get(f"/feeds/{bad}").json()
+            assert (shown["url"], shown["url_error"]) == (JS, got[JS][1])
+            assert svc.http.get(f"/feeds/{good}").json()["url_error"] is None
+            listed = svc.http.get("/feeds", params={"limit": 50}).json()
+            assert {f["id"] for f in listed["items"] if f["url_error"]} == {
+                fid for fid, error in got.values() if error
+            }
+
+            # A delivery that names the feed and carries no document: refused at once,
+            # saying why, nothing stored (it failed on every try, its fetch refused).
+            refused = svc.post({"feed_id": bad})
+            assert refused.status_code == 422, refused.text
+            detail = refused.json()["detail"]
+            assert f"a delivery for feed {bad} must carry its document" in detail
+            assert detail.endswith(got[JS][1])
+            title_only = got["urn:plainfeed:title:Status"][0]
+            refused = svc.post({"feed_id": title_only})
+            assert refused.status_code == 422 and "no http(s) URL to fetch" in refused.text
+            assert svc.count(t.Delivery) == 0
+
+            # The command line lists it as before (what scripts read), and says why on
+            # stderr; it is not subscribed to (with --hub its URL was the topic).
+            done = cli(svc, "feeds", "list")
+            assert done.returncode == 0, done.stderr
+            assert f"{bad}\t{JS}\t" in done.stdout
+            assert f"feed {bad}: {got[JS][1]}" in done.stderr
+            assert f"feed {good}:" not in done.stderr
+            hub = "https://hub.example.com/"
+            refused_cli = cli(svc, "feeds", "subscribe", str(bad), "--hub", hub)
+            assert refused_cli.returncode != 0
+            assert f"feed {bad} cannot be subscribed to" in refused_cli.stderr
+            assert "Traceback" not in refused_cli.stderr
+            refused_cli = cli(svc, "feeds", "subscribe", str(title_only), "--hub", hub)
+            assert refused_cli.returncode != 0
+            assert "no http(s) URL to fetch" in refused_cli.stderr
+            assert svc.row(t.Feed, bad).websub_state is None
