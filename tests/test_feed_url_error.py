@@ -49,6 +49,9 @@ def test_migration_0017_marks_the_feeds_whose_url_is_never_fetched(db_url: str) 
             shown = svc.http.get(f"/feeds/{bad}").json()
             assert (shown["url"], shown["url_error"]) == (JS, got[JS][1])
             assert svc.http.get(f"/feeds/{good}").json()["url_error"] is None
+            # The reader's index page says it beside the URL too (escaped as any text).
+            page = svc.http.get("/").text
+            assert "never fetched: remove the feed and register its http(s) URL" in page
             listed = svc.http.get("/feeds", params={"limit": 50}).json()
             assert {f["id"] for f in listed["items"] if f["url_error"]} == {
                 fid for fid, error in got.values() if error

@@ -107,7 +107,9 @@ def feed_label(f: t.Feed) -> str:
 
 
 def _feed_view(f: t.Feed) -> dict[str, Any]:
-    return {"id": f.id, "label": feed_label(f), "url": f.url}
+    # A feed stored before URLs were checked is never fetched: the page says why beside its
+    # URL, as GET /feeds does, or a reader sees a feed that simply never updates.
+    return {"id": f.id, "label": feed_label(f), "url": f.url, "url_error": f.url_error}
 
 
 # --- index -----------
