@@ -44,6 +44,15 @@ class _Stored:
     forced: list[Dated] = field(default_factory=list)
 
 
+def _not_page() -> Any:
+    """A text read from the post's page is never replaced by a delivery's entry: the
+    feed's excerpt is less of the post (service.pipeline.entries leaves such an entry
+    out). Checked on the row as written, since a worker may read the page between the
+    delivery's look at the items and its writes: the excerpt applied then was stored
+    over the page, still marked "page", and no later delivery replaced it."""
+    return t.Item.content_source != "page"
+
+
 def _may_replace(old_hash: str, new_hash: str, new_date: datetime | None) -> Any:
     """The condition under which the UPDATE of an item to a version dated ``new_date``
     applies, checked against the row as it is when written (a concurrent delivery of the
@@ -54,8 +63,9 @@ def _may_replace(old_hash: str, new_hash: str, new_date: datetime | None) -> Any
     versions the first to commit won, even when it was the older one."""
     unread = t.Item.content_hash == old_hash
     if new_date is None:
-        return unread
+        return and_(_not_page(), unread)
     return and_(
+        _not_page(),
         t.Item.content_hash != new_hash,
         or_(
             t.Item.entry_date < new_date,
@@ -219,6 +229,9 @@ class Apply(Entries):
             "title": (a.title or "")[:1024],
             "text": a.text,
             "content_hash": a.hash,
+            # With its text: where it came from says whether its page is still to be
+            # read ("excerpt") and whether a delivery may replace it ("page").
+            "content_source": a.content_source,
             "updated_at": now,
         }
         if date is not None or force:
@@ -237,7 +250,11 @@ class Apply(Entries):
                 lease_owner=None,
                 lease_until=None,
             )
-        condition = t.Item.content_hash != a.hash if force else _may_replace(old_hash, a.hash, date)
+        condition = (
+            and_(_not_page(), t.Item.content_hash != a.hash)
+            if force
+            else _may_replace(old_hash, a.hash, date)
+        )
         res = s.execute(update(t.Item).where(t.Item.id == item_id, condition).values(**values))
         if res.rowcount != 1:  # type: ignore[attr-defined]
             return None
@@ -248,10 +265,14 @@ class Apply(Entries):
         """An entry whose UPDATE found the row changed since it was read: nothing to say
         when the version now stored is this one (the same edit, committed by another
         delivery first), else the version kept, for the delivery's problems. (Before, a
-        race lost by the older version went unsaid.)"""
+        race lost by the older version went unsaid.) Nothing either when the item's page
+        was read meanwhile: the entry is left out, as it is when the page was read
+        before the delivery looked."""
         row = s.execute(
-            select(t.Item.content_hash, t.Item.entry_date).where(t.Item.id == item_id)
+            select(t.Item.content_hash, t.Item.entry_date, t.Item.content_source).where(
+                t.Item.id == item_id
+            )
         ).first()
-        if row is None or row.content_hash == a.hash:
+        if row is None or row.content_hash == a.hash or row.content_source == "page":
             return []
         return [(key, date, row.entry_date)]

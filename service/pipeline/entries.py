@@ -120,7 +120,9 @@ class Entries(PipelineBase):
         it, the excerpt is stored as ``"excerpt"`` and the item's worker reads the page
         before explaining it (nothing is lost, and a delivery of hundreds of excerpts
         commits in seconds). One stored from its page before is left out, so the feed's
-        excerpt never counts as a change of the page's text. On a feed's first delivery
+        excerpt never counts as a change of the page's text (nor replaces it when the page
+        is read after this look: service.pipeline.apply). An edited excerpt of an item
+        whose page is still to be read stays ``"excerpt"``. On a feed's first delivery
         the entries past the newest PLAINFEED_FIRST_DELIVERY_MAX_ITEMS are skipped: no
         page is read for them."""
         stored, first = self._stored_sources(feed_id, doc, fetch_url)
@@ -132,16 +134,18 @@ class Entries(PipelineBase):
             if source == "page":
                 continue
             article = clean.article_from_entry(entry)
-            if source is None and entry.link and clean.is_excerpt(entry):
-                if entry.key in held:
-                    # Its page is read only if a retry asks for it to be explained.
-                    article = replace(article, content_source="excerpt")
-                elif budget > 0:
-                    budget -= 1
-                    article = self._page_article(entry.link, article, problems)
-                else:
-                    deferred += 1
-                    article = replace(article, content_source="excerpt")
+            if not (entry.link and clean.is_excerpt(entry)) or source not in (None, "excerpt"):
+                pass  # the feed's text (a full post, or an excerpt whose page was tried)
+            elif source == "excerpt" or entry.key in held:
+                # Its page is still to be read (an edit of the excerpt leaves it so); one
+                # held back is read only if a retry asks for it to be explained.
+                article = replace(article, content_source="excerpt")
+            elif budget > 0:
+                budget -= 1
+                article = self._page_article(entry.link, article, problems)
+            else:
+                deferred += 1
+                article = replace(article, content_source="excerpt")
             out.append((entry, article))
         if deferred:
             problems.append(
