@@ -1,11 +1,16 @@
 """A job given up while it runs: its worker's heartbeat found the lease lost (another
 worker owns the job now), and the code that spends on the job checks, before each paid
 step, whether to go on. A context variable, since the job's code runs in the worker's
-thread while the heartbeat renews from its own."""
+thread while the heartbeat renews from its own.
+
+Besides the steps' checks, the waits between them end when the lease is lost: a retry's
+backoff (:func:`sleep`), and a model call in flight, whose answer is read in short
+slices that look at the lease between them (service.engines.llm.client)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,4 +35,20 @@ def check(step: str) -> None:
     would be refused, so the step (a model call) would be paid for nothing."""
     lost = _LOST.get()
     if lost is not None and lost.is_set():
+        raise LeaseLost(f"lease lost: {step} not started")
+
+
+def current() -> threading.Event | None:
+    """The event set when the running job's lease is lost; None outside a job."""
+    return _LOST.get()
+
+
+def sleep(seconds: float, step: str) -> None:
+    """Wait ``seconds`` before ``step`` (a retry's backoff), and raise LeaseLost as soon
+    as the running job's lease is lost: the wait, up to a minute, held the worker on a
+    job whose result would be refused."""
+    lost = _LOST.get()
+    if lost is None:
+        time.sleep(seconds)
+    elif lost.wait(seconds):
         raise LeaseLost(f"lease lost: {step} not started")

@@ -65,6 +65,13 @@ def explain_and_check(
         if reader is not None:
             reader.join()
     metrics.EXPLAIN_SECONDS.labels(engine.name).observe(time.perf_counter() - started)
+    try:
+        # The explain may have outlived the lease: its result would be refused, so
+        # neither the check nor the repairs it may ask for are worth running.
+        abandon.check("the number check")
+    except LeaseLost as exc:
+        _charge(exc, result)
+        raise
     report = _check(result, article)
     repairs = 0
     while not report.ok and repairs < repair_rounds:
@@ -72,13 +79,7 @@ def explain_and_check(
             abandon.check("a repair")
             repaired = engine.repair(article, result, report, options)
         except LeaseLost as exc:
-            # The explain and the rounds before were paid too: the caller records them all.
-            spent = exc.extra.get("usage")
-            exc.extra["usage"] = result.usage + (spent if isinstance(spent, Usage) else Usage())
-            cost = exc.extra.get("cost_usd")
-            exc.extra["cost_usd"] = result.cost_usd + (
-                float(cost) if isinstance(cost, int | float) else 0.0
-            )
+            _charge(exc, result)  # the explain and the rounds before were paid too
             raise
         except (EngineError, TemplateError) as exc:
             # The explainer is paid for and checked: a repair call that fails (503s past
@@ -120,6 +121,17 @@ def explain_and_check(
         result = repaired.model_copy(update=spent)
         report = repaired_report
     return Outcome(result, report, repairs, review_derived)
+
+
+def _charge(exc: LeaseLost, result: ExplainResult) -> None:
+    """Add the usage of the explain and the rounds before to what the step ``exc``
+    stopped spent, if anything: the caller records them all, paid for."""
+    spent = exc.extra.get("usage")
+    exc.extra["usage"] = result.usage + (spent if isinstance(spent, Usage) else Usage())
+    cost = exc.extra.get("cost_usd")
+    exc.extra["cost_usd"] = result.cost_usd + (
+        float(cost) if isinstance(cost, int | float) else 0.0
+    )
 
 
 def check_stored(

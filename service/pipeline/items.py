@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 
-from service import fetch, metrics, queue
+from service import abandon, fetch, metrics, queue
 from service.engines.base import inputs_key
 from service.errors import (
     FetchError,
@@ -201,6 +201,7 @@ class Publishing(Claims, Reuse):
         item (fenced by the lease); or the state the item ended in when the origin failed
         for a moment and the read is tried again later. A page that cannot be read (on
         the last attempt, any failure) leaves the excerpt, as the delivery would have."""
+        abandon.check("reading the page")
         link = excerpt.url
         article = replace(excerpt, content_source="feed")
         note: str | None = "no link to read"
@@ -275,6 +276,9 @@ class Publishing(Claims, Reuse):
         key: str,
         reused_from: int | None = None,
     ) -> str:
+        # The write is fenced by the lease anyway; looked at first, a lease lost during
+        # the check (or a reuse's reading) costs no transaction rolled back.
+        abandon.check("storing the explainer")
         r = outcome.result
         now = datetime.now(UTC)
         state = outcome.state

@@ -1,5 +1,7 @@
 """Talking to the endpoint: the OpenAI client, retries with backoff and jitter that honour
-``Retry-After``, and mapping the client's errors onto the project's error tree."""
+``Retry-After``, and mapping the client's errors onto the project's error tree. A call
+in flight ends when its job's lease is lost (service.abandon): its connection is closed,
+so that a server that stops generating for a client gone stops."""
 
 from __future__ import annotations
 
@@ -7,17 +9,27 @@ import email.utils
 import json
 import random
 import re
+import ssl
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+import httpcore2
 import httpx2
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from service import abandon
 from service.config import Settings
 from service.engines.llm.formats import ResponseMode
-from service.errors import AnswerTooLarge, LLMError, LLMKeyRefused, LLMRejected, LLMRetryable
+from service.errors import (
+    AnswerTooLarge,
+    LeaseLost,
+    LLMError,
+    LLMKeyRefused,
+    LLMRejected,
+    LLMRetryable,
+)
 from service.ratelimit import RateLimiter
 
 T = TypeVar("T")
@@ -33,6 +45,9 @@ _KEY_REFUSED = {
 # broken or hostile server, and reading it whole would hold it in memory per worker thread.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 _DEADLINE = "plainfeed.deadline"  # the request extension holding its answer's deadline
+# How long one read of an answer waits before it looks at its job's lease again: a lost
+# lease ends the call within this (a model call is seconds to minutes long).
+LEASE_LOOK_SECONDS = 0.25
 
 
 class ModeRefused(Exception):
@@ -97,19 +112,115 @@ def _bound_answers(timeout: float, max_bytes: int) -> dict[str, list[Callable[..
     return {"request": [sent], "response": [answered]}
 
 
+class _LeasedStream(httpcore2.NetworkStream):
+    """A connection whose reads, in a job (service.abandon), wait in slices of at most
+    :data:`LEASE_LOOK_SECONDS` and raise LeaseLost between two once the job's lease is
+    lost. The read that raises leaves the answer unread, so httpcore closes the
+    connection instead of handing it to the next request. Outside a job (the CLI's
+    explain, the API's synchronous one) a read is one wait, as httpcore's own."""
+
+    def __init__(self, inner: httpcore2.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        lost = abandon.current()
+        if lost is None:
+            return self._inner.read(max_bytes, timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if lost.is_set():
+                # in_flight: the engine counts the call (taken, maybe billed).
+                raise LeaseLost("lease lost: the model call in flight abandoned", in_flight=True)
+            left = LEASE_LOOK_SECONDS if end is None else end - time.monotonic()
+            try:
+                return self._inner.read(max_bytes, max(0.0, min(LEASE_LOOK_SECONDS, left)))
+            except httpcore2.ReadTimeout:
+                # A socket read that timed out took no bytes: it is asked again, until
+                # httpcore's own timeout for the read has passed.
+                if end is not None and time.monotonic() >= end:
+                    raise
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, timeout)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore2.NetworkStream:
+        return _LeasedStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _LeasedBackend(httpcore2.NetworkBackend):
+    """Connections made by ``inner``, read as :class:`_LeasedStream`."""
+
+    def __init__(self, inner: httpcore2.NetworkBackend) -> None:
+        self._inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore2.NetworkStream:
+        return _LeasedStream(
+            self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        )
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore2.NetworkStream:
+        return _LeasedStream(self._inner.connect_unix_socket(path, timeout, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def watch_leases(client: httpx2.Client) -> int:
+    """Read the answers of ``client`` through :class:`_LeasedStream`; the number of its
+    connection pools so wrapped (its own and its proxies', HTTPS_PROXY's too).
+
+    The pools are reached through httpx's and httpcore's private attributes, pinned in
+    constraints.txt: a transport of our own would drop the environment's proxies (as
+    :func:`_bound_answers` says), and a version that moves them wraps none, which the
+    tests see (the calls then end at the steps' checks only)."""
+    wrapped = 0
+    for transport in (client._transport, *client._mounts.values()):
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, httpcore2.NetworkBackend) and not isinstance(
+            backend, _LeasedBackend
+        ):
+            pool._network_backend = _LeasedBackend(backend)  # type: ignore[union-attr]
+            wrapped += 1
+    return wrapped
+
+
 def openai_client(settings: Settings) -> openai.OpenAI:
-    """A client for the settings' endpoint; retries are ours (``with_retries``), and an
-    answer must arrive whole within ``llm_timeout`` and ``MAX_ANSWER_BYTES``."""
+    """A client for the settings' endpoint; retries are ours (``with_retries``), an
+    answer must arrive whole within ``llm_timeout`` and ``MAX_ANSWER_BYTES``, and a job's
+    call ends once its lease is lost (:func:`watch_leases`)."""
+    http_client = openai.DefaultHttpxClient(
+        timeout=settings.llm_timeout,
+        event_hooks=_bound_answers(settings.llm_timeout, MAX_ANSWER_BYTES),
+    )
+    watch_leases(http_client)
     return openai.OpenAI(
         base_url=settings.openai_base_url,
         # Local servers (llama.cpp, vLLM, Ollama) take any key; the client insists on one.
         api_key=settings.openai_api_key or "not-needed",
         max_retries=0,  # tenacity retries, so that Retry-After and the caps are ours
         timeout=settings.llm_timeout,
-        http_client=openai.DefaultHttpxClient(
-            timeout=settings.llm_timeout,
-            event_hooks=_bound_answers(settings.llm_timeout, MAX_ANSWER_BYTES),
-        ),
+        http_client=http_client,
     )
 
 
@@ -156,6 +267,8 @@ def with_retries(call: Callable[[], T], settings: Settings) -> T:
     retrying = Retrying(
         stop=stop_after_attempt(max(1, settings.llm_max_attempts)),
         wait=wait,
+        # A backoff (up to llm_retry_after_max) ends when the job's lease is lost.
+        sleep=lambda seconds: abandon.sleep(seconds, "a model call's retry"),
         retry=retry_if_exception_type(LLMRetryable),
         reraise=True,
     )
@@ -177,6 +290,9 @@ def create(
 ) -> Any:
     """One chat completion within the limiter's slots, the client's errors mapped."""
     with limiter.slot():
+        # Every call, retries and parts too, once its slot is had (waited for, maybe,
+        # behind other workers' calls and the rate): its answer would be refused.
+        abandon.check("a model call")
         try:
             return client.chat.completions.create(**request)
         except openai.APITimeoutError as exc:

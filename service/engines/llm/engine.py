@@ -15,7 +15,6 @@ from typing import Any
 
 import openai
 
-from service import abandon
 from service.config import Settings
 from service.engines.base import ExplainOptions, prompt_inputs
 from service.engines.llm.client import ModeRefused, create, openai_client, with_retries
@@ -338,9 +337,11 @@ class LLMEngine:
 
     def _charge(self, exc: PlainfeedError, tally: _Tally) -> None:
         """Tell the caller what a failed explain or repair spent: the orchestrator records
-        it, since the endpoint bills it whether or not an explainer came of it."""
-        exc.extra["usage"] = tally.usage
-        exc.extra["cost_usd"] = cost_usd(self.model, tally.usage, self.settings.prices)
+        it, since the endpoint bills it whether or not an explainer came of it. A call
+        abandoned in flight (its lease lost) was taken too: counted, its tokens unknown."""
+        usage = tally.usage + Usage(calls=1 if exc.extra.pop("in_flight", False) else 0)
+        exc.extra["usage"] = usage
+        exc.extra["cost_usd"] = cost_usd(self.model, usage, self.settings.prices)
 
     def _result(self, explainer: Explainer, usage: Usage, version: str) -> ExplainResult:
         return ExplainResult(
@@ -441,7 +442,6 @@ class LLMEngine:
             "temperature": temperature,
             "max_tokens": max_tokens,
         }
-        abandon.check("a model call")  # every call, retries and parts too
         fmt = response_format(mode)
         if fmt is not None:
             request["response_format"] = fmt
