@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from fastapi.testclient import TestClient
 
     from tests.live import Service
+    from tests.stub_llm import StubLLM
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "corpus"
@@ -309,6 +310,15 @@ def origin() -> Iterator[Origin]:
     """A loopback HTTP server serving what a test routes to it (feeds, pages, hubs)."""
     with Origin() as o:
         yield o
+
+
+@pytest.fixture
+def stub() -> Iterator[StubLLM]:
+    """A stub LLM server on a free loopback port (tests.stub_llm), for the engine's tests."""
+    from tests.stub_llm import StubLLM
+
+    with StubLLM() as server:
+        yield server
 
 
 @pytest.fixture
