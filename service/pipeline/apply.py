@@ -139,12 +139,16 @@ class Apply(Entries):
             to_apply += decision.older
         changed_ids: list[int] = []
         raced: list[Dated] = []
+        unwritten: set[str] = set()
         for key, a in to_apply:
             item_id = self._apply_change(s, known[key], a, dates[key], now, force=force)
             if item_id is None:
+                unwritten.add(key)
                 raced += self._lost(s, known[key][0], key, a, dates[key])
             elif item_id:
                 changed_ids.append(item_id)
+        # A forced entry not written (its page read meanwhile) is not said to be applied.
+        forced = [f for f in forced if f[0] not in unwritten]
         older = [] if force else [(k, dates[k], known[k][3]) for k, _ in decision.older]
         lost_older = [r for r in raced if changes.is_older(r[1], r[2])]
         return _Stored(
