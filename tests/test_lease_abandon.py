@@ -27,8 +27,12 @@ from service.store.db import make_sessionmaker, transaction
 from service.worker import Worker
 from tests.conftest import make_settings
 from tests.procs import rss_document, wait_until
+from tests.seed_db import add_feed
 from tests.stub_llm import Reply, StubLLM, default_explainer, settings_for
 from tests.test_durability import store_delivery
+from tests.test_explainer_reuse import feed_doc
+from tests.test_explainer_reuse import rig as reuse_rig
+from tests.test_explainer_reuse import store_delivery as store_for_feed
 
 
 def test_a_worker_that_lost_its_item_lease_makes_no_more_model_calls(
@@ -174,3 +178,23 @@ def test_an_explain_that_outlived_its_lease_is_not_checked(tmp_path: Path) -> No
         explain_and_check(engine, article, ExplainOptions(), repair_rounds=2)
     usage = raised.value.extra["usage"]
     assert usage.calls == 0 and raised.value.extra["cost_usd"] == 0.0
+
+
+def test_a_copy_of_another_items_explainer_is_not_stored_once_the_lease_is_lost(
+    db: Engine,
+) -> None:
+    # The same post under a second feed copies the first item's explainer (no model
+    # call): the lease is looked at before the copy is stored, as before any store.
+    with reuse_rig(db) as r:
+        first, second = (add_feed(r.sessions, f"https://{n}.example/feed") for n in "ab")
+        r.deliver(first, feed_doc(), "a")
+        store_for_feed(r, second, feed_doc(), "b")
+        assert r.worker._one(queue.DELIVERIES)  # the second item, pending
+        with transaction(r.sessions) as s:
+            (claim,) = queue.claim(s, queue.ITEMS, "worker-1", 60)
+        lost = threading.Event()
+        lost.set()
+        with abandon.watching(lost), pytest.raises(LeaseLost, match="storing"):
+            r.pipeline.process_item(claim, "worker-1")
+        assert len(r.explainers()) == 1 and len(r.stub.calls) == 1
+        assert [i.state for i in r.items()] == ["published", "processing"]
