@@ -142,8 +142,9 @@ def direction(s: str, n: Number) -> int:
 
 
 # "10% faster", "a 10% speedup": a gain, which a writer may state for a multiplier (1.10x).
+# (German "10 % schneller": an explainer of a feed set to "de".)
 _GAIN_AFTER = re.compile(
-    r"[\s-]*(?:faster|quicker|speedups?|speed-ups?|improvements?|better)\b", re.I
+    r"[\s-]*(?:faster|quicker|schneller|speedups?|speed-ups?|improvements?|better)\b", re.I
 )
 
 

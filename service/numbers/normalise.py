@@ -59,15 +59,17 @@ def _count_of(m: re.Match[str]) -> str:
 
 _SPECIAL = re.compile("[" + "".join(chr(c) for c in _CHAR_MAP) + "]")
 
-# A German decimal comma: "2,5-mal", "2,5 mal", "2,5-fach", "2,5fache" (2.5 times), and
-# the first end of a range of them ("1,17- bis 3,66-mal"). The
+# A German decimal comma: "2,5-mal", "2,5 mal", "2,5mal", "2,5 Mal", "2,5-fach",
+# "2,5fache" (2.5 times), and the first end of a range of them ("1,17- bis 3,66-mal"). The
 # multiplier words are German only, so an English list ("2,5") or thousands ("1,362,998")
-# never stand before one; a comma is read as a point only there.
+# never stand before one; a comma is read as a point only there. And before a percent
+# sign ("2,5 %", "2,5%", "1,79 Prozent"), unless three digits follow it: an English
+# "2,500%" is thousands, and no English list is written "2,5%" (a list has its spaces).
 # (The comma first, a literal: the regex engine skips ahead to one in C, where a pattern
 # opening with a look-behind and digits is tried at every position.)
 _GERMAN_DECIMAL = re.compile(
-    r",(?<=\d,)(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:mal|fach)"
-    r"(?:e[mnrs]?)?(?![a-zäöüß]))"
+    r",(?<=\d,)(?:(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:[mM]al|fach)"
+    r"(?:e[mnrs]?)?(?![a-zäöüß]))|(?!\d{3}(?!\d))(?=\d+ ?(?:%|Prozent\b)))"
 )
 
 
@@ -94,8 +96,11 @@ def prepare(text: str) -> str:
         text = _SPECIAL.sub(_special, text)
     if "](" in text or "http" in text or "`" in text or "*" in text:
         text = _SCRUB.sub(_blank, text)
-    # ("mal" alone would let in English "normal", "minimal": a space or hyphen first.)
-    if ("-mal" in text or " mal" in text or "fach" in text) and "," in text:
+    # ("mal" lets in English "normal", "minimal", "%" English shares: the regex looks
+    # at commas only, each rejected at the digit before or after it.)
+    if "," in text and (
+        "mal" in text or "Mal" in text or "fach" in text or "%" in text or "Prozent" in text
+    ):
         text = _GERMAN_DECIMAL.sub(_point, text)
     if ("x" in text and _COUNT_HINT_X.search(text)) or (
         "×" in text and _COUNT_HINT_TIMES.search(text)

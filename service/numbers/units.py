@@ -59,7 +59,8 @@ _ATTACHED_UNITS: dict[str, tuple[str, int]] = {
     "MW": ("MW", 0),
     "bit": ("bit", 0),
     "bits": ("bit", 0),
-    # German "2,5fach", "2,5fache" (-fold); the comma read as a point (prepare).
+    # German "2,5fach", "2,5fache" (-fold), "2,5mal"; the comma read as a point (prepare).
+    "mal": ("x", 0),
     "fach": ("x", 0),
     "fache": ("x", 0),
     "facher": ("x", 0),
@@ -79,11 +80,13 @@ SPACED_UNITS: dict[str, tuple[str, int]] = {
     "times": ("x", 0),
     "fold": ("x", 0),
     "mal": ("x", 0),  # German: "2,5 mal schneller"
+    "Mal": ("x", 0),  # German: "3 Mal schneller" (Duden: "3-mal" or "3 Mal")
     "x": ("x", 0),
     "×": ("x", 0),
     "%": ("%", 0),
     "percent": ("%", 0),
     "per cent": ("%", 0),
+    "Prozent": ("%", 0),  # German
     "percentage points": ("pp", 0),
     "percentage point": ("pp", 0),
     "pp": ("pp", 0),

@@ -1,0 +1,71 @@
+"""numbers and check: a German explainer's number forms (a feed set to "de"): a decimal
+comma joined to "mal", "Mal" after a space, a decimal comma before "%" or "Prozent"."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from service.numbers import Kind, extract_numbers
+from tests.check_helpers import S, U, status
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "exp"),
+    [
+        ("TopK ist 2,5mal schneller", "2.5", "x", -1),  # joined: no "-mal", " mal"
+        ("TopK ist 4,82mal schneller", "4.82", "x", -2),
+        ("TopK ist 3 Mal schneller", "3", "x", 0),  # Duden: "3-mal" or "3 Mal"
+        ("TopK ist 2,5 Mal schneller", "2.5", "x", -1),
+        ("ein Anstieg um 2,5 % im Mittel", "2.5", "%", -1),
+        ("ein Anstieg um 2,5% im Mittel", "2.5", "%", -1),
+        ("ein Rauschen von 1,79 Prozent", "1.79", "%", -2),
+    ],
+)
+def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, exp: int) -> None:
+    found = extract_numbers(text)
+    assert len(found) == 1, found
+    n = found[0]
+    assert (n.kind, n.value, n.unit, n.exp) == (Kind.QUANTITY, Decimal(value), unit, exp)
+    assert text[n.start : n.end] == n.text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("a 2,500% rise", ["2500"]),  # three digits after the comma: thousands
+        ("1,362,998 rows at 5%", ["1362998", "5"]),
+        ("sizes 2, 5% of runs", ["2", "5"]),  # a list has its space
+        ("a normal run, 5 ms", ["5"]),  # "normal" holds "mal": no number after it
+        ("1,362,5%", ["1362", "5"]),  # not the thousands' last group
+    ],
+)
+def test_an_english_comma_before_a_percent_stays_as_it_was(text: str, values: list[str]) -> None:
+    assert [str(n.value) for n in extract_numbers(text)] == values
+
+
+SOURCE = (
+    "TopK is 4.82x faster than ATen. FlyDSL is about 10% faster than ATen on BF16 GEMM. "
+    "Llama 3.3 70B stays within the 1.79% noise floor."
+)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("TopK ist 4,82mal schneller als ATen.", "4,82mal", S),
+        ("TopK ist 2,5mal schneller als ATen.", "2,5mal", U),  # not 2 and 5
+        ("TopK ist 4,82 Mal schneller als ATen.", "4,82 Mal", S),
+        ("Llama 3.3 70B bleibt im Rauschen von 1,79 %.", "1,79 %", S),
+        ("Llama 3.3 70B bleibt im Rauschen von 1,79%.", "1,79%", S),
+        ("Llama 3.3 70B bleibt im Rauschen von 1,97%.", "1,97%", U),
+        # "10 % schneller" is the gain "10% faster" states.
+        ("FlyDSL ist etwa 10 % schneller als ATen bei BF16 GEMM.", "10 %", S),
+        ("FlyDSL ist etwa 12 % schneller als ATen bei BF16 GEMM.", "12 %", U),
+    ],
+)
+def test_a_german_figure_is_checked_as_its_value(
+    explainer: str, written: str, expected: str
+) -> None:
+    assert status(explainer, SOURCE, written) == expected
