@@ -132,3 +132,39 @@ def test_a_model_name_does_not_match_another_size_of_its_family() -> None:
     # The shorter form "Llama-3.1" of the name stood in "Llama-3.1-70B": it was supported.
     assert status("Llama-3.1-8B gains 1.5x with FlyDSL.", source, "1.5x") == M
     assert status("Llama-3 gains 1.5x with FlyDSL.", source, "Llama-3") == U
+
+
+# --- a name written with a space more or less than the source writes it ------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "explainer", "written", "expected"),
+    [
+        # The source's "GB300 NVL72" written joined, and its parts apart or hyphenated.
+        ("Racks like NVIDIA GB300 NVL72 need care.", "The GB300NVL72 needs care.", "GB300NVL72", S),
+        ("Racks like NVIDIA GB300 NVL72 need care.", "The GB 300 needs care.", "GB 300", S),
+        ("Racks like NVIDIA GB300 NVL72 need care.", "The GB200NVL72 needs care.", "GB200NVL72", U),
+        ("Racks like NVIDIA GB300 NVL72 need care.", "The GB300NVL36 needs care.", "GB300NVL36", U),
+        # "GB 200" is no name the source writes: the figure 200, which it never gives.
+        ("Racks like NVIDIA GB300 NVL72 need care.", "The GB 200 needs care.", "200", U),
+        # The source's "GB300NVL72" written with spaces; its "GB 300" written joined.
+        (
+            "Racks like NVIDIA GB300NVL72 need care.",
+            "The GB300 NVL72 needs care.",
+            "GB300 NVL72",
+            S,
+        ),
+        (
+            "Racks like NVIDIA GB300NVL72 need care.",
+            "The GB300-NVL72 needs care.",
+            "GB300-NVL72",
+            S,
+        ),
+        ("Racks like NVIDIA GB 300 need care.", "The GB300 needs care.", "GB300", S),
+        ("Racks like NVIDIA GB 300 need care.", "The GB200 needs care.", "GB200", U),
+    ],
+)
+def test_a_name_spaced_otherwise_than_the_source_is_the_same_name(
+    source: str, explainer: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

@@ -36,6 +36,7 @@ from service.check.scope import (
     over_count,
 )
 from service.check.shape import shapes
+from service.check.spacing import respaced
 from service.check.table import render_row, row_sides, row_support, side_in_row
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -214,6 +215,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         nums = extract_numbers(text, prepared=s)
         if not nums:
             continue
+        nums = respaced(idx, s, text, nums)
         s, labels = row_labels(idx, title_counts(idx, s, nums), nums)
         if "(" in s or "[" in s:
             markers = [m.span() for m in _MARKER.finditer(s)]
