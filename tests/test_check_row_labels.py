@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
-from tests.check_helpers import M
+from tests.check_helpers import M, S
 from tests.test_check_table_columns import flagged, results
 
 
@@ -81,3 +81,44 @@ def test_a_tiny_tables_row_written_with_the_other_rows_figure_is_misattached(
 def test_a_tiny_tables_row_written_with_its_own_figure_raises_no_alarm(sentence: str) -> None:
     report = check_explainer(sentence, TINY)
     assert [n.status.value for n in report.numbers] == ["supported"]
+
+
+# A figure whose own words say which run it is of ("the 1,362,998 of the 256-GPU run": the
+# PP2-256 row's 256 GPUs) is that run's, though the sentence names PP2-512 only.
+CONTRAST = "PP2-512 reached 2,694,493 global TPS, about twice the {} of the {} run."
+
+
+@pytest.mark.parametrize(
+    ("figure", "run"),
+    [("1,362,998", "256-GPU"), ("1,325,624", "256-GPU"), ("1,362,998", "PP2-256")],
+)
+def test_a_figure_said_of_a_run_described_by_its_own_row_raises_no_alarm(
+    figure: str, run: str
+) -> None:
+    report = check_explainer(CONTRAST.format(figure, run), results())
+    statuses = {n.text: n.status for n in report.numbers}
+    assert statuses[figure] == S
+    assert statuses["PP2-512"] == statuses["2,694,493"] == S
+    # (The "twice" between two rows is no ratio the check derives: one row's own only.)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "figure"),
+    [
+        # The run described is the named row's (512 GPUs), not the one holding the figure.
+        (CONTRAST.format("1,362,998", "512-GPU"), "1,362,998"),
+        ("The PP2-512 run reached a global TPS of 1,362,998.", "1,362,998"),
+    ],
+)
+def test_a_figure_said_of_the_named_rows_description_is_misattached(
+    sentence: str, figure: str
+) -> None:
+    report = check_explainer(sentence, results())
+    verdict = next(n for n in report.numbers if n.text == figure)
+    assert (verdict.status, verdict.reason) == (M, "the source's table gives it for PP2-256")
+
+
+def test_a_count_of_gpus_written_hyphenated_is_the_count() -> None:
+    # "a 256-GPU run" counts GPUs as "256 GPUs" does: no name "256-GPU" the source lacks.
+    report = check_explainer("The PP2-256 run was a 256-GPU run.", results())
+    assert [(n.text, n.status) for n in report.numbers] == [("PP2-256", S), ("256", S)]

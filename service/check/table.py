@@ -179,6 +179,7 @@ def row_support(
         lead = _norm(text.split(" | ", 1)[0].split(":", 1)[-1])
     else:
         lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
+    described: dict[int, int] = {}  # figures said of another row by its cells' words
     for row in named:
         backed: dict[int, int] = {}
         for n in figures:
@@ -194,7 +195,10 @@ def row_support(
                 # PP2-256 row): the label named is what the figure is said of, though
                 # the words between are more than a window's.
                 mate = None if _holds(row, n) else _other_row(rows, named, row, n, family=True)
-                if mate is not None:
+                said_of = _said_of(text, nums, row, mate, n) if mate is not None else None
+                if mate is not None and said_of is mate:
+                    described[n.start] = mate.unit  # "the 1,362,998 of the 256-GPU run"
+                elif mate is not None and said_of is row:
                     crossed.setdefault(n.start, (mate.unit, f"for {mate.label_text}"))
                 continue
             other = _other_column(row, part, n)
@@ -206,12 +210,44 @@ def row_support(
                 crossed.setdefault(n.start, (elsewhere.unit, f"for {elsewhere.label_text}"))
         if len(backed) == len(figures):
             return RowReading(backed, {})
-    return RowReading({}, crossed)
+    return RowReading({k: v for k, v in described.items() if k not in crossed}, crossed)
 
 
-def _holds(row: Row, n: Number) -> bool:
-    """Whether a cell of ``row`` holds ``n``."""
-    return any(_same(n, m) for cell in row.cell_numbers for m in cell)
+# What a figure is said of in its own words: "the 1,362,998 of the 256-GPU run".
+_OF = re.compile(r"\s+of\s+(?:the\s+|an?\s+)?[^,;:()]{1,40}?(?=[,;:()]|\.(?!\d)|$)")
+
+
+def _said_of(text: str, nums: Sequence[Number], row: Row, mate: Row, n: Number) -> Row | None:
+    """The row ``n`` is said of, of ``row`` (which the sentence names) and ``mate`` (which
+    holds it): the row its own "of" phrase describes by a cell only that row holds ("about
+    twice the 1,362,998 of the 256-GPU run": the mate's 256 GPUs; "... of the 512-GPU
+    run": the named row's count), or names; ``row`` when it has no such phrase (the family
+    rule); None when the phrase tells neither ("of the smaller run")."""
+    m = _OF.match(text, n.end)
+    if m is None:
+        return row
+    words = _norm(m.group(0))
+    inside = [x for x in nums if m.start() <= x.start < m.end()]
+    # The columns the phrase names ("GPU" of "256-GPU": "GPUs"), else every column.
+    named = [j for j, h in enumerate(row.headers) if h and (h in words or _one(h) in words)]
+    for one, other in ((mate, row), (row, mate)):
+        if one.label in words or any(
+            _holds(one, x, named) and not _holds(other, x, named) for x in inside
+        ):
+            return one
+    return None
+
+
+def _one(header: str) -> str:
+    """A normalised header of one word in the singular (" gpus " -> " gpu ")."""
+    return header[:-2] + " " if header.endswith("s ") and header.count(" ") == 2 else header
+
+
+def _holds(row: Row, n: Number, columns: Sequence[int] = ()) -> bool:
+    """Whether a cell of ``row`` (of ``columns``, when given) holds ``n``."""
+    cells = row.cell_numbers
+    chosen = [cells[j] for j in columns if j < len(cells)] if columns else cells
+    return any(_same(n, m) for cell in chosen for m in cell)
 
 
 def _other_row(

@@ -31,6 +31,7 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _ORDINAL_ENDS = frozenset({"st", "nd", "rd", "th"})
 _RATIO = re.compile(r"\d+(?::\d+)+")  # 3:1, 21:23 (compared verbatim)
 _LOWER_WORD = re.compile(r"[a-z]+")
+_COUNTED_ACRONYM = re.compile(r"[CGNT]PUs?")
 
 # A candidate token: a run of word characters with inner punctuation, holding a digit.
 _BODY = r"(?:\w|(?<=\d),(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?"
@@ -159,6 +160,10 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
     segments = token.split("-")
     # Nouns hyphenated after the number ("15-shape", "gfx950-based", "MI350-series").
     noun, scale = "", 0
+    # A count of an acronym ("a 256-GPU run", "8-GPU nodes") is the count alone: the
+    # acronym is a name the check binds it to, as in "256 GPUs" (not the name "256-GPU").
+    if len(segments) == 2 and _COUNTED_ACRONYM.fullmatch(segments[1]) and segments[0].isdigit():
+        return _single(text, start, segments[0], "")
     while len(segments) > 1 and _LOWER_WORD.fullmatch(segments[-1]):
         word = segments.pop()
         if SPACED_UNITS.get(word, ("x", 0))[0] == "":  # 30-billion-parameter
