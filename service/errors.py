@@ -357,3 +357,13 @@ def validation_problems(exc: ValidationError, whole: str, limit: int | None = No
     if len(shown) < len(errors):
         text += f"; and {len(errors) - len(shown)} more"
     return text
+
+
+def too_long_number() -> str:
+    """Why JSON the decoder refused with a plain ``ValueError`` is unusable: a number of
+    more digits than Python converts to an int (``sys.get_int_max_str_digits``, a guard
+    against quadratic conversion). Valid JSON, so no ``JSONDecodeError``: every reader of
+    untrusted JSON catches this one too, or it leaves as a crash."""
+    import sys
+
+    return f"a number has more than {sys.get_int_max_str_digits()} digits"

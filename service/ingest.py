@@ -34,6 +34,7 @@ from service.errors import (
     PayloadTooLarge,
     Unprocessable,
     UnsupportedMediaType,
+    too_long_number,
 )
 from service.store.tables import MAX_ID
 
@@ -156,6 +157,10 @@ def read_webhook(
             raise BadJSON(f"body is not valid JSON: {exc}") from exc
         except RecursionError as exc:  # thousands of nested [ or {: no payload looks so
             raise BadJSON("body is not usable JSON: nested too deeply") from exc
+        except ValueError as exc:
+            # A number of more digits than int() converts (Python's 4,300): valid JSON
+            # the decoder refuses with a plain ValueError, which was a 500.
+            raise BadJSON(f"body is not usable JSON: {too_long_number()}") from exc
         return _from_json(data, ident, sender_id(hdrs) is not None, hdrs, common)
     if mt in FEED_TYPES or mt in SNIFF_TYPES or mt == "text/html":
         kind = parse.sniff(body, content_type)

@@ -107,8 +107,10 @@ def _document_links(body: bytes) -> list[tuple[str, set[str]]]:
     if head == b"{":
         try:
             data = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            return []  # not a JSON Feed we can read (nested too deep): no links in it
+        except (ValueError, RecursionError):
+            # Not a JSON Feed we can read (not UTF-8 or JSON, nested too deep, a number
+            # of more digits than int() converts): no links in it.
+            return []
         out: list[tuple[str, set[str]]] = []
         if isinstance(data, dict):
             for hub in data.get("hubs") or []:

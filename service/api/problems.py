@@ -22,6 +22,7 @@ from service.errors import (
     RequestTimeout,
     UnsupportedMediaType,
     cause_chain,
+    too_long_number,
 )
 
 log = logging.getLogger(__name__)
@@ -99,8 +100,8 @@ def _not_json(request: Request, errors: list[dict[str, Any]]) -> str | None:
 def _unreadable_json(exc: StarletteHTTPException) -> str | None:
     """Why a JSON body FastAPI could not read is bad, when that is what ``exc`` is: its
     "400 There was an error parsing the body" said nothing of a body that is not UTF-8
-    (JSON is, RFC 8259) or is nested past the decoder's depth, and the webhook, which
-    reads its own body, says both."""
+    (JSON is, RFC 8259), is nested past the decoder's depth or holds a number too long
+    to convert, and the webhook, which reads its own body, says each."""
     cause = exc.__cause__
     if exc.status_code != 400 or cause is None:
         return None
@@ -108,6 +109,10 @@ def _unreadable_json(exc: StarletteHTTPException) -> str | None:
         return f"body is not valid JSON: it is not UTF-8 ({cause})"
     if isinstance(cause, RecursionError):
         return "body is not usable JSON: nested too deeply"
+    if type(cause) is ValueError:
+        # Not a subclass (JSONDecodeError, answered as json_invalid; a form parser's):
+        # valid JSON the decoder refuses, a number of more digits than int() converts.
+        return f"body is not usable JSON: {too_long_number()}"
     return None
 
 

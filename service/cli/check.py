@@ -16,7 +16,7 @@ from rich.table import Table
 from service.check import check_explainer, headline_facts
 from service.clean import article_from_document, decode_document, guess_kind, looks_binary
 from service.cli.inputs import read_input
-from service.errors import InputError, validation_problems
+from service.errors import InputError, too_long_number, validation_problems
 from service.models import Article, CheckReport, CheckStatus, Explainer, explainer_fields
 
 _STYLE = {  # status -> rich style
@@ -65,6 +65,10 @@ def load_explainer(path: Path) -> Explainer | str:
             problems = validation_problems(exc, "(file)")
             raise InputError(
                 f"explainer file {path} is not an explainer in JSON: {problems}"
+            ) from exc
+        except ValueError as exc:  # after ValidationError, one of its kind
+            raise InputError(
+                f"explainer file {path} is not an explainer in JSON: {too_long_number()}"
             ) from exc
     if guess_kind(text, path.name) == "html":
         # `plainfeed explain -f html`, or an explainer on a web page: read as text, its

@@ -118,6 +118,14 @@ def read_text(path: Path, what: str) -> str:
         raise EvalCaseError(f"{path}: {what} is not UTF-8 text") from exc
 
 
+def yaml_value_error(exc: ValueError) -> str:
+    """What is wrong with a YAML value its loader could not build (a date that is none,
+    "2020-13-45"; an int of more digits than Python converts): the loader lets the
+    constructor's ValueError out, not a YAMLError. Without Python's advice to raise its
+    limit, which is no advice to the author of the file."""
+    return str(exc).split("; use sys.", 1)[0]
+
+
 def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
     """Validate the text of a ``case.yaml``; errors name the file and the field."""
     try:
@@ -126,6 +134,8 @@ def parse_case_file(text: str, where: str = "case.yaml") -> CaseFile:
         raise EvalCaseError(f"{where}: not valid YAML: {exc}") from exc
     except RecursionError as exc:  # thousands of nested [ or {: the parser recurses per level
         raise EvalCaseError(f"{where}: not usable YAML: nested too deeply") from exc
+    except ValueError as exc:
+        raise EvalCaseError(f"{where}: not usable YAML: {yaml_value_error(exc)}") from exc
     if not isinstance(data, dict):
         raise EvalCaseError(f"{where}: expected a mapping with title, url and facts")
     try:

@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.errors import EvalCaseError, validation_problems
-from service.evaluate.cases import read_text
+from service.evaluate.cases import read_text, yaml_value_error
 from service.evaluate.metrics import CaseScore, overall
 
 
@@ -44,6 +44,8 @@ def parse_thresholds(text: str, where: str = "thresholds.yaml") -> Thresholds:
         raise EvalCaseError(f"{where}: not usable YAML: nested too deeply") from exc
     except ValidationError as exc:
         raise EvalCaseError(f"{where}: {validation_problems(exc, '(file)')}") from exc
+    except ValueError as exc:  # after ValidationError, one of its kind
+        raise EvalCaseError(f"{where}: not usable YAML: {yaml_value_error(exc)}") from exc
 
 
 def load_thresholds(path: Path) -> Thresholds:
