@@ -45,6 +45,14 @@ log = logging.getLogger(__name__)
 
 EVENTS = ("explainer.published", "explainer.needs_review")
 SECRET_PREFIX = "whsec_"
+# A secret as new_secret writes it and secret_key takes it: base64 of 24 to 64 bytes, in
+# groups of four characters (8 to 21, the last padded). For the OpenAPI document:
+# secret_key also takes base64 this does not spell (excess padding), as it always has.
+_B64 = "[A-Za-z0-9+/]"
+SECRET_PATTERN = (
+    rf"^{SECRET_PREFIX}(?:{_B64}{{4}}){{8,20}}"
+    rf"(?:{_B64}{{4}}(?:{_B64}{{2}}==)?|{_B64}{{2}}==|{_B64}{{3}}=)?$"
+)
 TOLERANCE_SECONDS = 5 * 60
 ERROR_CHARS = 500
 

@@ -5,6 +5,10 @@ refuses without a JSONDecodeError is bad JSON, not a crash."""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +16,10 @@ import httpx
 import pytest
 
 from service.api.app import create_app
-from tests.conftest import LiveServer, make_settings
+from service.errors import InputError
+from service.outbound import SECRET_PATTERN, secret_key
+from service.store.tables import MAX_URL
+from tests.conftest import PYTORCH_FEED, LiveServer, make_settings
 
 TOKEN = "conformance-token"
 Live = tuple[httpx.Client, dict[str, Any]]
@@ -68,3 +75,131 @@ def test_a_number_of_more_digits_than_int_takes_is_bad_json(live: Live, path: st
     assert "a number has more than 4300 digits" in problem["detail"]
     assert_declared(spec, path, r)
     assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "status"),
+    [
+        ("/", "feed=999999", 404),  # no such feed
+        ("/", "state=bogus", 422),
+        ("/ui/items/{item_id}", "done=a&done=b", 422),  # a parameter given twice
+    ],
+)
+def test_a_page_answers_its_errors_as_the_html_it_declares(
+    live: Live, path: str, query: str, status: int
+) -> None:
+    # Declared as problem JSON (the 422) or not at all (the 404), answered as HTML pages.
+    client, spec = live
+    concrete = path.replace("{item_id}", "1")
+    for method in ("GET", "HEAD"):
+        r = client.request(method, f"{concrete}?{query}")
+        assert r.status_code == status
+        if method == "GET":
+            assert _media(r.headers["content-type"]) == "text/html"
+        assert_declared(spec, path, r)
+
+
+def test_websub_content_refused_before_its_feed_is_looked_at_is_declared(live: Live) -> None:
+    client, spec = live
+    feed_id = _feed(client)
+    path = "/websub/{feed_id}"
+    empty = client.post(f"/websub/{feed_id}")
+    assert empty.status_code == 400 and empty.json()["type"].endswith("/empty-body")
+    assert_declared(spec, path, empty)
+    csv = client.post(f"/websub/{feed_id}", content=b"a,b", headers={"content-type": "text/csv"})
+    assert csv.status_code == 415
+    assert_declared(spec, path, csv)
+
+
+@pytest.mark.parametrize(
+    ("path", "ctype"),
+    [
+        ("/feeds", "text/plain"),
+        ("/subscribers", "application/xml"),
+        ("/webhooks/feed", "application/rss+xml"),
+        ("/ui/items/{item_id}/review", "application/x-www-form-urlencoded"),
+    ],
+)
+def test_a_body_refused_for_its_type_or_encoding_is_a_declared_415(
+    live: Live, path: str, ctype: str
+) -> None:
+    # Every route that reads a body refuses a compressed one (service.api.limits), and a
+    # JSON route one labelled as anything else: neither was declared but the webhook's.
+    client, spec = live
+    concrete = path.replace("{item_id}", "1")
+    gz = client.post(
+        concrete,
+        content=gzip.compress(PYTORCH_FEED.read_bytes()),
+        headers={"content-type": ctype, "content-encoding": "gzip"},
+    )
+    assert gz.status_code == 415
+    assert_declared(spec, path, gz)
+    if not path.startswith(("/ui/", "/webhooks/")):
+        plain = client.post(concrete, content=b"x=1", headers={"content-type": ctype})
+        assert plain.status_code == 415
+        assert_declared(spec, path, plain)
+
+
+def test_a_patch_body_is_documented_as_the_route_takes_it(live: Live) -> None:
+    client, spec = live
+    schemas = spec["components"]["schemas"]
+    # The routes refuse an empty body (400): the document said {} was a valid one.
+    assert schemas["FeedPatch"]["minProperties"] == 1
+    patch = schemas["SubscriberPatch"]
+    assert patch["minProperties"] == 1
+    # A null is refused (400) for every field: the document offered null for each.
+    for name, prop in patch["properties"].items():
+        assert "null" not in str(prop) and "default" not in prop, name
+    assert patch["properties"]["events"]["minItems"] == 1
+    feed_id = _feed(client)
+    r = client.patch(f"/feeds/{feed_id}", json={})
+    assert r.status_code == 400
+    assert_declared(spec, "/feeds/{feed_id}", r)
+    sub = client.post("/subscribers", json={"url": "https://example.org/hook"})
+    assert sub.status_code == 201, sub.text
+    for body in ({}, {"events": None}, {"active": True, "url": None}):
+        r = client.patch(f"/subscribers/{sub.json()['id']}", json=body)
+        assert r.status_code == 400, body
+        assert_declared(spec, "/subscribers/{sub_id}", r)
+    ok = client.patch(f"/subscribers/{sub.json()['id']}", json={"active": False})
+    assert ok.status_code == 200 and ok.json()["active"] is False
+
+
+def test_a_url_is_documented_within_its_column(live: Live) -> None:
+    # HttpUrl's own bound (2,083) was the document's, and a URL of 2,049 to 2,083
+    # characters was always refused (422).
+    client, spec = live
+    schemas = spec["components"]["schemas"]
+    for model in ("FeedIn", "SubscriberIn", "SubscriberPatch"):
+        assert schemas[model]["properties"]["url"]["maxLength"] == MAX_URL, model
+    base = "https://example.org/"
+    longest = base + "a" * (MAX_URL - len(base))
+    assert client.post("/feeds", json={"url": longest}).status_code == 201
+    over = client.post("/feeds", json={"url": longest + "a"})
+    assert over.status_code == 422
+    assert_declared(spec, "/feeds", over)
+
+
+def test_the_documented_secret_pattern_is_what_the_service_takes(live: Live) -> None:
+    client, spec = live
+    documented = spec["components"]["schemas"]["SubscriberIn"]["properties"]["secret"]
+    pattern = next(b["pattern"] for b in documented["anyOf"] if "pattern" in b)
+    for size in range(80):
+        for _ in range(5):
+            secret = "whsec_" + base64.b64encode(os.urandom(size)).decode()
+            try:
+                secret_key(secret)
+                taken = True
+            except InputError:
+                taken = False
+            assert bool(re.fullmatch(pattern, secret)) is taken, secret
+            assert bool(re.fullmatch(SECRET_PATTERN, secret)) is taken, secret
+    assert not re.fullmatch(pattern, "whsec_" + base64.b64encode(os.urandom(32)).decode()[:-1])
+    # "" is taken as no secret: one is made, as the document now says.
+    assert re.fullmatch(pattern, "")
+    r = client.post("/subscribers", json={"url": "https://example.org/hook2", "secret": ""})
+    assert r.status_code == 201, r.text
+    assert re.fullmatch(SECRET_PATTERN, r.json()["secret"])
+    bad = client.post("/subscribers", json={"url": "https://example.org/hook3", "secret": "x"})
+    assert bad.status_code == 400
+    assert_declared(spec, "/subscribers", bad)

@@ -115,7 +115,18 @@ def _feed_view(f: t.Feed) -> dict[str, Any]:
 # --- index -----------
 
 
-@router.get("/", response_class=HTMLResponse)
+# A query the page cannot take (a state that is none, a feed that is no id): an HTML
+# page, as its other errors are (service.api.problems), not the API's problem JSON.
+_BAD_QUERY: dict[int | str, dict[str, Any]] = {
+    422: {"description": "A query parameter it cannot take", "content": _HTML}
+}
+
+
+@router.get(
+    "/",
+    response_class=HTMLResponse,
+    responses={404: {"description": "No feed with that id", "content": _HTML}, **_BAD_QUERY},
+)
 def index(
     request: Request,
     s: DB,
@@ -243,7 +254,7 @@ def item_page(
 @router.get(
     "/ui/items/{item_id}",
     response_class=HTMLResponse,
-    responses={404: {"description": "No such item", "content": _HTML}},
+    responses={404: {"description": "No such item", "content": _HTML}, **_BAD_QUERY},
 )
 def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse:
     """An explainer beside its source; each number links to its supporting sentence."""
@@ -272,6 +283,7 @@ def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse
             "content": _HTML,
         },
         413: {"description": "Form over 16 KB", "content": _HTML},
+        415: {"description": "A compressed form (Content-Encoding)", "content": _HTML},
     },
     openapi_extra={
         "requestBody": {

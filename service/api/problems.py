@@ -314,8 +314,8 @@ def _needs_token(route: APIRoute) -> bool:
 def _document(schema: dict[str, Any], app: FastAPI) -> None:
     """What the handlers above answer, in the OpenAPI document: every error as
     ``application/problem+json`` (FastAPI says ``application/json`` with its own
-    validation shape), 401 where the bearer token is checked, 400, 408 and 413 where a
-    body is read; and HEAD beside every GET."""
+    validation shape), 401 where the bearer token is checked, 400, 408, 413 and 415
+    where a body is read; and HEAD beside every GET."""
     schemas = schema.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = PROBLEM_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):
@@ -338,6 +338,11 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                 if "application/json" in body:
                     responses.setdefault("400", {"description": "The body is not valid JSON"})
                 responses.setdefault("413", {"description": f"Body over {cap} MiB"})
+                # service.api.limits refuses a compressed body; a JSON route, a body
+                # labelled as anything else (the handler of RequestValidationError).
+                responses.setdefault(
+                    "415", {"description": "Compressed (Content-Encoding), or not JSON"}
+                )
                 responses.setdefault(
                     "408", {"description": "Body not in whole within PLAINFEED_BODY_TIMEOUT"}
                 )

@@ -79,8 +79,12 @@ def _fits_its_column(url: HttpUrl) -> HttpUrl:
     return url
 
 
+# The bound of a stored URL, for the OpenAPI document: HttpUrl's own (2,083) is longer
+# than any stored URL, and a client built from the document sent URLs always refused.
+_STORED_LENGTH = Field(json_schema_extra={"maxLength": t.MAX_URL})
+
 # An http(s) URL as it is stored: HttpUrl's normal form, within its column.
-StoredUrl = Annotated[HttpUrl, AfterValidator(_fits_its_column)]
+StoredUrl = Annotated[HttpUrl, AfterValidator(_fits_its_column), _STORED_LENGTH]
 
 # A feed's URL as it is stored and compared: HttpUrl's normal form, no fragment.
 FeedUrl = Annotated[
@@ -88,7 +92,15 @@ FeedUrl = Annotated[
     AfterValidator(_without_credentials),
     AfterValidator(_without_fragment),
     AfterValidator(_fits_its_column),
+    _STORED_LENGTH,
 ]
+
+
+def not_null_in_schema(schema: dict[str, Any]) -> None:
+    """For ``json_schema_extra`` of a field typed ``X | SkipJsonSchema[None] = None``:
+    absent is its default, an explicit null is refused by the route, so the document
+    shows neither null nor the default null."""
+    schema.pop("default", None)
 
 
 class FeedIn(BaseModel):
@@ -120,7 +132,11 @@ class FeedPatch(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"secret": "a-new-secret-for-the-monitor"}]},
+        # At least one field: the route refuses an empty body (400).
+        json_schema_extra={
+            "examples": [{"secret": "a-new-secret-for-the-monitor"}],
+            "minProperties": 1,
+        },
     )
 
     name: FeedName | None = None

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import ipaddress
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool, StrictInt
+from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy import func, select
 
 from service import outbound
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
 from service.api.params import Id, Limit, Offset, Page
-from service.api.schemas import StoredUrl
+from service.api.schemas import StoredUrl, not_null_in_schema
 from service.errors import Conflict, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t
@@ -31,6 +32,12 @@ def _all_events() -> list[EventName]:
     return ["explainer.published", "explainer.needs_review"]
 
 
+# A signing secret, or "" for one generated as for none. Its pattern is documented, not
+# validated here: outbound.secret_key refuses a malformed secret with a message of its
+# own (400).
+Secret = Annotated[str, Field(json_schema_extra={"pattern": f"^$|{outbound.SECRET_PATTERN}"})]
+
+
 class SubscriberIn(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -42,9 +49,10 @@ class SubscriberIn(BaseModel):
     )
 
     url: StoredUrl
-    secret: str | None = Field(
+    secret: Secret | None = Field(
         default=None,
-        description="whsec_<base64 of 24-64 bytes>; generated (and answered once) when absent",
+        description="whsec_<base64 of 24-64 bytes>; generated (and answered once) when absent"
+        " or empty",
     )
     events: list[EventName] = Field(default_factory=lambda: _all_events(), min_length=1)
     # Strict, as the webhook's feed_id: true, "1" and 1.0 were feed 1, and " 1" too.
@@ -61,15 +69,25 @@ class SubscriberPatch(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"active": True}, {"url": "https://example.org/new"}]},
+        # At least one field, none null: the route refuses an empty body or a null (400).
+        json_schema_extra={
+            "examples": [{"active": True}, {"url": "https://example.org/new"}],
+            "minProperties": 1,
+        },
     )
 
     # Strict: "yes" or 1 read as true would reactivate a subscriber by a typo.
-    active: StrictBool | None = Field(
-        default=None, description="true reactivates (its failure count starts again at 0)"
+    active: StrictBool | SkipJsonSchema[None] = Field(
+        default=None,
+        description="true reactivates (its failure count starts again at 0)",
+        json_schema_extra=not_null_in_schema,
     )
-    url: StoredUrl | None = None
-    events: list[EventName] | None = Field(default=None, min_length=1)
+    url: StoredUrl | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra=not_null_in_schema
+    )
+    events: Annotated[list[EventName], Field(min_length=1)] | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra=not_null_in_schema
+    )
 
 
 class SubscriberOut(BaseModel):

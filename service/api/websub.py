@@ -94,9 +94,11 @@ async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextRes
     response_model=Accepted,
     responses={
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
+        400: {"description": "Empty body"},
         401: {"description": "Missing or wrong X-Hub-Signature"},
         410: {"description": "Unknown feed, or no active subscription: the hub should stop"},
         413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
+        415: {"description": "Unsupported content type, or a compressed body"},
         422: {"description": "The body is not a feed document"},
     },
     openapi_extra={"requestBody": {"required": True, "content": FEED_DOCUMENT}},
