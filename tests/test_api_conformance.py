@@ -140,6 +140,23 @@ def test_a_body_refused_for_its_type_or_encoding_is_a_declared_415(
         assert_declared(spec, path, plain)
 
 
+def test_the_review_form_address_allows_post_alone(live: Live) -> None:
+    client, _ = live
+    # The page of any other /ui address answers GET there too: Allow named it, and GET
+    # said "no page here" (404) while OPTIONS said 405 Allow: GET, HEAD, POST.
+    for method in ("OPTIONS", "GET", "PUT"):
+        r = client.request(method, "/ui/items/1/review")
+        assert r.status_code == 405, method
+        assert r.headers["allow"] == "POST", method
+        assert _media(r.headers["content-type"]) == "text/html"
+    # Where no other route is, that page is what there is.
+    assert client.get("/ui/nothing/here").status_code == 404
+    other = client.post("/ui/nothing/here")
+    assert other.status_code == 405 and other.headers["allow"] == "GET, HEAD"
+    # The API's own 405s are unchanged.
+    assert client.put("/feeds").headers["allow"] == "GET, HEAD, POST"
+
+
 def test_a_patch_body_is_documented_as_the_route_takes_it(live: Live) -> None:
     client, spec = live
     schemas = spec["components"]["schemas"]

@@ -22,9 +22,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import BeforeValidator
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from service.api.deps import DB, Ctx
 from service.api.params import FeedFilter, Offset, blank_is_none
+from service.api.problems import methods_at
 from service.api.schemas import NO_NUL
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState
@@ -347,7 +349,15 @@ def _review_sync(
     return RedirectResponse(f"/ui/items/{found.id}?done={done}", status_code=303)
 
 
-@router.get("/ui/{rest:path}", response_class=HTMLResponse, include_in_schema=False)
-def unknown_page(rest: str) -> HTMLResponse:
-    """Any other page address: an HTML 404, not the API's JSON problem."""
+# Every other address under /ui: the page that says there is none.
+ANY_PAGE = "/ui/{rest:path}"
+
+
+@router.get(ANY_PAGE, response_class=HTMLResponse, include_in_schema=False)
+def unknown_page(rest: str, request: Request) -> HTMLResponse:
+    """Any other page address: an HTML 404, not the API's JSON problem. An address a
+    route takes with other methods (the review form's) is a 405 page naming them, as
+    OPTIONS of it says: a 404 said there was nothing there."""
+    if methods_at(request):
+        raise HTTPException(405)
     return error_page(404, "Not found", "There is no page at this address.")

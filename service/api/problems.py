@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 
@@ -64,18 +65,38 @@ def problem(
 _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
+def _routes(routes: list[Any]) -> Iterator[Any]:
+    """The routes of the app and of the routers it includes: an included router matches
+    as one route, and would not say which of its routes matched."""
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _routes(included.routes)
+        else:
+            yield route
+
+
+def methods_at(request: Request, *, any_page: bool = False) -> set[str]:
+    """The methods of the routes at the request's path; the page of any other /ui
+    address (pages.ANY_PAGE) among them only with ``any_page``: GET of
+    /ui/items/1/review is its "no page here", not a method of the review form's."""
+    from service.api.pages import ANY_PAGE
+
+    return {
+        m
+        for r in _routes(request.app.router.routes)
+        if any_page or getattr(r, "path", None) != ANY_PAGE
+        for m in _METHODS
+        if r.matches({**request.scope, "method": m})[0] == Match.FULL
+    }
+
+
 def _allowed(request: Request) -> str:
     """The methods of every route at the request's path (RFC 9110 15.5.6: a 405 carries
     Allow). Starlette names those of the first such route only, and GET /feeds and POST
-    /feeds are two routes; HEAD goes with GET (service.api.limits.HeadAsGet)."""
-    routes = request.app.router.routes
-    # Asked method by method: a router included in another matches as one route, and
-    # only says whether it has a route for the path and a given method.
-    methods = {
-        m
-        for m in _METHODS
-        if any(r.matches({**request.scope, "method": m})[0] == Match.FULL for r in routes)
-    }
+    /feeds are two routes; HEAD goes with GET (service.api.limits.HeadAsGet). The page
+    of any other /ui address counts only where no other route is."""
+    methods = methods_at(request) or methods_at(request, any_page=True)
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))
