@@ -4,13 +4,15 @@ every error: a problem details body (RFC 9457), not uvicorn's plain text.
 A request line or header block that does not parse never reaches the application: the
 protocol answers 400 itself, and a client that reads every error as JSON would choke on
 "Invalid HTTP request received.". Each protocol class keeps its own framing (the h11 state
-machine, httptools' raw bytes) and changes only the body and its type.
+machine, httptools' raw bytes) and changes only the body and its type. Both refuse a
+request head over MAX_HEAD_BYTES the same way (431), before the parser buffers it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -23,20 +25,95 @@ except ImportError:  # pragma: no cover - httptools is a dependency of uvicorn[s
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 
+# The longest request head (request line and headers) either protocol takes: httptools
+# buffers a header whole and bounds none, and h11 bounds only a head that comes in
+# pieces (16 KiB); a client's 64 MiB header was read into memory and served.
+MAX_HEAD_BYTES = 64 * 1024
+HEADERS_TOO_LARGE = b"431 Request Header Fields Too Large"
+
+
 def bad_request_body(msg: str) -> bytes:
     """The problem document for a request the HTTP parser refused (``msg``: uvicorn's)."""
+    return _problem(400, "bad-http-request", "Malformed HTTP request", msg)
+
+
+def _problem(status: int, slug: str, title: str, detail: str) -> bytes:
     return json.dumps(
-        {
-            "type": PROBLEM_BASE + "bad-http-request",
-            "title": "Malformed HTTP request",
-            "status": 400,
-            "detail": msg,
-        }
+        {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
     ).encode()
 
 
+def headers_too_large_body() -> bytes:
+    return _problem(
+        431,
+        "headers-too-large",
+        "Request header fields too large",
+        f"the request line and headers are over {MAX_HEAD_BYTES} bytes",
+    )
+
+
+class HeadCount:
+    """The bytes of a connection's request head read so far, counted before the parser
+    sees them: from a request's first byte to the blank line that ends its head, which
+    may come split (the last three bytes are kept)."""
+
+    def __init__(self) -> None:
+        self.next_request()
+
+    def next_request(self) -> None:
+        self.reading, self.bytes, self.tail = True, 0, b""
+
+    def over(self, data: bytes) -> bool:
+        """Whether the head, with ``data`` read, is over MAX_HEAD_BYTES. Bytes after the
+        head (a body) are not counted; nor is another request until next_request."""
+        if not self.reading:
+            return False
+        seen = self.tail + data
+        end = seen.find(b"\r\n\r\n")
+        if end < 0:
+            self.bytes += len(data)
+            self.tail = seen[-3:]
+        else:
+            self.bytes += max(0, end + 4 - len(self.tail))
+            self.reading = False
+        return self.bytes > MAX_HEAD_BYTES
+
+
+def _send_raw(protocol: Any, status: bytes, body: bytes) -> None:
+    """Answer ``body`` (a problem) with ``status`` on ``protocol``'s connection and close
+    it, written as bytes: for a head the parser has not seen, or could not parse."""
+    content = [b"HTTP/1.1 " + status + b"\r\n"]
+    for name, value in protocol.server_state.default_headers:
+        content.extend([name, b": ", value, b"\r\n"])
+    content += [
+        b"content-type: " + MEDIA_TYPE.encode() + b"\r\n",
+        b"content-length: " + str(len(body)).encode() + b"\r\n",
+        b"connection: close\r\n\r\n",
+        body,
+    ]
+    protocol.transport.write(b"".join(content))
+    protocol.transport.close()
+
+
 class ProblemH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a problem details body on a request it cannot parse."""
+    """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
+    and a head over MAX_HEAD_BYTES refused."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head = HeadCount()
+        # h11's own bound, of a head that came in pieces, the same as the whole head's:
+        # its 16 KiB refused (400) a head httptools takes.
+        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+
+    def data_received(self, data: bytes) -> None:
+        if not self._head.reading and self.conn.their_state is h11.IDLE:
+            # The last request was read whole and answered: these bytes start the next.
+            self._head.next_request()
+        if self._head.over(data):
+            _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
+            return
+        super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
         body = bad_request_body(msg)
@@ -58,21 +135,32 @@ if HttpToolsProtocol is not None:
 
     class ProblemHttpToolsProtocol(HttpToolsProtocol):
         """uvicorn's httptools protocol with a problem details body on a request it cannot
-        parse."""
+        parse, and a head over MAX_HEAD_BYTES refused."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._head = HeadCount()
+
+        def data_received(self, data: bytes) -> None:
+            if self._head.over(data):
+                _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
+                return
+            super().data_received(data)
+
+        # The parser says where a request and its head end: the bytes after a request
+        # are the next one's head, and those after its head a body. It says so in the
+        # middle of what came at once (the end of a body, then the next head), whose
+        # bytes of a head go uncounted: at most one read's worth.
+        def on_headers_complete(self) -> None:
+            self._head.reading = False
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._head.next_request()
 
         def send_400_response(self, msg: str) -> None:
-            body = bad_request_body(msg)
-            content = [b"HTTP/1.1 400 Bad Request\r\n"]
-            for name, value in self.server_state.default_headers:
-                content.extend([name, b": ", value, b"\r\n"])
-            content += [
-                b"content-type: " + MEDIA_TYPE.encode() + b"\r\n",
-                b"content-length: " + str(len(body)).encode() + b"\r\n",
-                b"connection: close\r\n\r\n",
-                body,
-            ]
-            self.transport.write(b"".join(content))
-            self.transport.close()
+            _send_raw(self, b"400 Bad Request", bad_request_body(msg))
 
 
 def http_protocol() -> type[asyncio.Protocol]:
