@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -95,6 +96,49 @@ def test_heads_are_counted_one_request_at_a_time_and_bodies_not(port: int) -> No
     )
     status, _, answer = exchange(port, raw)
     assert status.startswith("HTTP/1.1 200"), (status, answer[:300])
+
+
+@pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
+def quick_port(request: pytest.FixtureRequest, settings: Settings) -> Iterator[int]:
+    """A server whose request heads have half a second to arrive."""
+    quick = type("Quick", (request.param,), {"head_seconds": 0.5})
+    yield from serve_on_loopback(create_app(settings, workers=0), quick)
+
+
+@pytest.mark.parametrize(
+    "sent", [b"", b"GET /healthz HTTP/1.1\r\nHost: x\r\n"], ids=["nothing", "half a head"]
+)
+def test_a_head_not_whole_in_time_is_a_408_problem(quick_port: int, sent: bytes) -> None:
+    # A head sent a header every few seconds held its connection for good (uvicorn
+    # bounds only the wait between requests), as did a connection that sent nothing.
+    with socket.create_connection(("127.0.0.1", quick_port), timeout=10) as s:
+        s.sendall(sent)
+        time.sleep(0.3)
+        s.sendall(b"X-A: b\r\n" if sent else b"")
+        status, headers, body = read_answer(s)
+    assert status.startswith("HTTP/1.1 408"), status
+    assert headers["content-type"] == "application/problem+json"
+    assert json.loads(body)["type"].endswith("/request-timeout")
+
+
+def test_the_head_clock_stops_at_the_head_s_end(quick_port: int) -> None:
+    # A body slower than the head's time (it has PLAINFEED_BODY_TIMEOUT), and a second
+    # request on the connection after a pause, are served.
+    body = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "1.5x"}).encode()
+    head = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    with socket.create_connection(("127.0.0.1", quick_port), timeout=10) as s:
+        s.sendall(head + body[:5])
+        time.sleep(1.0)
+        s.sendall(body[5:])
+        first = s.recv(65536)
+        time.sleep(1.0)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        status, _, _ = read_answer(s)
+    assert first.startswith(b"HTTP/1.1 200"), first[:200]
+    assert status.startswith("HTTP/1.1 200"), status
 
 
 def test_serve_uses_the_protocol_uvicorn_would_pick() -> None:

@@ -18,6 +18,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
+from service.errors import RequestTimeout
 
 try:  # uvicorn[standard] brings httptools, which uvicorn prefers; h11 is always there
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -30,6 +31,8 @@ except ImportError:  # pragma: no cover - httptools is a dependency of uvicorn[s
 # pieces (16 KiB); a client's 64 MiB header was read into memory and served.
 MAX_HEAD_BYTES = 64 * 1024
 HEADERS_TOO_LARGE = b"431 Request Header Fields Too Large"
+# Seconds a request head has to arrive whole (HeadClock), as a body has its 30 s.
+HEAD_SECONDS = 30.0
 
 
 def bad_request_body(msg: str) -> bytes:
@@ -79,6 +82,39 @@ class HeadCount:
         return self.bytes > MAX_HEAD_BYTES
 
 
+class HeadClock:
+    """The time a request head has to arrive whole: from the connection's start, or from
+    a later head's first byte, to its end (uvicorn bounds only the wait between requests,
+    and a head sent a header every few seconds held its connection for good). Not while
+    a request is served: its body has PLAINFEED_BODY_TIMEOUT (service.api.limits)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float, expired: Any) -> None:
+        self._loop, self._seconds, self._expired = loop, seconds, expired
+        self._handle: asyncio.TimerHandle | None = None
+
+    def watch(self, head: HeadCount, *, started: bool = False) -> None:
+        """Run while ``head`` is read and begun (or ``started``), else stop."""
+        if head.reading and (started or head.bytes or head.tail):
+            if self._handle is None:
+                self._handle = self._loop.call_later(self._seconds, self._expired)
+        else:
+            self.stop()
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+def head_too_slow_body(seconds: float) -> bytes:
+    return _problem(
+        408,
+        RequestTimeout.slug,
+        RequestTimeout.title,
+        f"the request line and headers did not arrive whole within {seconds:g} seconds",
+    )
+
+
 def _send_raw(protocol: Any, status: bytes, body: bytes) -> None:
     """Answer ``body`` (a problem) with ``status`` on ``protocol``'s connection and close
     it, written as bytes: for a head the parser has not seen, or could not parse."""
@@ -99,12 +135,27 @@ class ProblemH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
     and a head over MAX_HEAD_BYTES refused."""
 
+    head_seconds = HEAD_SECONDS
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._head = HeadCount()
+        self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
         # h11's own bound, of a head that came in pieces, the same as the whole head's:
         # its 16 KiB refused (400) a head httptools takes.
         self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._clock.watch(self._head, started=True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._clock.stop()
+        super().connection_lost(exc)
+
+    def _head_too_slow(self) -> None:
+        if not self.transport.is_closing():
+            _send_raw(self, b"408 Request Timeout", head_too_slow_body(self.head_seconds))
 
     def data_received(self, data: bytes) -> None:
         if not self._head.reading and self.conn.their_state is h11.IDLE:
@@ -113,6 +164,7 @@ class ProblemH11Protocol(H11Protocol):
         if self._head.over(data):
             _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
             return
+        self._clock.watch(self._head)
         super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
@@ -137,14 +189,30 @@ if HttpToolsProtocol is not None:
         """uvicorn's httptools protocol with a problem details body on a request it cannot
         parse, and a head over MAX_HEAD_BYTES refused."""
 
+        head_seconds = HEAD_SECONDS
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._head = HeadCount()
+            self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._clock.watch(self._head, started=True)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._clock.stop()
+            super().connection_lost(exc)
+
+        def _head_too_slow(self) -> None:
+            if not self.transport.is_closing():
+                _send_raw(self, b"408 Request Timeout", head_too_slow_body(self.head_seconds))
 
         def data_received(self, data: bytes) -> None:
             if self._head.over(data):
                 _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
                 return
+            self._clock.watch(self._head)
             super().data_received(data)
 
         # The parser says where a request and its head end: the bytes after a request
@@ -153,6 +221,7 @@ if HttpToolsProtocol is not None:
         # bytes of a head go uncounted: at most one read's worth.
         def on_headers_complete(self) -> None:
             self._head.reading = False
+            self._clock.stop()
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
