@@ -220,3 +220,15 @@ def test_the_documented_secret_pattern_is_what_the_service_takes(live: Live) -> 
     bad = client.post("/subscribers", json={"url": "https://example.org/hook3", "secret": "x"})
     assert bad.status_code == 400
     assert_declared(spec, "/subscribers", bad)
+
+
+def test_the_index_documents_the_blank_its_form_sends(live: Live) -> None:
+    # The form's "any" state and feed are sent empty and taken as none: the document
+    # offered a state or null only, so "" looked like a value it should refuse.
+    client, spec = live
+    params = {p["name"]: p["schema"] for p in spec["paths"]["/"]["get"]["parameters"]}
+    for name in ("state", "feed"):
+        assert {"type": "string", "maxLength": 0} in params[name]["anyOf"], name
+    r = client.get("/?state=&feed=")
+    assert r.status_code == 200
+    assert_declared(spec, "/", r)

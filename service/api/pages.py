@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from service.api.deps import DB, Ctx
-from service.api.params import FeedFilter, Offset, blank_is_none
+from service.api.params import BLANK_TOO, FeedFilter, Offset, blank_is_none
 from service.api.problems import methods_at
 from service.api.schemas import NO_NUL
 from service.errors import PlainfeedError
@@ -136,8 +136,8 @@ def index(
     # The form's "any" state is sent empty; any other state, and a feed that is no id
     # (abc, -1, past the id column), is a 422 page as for the JSON routes: they were
     # ignored, and the page listed every item under a filter the address seemed to set.
-    state: Annotated[ItemState | None, Query(), BeforeValidator(blank_is_none)] = None,
-    feed: Annotated[FeedFilter, BeforeValidator(blank_is_none)] = None,
+    state: Annotated[ItemState | None, Query(), BeforeValidator(blank_is_none), BLANK_TOO] = None,
+    feed: Annotated[FeedFilter, BeforeValidator(blank_is_none), BLANK_TOO] = None,
     offset: Offset = 0,
 ) -> HTMLResponse:
     """Feeds, recent items with their state, search by title."""
