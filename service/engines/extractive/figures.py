@@ -36,10 +36,13 @@ def number_tokens(text: str) -> list[str]:
     return [tok for _, tok in _tokens(text)]
 
 
-def _figure_weight(tok: str, after: str) -> float:
-    """How much a number says: quantities with units most, identifiers least."""
+def _figure_weight(tok: str, text: str, end: int) -> float:
+    """How much a number says: quantities with units most, identifiers least (``end``:
+    where the token ends in ``text``, whose words after it may be its unit)."""
     if _QUANTITY.fullmatch(tok):
-        if re.search(r"[x×%$€£]|\d[kKMBT]$", tok) or _UNIT_AFTER.match(after):
+        # Matched in place: a slice of the text after each token made a long sentence
+        # (a table of 90,000 cells read as one) cost its length times its figures.
+        if re.search(r"[x×%$€£]|\d[kKMBT]$", tok) or _UNIT_AFTER.match(text, end):
             return 2.0
         if re.fullmatch(r"(?:19|20)\d\d", tok):
             return 0.3  # a year
@@ -58,7 +61,7 @@ def figures(text: str) -> dict[str, float]:
     labels and runs of plain counts or identifiers."""
     out: dict[str, float] = {}
     for m, tok in _tokens(text):
-        weight = _figure_weight(tok, text[m.end() :])
+        weight = _figure_weight(tok, text, m.end())
         if _MONTH.search(text[max(0, m.start() - 12) : m.start()]) or re.fullmatch(
             r"\d{1,2}:\d\d(?:[ap]m)?", tok
         ):
