@@ -6,10 +6,11 @@ is not subscribed to (its URL went to the hub as the topic). On SQLite and Postg
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import sessionmaker
 
 from service.store import tables as t
+from service.store.db import make_engine
 from tests.conftest import make_settings
 from tests.live import running
 from tests.test_store import migrated_over
@@ -85,3 +86,26 @@ def test_migration_0017_marks_the_feeds_whose_url_is_never_fetched(db_url: str) 
             assert refused_cli.returncode != 0
             assert "no http(s) URL to fetch" in refused_cli.stderr
             assert svc.row(t.Feed, bad).websub_state is None
+
+
+def test_migration_0017_comes_down_keeping_every_feeds_items(db_url: str) -> None:
+    # Down, on SQLite, batch mode copied the feeds table and dropped the old one: with
+    # foreign keys on (service.store.db), dropping it deleted every item of every feed
+    # (ON DELETE CASCADE) and unlinked every delivery (SET NULL).
+    with (
+        migrated_over(db_url, "0016", {}, {"url_error"}) as engine,
+        sessionmaker(engine).begin() as s,
+    ):
+        fid = s.scalars(select(t.Feed.id)).one()
+        delivery = t.Delivery(external_id="d-1", feed_id=fid)
+        s.add(delivery)
+        s.flush()
+        s.add(t.Item(feed_id=fid, key="k-1", content_hash="h", delivery_id=delivery.id))
+    engine = make_engine(db_url)  # the schema at 0016 now: read as it is, not migrated
+    try:
+        with engine.connect() as conn:
+            items = conn.execute(text("SELECT feed_id FROM items")).scalars().all()
+            deliveries = conn.execute(text("SELECT feed_id FROM deliveries")).scalars().all()
+    finally:
+        engine.dispose()
+    assert (items, deliveries) == ([fid], [fid])

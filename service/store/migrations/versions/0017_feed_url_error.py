@@ -19,6 +19,7 @@ written out here, not imported: what this revision marks does not change with th
 
 from __future__ import annotations
 
+import sqlite3
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -64,5 +65,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("feeds", schema=None) as batch_op:
-        batch_op.drop_column("url_error")
+    # Dropped in place, not by batch mode's copy of the table: the copy drops the old
+    # table, which on SQLite with foreign keys on (service.store.db) deleted every item
+    # of every feed (ON DELETE CASCADE) and unlinked every delivery. SQLite drops a plain
+    # column itself since 3.35; an older one can only copy.
+    if op.get_bind().dialect.name == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
+        with op.batch_alter_table("feeds", schema=None) as batch_op:
+            batch_op.drop_column("url_error")
+        return
+    op.drop_column("feeds", "url_error")
