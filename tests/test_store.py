@@ -143,3 +143,62 @@ def test_migration_0016_keeps_the_hubs_default_lease_for_existing_subscriptions(
             got = s.scalars(select(t.Feed)).one()
         assert (got.websub_state, got.websub_lease_until) == (websub.ACTIVE, until)
         assert got.websub_lease_seconds is None
+
+
+# The rows each table refers to: a copy of a table (SQLite's batch mode) dropping the old
+# one took them with it (ON DELETE CASCADE) or unlinked them (SET NULL).
+_LINKS = (
+    "SELECT feed_id FROM items",
+    "SELECT delivery_id FROM items",
+    "SELECT feed_id FROM deliveries",
+    "SELECT item_id FROM explainers",
+    "SELECT subscriber_id FROM outbound_deliveries",
+)
+
+
+def test_migrations_come_down_keeping_the_rows_that_refer_to_a_table(db_url: str) -> None:
+    # Down to 0002, each revision's column dropped from a table that others refer to
+    # (feeds, deliveries, items, subscribers). On SQLite (foreign keys on) batch mode
+    # copied the table and dropped the old one: every item, explainer and outbound
+    # delivery was deleted, and deliveries were unlinked from their feeds.
+    engine = make_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        migrate(engine)
+        with sessionmaker(engine).begin() as s:
+            feed = t.Feed(url="https://example.com/feed")
+            sub = t.Subscriber(url="https://hooks.example/h", secret="whsec_x")
+            s.add_all([feed, sub])
+            s.flush()
+            delivery = t.Delivery(external_id="d-1", feed_id=feed.id)
+            s.add(delivery)
+            s.flush()
+            item = t.Item(feed_id=feed.id, key="k-1", content_hash="h", delivery_id=delivery.id)
+            s.add(item)
+            s.flush()
+            s.add(
+                t.Explainer(
+                    item_id=item.id,
+                    content_hash="h",
+                    prompt_version="p",
+                    model="m",
+                    engine="llm",
+                    body={},
+                )
+            )
+            s.add(
+                t.OutboundDelivery(
+                    subscriber_id=sub.id, event_id="e-1", event_type="item.published", payload={}
+                )
+            )
+        with engine.connect() as conn:
+            before = [conn.execute(text(q)).scalars().all() for q in _LINKS]
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0002")
+            conn.commit()
+            after = [conn.execute(text(q)).scalars().all() for q in _LINKS]
+    finally:
+        engine.dispose()
+    assert all(len(rows) == 1 and rows[0] is not None for rows in before), before
+    assert after == before

@@ -19,6 +19,8 @@ held explainer back (``review_declined``: the content hash it was of).
 
 from __future__ import annotations
 
+import sqlite3
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -43,7 +45,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("items", schema=None) as batch_op:
-        batch_op.drop_column("review_declined")
+    # In place, not by batch mode's copy of the table: on SQLite, with foreign keys on
+    # (service.store.db), the copy's drop of the old table deleted the rows that refer to
+    # it (ON DELETE CASCADE) or unlinked them (SET NULL). SQLite drops a plain column
+    # itself since 3.35; an older one can only copy.
+    if op.get_bind().dialect.name == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
+        with op.batch_alter_table("items", schema=None) as batch_op:
+            batch_op.drop_column("review_declined")
+    else:
+        op.drop_column("items", "review_declined")
     op.drop_index("ix_explain_claims_item_id", table_name="explain_claims")
     op.drop_table("explain_claims")

@@ -16,6 +16,8 @@ look.
 
 from __future__ import annotations
 
+import sqlite3
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -34,6 +36,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("feeds", schema=None) as batch_op:
-        batch_op.drop_column("websub_asks")
-        batch_op.drop_column("websub_ask_at")
+    # In place, not by batch mode's copy of the table: on SQLite, with foreign keys on
+    # (service.store.db), the copy's drop of the old table deleted the rows that refer to
+    # it (ON DELETE CASCADE) or unlinked them (SET NULL). SQLite drops a plain column
+    # itself since 3.35; an older one can only copy.
+    if op.get_bind().dialect.name == "sqlite" and sqlite3.sqlite_version_info < (3, 35):
+        with op.batch_alter_table("feeds", schema=None) as batch_op:
+            batch_op.drop_column("websub_asks")
+            batch_op.drop_column("websub_ask_at")
+        return
+    op.drop_column("feeds", "websub_asks")
+    op.drop_column("feeds", "websub_ask_at")
