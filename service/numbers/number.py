@@ -76,7 +76,7 @@ class Number:
         # The __init__ dataclass writes for a frozen class, with these same parameters,
         # sets each field by object.__setattr__; the slots' own setters do the same work
         # in half the time, and the extractor makes numbers by the hundred per source.
-        # tests/test_numbers.py holds this signature to the fields.
+        # tests/test_numbers_quantities.py holds this signature to the fields.
         _text(self, text)
         _start(self, start)
         _end(self, end)
