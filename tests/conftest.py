@@ -29,6 +29,7 @@ from tests.origin import Origin
 from tests.receivers import Receiver
 
 if TYPE_CHECKING:
+    import httpx
     from fastapi.testclient import TestClient
 
     from tests.live import Service
@@ -333,6 +334,15 @@ def svc(db_url: str) -> Iterator[Service]:
 @pytest.fixture
 def settings(db_url: str) -> Settings:
     return make_settings(db_url)
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[httpx.Client]:
+    """The app with two in-process workers on a loopback port, on each database, and an
+    HTTP client for it (the tests of the API, test_api_*.py); test modules with a
+    ``server`` fixture of their own use theirs."""
+    with api_client(settings) as client:
+        yield client
 
 
 # The API token of the outbound webhook tests' app (the ``client`` fixture).
