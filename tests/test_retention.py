@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from service import retention
 from service.store import tables as t
 from service.store.db import make_sessionmaker, transaction
+from tests.cli_helpers import assert_bad_input, plainfeed
 from tests.conftest import make_settings
 from tests.seed_db import add_feed, add_item
-from tests.test_cli_bad_input import assert_bad_input, plainfeed
 
 NOW = datetime.now(UTC)
 OLD = NOW - timedelta(days=31)
