@@ -332,6 +332,23 @@ def svc(db_url: str) -> Iterator[Service]:
 
 
 @pytest.fixture
+def engine_for() -> Iterator[Any]:
+    """Engines made (and migrated) on the URLs a test asks for, disposed of at its end
+    (the durability tests, test_durability_*.py)."""
+    engines: list[Engine] = []
+
+    def make(url: str) -> Engine:
+        engine = make_engine(url)
+        migrate(engine)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.dispose()
+
+
+@pytest.fixture
 def settings(db_url: str) -> Settings:
     return make_settings(db_url)
 

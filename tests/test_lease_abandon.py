@@ -26,10 +26,10 @@ from service.store import tables as t
 from service.store.db import make_sessionmaker, transaction
 from service.worker import Worker
 from tests.conftest import make_settings
+from tests.durability_helpers import store_delivery
 from tests.procs import rss_document, wait_until
 from tests.seed_db import add_feed
 from tests.stub_llm import Reply, StubLLM, default_explainer, settings_for
-from tests.test_durability import store_delivery
 from tests.test_explainer_reuse import feed_doc
 from tests.test_explainer_reuse import rig as reuse_rig
 from tests.test_explainer_reuse import store_delivery as store_for_feed

@@ -1,0 +1,52 @@
+"""What the durability tests (tests/test_durability_*.py) share: a delivery stored as the
+webhook stores it, and looks at the items and explainers the workers leave behind."""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import Engine, func, select
+
+from service.store import tables as t
+from service.store.db import make_sessionmaker, transaction
+
+# Short leases and polls so that take-overs happen within seconds.
+FAST = {"lease_seconds": 3, "poll_interval": 0.1, "backoff_base": 0.2, "backoff_max": 2}
+
+
+def store_delivery(engine: Engine, body: bytes) -> int:
+    """A received delivery as the webhook stores it (for tests without an API process)."""
+    with transaction(make_sessionmaker(engine)) as s:
+        d = t.Delivery(
+            external_id="sha256:" + hashlib.sha256(body).hexdigest(),
+            sender="raw",
+            content_type="application/rss+xml",
+            headers={},
+            body=body,
+            state="received",
+        )
+        s.add(d)
+        s.flush()
+        return d.id
+
+
+def states(engine: Engine) -> dict[str, int]:
+    with make_sessionmaker(engine)() as s:
+        return dict(s.execute(select(t.Item.state, func.count()).group_by(t.Item.state)).all())
+
+
+def items(engine: Engine) -> list[t.Item]:
+    with make_sessionmaker(engine)() as s:
+        return list(s.scalars(select(t.Item).order_by(t.Item.id)))
+
+
+def explainers_per_item(engine: Engine) -> dict[int, int]:
+    with make_sessionmaker(engine)() as s:
+        rows = s.execute(
+            select(t.Explainer.item_id, func.count()).group_by(t.Explainer.item_id)
+        ).all()
+    return {item_id: n for item_id, n in rows}
+
+
+def all_done(engine: Engine, total: int) -> bool:
+    return states(engine).get("published", 0) == total
