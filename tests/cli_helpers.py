@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,10 @@ def assert_bad_input(done: subprocess.CompletedProcess[str], message: str) -> No
 def boxed(stderr: str) -> str:
     """The text of click's error box, its lines joined (it wraps at 80 columns)."""
     return " ".join(re.sub("[\u2500-\u257f]", " ", stderr).split())
+
+
+def one_case(tmp_path: Path) -> Path:
+    """A copy of the FlyDSL evaluation case under ``tmp_path``, for a test to spoil."""
+    cases = tmp_path / "cases"
+    shutil.copytree(CASES / "flydsl-amd-gpus", cases / "flydsl-amd-gpus")
+    return cases

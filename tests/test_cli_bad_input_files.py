@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import BINARY, CASES, FLYDSL, ROOT, assert_bad_input, plainfeed
+from tests.cli_helpers import BINARY, CASES, FLYDSL, ROOT, assert_bad_input, one_case, plainfeed
 
 pytestmark = pytest.mark.slow
 
@@ -83,12 +83,6 @@ def test_eval_case_files_that_are_not_utf8(tmp_path: Path) -> None:
     assert_bad_input(done, "thresholds file is not UTF-8 text")
 
 
-def _one_case(tmp_path: Path) -> Path:
-    cases = tmp_path / "cases"
-    shutil.copytree(CASES / "flydsl-amd-gpus", cases / "flydsl-amd-gpus")
-    return cases
-
-
 @pytest.mark.parametrize(
     ("content", "message"),
     [(b"", "the md document holds no text"), (BINARY, "the document is binary data")],
@@ -96,7 +90,7 @@ def _one_case(tmp_path: Path) -> Path:
 def test_an_eval_source_without_text_names_the_case_and_file(
     tmp_path: Path, content: bytes, message: str
 ) -> None:
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     source = cases / "flydsl-amd-gpus" / "source.md"
     source.write_bytes(content)
     done = plainfeed(tmp_path, "eval", "--cases", cases)
@@ -105,7 +99,7 @@ def test_an_eval_source_without_text_names_the_case_and_file(
 
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
 def test_an_eval_source_that_cannot_be_read_names_the_case(tmp_path: Path) -> None:
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     source = cases / "flydsl-amd-gpus" / "source.md"
     source.unlink()
     source.symlink_to("/proc/self/mem")  # a regular file by stat; reading it fails (EIO)
@@ -116,7 +110,7 @@ def test_an_eval_source_that_cannot_be_read_names_the_case(tmp_path: Path) -> No
 def test_an_eval_source_over_the_cap_is_refused_unread(tmp_path: Path) -> None:
     from service.evaluate.cases import MAX_FILE_BYTES
 
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     source = cases / "flydsl-amd-gpus" / "source.md"
     with source.open("r+b") as f:
         f.truncate(MAX_FILE_BYTES + 1)  # sparse: a disk image dropped into the case
@@ -127,7 +121,7 @@ def test_an_eval_source_over_the_cap_is_refused_unread(tmp_path: Path) -> None:
 
 
 def test_an_eval_source_that_is_a_directory_says_so(tmp_path: Path) -> None:
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     source = cases / "flydsl-amd-gpus" / "source.md"
     source.unlink()
     source.mkdir()
@@ -152,7 +146,7 @@ def test_an_explainer_nested_too_deeply_is_bad_input(tmp_path: Path, nested: str
 
 
 def test_eval_yaml_nested_too_deeply_is_bad_input(tmp_path: Path) -> None:
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     case_yaml = cases / "flydsl-amd-gpus" / "case.yaml"
     case_yaml.write_text("[" * 5000)  # was a RecursionError traceback from yaml
     done = plainfeed(tmp_path, "eval", "--cases", cases)

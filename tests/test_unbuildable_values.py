@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from service import websub
-from tests.test_cli_bad_input import FLYDSL, _one_case, assert_bad_input, plainfeed
+from tests.cli_helpers import FLYDSL, assert_bad_input, one_case, plainfeed
 
 DIGITS = "9" * (sys.get_int_max_str_digits() + 1)
 
@@ -36,7 +36,7 @@ def test_an_explainer_with_a_number_too_long_is_bad_input(tmp_path: Path) -> Non
 def test_eval_yaml_with_a_value_python_will_not_build_is_bad_input(
     tmp_path: Path, value: str, says: str
 ) -> None:
-    cases = _one_case(tmp_path)
+    cases = one_case(tmp_path)
     case_yaml = cases / "flydsl-amd-gpus" / "case.yaml"
     case_yaml.write_text(f"n: {value}\n" + case_yaml.read_text())
     done = plainfeed(tmp_path, "eval", "--cases", cases)

@@ -79,6 +79,8 @@ def test_a_renewal_the_hub_lost_is_asked_again_while_the_lease_runs(
         shown = svc.http.get(f"/feeds/{fid}").json()
         assert datetime.fromisoformat(shown["websub_lease_until"]) == feed.websub_lease_until
         assert shown["websub_ask_again_at"] is None
+        # An ask the renewer had started before can still land: counted once settled.
+        time.sleep(0.5)
         asked = len(hub.requests)
         time.sleep(1.0)
         assert len(hub.requests) == asked
@@ -292,6 +294,8 @@ def test_an_unsubscribe_the_hub_lost_is_asked_again_until_it_is_verified(
             0,
         )
         assert feed.websub_error is None  # the refused ask is past: the hub verified
+        # An ask the renewer had started before can still land: counted once settled.
+        time.sleep(0.5)
         asked = len(hub.requests)
         time.sleep(1.0)
         assert len(hub.requests) == asked
@@ -323,6 +327,8 @@ def test_an_unsubscribe_is_asked_again_only_while_its_time_runs(
         feed = svc.row(t.Feed, fid)
         assert "did not verify the unsubscribe" in feed.websub_error
         assert feed.websub_ask_at is None
+        # An ask the renewer had started before can still land: counted once settled.
+        time.sleep(0.5)
         asked = len(hub.requests)
         time.sleep(1.0)
         assert len(hub.requests) == asked
