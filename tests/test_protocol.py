@@ -144,3 +144,26 @@ def test_the_head_clock_stops_at_the_head_s_end(quick_port: int) -> None:
 def test_serve_uses_the_protocol_uvicorn_would_pick() -> None:
     # uvicorn's "auto" prefers httptools, which uvicorn[standard] installs.
     assert http_protocol() is ProblemHttpToolsProtocol
+
+
+@pytest.fixture
+def quick_h11_port(settings: Settings) -> Iterator[int]:
+    quick = type("Quick", (ProblemH11Protocol,), {"head_seconds": 0.5})
+    yield from serve_on_loopback(create_app(settings, workers=0), quick)
+
+
+def test_a_head_of_bare_line_feeds_ends_at_its_blank_line(quick_h11_port: int) -> None:
+    # h11 takes lines ended by LF alone: such a head was counted (and timed) through its
+    # body and the idle time after its answer, a 431 or a 408 on a request it served.
+    body = json.dumps({"markdown": "It is 1.5x faster. " * 5_000, "explainer": "1.5x"})
+    with socket.create_connection(("127.0.0.1", quick_h11_port), timeout=10) as s:
+        s.sendall(
+            b"POST /check HTTP/1.1\nHost: x\nContent-Type: application/json\n"
+            b"Content-Length: %d\n\n%s" % (len(body), body.encode())
+        )
+        first = s.recv(65536)
+        time.sleep(1.0)
+        s.sendall(b"GET /healthz HTTP/1.1\nHost: x\nConnection: close\n\n")
+        status, _, _ = read_answer(s)
+    assert first.startswith(b"HTTP/1.1 200"), first[:200]
+    assert status.startswith("HTTP/1.1 200"), status

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import h11
@@ -55,6 +56,12 @@ def headers_too_large_body() -> bytes:
     )
 
 
+# The blank line that ends a head, as h11 finds it: lines may end in a bare LF, and a head
+# read to a CRLF CRLF only counted the body, and the idle time after it, of such a request
+# as its head (431, 408). (A valid head holds no other empty line; httptools refuses LF.)
+_HEAD_END = re.compile(rb"\n\r?\n")
+
+
 class HeadCount:
     """The bytes of a connection's request head read so far, counted before the parser
     sees them: from a request's first byte to the blank line that ends its head, which
@@ -72,12 +79,12 @@ class HeadCount:
         if not self.reading:
             return False
         seen = self.tail + data
-        end = seen.find(b"\r\n\r\n")
-        if end < 0:
+        end = _HEAD_END.search(seen)
+        if end is None:
             self.bytes += len(data)
             self.tail = seen[-3:]
         else:
-            self.bytes += max(0, end + 4 - len(self.tail))
+            self.bytes += max(0, end.end() - len(self.tail))
             self.reading = False
         return self.bytes > MAX_HEAD_BYTES
 
