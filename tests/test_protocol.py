@@ -3,10 +3,12 @@ raw bytes to a real server on loopback, through each of uvicorn's HTTP protocols
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -167,3 +169,30 @@ def test_a_head_of_bare_line_feeds_ends_at_its_blank_line(quick_h11_port: int) -
         status, _, _ = read_answer(s)
     assert first.startswith(b"HTTP/1.1 200"), first[:200]
     assert status.startswith("HTTP/1.1 200"), status
+
+
+async def _slow_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An application that answers each request after a second: longer than the quick
+    servers' head time (the protocol is what is tested, not the service's routes)."""
+    if scope["type"] != "http":
+        return
+    await asyncio.sleep(1.0)
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"served"})
+
+
+@pytest.mark.parametrize("protocol", [ProblemHttpToolsProtocol, ProblemH11Protocol])
+def test_a_head_pipelined_during_an_answer_does_not_cut_it_off(protocol: type[Any]) -> None:
+    # The head after a request being served, begun and not ended: its clock ran out while
+    # the request was served, and its 408 was written as that request's answer.
+    quick = type("Quick", (protocol,), {"head_seconds": 0.5})
+    for port in serve_on_loopback(_slow_app, quick):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            time.sleep(0.1)
+            s.sendall(b"GET /b HTTP/1.1\r\nHo")
+            data = b""
+            while not data.endswith(b"0\r\n\r\n") and (chunk := s.recv(65536)):
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 200"), data[:200]
+        assert b"served" in data

@@ -138,6 +138,21 @@ def _send_raw(protocol: Any, status: bytes, body: bytes) -> None:
     protocol.transport.close()
 
 
+def _answer_too_slow(protocol: Any) -> None:
+    """The 408 of a head not whole in time on ``protocol``'s connection, once no answer is
+    in flight: a head pipelined while the request before it is served (httptools counts
+    it from that request's end) would have its 408 read as that request's answer, which
+    it cut off; its clock runs again instead."""
+    if protocol.transport.is_closing():
+        return
+    cycle = protocol.cycle
+    if cycle is not None and not cycle.response_complete:
+        protocol._clock.stop()
+        protocol._clock.watch(protocol._head, started=True)
+        return
+    _send_raw(protocol, b"408 Request Timeout", head_too_slow_body(protocol.head_seconds))
+
+
 class ProblemH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
     and a head over MAX_HEAD_BYTES refused."""
@@ -161,8 +176,7 @@ class ProblemH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def _head_too_slow(self) -> None:
-        if not self.transport.is_closing():
-            _send_raw(self, b"408 Request Timeout", head_too_slow_body(self.head_seconds))
+        _answer_too_slow(self)
 
     def data_received(self, data: bytes) -> None:
         if not self._head.reading and self.conn.their_state is h11.IDLE:
@@ -212,8 +226,7 @@ if HttpToolsProtocol is not None:
             super().connection_lost(exc)
 
         def _head_too_slow(self) -> None:
-            if not self.transport.is_closing():
-                _send_raw(self, b"408 Request Timeout", head_too_slow_body(self.head_seconds))
+            _answer_too_slow(self)
 
         def data_received(self, data: bytes) -> None:
             if self._head.over(data):
