@@ -120,7 +120,10 @@ def test_a_head_not_whole_in_time_is_a_408_problem(quick_port: int, sent: bytes)
         status, headers, body = read_answer(s)
     assert status.startswith("HTTP/1.1 408"), status
     assert headers["content-type"] == "application/problem+json"
-    assert json.loads(body)["type"].endswith("/request-timeout")
+    problem = json.loads(body)
+    assert problem["type"].endswith("/request-timeout")
+    assert problem["title"] == "Request head timeout"  # not "Request body timeout"
+    assert problem["status"] == 408
 
 
 def test_the_head_clock_stops_at_the_head_s_end(quick_port: int) -> None:

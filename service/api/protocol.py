@@ -117,7 +117,8 @@ def head_too_slow_body(seconds: float) -> bytes:
     return _problem(
         408,
         RequestTimeout.slug,
-        RequestTimeout.title,
+        # (Its own title: RequestTimeout's says "Request body timeout".)
+        "Request head timeout",
         f"the request line and headers did not arrive whole within {seconds:g} seconds",
     )
 
