@@ -162,6 +162,9 @@ def test_a_model_name_does_not_match_another_size_of_its_family() -> None:
         ),
         ("Racks like NVIDIA GB 300 need care.", "The GB300 needs care.", "GB300", S),
         ("Racks like NVIDIA GB 300 need care.", "The GB200 needs care.", "GB200", U),
+        # "GB" after a figure is its unit, no name: "80 GB 300 ..." is 80 GB, then 300.
+        ("The GB300 has 80 GB and 200 racks.", "The GB300 has 80 GB 300 racks.", "300", U),
+        ("The H100 has 80 GB 300 watts.", "The GB300 is new.", "GB300", U),
     ],
 )
 def test_a_name_spaced_otherwise_than_the_source_is_the_same_name(

@@ -16,7 +16,8 @@ from service.numbers.number import IDENTIFIER, QUANTITY, updated
 
 # A short capitalised name right before a count, apart from it by one space or hyphen:
 # "GB 300". (Three letters or more before a digit already match either way: names.py.)
-_LETTERS_BEFORE = re.compile(r"(?<![\w.-])([A-Z]{2,5})[ -]$")
+# Not the unit of a figure before it ("80 GB 300 racks": 80 GB, then 300).
+_LETTERS_BEFORE = re.compile(r"(?<![\w.-])(?<!\d\s)([A-Z]{2,5})[ -]$")
 # Where a joined name may be split: a digit before a word and its digits ("300|nvl72"),
 # a word before digits ("gb|300").
 _DIGIT_WORD = re.compile(r"(?<=[0-9])(?=[a-z]{2,}[0-9])")
@@ -67,7 +68,8 @@ def _spaced_count(idx: SourceIndex, s: str, text: str, n: Number) -> Number | No
 def _as_written(idx: SourceIndex, key: str) -> str | None:
     """The key of the source's spacing of the name ``key``: joined, or split between a
     digit and a word, or between a word in capitals and a digit ("GB 300", not the "a
-    100" of "a 100 node cluster"); None when the source has none."""
+    100" of "a 100 node cluster" nor the "GB 300" of "80 GB 300 W"); None when the
+    source has none."""
     joined = key.replace("\x00", "")
     for form in (joined, _DIGIT_WORD.sub("\x00", joined)):
         if form != key and first_located(idx, form) is not None:
@@ -75,7 +77,9 @@ def _as_written(idx: SourceIndex, key: str) -> str | None:
     form = _WORD_DIGIT.sub("\x00", joined, count=1)
     if form in (key, joined):
         return None
-    head = re.compile(r"(?<![\w.-])" + re.escape(form.split("\x00", 1)[0].upper()) + r"[ _-]")
+    head = re.compile(
+        r"(?<![\w.-])(?<!\d\s)" + re.escape(form.split("\x00", 1)[0].upper()) + r"[ _-]"
+    )
     # (In the unit's block: its clause's offsets hold only where lower case kept lengths.)
     if any(head.search(idx.units[u].cased) for u in locate(idx, form)):
         return form
