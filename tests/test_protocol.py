@@ -199,3 +199,22 @@ def test_a_head_pipelined_during_an_answer_does_not_cut_it_off(protocol: type[An
                 data += chunk
         assert data.startswith(b"HTTP/1.1 200"), data[:200]
         assert b"served" in data
+
+
+@pytest.mark.parametrize("protocol", [ProblemHttpToolsProtocol, ProblemH11Protocol])
+def test_a_head_over_the_cap_pipelined_during_an_answer_is_refused_after_it(
+    protocol: type[Any],
+) -> None:
+    # Its 431 was written at once, read as the answer of the request being served.
+    for port in serve_on_loopback(_slow_app, protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            time.sleep(0.1)
+            s.sendall(_big_head(MAX_HEAD_BYTES + 1024, b""))
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        first, _, rest = data.partition(b"0\r\n\r\n")
+        assert first.startswith(b"HTTP/1.1 200") and b"served" in first, data[:200]
+        if protocol is ProblemHttpToolsProtocol:  # (h11 bounds it itself, with a 400)
+            assert rest.startswith(b"HTTP/1.1 431"), rest[:200]

@@ -217,6 +217,7 @@ if HttpToolsProtocol is not None:
             super().__init__(*args, **kwargs)
             self._head = HeadCount()
             self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
+            self._refused = False  # a head over the cap, its 431 after the answer in flight
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -231,10 +232,23 @@ if HttpToolsProtocol is not None:
 
         def data_received(self, data: bytes) -> None:
             if self._head.over(data):
+                if self.cycle is not None and not self.cycle.response_complete:
+                    # A head pipelined while a request is answered: its 431 written now
+                    # would be read as that answer (and cut it off). Read no more of it;
+                    # on_response_complete refuses it once every answer is written.
+                    self._refused = True
+                    self.flow.pause_reading()
+                    return
                 _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
                 return
             self._clock.watch(self._head)
             super().data_received(data)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            done = self.cycle.response_complete and not self.transport.is_closing()
+            if self._refused and done:
+                _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
 
         # The parser says where a request and its head end: the bytes after a request
         # are the next one's head, and those after its head a body. It says so in the
