@@ -218,3 +218,34 @@ def test_a_head_over_the_cap_pipelined_during_an_answer_is_refused_after_it(
         assert first.startswith(b"HTTP/1.1 200") and b"served" in first, data[:200]
         if protocol is ProblemHttpToolsProtocol:  # (h11 bounds it itself, with a 400)
             assert rest.startswith(b"HTTP/1.1 431"), rest[:200]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "head", "expected"),
+    [
+        (30.0, _big_head(MAX_HEAD_BYTES + 1024), "431"),
+        (0.5, b"GET /healthz HTTP/1.1\r\nHost: x\r\n", "408"),
+    ],
+    ids=["too-large", "too-slow"],
+)
+def test_blank_lines_before_a_head_do_not_end_it(
+    settings: Settings, seconds: float, head: bytes, expected: str
+) -> None:
+    # httptools skips empty lines before a request line (RFC 9112 2.2); the head count
+    # took "\r\n\r\n" for a head's end, and the head after it was read unbounded in size
+    # and time. (h11 refuses such lines: a 400.)
+    quick = type("Quick", (ProblemHttpToolsProtocol,), {"head_seconds": seconds})
+    for port in serve_on_loopback(create_app(settings, workers=0), quick):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"\r\n\r\n")
+            time.sleep(0.1)
+            s.sendall(head)
+            try:
+                for _ in range(5):  # headers trickled: past the head's time in all
+                    time.sleep(0.3)
+                    s.sendall(b"X-A: b\r\n")
+                s.sendall(b"Connection: close\r\n\r\n")
+            except OSError:
+                pass  # refused and closed meanwhile
+            status, _, _ = read_answer(s)
+        assert status.startswith("HTTP/1.1 " + expected), status

@@ -71,13 +71,22 @@ class HeadCount:
         self.next_request()
 
     def next_request(self) -> None:
-        self.reading, self.bytes, self.tail = True, 0, b""
+        # (begun: any byte read, blank lines too, which start the clock: HeadClock.)
+        self.reading, self.bytes, self.tail, self.begun = True, 0, b"", False
 
     def over(self, data: bytes) -> bool:
         """Whether the head, with ``data`` read, is over MAX_HEAD_BYTES. Bytes after the
         head (a body) are not counted; nor is another request until next_request."""
         if not self.reading:
             return False
+        self.begun = self.begun or bool(data)
+        if not self.bytes:
+            # Blank lines before the request line, which a server ignores (RFC 9112
+            # 2.2; httptools does): no head's end. "\r\n\r\n" first ended the count,
+            # and the head after it was read unbounded in size and time.
+            data = data.lstrip(b"\r\n")
+            if not data:
+                return False
         seen = self.tail + data
         end = _HEAD_END.search(seen)
         if end is None:
@@ -101,7 +110,7 @@ class HeadClock:
 
     def watch(self, head: HeadCount, *, started: bool = False) -> None:
         """Run while ``head`` is read and begun (or ``started``), else stop."""
-        if head.reading and (started or head.bytes or head.tail):
+        if head.reading and (started or head.begun):
             if self._handle is None:
                 self._handle = self._loop.call_later(self._seconds, self._expired)
         else:
