@@ -163,19 +163,18 @@ def _answer_too_slow(protocol: Any) -> None:
     _send_raw(protocol, b"408 Request Timeout", head_too_slow_body(protocol.head_seconds))
 
 
-class ProblemH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
-    and a head over MAX_HEAD_BYTES refused."""
+class _HeadGuard(asyncio.Protocol):
+    """What both protocols add to uvicorn's: the head of each request counted
+    (:class:`HeadCount`) and timed (:class:`HeadClock`) from the connection's start.
+    First among the bases, so that its methods wrap the protocol's own."""
 
     head_seconds = HEAD_SECONDS
+    loop: asyncio.AbstractEventLoop
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._head = HeadCount()
         self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
-        # h11's own bound, of a head that came in pieces, the same as the whole head's:
-        # its 16 KiB refused (400) a head httptools takes.
-        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -187,6 +186,17 @@ class ProblemH11Protocol(H11Protocol):
 
     def _head_too_slow(self) -> None:
         _answer_too_slow(self)
+
+
+class ProblemH11Protocol(_HeadGuard, H11Protocol):
+    """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
+    and a head over MAX_HEAD_BYTES refused."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # h11's own bound, of a head that came in pieces, the same as the whole head's:
+        # its 16 KiB refused (400) a head httptools takes.
+        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
 
     def data_received(self, data: bytes) -> None:
         if not self._head.reading and self.conn.their_state is h11.IDLE:
@@ -216,28 +226,13 @@ class ProblemH11Protocol(H11Protocol):
 
 if HttpToolsProtocol is not None:
 
-    class ProblemHttpToolsProtocol(HttpToolsProtocol):
+    class ProblemHttpToolsProtocol(_HeadGuard, HttpToolsProtocol):
         """uvicorn's httptools protocol with a problem details body on a request it cannot
         parse, and a head over MAX_HEAD_BYTES refused."""
 
-        head_seconds = HEAD_SECONDS
-
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._head = HeadCount()
-            self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
             self._refused = False  # a head over the cap, its 431 after the answer in flight
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self._clock.watch(self._head, started=True)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._clock.stop()
-            super().connection_lost(exc)
-
-        def _head_too_slow(self) -> None:
-            _answer_too_slow(self)
 
         def data_received(self, data: bytes) -> None:
             if self._head.over(data):
