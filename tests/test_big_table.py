@@ -61,8 +61,28 @@ def test_a_300x300_table_is_explained_and_checked_cell_by_cell(kind: str) -> Non
 
 
 def test_a_figure_only_a_row_past_the_indexed_cells_holds_is_not_found() -> None:
-    # The cap leaves it for a person (unsupported), never supported by another cell.
+    # The cap leaves it for a person (unsupported), never supported by another cell, and
+    # says why: the figure may well be in the source, in a row the check did not read.
     doc = markdown(300).replace("| r300 | ", "| r300 | 98765.4 | ", 1)
     article = _article("md", doc)
     report = check_explainer("Run r300 took 98765.4 in c1.", article.text, title=article.title)
     assert [n.status for n in report.numbers if n.text == "98765.4"] == [CheckStatus.UNSUPPORTED]
+    idx = index_source(article.text, article.title)
+    rows, cells = 300 - len(idx.rows), 300 * 300 + 1 - len(idx.rows) * 300
+    assert idx.cut == (rows, cells)
+    cap = f"the source's tables were read only to their first 10,000 cells ({rows} rows, "
+    reasons = [n.reason for n in report.numbers if n.text == "98765.4"]
+    assert reasons == [f"not in the source; {cap}{cells:,} cells left out)"]
+    # A figure the read rows back gives no such reason: it is not in doubt.
+    said = check_explainer(f"Run r2 took {cell(2, 1)} in c1.", article.text, title=article.title)
+    assert {(n.status, n.reason) for n in said.numbers} == {(CheckStatus.SUPPORTED, None)}
+
+
+def test_a_source_read_whole_gives_no_reason_for_an_unsupported_figure() -> None:
+    # A small table is read to its last row: nothing was left out, nothing to explain.
+    doc = markdown(20)
+    article = _article("md", doc)
+    report = check_explainer("Run r20 took 98765.4 in c1.", article.text, title=article.title)
+    reasons = [(n.status, n.reason) for n in report.numbers if n.text == "98765.4"]
+    assert reasons == [(CheckStatus.UNSUPPORTED, "not in the source")]
+    assert index_source(article.text, article.title).cut == (0, 0)

@@ -1,5 +1,6 @@
 """Clauses: where an explainer sentence's clauses start (its clause marks, asides
-skipped), read once per sentence: what a figure with no name near it is said of first."""
+skipped), read once per sentence: what a figure with no name near it is said of first;
+and the clauses a source sentence is indexed as (its parts between semicolons)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,15 @@ class Clauses:
 # A parenthesis without a digit is an aside ("the Helion backend (the component that
 # does the work) can reduce latency by up to 50%"): the clause goes on around it.
 _ASIDE = re.compile(r"\([^()\d]*\)")
+
+
+_CLAUSE_SPLIT = re.compile(r";\s+")
+
+
+def source_clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses of the source sentence at ``text[start:end]``, as (start, end): its
+    parts between semicolons, each a unit of the index."""
+    if text.find(";", start, end) < 0:  # most sentences: no semicolon, one clause
+        return [(start, end)]
+    cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]

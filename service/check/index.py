@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 
+from service.check.clauses import source_clauses
 from service.check.derive import Derived, Operand, combinations, operands, quantize
 from service.check.names import (
     STOP_WORDS,
@@ -81,6 +82,7 @@ class SourceIndex:
     _qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
     # The direction of a change each source figure a check examines is written with.
     directions: dict[tuple[int, int], int] = field(default_factory=dict)
+    cut: tuple[int, int] = (0, 0)  # table rows and cells past MAX_TABLE_CELLS, not indexed
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -242,10 +244,9 @@ _WORD_TOKEN_ONLY = re.compile(r"[a-z0-9.=+:]+")
 _WORD_BEFORE = re.compile(r"([a-z]{3,})[ -]$")  # the word before a name, in ``joined``
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
 _CAPTION = re.compile(r"\s*[*_]?(?:Figure|Fig\.|Table)\s+\d+[.:]\s")
-_CLAUSE_SPLIT = re.compile(r";\s+")
 # Table cells of a source indexed, in all: a 300x300 table took 0.8 s of CPU (2-4 s on a
 # busy machine) to index. Rows past it are no units: a figure only they hold is not found
-# (unsupported, for a person to look at); a post's tables are tens of cells.
+# (unsupported, for a person to look at, told why: ``cut``); a post's tables are tens of cells.
 MAX_TABLE_CELLS = 10_000
 
 
@@ -279,13 +280,6 @@ def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> No
         elif n.kind in (QUANTITY, WORD):
             assert n.value is not None
             idx.singles.setdefault(n.value, []).append((unit_no, n))
-
-
-def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    if text.find(";", start, end) < 0:  # most sentences: no semicolon, one clause
-        return [(start, end)]
-    cuts = [start, *(m.end() for m in _CLAUSE_SPLIT.finditer(text, start, end)), end]
-    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
 
 
 @lru_cache(maxsize=16)
@@ -378,7 +372,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
                 start = text.find(sentence, pos)
                 start = pos if start < 0 else start
                 end = pos = start + len(sentence)
-                for c_start, c_end in _clauses(text, start, end):
+                for c_start, c_end in source_clauses(text, start, end):
                     first = bisect.bisect_left(starts, c_start)
                     own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
                     if own:
@@ -431,6 +425,8 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
                 make_row(first + 1 + k, first, block.header, row) for k, row in enumerate(body)
             )
     idx.row_of = {row.unit: row for row in idx.rows}
+    every = [len(row) for block in blocks if block.kind == "table" for row in block.rows]
+    idx.cut = (len(every) - len(idx.rows), sum(every) - (MAX_TABLE_CELLS - cells))
     idx.text_blocks = len(blocks)
     if title.strip():
         title = " ".join(title.split())
