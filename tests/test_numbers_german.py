@@ -21,6 +21,8 @@ from tests.check_helpers import S, U, status
         ("ein Anstieg um 2,5 % im Mittel", "2.5", "%", -1),
         ("ein Anstieg um 2,5% im Mittel", "2.5", "%", -1),
         ("ein Rauschen von 1,79 Prozent", "1.79", "%", -2),
+        ("ein Anstieg um 1234,5 %", "1234.5", "%", -1),  # four digits, no year
+        ("ein Anstieg um 2100,5 %", "2100.5", "%", -1),
     ],
 )
 def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, exp: int) -> None:
@@ -39,6 +41,11 @@ def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, e
         ("sizes 2, 5% of runs", ["2", "5"]),  # a list has its space
         ("a normal run, 5 ms", ["5"]),  # "normal" holds "mal": no number after it
         ("1,362,5%", ["1362", "5"]),  # not the thousands' last group
+        # A year before the comma: a clause's comma with its space left out.
+        ("In 2024,10% of users", ["2024", "10"]),
+        ("by 2030,5% more", ["2030", "5"]),
+        ("in 1999,3 mal", ["1999", "3"]),
+        ("In 2024,3mal schneller", ["2024", "3"]),
     ],
 )
 def test_an_english_comma_before_a_percent_stays_as_it_was(text: str, values: list[str]) -> None:
@@ -69,3 +76,10 @@ def test_a_german_figure_is_checked_as_its_value(
     explainer: str, written: str, expected: str
 ) -> None:
     assert status(explainer, SOURCE, written) == expected
+
+
+def test_a_year_before_a_comma_is_checked_as_a_year_and_its_percent() -> None:
+    source = "In 2024, 10% of users upgraded."
+    assert status("In 2024,10% of users upgraded.", source, "10%") == S
+    assert status("In 2024,10% of users upgraded.", source, "2024") == S
+    assert status("In 2024,12% of users upgraded.", source, "12%") == U

@@ -75,11 +75,15 @@ _GERMAN_DECIMAL = re.compile(
 
 def _point(m: re.Match[str]) -> str:
     """A point for the comma, where the digits before it start the number (not the
-    thousands of "1,362,5-mal", nor "1.2,5")."""
+    thousands of "1,362,5-mal", nor "1.2,5") and are no year: "In 2024,10% of users" is
+    an English clause's comma with its space left out, 2024 and 10%, where a German
+    figure of 1900 to 2099 with a fraction of a percent or of a multiple is rare."""
     s, k = m.string, m.start()
     while k > 0 and s[k - 1].isdigit():
         k -= 1
-    return "," if k > 0 and s[k - 1] in ",." else "."
+    if k > 0 and s[k - 1] in ",.":
+        return ","
+    return "," if m.start() - k == 4 and s[k : k + 2] in ("19", "20") else "."
 
 
 def _special(m: re.Match[str]) -> str:
