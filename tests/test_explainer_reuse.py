@@ -6,74 +6,22 @@ stub model server, whose call log counts every request the model would be paid f
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine, func, select, update
-from sqlalchemy.orm import Session, sessionmaker
 
 from service import queue
 from service.api.ops import stats
-from service.engines import get_engine
 from service.errors import LeaseLost
 from service.models import ItemState
-from service.pipeline import Pipeline
 from service.pipeline.claims import WAITING
 from service.store import tables as t
-from service.store.db import make_sessionmaker, transaction
-from service.worker import Worker
+from service.store.db import transaction
 from tests.conftest import wait_for
-from tests.procs import rss_document
+from tests.reuse_rig import Rig, feed_doc, rig, store_delivery
 from tests.seed_db import add_feed
-from tests.stub_llm import Reply, StubLLM, settings_for
-
-
-@dataclass
-class Rig:
-    stub: StubLLM
-    sessions: sessionmaker[Session]
-    pipeline: Pipeline
-    worker: Worker
-
-    def deliver(self, feed_id: int, body: bytes, tag: str) -> None:
-        """A delivery for ``feed_id`` as the webhook stores it, then run the worker dry."""
-        store_delivery(self, feed_id, body, tag)
-        while self.worker.run_once():
-            pass
-
-    def items(self) -> list[t.Item]:
-        with self.sessions() as s:
-            return list(s.scalars(select(t.Item).order_by(t.Item.id)))
-
-    def explainers(self) -> list[t.Explainer]:
-        with self.sessions() as s:
-            return list(s.scalars(select(t.Explainer).order_by(t.Explainer.id)))
-
-    def llm_call_rows(self) -> int:
-        with self.sessions() as s:
-            return len(list(s.scalars(select(t.LLMCall.id))))
-
-
-@contextmanager
-def rig(db: Engine, **overrides: Any) -> Iterator[Rig]:
-    with StubLLM() as stub:
-        # poll_interval 0: the worker looks for deliveries before every item.
-        settings = settings_for(stub, database_url=str(db.url), poll_interval=0, **overrides)
-        sessions = make_sessionmaker(db)
-        pipeline = Pipeline(settings, sessions, get_engine(settings))
-        # Closed on the way out: its heartbeat thread ends before the database goes.
-        with Worker(pipeline, stop=threading.Event()) as worker:
-            yield Rig(stub, sessions, pipeline, worker)
-
-
-def feed_doc() -> bytes:
-    """One digit-free post; its link on loopback, which these settings refuse to fetch
-    (the excerpt is explained, with no network)."""
-    return rss_document(0, 1).replace(b"https://example.org/posts", b"http://127.0.0.1:9/posts")
+from tests.stub_llm import Reply
 
 
 def reused_total() -> float:
@@ -216,22 +164,6 @@ def test_a_retry_that_sends_back_an_older_texts_explainer_declines_only_that_tex
         while r.worker.run_once():
             pass
         assert len(r.stub.calls) == 3 and r.items()[0].state == "published"
-
-
-def store_delivery(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
-    """A delivery for ``feed_id`` as the webhook stores it (received, in the queue)."""
-    with transaction(r.sessions) as s:
-        s.add(
-            t.Delivery(
-                external_id=f"test:{tag}",
-                feed_id=feed_id,
-                sender="raw",
-                content_type="application/rss+xml",
-                headers={},
-                body=body,
-                state="received",
-            )
-        )
 
 
 def intake(r: Rig, feed_id: int, body: bytes, tag: str) -> None:

@@ -28,11 +28,11 @@ from service.worker import Worker
 from tests.conftest import make_settings
 from tests.durability_helpers import store_delivery
 from tests.procs import rss_document, wait_until
+from tests.reuse_rig import feed_doc
+from tests.reuse_rig import rig as reuse_rig
+from tests.reuse_rig import store_delivery as store_for_feed
 from tests.seed_db import add_feed
 from tests.stub_llm import Reply, StubLLM, default_explainer, settings_for
-from tests.test_explainer_reuse import feed_doc
-from tests.test_explainer_reuse import rig as reuse_rig
-from tests.test_explainer_reuse import store_delivery as store_for_feed
 
 
 def test_a_worker_that_lost_its_item_lease_makes_no_more_model_calls(
