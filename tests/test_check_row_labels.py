@@ -1,6 +1,6 @@
 """check: a figure said of a source table's row by the row's label in prose is that
 row's: the TorchTitan post's result table (rows "PP2-256", "PP2-512", ... of seed 000,
-read as tests/test_check_table_columns.py reads it), where a figure of another row of
+read as tests/titan_tables.py reads it), where a figure of another row of
 the same family of labels is another run's."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from service.check import check_explainer
 from tests.check_helpers import M, S
-from tests.test_check_table_columns import flagged, results
+from tests.titan_tables import flagged, results
 
 
 @pytest.mark.parametrize(
