@@ -1,6 +1,6 @@
 """The extractive engine's explainer titles name their subject once: not again after it,
 as a modifier of its own things, or before a clause that names it already (the corpus
-feed items of ``tests/test_extractive_titles.py``)."""
+feed items of ``tests/title_helpers.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from service.engines.extractive import build_explainer
 from service.models import Article
-from tests.test_extractive_titles import _title
+from tests.title_helpers import explained_title
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ from tests.test_extractive_titles import _title
     ],
 )
 def test_a_title_names_its_subject_once(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_a_title_names_its_subject_once(source: str, expected: str) -> None:
     ],
 )
 def test_a_subject_leading_the_title_is_no_modifier_after(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_a_subject_leading_the_title_is_no_modifier_after(source: str, expected:
     ],
 )
 def test_a_title_naming_its_subject_within_is_not_led_by_it(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 def test_a_title_announcing_its_subject_alone_says_what_the_post_says() -> None:
@@ -121,4 +121,4 @@ def test_a_title_announcing_its_subject_alone_says_what_the_post_says() -> None:
     ],
 )
 def test_a_title_saying_its_subject_again_is_not_led_by_it(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected

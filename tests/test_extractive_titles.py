@@ -3,40 +3,19 @@ they lead with and the claim they end on (``python -m bench.titles`` lists them 
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from service import clean, parse
+from service import clean
 from service.check import check_explainer
 from service.engines.extractive import build_explainer
 from service.engines.extractive.subject import subject as post_subject
 from service.models import Article
 from service.text import split_sentences
+from tests.title_helpers import explained_title, feed_items
 
-DATA = Path(__file__).parent / "data"
-FEEDS = DATA / "corpus" / "feeds"
 CASES = Path(__file__).parent.parent / "eval" / "cases"
-
-
-@cache
-def _items() -> dict[str, Article]:
-    """Every corpus feed item by its title (the first of a title written twice)."""
-    out: dict[str, Article] = {}
-    for path in sorted(FEEDS.glob("*.xml")):
-        for entry in parse.parse_feed(path.read_bytes()).entries:
-            article = clean.article_from_entry(entry)
-            out.setdefault(article.title, article)
-    return out
-
-
-def _title(source_title: str) -> str:
-    article = _items()[source_title]
-    title = build_explainer(article).title
-    # Whatever the title says, its figures are the post's own.
-    assert check_explainer(title, article.text, title=article.title).ok, title
-    return title
 
 
 @pytest.mark.parametrize(
@@ -89,7 +68,7 @@ def _title(source_title: str) -> str:
     ],
 )
 def test_a_title_leads_with_what_the_post_is_about(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -121,7 +100,7 @@ def test_a_title_leads_with_what_the_post_is_about(source: str, expected: str) -
     ],
 )
 def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -146,7 +125,7 @@ def test_a_subject_is_not_cut_out_of_the_phrase_it_starts(source: str, expected:
     ],
 )
 def test_a_status_update_leads_with_the_service_affected(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -177,15 +156,15 @@ def test_a_status_update_leads_with_the_service_affected(source: str, expected: 
     ],
 )
 def test_a_headlines_verb_stays_after_its_subject(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 def test_a_subjects_longer_name_before_the_titles_colon_is_the_subject() -> None:
     """ "MiniMax Speech 2.6 Turbo: State-of-the-art multilingual TTS ..." led with
     "MiniMax Speech 2.6" and took the rest of the name for all it said ("MiniMax Speech
     2.6: MiniMax Speech 2.6 Turbo")."""
-    source = next(t for t in _items() if t.startswith("MiniMax Speech 2.6 Turbo:"))
-    title = _title(source)
+    source = next(t for t in feed_items() if t.startswith("MiniMax Speech 2.6 Turbo:"))
+    title = explained_title(source)
     assert title.startswith("MiniMax Speech 2.6 Turbo: State-of-the-art multilingual TTS")
 
 
@@ -219,13 +198,13 @@ def test_a_subjects_longer_name_before_the_titles_colon_is_the_subject() -> None
     ],
 )
 def test_a_title_claim_is_a_whole_phrase_or_none(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 def test_a_title_claim_is_not_the_second_of_two_reported_clauses() -> None:
     """ "..., around 20% of total Dynamo tracing time and that aten.mm takes around 225
     microseconds": the first "that" and its verb were cut off."""
-    title = _title("Core PyTorch Sessions at PyTorch Conference North America 2026")
+    title = explained_title("Core PyTorch Sessions at PyTorch Conference North America 2026")
     assert "and that" not in title and title.startswith("Core PyTorch sessions")
 
 
@@ -318,7 +297,7 @@ def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
     ],
 )
 def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 @pytest.mark.parametrize(
@@ -342,14 +321,14 @@ def test_a_subject_inside_a_longer_name_is_named_whole(source: str, expected: st
     ],
 )
 def test_a_title_keeps_the_posts_casing_throughout(source: str, expected: str) -> None:
-    assert _title(source) == expected
+    assert explained_title(source) == expected
 
 
 def test_a_clause_before_the_titles_colon_keeps_what_follows_it() -> None:
     """ "New in Together GPU Clusters: Reliability and control ..." and "...: Autoscaling,
     observability, and self-healing" were both "Together: New in Together GPU Clusters"."""
     titles = {
-        _title(f"New in Together GPU Clusters: {rest}")
+        explained_title(f"New in Together GPU Clusters: {rest}")
         for rest in (
             "Reliability and control for production GPU clusters",
             "Autoscaling, observability, and self-healing",
