@@ -13,7 +13,7 @@ from service.store import tables as t
 from service.store.db import make_engine
 from tests.conftest import make_settings
 from tests.live import running
-from tests.test_store import migrated_over
+from tests.migration_helpers import migrated_over
 from tests.websub_hub import cli
 
 GOOD = "https://example.com/feed"

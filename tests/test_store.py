@@ -4,8 +4,6 @@ with existing rows is tested over such rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -23,6 +21,7 @@ from service.store import tables as t
 from service.store.db import MIGRATIONS, make_engine, migrate
 from service.store.tables import Base
 from tests.conftest import make_settings
+from tests.migration_helpers import migrated_over
 
 
 def test_migrations_match_the_tables(db: Engine) -> None:
@@ -49,44 +48,6 @@ def test_a_schema_from_a_newer_version_is_refused_not_upgraded(db: Engine) -> No
         migrate(db)
     with db.connect() as conn:
         assert MigrationContext.configure(conn).get_current_heads() == ("from_the_future",)
-
-
-@contextmanager
-def migrated_over(
-    db_url: str,
-    before: str,
-    feed: dict[str, object],
-    gone: set[str],
-    more: Sequence[dict[str, object]] = (),
-) -> Iterator[Engine]:
-    """A database at revision ``before`` holding one feed row (``feed``: its websub
-    columns; ``more``: further rows, each with its own url), migrated to the head; after
-    the block it comes down to ``before`` again, and the columns ``gone`` with it."""
-    engine = make_engine(db_url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    first = {"url": "https://example.com/feed", **feed}
-    rows = [{"created_at": datetime.now(UTC), **r} for r in (first, *more)]
-    try:
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, before)
-            for row in rows:
-                conn.execute(
-                    text(f"INSERT INTO feeds ({', '.join(row)}) VALUES (:{', :'.join(row)})"),
-                    row,
-                )
-            conn.commit()
-        migrate(engine)
-        yield engine
-        with engine.connect() as conn:
-            cfg.attributes["connection"] = conn
-            command.downgrade(cfg, before)
-            conn.commit()
-            columns = {c["name"] for c in inspect(conn).get_columns("feeds")}
-        assert not gone & columns
-    finally:
-        engine.dispose()
 
 
 def test_migration_0014_gives_a_pending_renewal_its_next_ask(db_url: str) -> None:
