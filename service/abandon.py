@@ -4,8 +4,9 @@ step, whether to go on. A context variable, since the job's code runs in the wor
 thread while the heartbeat renews from its own.
 
 Besides the steps' checks, the waits between them end when the lease is lost: a retry's
-backoff (:func:`sleep`), and a model call in flight, whose answer is read in short
-slices that look at the lease between them (service.engines.llm.client)."""
+backoff (:func:`sleep`), a wait for the rate limiter's slot or token
+(service.ratelimit), and a model call in flight, whose answer is read in short slices
+that look at the lease between them (service.engines.llm.client)."""
 
 from __future__ import annotations
 

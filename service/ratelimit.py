@@ -1,7 +1,8 @@
 """Per-process limits on LLM requests: how many at once, and how many per minute.
 
 Workers are threads, so both limits are thread-safe and shared by every engine of the
-process that talks to the same endpoint (see :func:`limiter_for`).
+process that talks to the same endpoint (see :func:`limiter_for`). In a job
+(service.abandon), a wait for a slot or a token ends as soon as the job's lease is lost.
 """
 
 from __future__ import annotations
@@ -11,8 +12,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from service import abandon
+from service.errors import LeaseLost
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
+
+# How long a job waits for a slot before it looks at its lease again: a lost lease ends
+# the wait within this (other workers' calls hold the slots for seconds to minutes).
+LEASE_LOOK_SECONDS = 0.25
 
 
 class TokenBucket:
@@ -50,14 +58,19 @@ class TokenBucket:
                 return 0.0
             return (1.0 - self._tokens) / self.rate
 
-    def acquire(self) -> float:
-        """Block until a token is taken; returns the seconds spent waiting."""
+    def acquire(self, lost: threading.Event | None = None) -> float:
+        """Block until a token is taken; returns the seconds spent waiting. With ``lost``
+        (a job's lease-lost event), the wait ends in LeaseLost once it is set: the token
+        would be spent on a call whose answer is refused."""
         waited = 0.0
         while True:
             wait = self.try_acquire()
             if wait <= 0.0:
                 return waited
-            self._sleep(wait)
+            if lost is None:
+                self._sleep(wait)
+            elif lost.wait(wait):
+                raise LeaseLost("lease lost: a model call not started (waiting for the rate)")
             waited += wait
 
 
@@ -82,9 +95,13 @@ class RateLimiter:
 
     @contextmanager
     def slot(self) -> Iterator[None]:
-        """Hold one request slot for the duration of the block."""
-        with self._slots:
-            self.bucket.acquire()
+        """Hold one request slot for the duration of the block. In a job, the wait for
+        the slot and the rate raises LeaseLost as soon as its lease is lost (no slot then
+        held): behind other workers' calls it could last minutes for a refused result."""
+        lost = abandon.current()
+        self._take_slot(lost)
+        try:
+            self.bucket.acquire(lost)
             with self._lock:
                 self.in_flight += 1
                 self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
@@ -93,6 +110,18 @@ class RateLimiter:
             finally:
                 with self._lock:
                     self.in_flight -= 1
+        finally:
+            self._slots.release()
+
+    def _take_slot(self, lost: threading.Event | None) -> None:
+        if lost is None:
+            self._slots.acquire()
+            return
+        # A semaphore's wait cannot be woken by the event: it is taken in slices, the
+        # lease looked at between them.
+        while not self._slots.acquire(timeout=LEASE_LOOK_SECONDS):
+            if lost.is_set():
+                raise LeaseLost("lease lost: a model call not started (waiting for a slot)")
 
 
 _LIMITERS: dict[tuple[str, int, float], RateLimiter] = {}

@@ -288,7 +288,8 @@ def create(
     mode: ResponseMode,
     timeout: float,
 ) -> Any:
-    """One chat completion within the limiter's slots, the client's errors mapped."""
+    """One chat completion within the limiter's slots, the client's errors mapped. In a
+    job, the wait for a slot ends in LeaseLost once the job's lease is lost."""
     with limiter.slot():
         # Every call, retries and parts too, once its slot is had (waited for, maybe,
         # behind other workers' calls and the rate): its answer would be refused.
