@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import clean, fetch
+from service import abandon, clean, fetch
 from service.clean.chars import prose
 from service.errors import PlainfeedError, Unprocessable
 from service.models import Article, FeedDoc, FeedEntry
@@ -142,6 +142,11 @@ class Entries(PipelineBase):
                 article = replace(article, content_source="excerpt")
             elif budget > 0:
                 budget -= 1
+                # Before each page (up to the budget, each up to the fetch timeout): a
+                # delivery whose lease is lost stops reading, its outcome would be refused
+                # (fenced by the lease owner) and the new holder reads them again.
+                # Outside _page_article, whose handlers keep an excerpt on any error.
+                abandon.check("reading an entry's page")
                 article = self._page_article(entry.link, article, problems)
             else:
                 deferred += 1

@@ -144,6 +144,10 @@ class Intake(Apply):
             modified = order.modified_at(validators[1]) if validators is not None else None
             doc = parse.parse_feed(body, content_type=ctype, url=fetch_url)
             articles, held = self._articles(named_feed, doc, fetch_url, problems)
+        except queue.LeaseLost:
+            # The lease was lost while pages were read (service.abandon): another worker
+            # owns the delivery now, and its outcome (failed, here) is not ours to write.
+            raise
         except FetchError as exc:
             if fetch.transient(exc) and claim.attempts < self.settings.max_attempts:
                 self._retry_delivery(claim, owner, exc)
