@@ -148,11 +148,22 @@ def pinned(
     return pinned, {"Host": host_header}, extensions
 
 
-def check_url(url: str, settings: Settings) -> None:
+def check_url(url: str, settings: Settings, resolver: Resolver = system_resolver) -> None:
     """Raise :class:`FetchRefused` when the guard would refuse ``url`` (not http(s), no
     host, credentials, a private address): for a caller that must know before it records
-    anything that depends on the URL."""
-    pinned(url, settings)
+    anything that depends on the URL. A host name is resolved (by ``resolver``) within
+    PLAINFEED_FETCH_TIMEOUT, as a fetch's is: past it, a :class:`FetchError` says so."""
+    # getaddrinfo takes no timeout: a resolver that did not answer held the command
+    # (`feeds subscribe --hub`) for as long as it did, with no word of why.
+    with deadline(settings.fetch_timeout):
+        try:
+            pinned(url, settings, resolver)
+        except FetchError as exc:
+            if not isinstance(exc.__cause__, ResolveTimeout):
+                raise
+            raise FetchError(
+                f"{exc.detail} (PLAINFEED_FETCH_TIMEOUT={settings.fetch_timeout:g}s)"
+            ) from exc
 
 
 def _client(timeout: float) -> httpx.Client:
