@@ -17,35 +17,21 @@ from service.config import get_settings
 from service.errors import FetchError, FetchRefused
 from tests.cli_helpers import plainfeed
 from tests.conftest import make_settings
+from tests.resolvers import SlowResolver
 
-
-class _SlowResolver:
-    """Answers ``address`` for any name, once released (or after ``delay`` seconds)."""
-
-    def __init__(self, address: str = "93.184.215.14", delay: float | None = None) -> None:
-        self.address = address
-        self.delay = delay
-        self.release = threading.Event()
-        self.asked: list[str] = []
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        self.asked.append(host)
-        if self.delay is None:
-            self.release.wait(30)
-        else:
-            time.sleep(self.delay)
-        return [self.address]
+# A public address: check_url refuses a private one.
+PUBLIC = "93.184.215.14"
 
 
 @pytest.fixture
-def slow() -> Iterator[_SlowResolver]:
-    resolver = _SlowResolver()
+def slow() -> Iterator[SlowResolver]:
+    resolver = SlowResolver(address=PUBLIC)
     yield resolver
     resolver.release.set()  # its thread, left to finish, ends with the test
 
 
 def test_a_name_resolved_too_slowly_is_a_fetch_error_within_the_fetch_timeout(
-    tmp_path: Path, slow: _SlowResolver
+    tmp_path: Path, slow: SlowResolver
 ) -> None:
     settings = make_settings(
         f"sqlite:///{tmp_path / 'r.db'}", fetch_timeout=0.5, allow_private_urls=False
@@ -67,8 +53,8 @@ def test_a_name_resolved_within_the_fetch_timeout_is_checked(tmp_path: Path) -> 
     settings = make_settings(
         f"sqlite:///{tmp_path / 'r.db'}", fetch_timeout=2.0, allow_private_urls=False
     )
-    fetch.check_url("https://hub.example/", settings, _SlowResolver(delay=0.3))
-    inside = _SlowResolver("10.0.0.7", delay=0.3)
+    fetch.check_url("https://hub.example/", settings, SlowResolver(0.3, PUBLIC))
+    inside = SlowResolver(0.3, "10.0.0.7")
     with pytest.raises(FetchRefused, match=r"hub\.example \(10\.0\.0\.7\)"):
         fetch.check_url("https://hub.example/", settings, inside)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import resource
 import socket
-import threading
 import time
 import zlib
 
@@ -21,6 +20,7 @@ from tests.conftest import wait_for
 from tests.origin import raw_origin
 from tests.outbound_app import AUTH, ctx, review_item
 from tests.receivers import Answering, Receiver
+from tests.resolvers import SlowResolver
 from tests.seed_db import add_feed
 
 
@@ -112,24 +112,6 @@ def test_a_receiver_answering_a_compression_bomb_cannot_fill_memory(client: Test
     assert d.state == "pending" and (d.last_error or "").startswith("HTTP 500")
 
 
-class _SlowResolver:
-    """A resolver (the Sender's parameter) that answers every name with loopback after
-    ``delay`` seconds, or, with no delay, once ``release`` is set (at most 30 s)."""
-
-    def __init__(self, delay: float | None = None) -> None:
-        self.delay = delay
-        self.release = threading.Event()
-        self.asked: list[str] = []
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        self.asked.append(host)
-        if self.delay is None:
-            self.release.wait(30)
-        else:
-            time.sleep(self.delay)
-        return ["127.0.0.1"]
-
-
 @pytest.mark.parametrize("private", [True, False], ids=["by-the-transport", "by-the-guard"])
 def test_a_slow_resolver_cannot_hold_a_send_past_its_deadline(
     client: TestClient, receiver: Receiver, private: bool
@@ -144,7 +126,7 @@ def test_a_slow_resolver_cannot_hold_a_send_past_its_deadline(
     client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
     c.pipeline.approve(review_item(client, fid), "tester")
     settings = c.settings.model_copy(update={"allow_private_urls": private})
-    resolver = _SlowResolver()
+    resolver = SlowResolver()
     sender = outbound.Sender(settings, c.sessions, timeout=0.5, resolver=resolver)
     try:
         began = time.monotonic()
@@ -180,7 +162,7 @@ def test_the_deadline_of_a_send_runs_from_before_its_resolution(client: TestClie
         client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
         c.pipeline.approve(review_item(client, fid), "tester")
         sender = outbound.Sender(
-            c.settings, c.sessions, timeout=1.0, resolver=_SlowResolver(delay=2.0)
+            c.settings, c.sessions, timeout=1.0, resolver=SlowResolver(delay=2.0)
         )
         began = time.monotonic()
         assert sender("test-worker") is True
@@ -200,7 +182,7 @@ def test_a_slow_resolution_within_the_deadline_delivers(
     url = f"http://hooks.test:{receiver.port}/hook"
     client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
     c.pipeline.approve(review_item(client, fid), "tester")
-    sender = outbound.Sender(c.settings, c.sessions, timeout=1.0, resolver=_SlowResolver(0.5))
+    sender = outbound.Sender(c.settings, c.sessions, timeout=1.0, resolver=SlowResolver(0.5))
     assert sender("test-worker") is True
     sender.close()
     assert len(receiver.received) == 1
