@@ -17,6 +17,11 @@ from tests.migration_helpers import migrated_over
 from tests.websub_hub import cli
 
 GOOD = "https://example.com/feed"
+RSS = (
+    '<?xml version="1.0"?><rss version="2.0"><channel><title>Scripts</title>'
+    "<item><title>A post</title><guid>urn:post:1</guid>"
+    "<description>Version 2.1 is out.</description></item></channel></rss>"
+)
 JS = "javascript:alert(document.cookie)"
 # A stored URL -> what its url_error says (None: fetched, or known by its title).
 STORED = {
@@ -109,3 +114,38 @@ def test_migration_0017_comes_down_keeping_every_feeds_items(db_url: str) -> Non
     finally:
         engine.dispose()
     assert (items, deliveries) == ([fid], [fid])
+
+
+def test_a_bodiless_delivery_is_refused_beside_one_stored_before_0017(db_url: str) -> None:
+    # Before 0017 a delivery without a document for such a feed was stored, and waits
+    # (it fails when a worker takes it). A new one was looked for among the stored before
+    # the feed's URL was: it was taken in as that waiting one's duplicate (200), and the
+    # sender never learnt that its pings cannot work.
+    with migrated_over(db_url, "0016", {}, {"url_error"}, more=[{"url": JS}]) as engine:
+        with sessionmaker(engine).begin() as s:
+            bad = s.scalars(select(t.Feed.id).where(t.Feed.url == JS)).one()
+            s.add_all(
+                t.Delivery(
+                    external_id=ident,
+                    feed_id=bad,
+                    sender="json",
+                    headers={},
+                    body=None,
+                    fetch_url=JS,
+                    state="received",
+                )
+                for ident in ("sha256:0@1", "webhook-id:sender-7")
+            )
+        with running(make_settings(db_url), workers=0) as svc:
+            merged = svc.post({"feed_id": bad})  # coalesced with a waiting one before
+            assert merged.status_code == 422, merged.text
+            assert f"a delivery for feed {bad} must carry its document" in merged.text
+            # One with the sender's id is a replay of the stored one with that id: it is
+            # refused all the same (its fetch is refused as the stored one's is).
+            replayed = svc.post({"feed_id": bad}, headers={"webhook-id": "sender-7"})
+            assert replayed.status_code == 422, replayed.text
+            assert svc.count(t.Delivery) == 2
+            # With its document it is taken as before.
+            doc = {"feed_id": bad, "content": RSS, "content_type": "application/rss+xml"}
+            assert svc.post(doc).status_code == 202
+            assert svc.count(t.Delivery) == 3

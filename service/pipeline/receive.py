@@ -67,6 +67,20 @@ def _external_id(incoming: Incoming, scheme: str | None) -> str:
     return incoming.external_id
 
 
+def _refuse_unfetchable(feed: t.Feed | None, incoming: Incoming) -> None:
+    """Raise Unprocessable for a delivery without a document for a feed whose URL is
+    never fetched (service.store.feeds.never_fetched): stored, it failed on every try.
+
+    Asked before the delivery is looked for among those stored: a bodiless delivery
+    waiting for such a feed, stored before migration 0017 refused them, took the new one
+    in as its duplicate (200), and the sender never learnt that its pings cannot work."""
+    why = never_fetched(feed) if incoming.body is None and feed is not None else None
+    if why and feed is not None:
+        raise Unprocessable(
+            f"a delivery for feed {feed.id} must carry its document in the request body: {why}"
+        )
+
+
 class Receive(PipelineBase):
     # --- the request path -----------
 
@@ -81,7 +95,8 @@ class Receive(PipelineBase):
             # Replays are the common case (monitors re-post): answer them from a read-only
             # session, which on SQLite does not wait behind writers.
             with self.read_sessions() as s:
-                _, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                _refuse_unfetchable(feed, incoming)
                 existing = s.scalars(
                     select(t.Delivery.id).where(
                         t.Delivery.external_id == _external_id(incoming, scheme)
@@ -93,6 +108,7 @@ class Receive(PipelineBase):
         try:
             with transaction(self.sessions) as s:
                 feed, scheme = self._authorize(s, self._feed_of(s, incoming), incoming, token_ok)
+                _refuse_unfetchable(feed, incoming)
                 external_id = _external_id(incoming, scheme)
                 if incoming.coalesce and feed is not None:
                     waiting = s.scalars(
@@ -114,13 +130,6 @@ class Receive(PipelineBase):
                 if existing is not None:
                     metrics.DELIVERIES.labels("duplicate").inc()
                     return Accepted(existing, duplicate=True)
-                why = never_fetched(feed) if incoming.body is None and feed else None
-                if why and feed is not None:
-                    # Stored, it failed on every try (the fetch refuses the URL).
-                    raise Unprocessable(
-                        f"a delivery for feed {feed.id} must carry its document in the "
-                        f"request body: {why}"
-                    )
                 record: dict[str, Any] = {"request": incoming.kept_headers(), "signature": scheme}
                 if incoming.meta:
                     record["meta"] = incoming.meta
