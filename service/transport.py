@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import socket
 import ssl
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, wait
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -22,6 +19,25 @@ import httpcore
 import httpx
 
 from service.errors import FetchError
+from service.resolving import (
+    RESOLVERS,
+    ResolveBusy,
+    Resolver,
+    ResolveTimeout,
+    system_resolver,
+)
+
+__all__ = [
+    "ACCEPT_ENCODING",
+    "ResolveBusy",
+    "ResolveTimeout",
+    "Resolver",
+    "deadline",
+    "deadline_transport",
+    "decoded",
+    "resolve",
+    "system_resolver",
+]
 
 # The content codings asked for and decoded here (httpx would also offer br and zstd
 # when their packages are installed, and decodes without bounding its output).
@@ -62,44 +78,20 @@ def _left(timeout: float | None, error: type[Exception]) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-# A host name's addresses to connect to on a port, best first: the system resolver's
-# (getaddrinfo) unless a caller gives another (a test's slow one, a deployment's own).
-Resolver = Callable[[str, int], Sequence[str]]
-
-
-def system_resolver(host: str, port: int) -> list[str]:
-    """The addresses getaddrinfo gives ``host`` for a TCP connection, in its order."""
-    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
-
-
-class ResolveTimeout(httpcore.ConnectTimeout):
-    """The deadline passed while the host name was being resolved."""
-
-
 def resolve(host: str, port: int, resolver: Resolver = system_resolver) -> list[str]:
     """``resolver``'s addresses for ``host``, within the :func:`deadline` of the block:
-    raises :class:`ResolveTimeout` past it; the resolver's own errors (socket.gaierror,
-    UnicodeError) pass as they are. Outside a deadline block, resolved unbounded.
+    raises :class:`ResolveTimeout` past it, :class:`ResolveBusy` at once when every
+    resolver thread is stuck; the resolver's own errors (socket.gaierror, UnicodeError)
+    pass as they are. Outside a deadline block, resolved unbounded.
 
     getaddrinfo takes no timeout and cannot be interrupted, and a resolver that answers
     slowly held a send past its deadline, and its lease: another worker sent the event
-    again. It is asked in a thread of its own, which is left to finish (the system
-    resolver gives up after its own retries) when the deadline passes first."""
+    again. It is asked on the process's pool of resolver threads (service.resolving),
+    where a lookup the deadline passed is left to finish."""
     left = _left(None, ResolveTimeout)
     if left is None:
         return list(resolver(host, port))
-    answer: Future[list[str]] = Future()
-
-    def ask() -> None:
-        try:
-            answer.set_result(list(resolver(host, port)))
-        except BaseException as exc:  # handed to the caller, who raises it
-            answer.set_exception(exc)
-
-    threading.Thread(target=ask, name=f"resolve {host}", daemon=True).start()
-    if not wait([answer], timeout=left).done:
-        raise ResolveTimeout(f"the request's time limit passed while resolving {host}")
-    return answer.result()
+    return RESOLVERS.resolve(resolver, host, port, left)
 
 
 def _is_address(host: str) -> bool:
