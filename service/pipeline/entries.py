@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from service import abandon, clean, fetch
 from service.clean.chars import prose
-from service.errors import PlainfeedError, Unprocessable
+from service.errors import LeaseLost, PlainfeedError, Unprocessable
 from service.models import Article, FeedDoc, FeedEntry
 from service.pipeline.base import PipelineBase, in_chunks
 from service.store import tables as t
@@ -190,6 +190,10 @@ class Entries(PipelineBase):
     def _page_article(self, link: str, excerpt: Article, problems: list[str]) -> Article:
         try:
             article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
+        except LeaseLost:
+            # The read was cut short, the lease lost (service.transport): not the page's
+            # failure, and not the delivery's: the new holder of the lease reads it.
+            raise
         except PlainfeedError as exc:
             problems.append(f"page {link} not read ({exc.detail}); kept the feed's excerpt")
             return excerpt

@@ -208,6 +208,8 @@ class Publishing(Claims, Reuse):
         try:
             if link:
                 article, note = fetch.page_or_excerpt(link, excerpt, self.settings)
+        except LeaseLost:
+            raise  # the read cut short, the lease lost: the new holder reads the page
         except PlainfeedError as exc:
             if (
                 isinstance(exc, FetchError)
