@@ -6,7 +6,9 @@ thread while the heartbeat renews from its own.
 Besides the steps' checks, the waits between them end when the lease is lost: a retry's
 backoff (:func:`sleep`), a wait for the rate limiter's slot or token
 (service.ratelimit), and a model call in flight, whose answer is read in short slices
-that look at the lease between them (service.engines.llm.client)."""
+that look at the lease between them (service.engines.llm.client), as a fetch's answer is
+(a feed's, a page's: service.transport) and a host name's lookup waited for
+(service.resolving)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ is held by a lookup its caller gave up on is refused at once (:class:`ResolveBus
 
 from __future__ import annotations
 
+import os
 import queue
 import socket
 import threading
@@ -71,6 +72,12 @@ class ResolverPool:
 
     def __init__(self, size: int) -> None:
         self.size = size
+        self._empty()
+        # A child forked after the threads started has none of them: it starts its own
+        # (its lookups queued for threads that are not there would all time out).
+        os.register_at_fork(after_in_child=self._empty)
+
+    def _empty(self) -> None:
         self._lock = threading.Lock()
         self._lookups: queue.SimpleQueue[_Lookup] = queue.SimpleQueue()
         self._started = False

@@ -8,6 +8,7 @@ transport (fetch.check_url, fetch.fetch_url to a loopback server)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -135,3 +136,21 @@ def test_a_jobs_lookup_ends_once_its_lease_is_lost(slow: SlowResolver) -> None:
         transport.resolve("feeds.example", 443, slow)
     assert time.monotonic() - began < 5  # not the 30 s deadline
     assert RESOLVERS.stuck == 1  # left to finish, in its thread
+
+
+def test_a_forked_child_resolves_on_threads_of_its_own(slow: SlowResolver) -> None:
+    # Threads do not survive a fork: a child's lookups queued for its parent's threads
+    # all ran out their deadline.
+    slow.release.set()
+    with transport.deadline(5):
+        assert transport.resolve("parent.example", 443, slow) == [PUBLIC]
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only when it resolved the name
+        code = 1
+        try:
+            with transport.deadline(5):
+                code = 0 if transport.resolve("child.example", 443, slow) == [PUBLIC] else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
