@@ -200,13 +200,20 @@ def test_glossary_entry_plural() -> None:
 def test_no_definition_between_a_figure_and_what_it_is_said_of() -> None:
     _, glossary = load_glossary(PROMPTS / "glossary.yaml")
     text = "Early results say the Helion backend can cut latency by up to 50% in serving."
-    # "backend" is not defined there: it would part 50% from Helion. Where nothing is
-    # parted, at the sentence's end near the term, "latency" is, named again ("backend"
-    # is too far from there); with a short gloss, right after it, the name of its figure.
+    # "backend" is not defined there: it would part 50% from Helion, nor beside the
+    # short gloss of "latency", right after it, the name of its figure; nor at the
+    # sentence's end, past the figure, where it reads as said of it: after the sentence.
     latency = next(e for e in glossary if e.term == "latency")
-    assert define(text, glossary, set()) == text.replace("latency", f"latency ({latency.short})")
+    backend = next(e for e in glossary if e.term == "backend")
+    assert define(text, glossary, set()) == text.replace(
+        "latency", f"latency ({latency.short})"
+    ) + (f" (backend: {backend.definition}.)")
     bare = [replace(e, short=None) for e in glossary]
-    assert define(text, bare, set()) == f"{text[:-1]} (latency: {latency.definition})."
+    # Without it, "latency" is defined at the sentence's end, named, and "backend" beside
+    # it: named too, neither reads as said of the figure.
+    assert define(text, bare, set()) == (
+        f"{text[:-1]} (backend: {backend.definition}; latency: {latency.definition})."
+    )
     later = "The backend is new. It was 50% faster."
     assert define(later, glossary, set()).startswith("The backend (")
     # A name with digits in it is no figure: the term is defined at its first use.
@@ -223,4 +230,9 @@ def test_a_table_row_read_as_a_sentence_takes_no_definition() -> None:
     text = _explain("pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html")
     prose = text.all_text()
     assert "Llama3-8B (dense): optimization Rowwise FP8 vs BF16; result +13.4% throughput." in prose
-    assert "improving throughput (how much work is done per unit of time)" in prose
+    (row,) = [p for s in text.sections for p in s.paragraphs if "Llama3-8B (dense)" in p]
+    assert "(" not in row.replace("(dense)", "").replace("(7,290→1,170µs)", "")
+    throughput = next(
+        e for e in load_glossary(PROMPTS / "glossary.yaml")[1] if e.term == "throughput"
+    )
+    assert f"throughput: {throughput.short}" in prose

@@ -1,5 +1,7 @@
-"""Definitions placed in the explainer's text: after a term's first use where they read
-well, else at the end of that sentence, never between a figure and what it is said of."""
+"""Definitions placed in the explainer's text, in the sentence where the reader first
+meets the term: after it where they read well, else at the end of that sentence or
+beside another definition of it, else after that sentence; never before the term, never
+between a figure and what it is said of."""
 
 from __future__ import annotations
 
@@ -8,17 +10,18 @@ from collections.abc import Callable, Sequence
 
 from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry
 from service.engines.extractive.phrases import AFTERS
-from service.engines.extractive.words import STOPWORDS, wordset
+from service.engines.extractive.term_phrase import OPENERS, VERB, definition_insert
+from service.engines.extractive.words import wordset
 from service.text import split_sentences
 
 
 def define(
     text: str, glossary: Sequence[GlossaryEntry], defined: set[str], most: int = MAX_DEFINITIONS
 ) -> str:
-    """A plain definition after the first use of a glossary term that reads well with
-    one: where the term ends its phrase, at most one definition per sentence. Terms
-    defined go into ``defined``, so that each is defined once per explainer, and no more
-    than ``most`` of them."""
+    """A plain definition of each glossary term ``text`` uses, in the sentence of its
+    first use: where the term ends its phrase if that reads well. Terms defined go into
+    ``defined``, so that each is defined once per explainer, and no more than ``most``
+    of them."""
     hits: list[tuple[int, int, GlossaryEntry]] = []
     for e in glossary:
         if e.term in defined:
@@ -33,15 +36,17 @@ def define(
     taken: list[tuple[int, int]] = []
     inserts: list[tuple[int, str]] = []
     labels: dict[int, str] = {}  # where a definition in parentheses goes -> "term: ..."
-    ends: dict[int, list[str]] = {}  # a sentence's end -> the "term: ..." said there
+    # A sentence's end -> where each term said there is met, and its "term: ...".
+    ends: dict[int, list[tuple[int, str]]] = {}
     first: dict[str, int] = {}  # term -> the sentence the reader first meets it in
+    asides: dict[int, list[str]] = {}  # after a sentence -> the "term: ..." said there
 
     def sentence_of(start: int) -> int:
         return next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
 
     def in_place(start: int, end: int, e: GlossaryEntry, sent: int, last: bool = False) -> bool:
         nonlocal inserts
-        placed = _definition_insert(text, start, end, e, text[start:end])
+        placed = definition_insert(text, start, end, e, text[start:end])
         stop = spans[sent][1] if sent >= 0 else len(text)
         if placed is not None and _before_a_figure(text, placed[0], stop):
             placed = _short_aside(text, end, e, placed)
@@ -76,29 +81,106 @@ def define(
             # A second term of the sentence shares its end's parenthesis: one aside.
             if len(said) >= _AT_END:
                 return False
-            said.append(f"{e.term}: {e.definition}")
+            said.append((start, f"{e.term}: {e.definition}"))
             return True
         if not _room_for(text, pos, placed_in.get(sent, []), near > _NEAR_END):
             return False
-        ends[pos] = [f"{e.term}: {e.definition}"]
+        ends[pos] = [(start, f"{e.term}: {e.definition}")]
         placed_in.setdefault(sent, []).append(pos)
         return True
 
-    def before(start: int, e: GlossaryEntry, sent: int) -> bool:
+    def beside(start: int, end: int, e: GlossaryEntry, sent: int) -> bool:
+        """The term defined beside another's definition in its sentence, once both are
+        met: in the parenthesis of a term a few words on ("2.04x for MXFP8, and 3.01x for
+        MXFP4 (MXFP8: ...; MXFP4: ...)"), or both at the term's own place where an earlier
+        one's is in the same phrase ("FP8 E4M3 or packed FP4 E2M1 operands (FP8: ...;
+        FP4: ...)"). Joined to a parenthesis before it, FP4 was defined before the reader
+        met it."""
         nonlocal inserts
-        # The nearest definition in parentheses before the term in its sentence takes it
-        # too, named ("(A/B test: ...; MXFP8: ...)"): defined before it is met, not after.
-        earlier = [p for p in placed_in.get(sent, []) if p < start and p in labels]
-        if not earlier or len(text[max(earlier) : start].split()) > _APART:
-            return False  # further back, the reader has it before knowing what it is of
-        pos = max(earlier)
-        inserts = [x for x in inserts if x[0] != pos]
-        inserts.append((pos, f" ({labels.pop(pos)}; {e.term}: {e.definition})"))
+        mine = placed_in.get(sent, [])
+        later = [p for p in mine if p >= end and (p in labels or p in ends)]
+        stop = spans[sent][1] if sent >= 0 else len(text)
+        if later and len(text[end : min(later)].split()) <= _APART:
+            pos = min(later)
+            if _before_a_figure(text, pos, stop):
+                return False  # a short gloss there parts nothing; a longer aside would
+            if pos in ends:
+                if len(ends[pos]) > _AT_END:
+                    return False
+                ends[pos].append((start, f"{e.term}: {e.definition}"))
+                return True
+            if labels[pos].count("; ") >= _AT_END:
+                return False
+            inserts = [x for x in inserts if x[0] != pos]
+            labels[pos] = f"{e.term}: {e.definition}; {labels[pos]}"
+            inserts.append((pos, f" ({labels[pos]})"))
+            return True
+        earlier = [p for p in mine if p < start and p in labels]
+        placed = definition_insert(text, start, end, e, text[start:end])
+        if not earlier or placed is None or not placed[1].startswith(" ("):
+            return False
+        was, pos = max(earlier), placed[0]
+        between = text[was:pos]
+        if (
+            pos in ends
+            or any(x[0] == pos for x in inserts)
+            or not re.match(r"\s+(?:and|or)\s", text[was:start])
+            or len(between.split()) > _APART
+            or re.search(r"[,;:()—]", between)
+            or any(w.lstrip(OPENERS)[:1].isdigit() for w in between.split())
+        ):
+            return False  # not one phrase: the earlier one is lost, moved away from its term
+        inserts = [x for x in inserts if x[0] != was]
+        label = f"{labels.pop(was)}; {e.term}: {e.definition}"
+        labels[pos] = label
+        inserts.append((pos, f" ({label})"))
+        placed_in[sent] = [pos if p == was else p for p in mine]
+        return True
+
+    def anyway(start: int, end: int, e: GlossaryEntry, sent: int) -> bool:
+        """The term defined in the sentence the reader first meets it in, where no rule
+        above found it a place that reads well: after it, else at the sentence's end,
+        named, else in an aside after the sentence. Left for a later sentence, "A/B test"
+        of the FlyDSL explainer went undefined: its later uses were none."""
+        nonlocal inserts
+        if beside(start, end, e, sent):
+            return True  # one placed by this pass before it, in the same phrase
+        stop = spans[sent][1] if sent >= 0 else len(text)
+        placed = definition_insert(text, start, end, e, text[start:end])
+        if placed is not None and _before_a_figure(text, placed[0], stop):
+            placed = _short_aside(text, end, e, placed)
+        at = {x[0] for x in inserts}
+        if placed is not None and placed[0] not in ends and placed[0] not in at:
+            if label := _label(e, placed[1]):
+                labels[placed[0]] = label
+            inserts.append(placed)
+            placed_in.setdefault(sent, []).append(placed[0])
+            return True
+        body = text[:stop].rstrip()
+        pos = len(body) - 1 if body[-1:] in ".!?" else len(body)
+        named = f"{e.term}: {e.definition}"
+        if pos in ends and len(ends[pos]) <= _AT_END:
+            ends[pos].append((start, named))
+        elif pos in labels and labels[pos].count("; ") < _AT_END:
+            inserts = [x for x in inserts if x[0] != pos]
+            labels[pos] = f"{labels[pos]}; {named}"
+            inserts.append((pos, f" ({labels[pos]})"))
+        elif (
+            pos > end
+            and pos not in at
+            and pos not in ends
+            and _sentence_end(text, end, stop, len(text)) == pos
+        ):
+            ends[pos] = [(start, named)]
+            placed_in.setdefault(sent, []).append(pos)
+        else:
+            asides.setdefault(len(body), []).append(named)
         return True
 
     # Where the reader first meets a term: after it, else at the end of that sentence
-    # (named again), else beside a definition before it in that sentence. Given a later
-    # use instead, the reader met MXFP8 bare in the results and had it defined in the
+    # (named again), else beside another definition of that sentence, after both; and
+    # if none of these reads well, there all the same (``anyway``). Given a later use
+    # instead, the reader met MXFP8 bare in the results and had it defined in the
     # how-to, two sections on.
     def define(where: Callable[[int, int, GlossaryEntry, int], bool]) -> None:
         """One pass over the uses still open: each term defined at the first use
@@ -117,18 +199,18 @@ def define(
     )
     define(
         lambda start, end, e, sent: (
-            first[e.term] == sent
-            and (at_end(start, end, e, sent, _FIRST_NEAR_END) or before(start, e, sent))
+            first.get(e.term) == sent
+            and (
+                at_end(start, end, e, sent, _FIRST_NEAR_END)
+                or in_place(start, end, e, sent, True)
+                or beside(start, end, e, sent)
+            )
         )
     )
-    # Past its first sentence, only where nothing else would define it (every use there
-    # near a figure, say: "1.20x geometric mean over Triton across all 24 cases").
-    define(
-        lambda start, end, e, sent: (
-            in_place(start, end, e, sent, True) or at_end(start, end, e, sent, _NEAR_END)
-        )
-    )
-    inserts += [(pos, f" ({'; '.join(said)})") for pos, said in ends.items()]
+    define(lambda start, end, e, sent: first.get(e.term) == sent and anyway(start, end, e, sent))
+    # In the order the reader meets the terms.
+    inserts += [(pos, f" ({'; '.join(x for _, x in sorted(said))})") for pos, said in ends.items()]
+    inserts += [(pos, f" ({'; '.join(said)}.)") for pos, said in asides.items()]
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
     return text
@@ -182,12 +264,12 @@ def _sentence_end(text: str, end: int, stop: int, near: int = _NEAR_END) -> int 
     pos = len(body) - 1 if body[-1:] in ".!?" else len(body)
     if pos <= end or body[pos - 1 : pos] in (")", ":", ",", "”", '"'):
         return None
-    if body[:pos].rsplit(None, 1)[-1].lstrip(_OPENERS)[:1].isdigit():
+    if body[:pos].rsplit(None, 1)[-1].lstrip(OPENERS)[:1].isdigit():
         return None  # after "cutting costs by 96%" it reads as said of the figure
     if body[:pos].endswith(AFTERS):
         return None  # the attribution closes the sentence; a definition after it is lost
     between = text[end:pos].split()
-    if len(between) > _NEAR_END and any(w.lstrip(_OPENERS)[:1].isdigit() for w in between):
+    if len(between) > _NEAR_END and any(w.lstrip(OPENERS)[:1].isdigit() for w in between):
         return None  # further off, past a figure, it reads as said of what the figure is
     return pos if len(between) <= near else None
 
@@ -221,7 +303,7 @@ def _before_a_figure(text: str, pos: int, end: int) -> bool:
     ahead = re.split(r"[,;]\s|\s—", text[pos:end], maxsplit=1)[0]
     # Past a comma the figure is said of what follows it: the definition parts nothing
     # ("over BF16 (...), with peak memory nearly identical (~39 GB)").
-    return any(w.lstrip(_OPENERS)[:1].isdigit() for w in ahead.split()[:_FIGURE_AHEAD])
+    return any(w.lstrip(OPENERS)[:1].isdigit() for w in ahead.split()[:_FIGURE_AHEAD])
 
 
 # Words: a gloss this short right after its term parts no figure from the name it is said
@@ -263,17 +345,14 @@ def _names_its_figure(text: str, end: int) -> bool:
     cut latency by up to 50%", where the figure is said of latency: an aside after
     "backend" parts the claim."""
     for word in text[end:].split()[:_FIGURE_AHEAD]:
-        bare = word.strip(_OPENERS + ".,:;)!?").lower()
+        bare = word.strip(OPENERS + ".,:;)!?").lower()
         if not bare or bare in _TO_A_FIGURE:
             continue
         if bare[:1].isdigit() or bare in _ANOTHER_PHRASE:
             return True
-        if _VERB.match(f" {bare}") is None:
+        if VERB.match(f" {bare}") is None:
             return False  # a noun of its own comes first: the figure is said of that
     return False
-
-
-_OPENERS = "([{\"'“‘~≈<>$€£¥+-−±"
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -286,124 +365,3 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         spans.append((i, i + len(s)))
         pos = i + len(s)
     return spans or [(0, len(text))]
-
-
-_PHRASE_END = re.compile(
-    r"\s(?:for|to|of|and|or|in|on|at|by|with|from|into|that|which|who|is|are|was|were|can|"
-    r"could|will|would|may|might|must|should|has|have|had|does|do|did|as|than|when|while|"
-    r"because|so|but|across|over|under|per|through|via|without|within|between|like|around)\b"
-)
-
-
-# A term followed by its verb ends its noun phrase ("FlyDSL provides ..."), while one
-# followed by another noun modifies it ("BF16 dense GEMM") and takes no definition there.
-_VERB = re.compile(
-    r"\s(?:provides|delivers|reaches|makes|uses|runs|supports|adds|achieves|improves|shows|"
-    r"offers|enables|lets|gives|keeps|takes|turns|becomes|remains|stays|helps|needs|requires|"
-    r"allows|handles|computes|selects|chooses|accepts|returns|produces|reduces|increases|"
-    r"expresses|lowers|targets|includes|contains|covers|works|scales|exceeds|outperforms|"
-    r"depends|means|applies|brings|builds|lands|moves|ships|wins|beats|cuts|sits|lives|"
-    r"relies|matters|grows|dropped|improved|reduced|reached|delivered|achieved|showed|ran|"
-    r"used|added|became|remained|made|gave|took|cut)\b"
-)
-
-
-def _definition_insert(
-    text: str, start: int, end: int, entry: GlossaryEntry, form: str
-) -> tuple[int, str] | None:
-    """Where and how a definition goes after a term, or ``None`` when it would not read
-    well there. Inside parentheses it is set apart by commas; after a term that modifies
-    a following noun ("per MoE layer"), it goes after that noun and names the term."""
-    definition = entry.definition_for(form)
-    if text.rfind("(", 0, start) > text.rfind(")", 0, start):
-        return _inside_parentheses(text, end, definition)
-    pos = end
-    # Keep an abbreviation that follows the term with it: "mixture-of-experts (MoE)".
-    m = re.match(r"\s*\([^()]{1,15}\)", text[pos:])
-    if m:
-        pos += m.end()
-    after = text[pos:]
-    # In parentheses wherever it goes: after a bare comma at a sentence's end it read as
-    # one more item of a list ("1,500 learned gist tokens, small pieces of text, ...").
-    if _ends_phrase(after):
-        return pos, f" ({definition})"
-    if m:
-        return None
-    noun = _modified_noun(after)
-    if noun is None or any(w.lstrip(_OPENERS)[:1].isdigit() for w in text[:start].split()[-2:]):
-        return None  # "a 13.4% throughput gain (...) over BF16" parts a result from its baseline
-    # Every use of a term was often a modifier ("MoE layer", "BF16 dense GEMM"): the
-    # term went undefined. After the noun phrase, named again, it parts nothing.
-    return pos + noun, f" ({entry.term}: {entry.definition})"
-
-
-def _ends_phrase(after: str) -> bool:
-    """Whether the text ``after`` a term starts where its noun phrase ends."""
-    return (
-        not after
-        or re.match(r"[.!?](\s|$)", after) is not None
-        or after[0] in ",;:"
-        or after.startswith(" —")
-        or _PHRASE_END.match(after) is not None
-        or _VERB.match(after) is not None
-    )
-
-
-# Past participles not in "-ed": after a term they start a clause, no noun it modifies
-# ("the baseline built to get in front of users quickly").
-_PARTICIPLES = wordset(
-    "built kept written shown made done seen given taken grown held known sent spent told "
-    "brought bought thought caught taught paid laid lost led met won begun chosen driven "
-    "drawn broken spoken frozen hidden risen stolen torn worn woven fallen beaten bitten "
-    "eaten forgotten gotten proven"
-)
-# These are nouns as often ("a BF16 run", "the optimized kernel set to MI450"): a
-# participle only where "by" follows ("the baseline set by ATen").
-_NOUN_OR_PARTICIPLE = wordset(
-    "run set cut split cost hit cast spread read put let left found shut quit"
-)
-# A plain word ("A/B" too), or a code of capitals and digits that names a variant ("FP8
-# E4M3": the term modifies it as it would a noun; a figure starts with a digit, and is none).
-_NOUN_WORD = re.compile(
-    r"\s(?:[A-Za-z][A-Za-z\-]*(?:/[A-Za-z]+)?|[A-Z][A-Z0-9]*[0-9][A-Z0-9]*)(?=[\s.,;:!?]|$)"
-)
-# Nouns in "-ly", which reads as an adverb's ending ("a ROCm PyTorch nightly for ...").
-_LY_NOUNS = wordset("nightly weekly monthly daily family assembly supply anomaly rally")
-_MODIFIED_WORDS = 3  # a longer run after a term is no noun phrase it modifies
-
-
-def _modified_noun(after: str) -> int | None:
-    """The length of the noun (one to three plain words) that a term modifies, from the
-    start of ``after``, when its noun phrase ends there; ``None`` otherwise (a figure, a
-    name with digits or a parenthesis comes first, or the phrase runs on)."""
-    at = 0
-    for _ in range(_MODIFIED_WORDS):
-        m = _NOUN_WORD.match(after, at)
-        if m is None or _PHRASE_END.match(after, at) or _VERB.match(after, at):
-            return None
-        word = m.group(0).strip()
-        # Not a noun: "the coding agent your team already uses", "the baseline built to".
-        low = word.lower()
-        adverb = re.search(r"[a-z](ly|ed)$", word) is not None and low not in _LY_NOUNS
-        if low in STOPWORDS or low in _PARTICIPLES or adverb:
-            return None
-        at = m.end()
-        if low in _NOUN_OR_PARTICIPLE and after.startswith(" by ", at):
-            return None
-        if _ends_phrase(after[at:]):
-            return at
-    return None
-
-
-def _inside_parentheses(text: str, end: int, definition: str) -> tuple[int, str] | None:
-    """A definition for a term inside parentheses, set apart by commas ("(geometric mean,
-    an average ..., across three models)"): parentheses within parentheses do not read.
-    Not a definition with a comma of its own, which would blur where it ends."""
-    if "," in definition:
-        return None
-    after = text[end:]
-    if after.startswith(")"):
-        return end, f", {definition}"
-    if _PHRASE_END.match(after):  # not "(7,156 BF16 baseline": the term modifies a noun
-        return end, f", {definition},"
-    return None
