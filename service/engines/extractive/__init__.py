@@ -103,7 +103,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-28"
+ENGINE_VERSION = "extractive-29"
 
 
 class ExtractiveEngine:

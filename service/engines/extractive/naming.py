@@ -99,6 +99,11 @@ def _named_before(subject: str, phrase: str, whole: str) -> str:
     return name
 
 
+# What a family name is said of: cut, "to natively serve Kimi models" read "to natively
+# serve models" (whose?), the family dropped from the title it leads.
+_ITS_KIND = frozenset(("model", "models", "family", "series", "checkpoints", "weights"))
+
+
 def _modifier(subject: str, phrase: str) -> re.Match[str] | None:
     """The subject said as a modifier of what is its own, past the phrase's first word
     ("for some ChatGPT web users", "Elevated Codex API authentication errors", "Run Code
@@ -114,6 +119,7 @@ def _modifier(subject: str, phrase: str) -> re.Match[str] | None:
     nxt = phrase[m.end() :].split(" ", 1)[0]
     if (
         nxt.lower() in STOPWORDS
+        or nxt.lower().rstrip(",;:") in _ITS_KIND
         or nxt.endswith("ing")
         or _JOINS.fullmatch(nxt)
         or _HEADLINE_VERB.match(nxt)

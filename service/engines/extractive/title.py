@@ -16,6 +16,7 @@ from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
 from service.engines.extractive.subject import subject as subject_of_post
+from service.engines.extractive.title_length import TITLE_WORDS, fits, shorten, words
 from service.engines.extractive.words import (
     STOPWORDS,
     CaseTable,
@@ -100,6 +101,7 @@ def _title(
     new = title_case(third_person(new, draft.voice), case) if new else ""
     listed = clause and names_listed(new)
     claims = _claims(draft, new, subject) if with_claim else iter(())
+    long = False  # whether the best claim made the title too long
     for claim in [*claims, ""]:
         # "the" goes before what a figure is of ("the 1.10x speedup"), not before who
         # speaks: "..., team tried 8–16 configurations" lost the article a subject needs.
@@ -117,22 +119,60 @@ def _title(
                 # may misname one.
                 continue
             claim = lowered or claim
-        parts = [p for p in (new, claim) if p]
         says = wording.says
-        rest = capitalise(", ".join(parts)) if parts else says[:1].upper() + says[1:]
-        if listed:
-            # What a bare list of names is, said after it: a claim ran on as one more
-            # item of the list ("..., and 3.5 Flash Cyber, up to 2x faster").
-            title = f"{new}: {claim or says}"
-        elif clause:
-            title = rest
-        elif not subject:
-            title = rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: {says}"
-        else:
-            title = f"{subject}: {rest}"
+        title = _compose(subject, new, claim, says, listed=listed, clause=clause)
+        if claim and long:
+            # None then: a title is scanned, not read; a lesser claim that fits ("52
+            # layers are global") says less of the post than its subject does.
+            continue
+        if claim and not fits(title):
+            long = True
+            # Room for the claim, what the post shows, in a title cut short where a phrase
+            # ends: "D4RT: Teaching AI to see the world, up to 300x faster than prior
+            # methods"; not where the cut takes the subject's name with it ("... to
+            # natively serve Kimi models").
+            room = TITLE_WORDS - words(title) + words(new)
+            short = shorten(new, room) if not listed else new
+            cut = new[len(short) :]
+            if (
+                short == new
+                or words(short) < _SHORT_NEW
+                or (subject and re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", cut))
+            ):
+                continue
+            title = _compose(subject, short, claim, says, listed=listed, clause=clause)
         if not claim or _checks(title, article):
-            return title, bool(claim)
+            return _fit(title, says, phrases=with_claim), bool(claim)
     raise AssertionError("unreachable: the title without a claim is always returned")
+
+
+_SHORT_NEW = 4  # words of what the title adds, at least, cut to make room for a claim
+
+
+def _compose(subject: str, new: str, claim: str, says: str, *, listed: bool, clause: bool) -> str:
+    """The title of ``subject``, what the post's title adds (``new``) and ``claim``."""
+    parts = [p for p in (new, claim) if p]
+    rest = capitalise(", ".join(parts)) if parts else says[:1].upper() + says[1:]
+    if listed:
+        # What a bare list of names is, said after it: a claim ran on as one more
+        # item of the list ("..., and 3.5 Flash Cyber, up to 2x faster").
+        return f"{new}: {claim or says}"
+    if clause:
+        return rest
+    if not subject:
+        return rest if claim or SUBJECT_COLON.search(rest) else f"{rest}: {says}"
+    return f"{subject}: {rest}"
+
+
+def _fit(title: str, says: str, *, phrases: bool) -> str:
+    """``title`` within the words a title has (``title_length``): without its "what the
+    post says" first (a title that long says something), then cut where a phrase ends
+    (a post's first sentence, not where a ``phrases``' preposition starts)."""
+    if fits(title):
+        return title
+    if title.endswith(f": {says}"):
+        title = title[: -len(says) - 2]
+    return shorten(title, phrases=phrases)
 
 
 _FIRST_SENTENCE_WORDS = 40  # longer, it reads as a paragraph, not a title

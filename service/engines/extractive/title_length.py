@@ -1,0 +1,131 @@
+"""How long the explainer's title may run: a reader scans a title, and some ran to 26
+words ("Together AI adds 40+ image & video models, including Sora 2 and Veo 3, to build
+end-to-end multimodal apps with ..."). Past ``TITLE_WORDS`` the title ends where a phrase
+of it ends: at a clause's comma or before a preposition, never inside a name ("Claude
+for Microsoft Office 365"), a figure ("from 8 to 256"), a list ("latency, timeouts, and
+interrupted streaming") or parentheses."""
+
+from __future__ import annotations
+
+import re
+
+from service.engines.extractive.words import wordset
+
+TITLE_WORDS = 14  # words: a headline a reader takes in at a glance, subject and claim
+
+# Where a phrase of a title can end: before a comma, a dash or a parenthesis that opens an
+# aside, or before a preposition that opens a phrase of its own ("... in four dimensions").
+_CUT = re.compile(
+    r"(?:,|;|\.|\s[—–-])\s|(?<=\w)—(?=\w)|\s(?=\()|\s(?=(?:with|for|in|on|to|via|using|from|by|at|across|into|"
+    r"through|while|when|where|after|before|including|without|within|during|as|"
+    r"amid)\s)"
+)
+# Words a title does not end on: they leave it hanging ("Elevated errors for the").
+_HANGING = wordset(
+    "a an the and or but of to for with in on at by from as than its their this that these "
+    "those is are was were be been has have had can will may your our how why what"
+)
+# A figure's baseline goes with it: cut off, "300x faster" says less than the post.
+_BASELINE = wordset("than over compared relative versus vs")
+
+
+def words(title: str) -> int:
+    """The words of ``title``: not a dash or an ampersand between them."""
+    return sum(1 for w in title.split() if any(c.isalnum() for c in w))
+
+
+def fits(title: str) -> bool:
+    return words(title) <= TITLE_WORDS
+
+
+def shorten(title: str, most: int = TITLE_WORDS, *, phrases: bool = True) -> str:
+    """``title`` cut to at most ``most`` words where one of its phrases ends, the longest
+    such; ``title`` itself when it fits or has no such place after its subject's colon.
+    Not before a preposition unless ``phrases`` or the words before it have a verb: a
+    post's first sentence cut there lost its verb ("A six-month long pilot program | with
+    the ... initiative found that ...")."""
+    if words(title) <= most:
+        return title
+    colon = title.find(": ")
+    phrases = phrases or colon >= 0  # "Subject: ..." is a headline, not a sentence
+    best = ""
+    for m in _CUT.finditer(title):
+        head = title[: m.start()].rstrip()
+        if words(head) > most:
+            break
+        if not phrases and not m.group(0).strip() and not _has_verb(head):
+            continue
+        if colon >= 0 and len(title[colon + 2 : m.start()].split()) < 2:
+            continue  # the subject and a word: no title
+        if _can_end(title, head, m):
+            best = head
+    return best or title
+
+
+def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
+    """Whether the title may end at ``head`` (the text before the cut ``m``)."""
+    words = head.split()
+    last = words[-1].strip("“”\"'‘’").lower() if words else ""
+    if not words or last in _HANGING:
+        return False
+    if head.count("(") != head.count(")") or head.count("“") != head.count("”"):
+        return False
+    if ". " in head and len(head.rsplit(". ", 1)[1].split()) < _SENTENCE_WORDS:
+        return False  # "... you already use. Start": a sentence's first word or two
+    rest = title[m.end() :].lstrip()
+    after = rest.split(" ", 1)[0]
+    if after.lower() in _BASELINE:
+        return False
+    cut = m.group(0).strip()
+    if not cut:  # before a preposition: not inside a name or a figure
+        nxt = rest.split()[1:2]
+        if nxt and words[-1][:1].isupper() and nxt[0][:1].isupper():
+            return False  # "Claude for Microsoft Office 365", "Mythos 5.1 and Claude Fable"
+        if nxt and words[-1][-1:].isdigit() and nxt[0][:1].isdigit():
+            return False  # "8 to 256"
+        if last == "up" and nxt and nxt[0][:1].isdigit():
+            return False  # "up to 50%"
+    return not _in_list(head, rest, cut == ",")
+
+
+_AUXILIARIES = wordset(
+    "is are was were be been has have had can could may might will would should must do does did"
+)
+_DETERMINERS = wordset("a an the its their these those this that of")
+
+
+def _has_verb(head: str) -> bool:
+    """Whether ``head`` has a verb, as far as a word tells: an auxiliary ("Gemma 4 is
+    now ..."), or a lower-case word in "-s" or "-ed" past the first, after no determiner
+    ("Voice finder helps developers ..."); a plural noun passes too, a guess."""
+    ws = [w.strip(",;:()“”\"'").lower() for w in head.split()]
+    if any(w in _AUXILIARIES for w in ws):
+        return True
+    return any(
+        w.isalpha() and w.endswith(("s", "ed")) and ws[i - 1] not in _DETERMINERS
+        for i, w in enumerate(ws)
+        if i > 0 and head.split()[i][:1].islower()
+    )
+
+
+_ITEM_WORDS = 4  # words of a list's item, at most
+_SENTENCE_WORDS = 3  # words of a sentence a title may end on, at least
+
+
+def _in_list(head: str, rest: str, comma: bool) -> bool:
+    """Whether a title cut between ``head`` and ``rest`` (at a ``comma``, or before a
+    preposition) cuts a list: ``rest`` goes on with short items up to the "and" or "or"
+    of its last ("latency, | timeouts, and interrupted streaming"; "search, searching |
+    for custom GPTs, ChatGPT user invites, and ..."), or opens on that last one after
+    one of its items ("latency, timeouts | , and interrupted streaming"). Not a clause
+    after a comma ("..., | and a new replica takes minutes"), nor a phrase that names a
+    few ("..., | including Sora 2 and Veo 3, to build ...")."""
+    listed = ", " in head
+    for i, item in enumerate(re.split(r",\s|(?<=\w)—(?=\w)", rest)):
+        if re.match(r"(?:and|or|&)\s", item):
+            if i > 0:
+                return comma or listed
+            return listed and len(head.rsplit(", ", 1)[1].split()) <= _ITEM_WORDS
+        if len(item.split()) > _ITEM_WORDS:
+            return False
+    return False
