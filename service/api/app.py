@@ -13,6 +13,7 @@ from fastapi_offline import FastAPIOffline
 from service import __version__, outbound
 from service.api import (
     atom,
+    conditional,
     deliveries,
     feeds,
     items,
@@ -119,6 +120,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
         ],
     )
     problems.install(app)
+    # (Before any route or mount reads a conditional GET's dates.)
+    app.add_middleware(conditional.IgnoreFutureDates)
     app.add_middleware(limits.BodyLimit)
     app.add_middleware(limits.HeadAsGet)
     # Outermost: the body's clock runs from the request reaching the app.

@@ -16,7 +16,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from datetime import UTC, datetime
-from email.utils import format_datetime, parsedate_to_datetime
+from email.utils import format_datetime
 from typing import Annotated, Any, Generic, TypeVar
 
 import nh3
@@ -27,6 +27,7 @@ from sqlalchemy import ColumnElement, Select, case, func, select
 from sqlalchemy.orm import Session, defer
 
 from service import __version__, render
+from service.api.conditional import modified_since
 from service.api.deps import DB, Ctx
 from service.api.pages import feed_label, safe_url
 from service.api.params import DIGITS, Id
@@ -174,16 +175,9 @@ def _not_modified(request: Request, etag: str, last_modified: datetime) -> bool:
     inm = request.headers.get("if-none-match")
     if inm is not None:
         return _matches(inm, etag)
-    ims = request.headers.get("if-modified-since")
-    if ims:
-        try:
-            since = parsedate_to_datetime(ims)
-        except (TypeError, ValueError):
-            return False
-        if since.tzinfo is None:
-            since = since.replace(tzinfo=UTC)
-        return last_modified.replace(microsecond=0) <= since
-    return False
+    # (A date later than now is no condition: RFC 9110 13.1.3; it was a 304 for good.)
+    since = modified_since(request.headers.get("if-modified-since"), datetime.now(UTC))
+    return since is not None and last_modified.replace(microsecond=0) <= since
 
 
 class _Cache(Generic[K, V]):
