@@ -23,6 +23,7 @@ from service.api import (
     pages,
     problems,
     subscribers,
+    utf8,
     webhooks,
     websub,
 )
@@ -120,6 +121,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
         ],
     )
     problems.install(app)
+    # Innermost: it reads the body through the limits' receive.
+    app.add_middleware(utf8.Utf8Json)
     # (Before any route or mount reads a conditional GET's dates.)
     app.add_middleware(conditional.IgnoreFutureDates)
     app.add_middleware(limits.BodyLimit)

@@ -126,6 +126,8 @@ def _unreadable_json(exc: StarletteHTTPException) -> str | None:
     cause = exc.__cause__
     if exc.status_code != 400 or cause is None:
         return None
+    if isinstance(cause, BadJSON):  # a UTF-16 or UTF-32 body (service.api.utf8)
+        return cause.detail
     if isinstance(cause, UnicodeDecodeError):
         return f"body is not valid JSON: it is not UTF-8 ({cause})"
     if isinstance(cause, RecursionError):
