@@ -257,6 +257,23 @@ class Settings(BaseSettings):
         le=MAX_SECONDS,
         description="Seconds a request body has to arrive whole, from the end of its headers.",
     )
+    # A request's line and headers (service.api.protocol): httptools bounds neither, h11
+    # only one that comes in pieces. At least 4 KiB, what a browser's head can take with
+    # its cookies; at most 1 MiB, past which a head is memory, not a request.
+    max_head_bytes: int = Field(
+        default=64 * 1024,
+        ge=4 * 1024,
+        le=1024 * 1024,
+        description="Bytes of a request's line and headers; more: 431.",
+    )
+    # uvicorn bounds only the wait between requests: a head sent a header every few
+    # seconds held its connection for good.
+    head_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=MAX_SECONDS,
+        description="Seconds a request's line and headers have to arrive whole; slower: 408.",
+    )
     public_url: str = "http://127.0.0.1:8000"
     # A WebSub subscribe or unsubscribe the hub took but never verified waited for good
     # (and its feed was removed only by force): given up after this (service.websub).

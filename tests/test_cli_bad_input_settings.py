@@ -37,6 +37,9 @@ pytestmark = pytest.mark.slow
         ("PLAINFEED_MAX_ATTEMPTS", "9" * 30, "less than or equal to 100"),
         ("PLAINFEED_CONCURRENCY", "100000", "less than or equal to 256"),
         ("PLAINFEED_LOG_LEVEL", "LOUD", "PLAINFEED_LOG_LEVEL='LOUD': Value error, not a logging"),
+        # A head cap no browser's head fits, and a head clock of no time.
+        ("PLAINFEED_MAX_HEAD_BYTES", "1000", "greater than or equal to 4096"),
+        ("PLAINFEED_HEAD_TIMEOUT", "0", "PLAINFEED_HEAD_TIMEOUT='0'"),
         # Every Atom link and the WebSub callback are built on it: "host/items/1" is none.
         ("PLAINFEED_PUBLIC_URL", "news.example.org", "PLAINFEED_PUBLIC_URL='news.example.org'"),
         ("PLAINFEED_PUBLIC_URL", "ftp://news.example.org", "an http(s) URL"),

@@ -59,6 +59,15 @@ def test_no_wait_or_timeout_is_longer_than_a_day(name: str) -> None:
         Settings(_env_file=None, **{name: 1e300})  # type: ignore[call-arg]
 
 
+def test_the_head_cap_is_at_least_4_kib_and_at_most_1_mib() -> None:
+    # Below, no browser's head (cookies and all) fits; above, a head is memory.
+    for good in (4096, 1024 * 1024):
+        assert Settings(_env_file=None, max_head_bytes=good).max_head_bytes == good  # type: ignore[call-arg]
+    for bad in (4095, 1024 * 1024 + 1):
+        with pytest.raises(ValueError, match="max_head_bytes"):
+            Settings(_env_file=None, max_head_bytes=bad)  # type: ignore[call-arg]
+
+
 def test_retention_is_counted_in_days_up_to_a_century() -> None:
     assert Settings(_env_file=None, retention_days=0.5).retention_days == 0.5  # type: ignore[call-arg]
     for bad in (-1, 36_501):

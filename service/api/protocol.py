@@ -5,20 +5,23 @@ A request line or header block that does not parse never reaches the application
 protocol answers 400 itself, and a client that reads every error as JSON would choke on
 "Invalid HTTP request received.". Each protocol class keeps its own framing (the h11 state
 machine, httptools' raw bytes) and changes only the body and its type. Both refuse a
-request head over MAX_HEAD_BYTES the same way (431), before the parser buffers it.
+request head over PLAINFEED_MAX_HEAD_BYTES the same way (431), before the parser buffers
+it, and one not whole within PLAINFEED_HEAD_TIMEOUT seconds (408): ``http_protocol``
+gives uvicorn the class with the settings' values.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from service.api.heads import HeadClock, HeadCount
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
+from service.config import Settings
 from service.errors import RequestTimeout
 
 try:  # uvicorn[standard] brings httptools, which uvicorn prefers; h11 is always there
@@ -27,12 +30,14 @@ except ImportError:  # pragma: no cover - httptools is a dependency of uvicorn[s
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 
-# The longest request head (request line and headers) either protocol takes: httptools
-# buffers a header whole and bounds none, and h11 bounds only a head that comes in
-# pieces (16 KiB); a client's 64 MiB header was read into memory and served.
+# The longest request head (request line and headers) either protocol takes, unless
+# PLAINFEED_MAX_HEAD_BYTES says otherwise: httptools buffers a header whole and bounds
+# none, and h11 bounds only a head that comes in pieces (16 KiB); a client's 64 MiB
+# header was read into memory and served.
 MAX_HEAD_BYTES = 64 * 1024
 HEADERS_TOO_LARGE = b"431 Request Header Fields Too Large"
-# Seconds a request head has to arrive whole (HeadClock), as a body has its 30 s.
+# Seconds a request head has to arrive whole (HeadClock), as a body has its 30 s, unless
+# PLAINFEED_HEAD_TIMEOUT says otherwise.
 HEAD_SECONDS = 30.0
 
 
@@ -47,79 +52,13 @@ def _problem(status: int, slug: str, title: str, detail: str) -> bytes:
     ).encode()
 
 
-def headers_too_large_body() -> bytes:
+def headers_too_large_body(limit: int) -> bytes:
     return _problem(
         431,
         "headers-too-large",
         "Request header fields too large",
-        f"the request line and headers are over {MAX_HEAD_BYTES} bytes",
+        f"the request line and headers are over {limit} bytes (PLAINFEED_MAX_HEAD_BYTES)",
     )
-
-
-# The blank line that ends a head, as h11 finds it: lines may end in a bare LF, and a head
-# read to a CRLF CRLF only counted the body, and the idle time after it, of such a request
-# as its head (431, 408). (A valid head holds no other empty line; httptools refuses LF.)
-_HEAD_END = re.compile(rb"\n\r?\n")
-
-
-class HeadCount:
-    """The bytes of a connection's request head read so far, counted before the parser
-    sees them: from a request's first byte to the blank line that ends its head, which
-    may come split (the last three bytes are kept)."""
-
-    def __init__(self) -> None:
-        self.next_request()
-
-    def next_request(self) -> None:
-        # (begun: any byte read, blank lines too, which start the clock: HeadClock.)
-        self.reading, self.bytes, self.tail, self.begun = True, 0, b"", False
-
-    def over(self, data: bytes) -> bool:
-        """Whether the head, with ``data`` read, is over MAX_HEAD_BYTES. Bytes after the
-        head (a body) are not counted; nor is another request until next_request."""
-        if not self.reading:
-            return False
-        self.begun = self.begun or bool(data)
-        if not self.bytes:
-            # Blank lines before the request line, which a server ignores (RFC 9112
-            # 2.2; httptools does): no head's end. "\r\n\r\n" first ended the count,
-            # and the head after it was read unbounded in size and time.
-            data = data.lstrip(b"\r\n")
-            if not data:
-                return False
-        seen = self.tail + data
-        end = _HEAD_END.search(seen)
-        if end is None:
-            self.bytes += len(data)
-            self.tail = seen[-3:]
-        else:
-            self.bytes += max(0, end.end() - len(self.tail))
-            self.reading = False
-        return self.bytes > MAX_HEAD_BYTES
-
-
-class HeadClock:
-    """The time a request head has to arrive whole: from the connection's start, or from
-    a later head's first byte, to its end (uvicorn bounds only the wait between requests,
-    and a head sent a header every few seconds held its connection for good). Not while
-    a request is served: its body has PLAINFEED_BODY_TIMEOUT (service.api.limits)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float, expired: Any) -> None:
-        self._loop, self._seconds, self._expired = loop, seconds, expired
-        self._handle: asyncio.TimerHandle | None = None
-
-    def watch(self, head: HeadCount, *, started: bool = False) -> None:
-        """Run while ``head`` is read and begun (or ``started``), else stop."""
-        if head.reading and (started or head.begun):
-            if self._handle is None:
-                self._handle = self._loop.call_later(self._seconds, self._expired)
-        else:
-            self.stop()
-
-    def stop(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
 
 
 def head_too_slow_body(seconds: float) -> bytes:
@@ -128,7 +67,8 @@ def head_too_slow_body(seconds: float) -> bytes:
         RequestTimeout.slug,
         # (Its own title: RequestTimeout's says "Request body timeout".)
         "Request head timeout",
-        f"the request line and headers did not arrive whole within {seconds:g} seconds",
+        f"the request line and headers did not arrive whole within {seconds:g} seconds "
+        "(PLAINFEED_HEAD_TIMEOUT)",
     )
 
 
@@ -166,14 +106,16 @@ def _answer_too_slow(protocol: Any) -> None:
 class _HeadGuard(asyncio.Protocol):
     """What both protocols add to uvicorn's: the head of each request counted
     (:class:`HeadCount`) and timed (:class:`HeadClock`) from the connection's start.
-    First among the bases, so that its methods wrap the protocol's own."""
+    First among the bases, so that its methods wrap the protocol's own. The limits are
+    class attributes: :func:`http_protocol` sets the settings' on a subclass."""
 
     head_seconds = HEAD_SECONDS
+    max_head_bytes = MAX_HEAD_BYTES
     loop: asyncio.AbstractEventLoop
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._head = HeadCount()
+        self._head = HeadCount(self.max_head_bytes)
         self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
 
     def connection_made(self, transport: Any) -> None:
@@ -187,23 +129,26 @@ class _HeadGuard(asyncio.Protocol):
     def _head_too_slow(self) -> None:
         _answer_too_slow(self)
 
+    def _too_large(self) -> None:
+        _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body(self.max_head_bytes))
+
 
 class ProblemH11Protocol(_HeadGuard, H11Protocol):
     """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
-    and a head over MAX_HEAD_BYTES refused."""
+    and a head over the cap refused."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # h11's own bound, of a head that came in pieces, the same as the whole head's:
         # its 16 KiB refused (400) a head httptools takes.
-        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self.max_head_bytes)
 
     def data_received(self, data: bytes) -> None:
         if not self._head.reading and self.conn.their_state is h11.IDLE:
             # The last request was read whole and answered: these bytes start the next.
             self._head.next_request()
         if self._head.over(data):
-            _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
+            self._too_large()
             return
         self._clock.watch(self._head)
         super().data_received(data)
@@ -228,7 +173,7 @@ if HttpToolsProtocol is not None:
 
     class ProblemHttpToolsProtocol(_HeadGuard, HttpToolsProtocol):
         """uvicorn's httptools protocol with a problem details body on a request it cannot
-        parse, and a head over MAX_HEAD_BYTES refused."""
+        parse, and a head over the cap refused."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
@@ -236,23 +181,26 @@ if HttpToolsProtocol is not None:
 
         def data_received(self, data: bytes) -> None:
             if self._head.over(data):
-                if self.cycle is not None and not self.cycle.response_complete:
-                    # A head pipelined while a request is answered: its 431 written now
-                    # would be read as that answer (and cut it off). Read no more of it;
-                    # on_response_complete refuses it once every answer is written.
-                    self._refused = True
-                    self.flow.pause_reading()
-                    return
-                _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
+                self._refuse()
                 return
             self._clock.watch(self._head)
             super().data_received(data)
+
+        def _refuse(self) -> None:
+            if self.cycle is not None and not self.cycle.response_complete:
+                # A head pipelined while a request is answered: its 431 written now would
+                # be read as that answer (and cut it off). Read no more of it;
+                # on_response_complete refuses it once every answer is written.
+                self._refused = True
+                self.flow.pause_reading()
+                return
+            self._too_large()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             done = self.cycle.response_complete and not self.transport.is_closing()
             if self._refused and done:
-                _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body())
+                self._too_large()
 
         # The parser says where a request and its head end: the bytes after a request
         # are the next one's head, and those after its head a body. It says so in the
@@ -271,9 +219,19 @@ if HttpToolsProtocol is not None:
             _send_raw(self, b"400 Bad Request", bad_request_body(msg))
 
 
-def http_protocol() -> type[asyncio.Protocol]:
+def http_protocol(settings: Settings | None = None) -> type[asyncio.Protocol]:
     """The protocol class to give uvicorn's ``http`` setting: httptools' when installed
-    (what uvicorn's "auto" picks), else h11's."""
+    (what uvicorn's "auto" picks), else h11's; with ``settings``, a subclass bounding a
+    request head by their PLAINFEED_MAX_HEAD_BYTES and PLAINFEED_HEAD_TIMEOUT."""
+    base: type[_HeadGuard] = ProblemH11Protocol
     if HttpToolsProtocol is not None:
-        return ProblemHttpToolsProtocol
-    return ProblemH11Protocol  # pragma: no cover
+        base = ProblemHttpToolsProtocol
+    if settings is None:
+        return base
+    return bounded(base, settings.max_head_bytes, settings.head_timeout)
+
+
+def bounded(base: type[_HeadGuard], max_head_bytes: int, head_seconds: float) -> type[_HeadGuard]:
+    """``base`` (one of the protocols) with these limits of a request head."""
+    limits = {"max_head_bytes": max_head_bytes, "head_seconds": head_seconds}
+    return type(base.__name__, (base,), limits)

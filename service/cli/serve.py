@@ -111,7 +111,7 @@ def serve(
     log.info("serving on %s", _url(sock))
     config = uvicorn.Config(
         create_app(settings, workers=workers),
-        http=http_protocol(),
+        http=http_protocol(settings),
         log_config=None,
         timeout_graceful_shutdown=int(settings.shutdown_grace),
     )
@@ -216,7 +216,7 @@ def demo(
     setup_logging(settings.log_format, settings.log_level)
     config = uvicorn.Config(
         create_app(settings),
-        http=http_protocol(),
+        http=http_protocol(settings),
         log_config=None,
         log_level="warning",
     )
