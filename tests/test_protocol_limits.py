@@ -1,17 +1,23 @@
-"""The request head's limits as settings (PLAINFEED_MAX_HEAD_BYTES, PLAINFEED_HEAD_TIMEOUT):
-raw bytes to a real server on loopback (and `plainfeed serve` as a process)."""
+"""The request head's limits as settings (PLAINFEED_MAX_HEAD_BYTES, PLAINFEED_HEAD_TIMEOUT),
+blank lines between requests, and heads read at once with the body before them: raw
+bytes to a real server on loopback (and `plainfeed serve` as a process)."""
 
 from __future__ import annotations
 
 import json
+import re
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 
 from service.api.app import create_app
+from service.api.heads import BodyEnd, HeadCount
 from service.api.protocol import (
     MAX_HEAD_BYTES,
     ProblemH11Protocol,
@@ -20,7 +26,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import loopback_socket, make_settings, read_answer, serve_on_loopback
 from tests.procs import READY, on_a_free_port, plainfeed, plainfeed_env, wait_ready
 
 SMALL = 8 * 1024  # a cap under the default's 64 KiB
@@ -34,6 +40,15 @@ def settings(tmp_path: Path) -> Settings:
 
 def _head(size: int, end: bytes = b"\r\n\r\n", path: bytes = b"/healthz") -> bytes:
     return b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * size + end
+
+
+def _answers(s: socket.socket) -> list[bytes]:
+    """The status lines of every answer read until the server closes."""
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    # (An answer's status line follows the body before it with no line break.)
+    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
 @pytest.fixture(params=["httptools", "h11"])
@@ -84,3 +99,123 @@ def test_plainfeed_serve_takes_the_head_cap_from_its_setting(tmp_path: Path) -> 
             s.sendall(_head(SMALL + 1024))
             status, _, _ = read_answer(s)
     assert status.startswith("HTTP/1.1 431"), status
+
+
+def _serve_keep_alive(app: object, protocol: type[Any], keep_alive: float) -> Iterator[int]:
+    """Serve ``app`` as serve_on_loopback does, with uvicorn's keep-alive close after
+    ``keep_alive`` seconds (its default is 5)."""
+    sock = loopback_socket()
+    config = uvicorn.Config(
+        app, http=protocol, log_level="warning", lifespan="on", timeout_keep_alive=keep_alive
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    try:
+        yield int(sock.getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(settings: Settings) -> None:
+    # The CRLF started the head's clock (here 3 s, 30 by default) and stopped uvicorn's
+    # keep-alive close (here 0.3 s, 5 by default): the connection ended in a 408 answer
+    # to no request; it is closed as an idle one is, saying nothing.
+    protocol = bounded(ProblemHttpToolsProtocol, MAX_HEAD_BYTES, 3.0)
+    for port in _serve_keep_alive(create_app(settings, workers=0), protocol, 0.3):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            s.sendall(b"\r\n")
+            assert _answers(s) == []  # closed, no 408
+        # A request after the blank line is served as before (the parser skips it).
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            s.sendall(b"\r\n")
+            s.sendall(b"\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert _answers(s) == [b"HTTP/1.1 200 OK"]
+
+
+def test_blank_lines_first_on_a_connection_do_not_stop_its_clock(settings: Settings) -> None:
+    # The clock runs from the connection's start (there is no keep-alive close yet):
+    # blank lines sent every so often must not stop it, or they held it for good.
+    protocol = bounded(ProblemHttpToolsProtocol, MAX_HEAD_BYTES, 0.5)
+    for port in serve_on_loopback(create_app(settings, workers=0), protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            try:
+                for _ in range(6):  # past the head's time in all
+                    s.sendall(b"\r\n")
+                    time.sleep(0.2)
+            except OSError:
+                pass  # answered and closed meanwhile
+            assert _answers(s) == [b"HTTP/1.1 408 Request Timeout"]
+
+
+def _post(body: bytes, *, chunked: bool = False) -> bytes:
+    head = b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    if chunked:
+        chunks = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in (body[:7], body[7:]) if c)
+        return head + b"Transfer-Encoding: chunked\r\n\r\n" + chunks + b"0\r\n\r\n"
+    return head + b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+CHECK = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "It is 1.5x faster."}).encode()
+BEFORE = {
+    "get": b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    "content-length": _post(CHECK),
+    "chunked": _post(CHECK, chunked=True),
+}
+
+
+@pytest.mark.parametrize("before", BEFORE.values(), ids=BEFORE.keys())
+def test_a_head_read_with_the_request_before_it_is_counted(
+    settings: Settings, before: bytes
+) -> None:
+    # A head over the cap that came in the same read as the end of the request before
+    # it went uncounted (the parser said where that request ended only in its midst),
+    # and was served.
+    protocol = bounded(ProblemHttpToolsProtocol, SMALL, 30.0)
+    for port in serve_on_loopback(create_app(settings, workers=0), protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(before + _head(SMALL + 1024))
+            answers = _answers(s)
+        assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
+
+
+def test_requests_read_at_once_under_the_cap_are_all_served(settings: Settings) -> None:
+    protocol = bounded(ProblemHttpToolsProtocol, SMALL, 30.0)
+    close = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    for port in serve_on_loopback(create_app(settings, workers=0), protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"".join(BEFORE.values()) + _head(SMALL - 1024) + close)
+            assert _answers(s) == [b"HTTP/1.1 200 OK"] * 5
+
+
+def test_body_end_finds_the_end_of_a_body_however_it_is_split() -> None:
+    chunked = BEFORE["chunked"].partition(b"\r\n\r\n")[2]
+    headers = [(b"transfer-encoding", b"chunked")]
+    for body, hdrs in ((chunked, headers), (CHECK, [(b"content-length", b"%d" % len(CHECK))])):
+        whole = BodyEnd(hdrs)
+        assert whole.take(body + b"GET / HTTP/1.1") == len(body)
+        piecewise, taken = BodyEnd(hdrs), 0
+        for i in range(len(body)):  # a byte a read
+            taken += piecewise.take(body[i : i + 1])
+        assert taken == len(body)
+        assert piecewise.take(b"GET") == 0
+    trailers = b"3;ext=1\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n"
+    assert BodyEnd(headers).take(trailers + b"GET") == len(trailers)
+
+
+def test_head_count_reads_blank_lines_before_a_head_as_no_head() -> None:
+    head = HeadCount(100)
+    assert head.read(b"\r\n\r\n") == 4 and not head.begun and head.reading
+    assert head.read(b"GET / HTTP/1.1\r\n\r\nbody") == len(b"GET / HTTP/1.1\r\n\r\n")
+    assert head.begun and not head.reading and head.bytes == 18
+    assert head.read(b"more") == 0

@@ -1,17 +1,20 @@
-"""A request head's count and clock: what the HTTP protocols (service.api.protocol) bound
-a head by, in bytes (PLAINFEED_MAX_HEAD_BYTES) and in time (PLAINFEED_HEAD_TIMEOUT),
-before the parser sees its bytes."""
+"""A request head's count and clock, and where a request's body ends: what the HTTP
+protocols (service.api.protocol) bound a head by, in bytes (PLAINFEED_MAX_HEAD_BYTES)
+and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 # The blank line that ends a head, as h11 finds it: lines may end in a bare LF, and a head
 # read to a CRLF CRLF only counted the body, and the idle time after it, of such a request
 # as its head (431, 408). (A valid head holds no other empty line; httptools refuses LF.)
 _HEAD_END = re.compile(rb"\n\r?\n")
+# The start of a chunk-size or trailer line kept while the rest of it comes: its digits
+# are at its start, and a trailer line is told from the empty one by its first byte.
+_LINE_KEPT = 64
 
 
 class HeadCount:
@@ -24,31 +27,91 @@ class HeadCount:
         self.next_request()
 
     def next_request(self) -> None:
-        # (begun: any byte read, blank lines too, which start the clock: HeadClock.)
+        # begun: a byte of the head read. Blank lines before its request line (which a
+        # server ignores, RFC 9112 2.2) are not: they neither end the count nor start
+        # the head's clock (a stray CRLF after an answer started 30 s of it in place of
+        # the keep-alive's 5).
         self.reading, self.bytes, self.tail, self.begun = True, 0, b"", False
 
-    def over(self, data: bytes) -> bool:
-        """Whether the head, with ``data`` read, is over the limit. Bytes after the
-        head (a body) are not counted; nor is another request until next_request."""
+    @property
+    def over(self) -> bool:
+        """Whether the head read so far is over the limit."""
+        return self.bytes > self.limit
+
+    def read(self, data: bytes) -> int:
+        """Counts ``data``'s bytes of the head; returns how many of its first bytes are
+        the head's, blank lines before it included: all of them until its end, which
+        ends the count (then the rest is a body, or the next request); 0 when no head is
+        read (until next_request)."""
         if not self.reading:
-            return False
-        self.begun = self.begun or bool(data)
-        if not self.bytes:
-            # Blank lines before the request line, which a server ignores (RFC 9112
-            # 2.2; httptools does): no head's end. "\r\n\r\n" first ended the count,
-            # and the head after it was read unbounded in size and time.
-            data = data.lstrip(b"\r\n")
-            if not data:
-                return False
-        seen = self.tail + data
+            return 0
+        start = 0
+        if not self.begun:
+            # "\r\n\r\n" first ended the count, and the head after it was read unbounded.
+            start = len(data) - len(data.lstrip(b"\r\n"))
+            if start == len(data):
+                return start
+            self.begun = True
+        seen = self.tail + data[start:]
         end = _HEAD_END.search(seen)
         if end is None:
-            self.bytes += len(data)
+            self.bytes += len(data) - start
             self.tail = seen[-3:]
-        else:
-            self.bytes += max(0, end.end() - len(self.tail))
-            self.reading = False
-        return self.bytes > self.limit
+            return len(data)
+        used = end.end() - len(self.tail)
+        self.bytes += used
+        self.reading = False
+        return start + used
+
+
+class BodyEnd:
+    """Where a request's body ends in the bytes read after its head (RFC 9112 6.3): at
+    its Content-Length, or after the last chunk and trailers of a chunked one. The bytes
+    after it are the next request's head, counted as such: read at once with the body's
+    end, they went uncounted (a head of any size, pipelined after a body)."""
+
+    def __init__(self, headers: Sequence[tuple[bytes, bytes]]) -> None:
+        coding = b",".join(v for k, v in headers if k.lower() == b"transfer-encoding")
+        length = next((v for k, v in headers if k.lower() == b"content-length"), b"0")
+        self.chunked = b"chunked" in coding.lower()
+        self.left = int(length) if length.strip().isdigit() and not self.chunked else 0
+        self._state = "size"  # of a chunked body: size, data, trailer, then end (or bad)
+        self._line = b""
+
+    def take(self, data: bytes) -> int:
+        """How many of ``data``'s first bytes are the body's: all of them until its end,
+        none after it. (Framing the parser refuses is all body: the parser answers 400.)"""
+        if not self.chunked:
+            n = min(len(data), self.left)
+            self.left -= n
+            return n
+        if self._state == "bad":
+            return len(data)
+        i = 0
+        while i < len(data) and self._state != "end":
+            if self._state == "data":  # a chunk's bytes and the CRLF after them
+                step = min(self.left, len(data) - i)
+                i, self.left = i + step, self.left - step
+                self._state = "data" if self.left else "size"
+                continue
+            nl = data.find(b"\n", i)
+            if nl < 0:
+                self._line = (self._line + data[i:])[:_LINE_KEPT]
+                return len(data)
+            line = (self._line + data[i:nl])[:_LINE_KEPT].rstrip(b"\r")
+            self._line, i = b"", nl + 1
+            if self._state == "trailer":
+                if not line:  # the empty line that ends the message
+                    self._state = "end"
+                    return i
+                continue
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                self._state = "bad"
+                return len(data)
+            self.left, self._state = size + 2, ("data" if size else "trailer")
+        return i
 
 
 class HeadClock:

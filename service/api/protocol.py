@@ -19,7 +19,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from service.api.heads import HeadClock, HeadCount
+from service.api.heads import BodyEnd, HeadClock, HeadCount
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
 from service.config import Settings
 from service.errors import RequestTimeout
@@ -147,10 +147,13 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         if not self._head.reading and self.conn.their_state is h11.IDLE:
             # The last request was read whole and answered: these bytes start the next.
             self._head.next_request()
-        if self._head.over(data):
+        self._head.read(data)
+        if self._head.over:
             self._too_large()
             return
-        self._clock.watch(self._head)
+        # Any byte starts the clock: h11 refuses a blank line before a request line (400)
+        # but waits on a lone CR, which uvicorn's keep-alive close no longer bounds.
+        self._clock.watch(self._head, started=True)
         super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
@@ -178,13 +181,29 @@ if HttpToolsProtocol is not None:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._refused = False  # a head over the cap, its 431 after the answer in flight
+            self._body: BodyEnd | None = None  # the body being read, after its head
 
         def data_received(self, data: bytes) -> None:
-            if self._head.over(data):
-                self._refuse()
-                return
-            self._clock.watch(self._head)
-            super().data_received(data)
+            # Fed to the parser a head, or a body, at a time: what came at once (a body's
+            # end, then the next request's head) was fed whole, and the parser told where
+            # the body ended only in its midst: the head after it went uncounted.
+            while data and not self.transport.is_closing():
+                if self._head.reading:
+                    n = self._head.read(data)
+                    if self._head.over:
+                        self._refuse()
+                        return
+                    if not self._head.begun:
+                        # Blank lines before a request line, which the parser skips:
+                        # not fed, so that uvicorn's keep-alive close still runs (it is
+                        # stopped by any byte fed), and no head's clock starts.
+                        return
+                    self._clock.watch(self._head)
+                else:
+                    n = self._body.take(data) if self._body is not None else len(data)
+                n = n or len(data)  # (the parser not where BodyEnd says: all of it, as before)
+                super().data_received(data[:n])
+                data = data[n:]
 
         def _refuse(self) -> None:
             if self.cycle is not None and not self.cycle.response_complete:
@@ -202,17 +221,18 @@ if HttpToolsProtocol is not None:
             if self._refused and done:
                 self._too_large()
 
-        # The parser says where a request and its head end: the bytes after a request
-        # are the next one's head, and those after its head a body. It says so in the
-        # middle of what came at once (the end of a body, then the next head), whose
-        # bytes of a head go uncounted: at most one read's worth.
+        # The parser says where a request and its head end: the bytes after a request are
+        # the next one's head, and those after its head a body (BodyEnd, which says where
+        # that ends in the bytes read with it).
         def on_headers_complete(self) -> None:
             self._head.reading = False
             self._clock.stop()
+            self._body = BodyEnd(self.headers)
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             super().on_message_complete()
+            self._body = None
             self._head.next_request()
 
         def send_400_response(self, msg: str) -> None:
