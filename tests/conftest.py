@@ -140,13 +140,20 @@ def loopback_socket() -> socket.socket:
     return sock
 
 
-def serve_on_loopback(app: object, protocol: type[Any]) -> Iterator[int]:
-    """Serve ``app`` with uvicorn in a thread through one of its HTTP protocol classes;
-    yields the port once it listens, stops the server after (a generator for fixtures)."""
+def serve_on_loopback(app: object, protocol: type[Any], **options: Any) -> Iterator[int]:
+    """Serve ``app`` with uvicorn in a thread through one of its HTTP protocol classes
+    (and uvicorn's ``options``, e.g. timeout_keep_alive); yields the port once it
+    listens, stops the server after (a generator for fixtures)."""
     sock = loopback_socket()
     port = int(sock.getsockname()[1])
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, http=protocol, log_level="warning", lifespan="on"
+        app,
+        host="127.0.0.1",
+        port=port,
+        http=protocol,
+        log_level="warning",
+        lifespan="on",
+        **options,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from service.api.app import create_app
 from service.api.heads import BodyEnd, HeadCount
@@ -26,7 +24,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import loopback_socket, make_settings, read_answer, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback
 from tests.procs import READY, on_a_free_port, plainfeed, plainfeed_env, wait_ready
 
 SMALL = 8 * 1024  # a cap under the default's 64 KiB
@@ -101,34 +99,14 @@ def test_plainfeed_serve_takes_the_head_cap_from_its_setting(tmp_path: Path) -> 
     assert status.startswith("HTTP/1.1 431"), status
 
 
-def _serve_keep_alive(app: object, protocol: type[Any], keep_alive: float) -> Iterator[int]:
-    """Serve ``app`` as serve_on_loopback does, with uvicorn's keep-alive close after
-    ``keep_alive`` seconds (its default is 5)."""
-    sock = loopback_socket()
-    config = uvicorn.Config(
-        app, http=protocol, log_level="warning", lifespan="on", timeout_keep_alive=keep_alive
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-        time.sleep(0.02)
-    try:
-        yield int(sock.getsockname()[1])
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-
-
 def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(settings: Settings) -> None:
     # The CRLF started the head's clock (here 3 s, 30 by default) and stopped uvicorn's
     # keep-alive close (here 0.3 s, 5 by default): the connection ended in a 408 answer
     # to no request; it is closed as an idle one is, saying nothing.
     protocol = bounded(ProblemHttpToolsProtocol, MAX_HEAD_BYTES, 3.0)
-    for port in _serve_keep_alive(create_app(settings, workers=0), protocol, 0.3):
+    for port in serve_on_loopback(
+        create_app(settings, workers=0), protocol, timeout_keep_alive=0.3
+    ):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
