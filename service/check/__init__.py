@@ -297,7 +297,8 @@ else a figure's clause says, :mod:`.beyond` reading it from the explainer's sent
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
 :mod:`.qualified` (a figure of one kind of a thing),
 :mod:`.shape` (shapes),
-:mod:`.derive` (values computable from one source unit), :mod:`.match` (the verdict on
+:mod:`.derive` (values computable from one source unit),
+:mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on
 one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """

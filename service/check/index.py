@@ -23,13 +23,13 @@ from service.check.names import (
     release_head,
     split_forms,
 )
+from service.check.sides import row_sides
 from service.check.table import (
     Row,
     column_noun,
     column_unit,
     make_row,
     render_row,
-    row_sides,
     with_columns,
 )
 from service.check.unit import Hit, Unit, squeeze, word_set

@@ -36,8 +36,9 @@ from service.check.scope import (
     over_count,
 )
 from service.check.shape import shapes
+from service.check.sides import row_sides, side_in_row
 from service.check.spacing import respaced
-from service.check.table import render_row, row_sides, row_support, side_in_row
+from service.check.table import render_row, row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init
