@@ -40,6 +40,59 @@ def test_arithmetic_across_sentences_is_unsupported() -> None:
     assert status("Latency halved, a 2x cut.", source, "2x") == U
 
 
+# A ratio of two cells of one column, in two rows of one table that the sentence names (it
+# was unsupported: a derivation stayed within one sentence or one row).
+RUNS = "Throughput by model.\n\n| Model | Throughput (tok/s) | Cost (USD) |\n|---|---|---|\n"
+ALPHA_BETA = RUNS + "| Alpha | 200 | 40 |\n| Beta | 100 | 10 |\n"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written"),
+    [
+        ("Alpha is 2x faster than Beta.", "2x"),
+        ("Alpha reaches 2x the throughput of Beta.", "2x"),
+        ("Alpha's 200 tok/s is 2x the 100 tok/s of the other model.", "2x"),
+        ("Alpha costs 4x as much as Beta.", "4x"),
+        ("Beta's throughput is 50% of Alpha's.", "50%"),
+    ],
+)
+def test_a_ratio_of_two_rows_of_a_table_column_is_derived(explainer: str, written: str) -> None:
+    v = verdict(explainer, ALPHA_BETA, written)
+    assert v.status == D
+    assert "Alpha" in (v.reason or "") and "Beta" in (v.reason or "")
+
+
+def test_a_ratio_of_two_rows_names_the_column_the_sentence_names() -> None:
+    v = verdict("Alpha costs 4x as much as Beta.", ALPHA_BETA, "4x")
+    assert v.reason == "ratio of 40 and 10 (rows Alpha and Beta, column Cost (USD))"
+    v = verdict("Alpha is 2x faster than Beta.", ALPHA_BETA, "2x")
+    assert v.reason == "ratio of 200 and 100 (rows Alpha and Beta, column Throughput (tok/s))"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source"),
+    [
+        # No row named: a ratio of any two cells would back any "2x".
+        ("The new model is 2x faster.", ALPHA_BETA),
+        # A name over the whole table is in every row: no two rows told apart.
+        ("Alpha is 2x faster than ATen.", "### Alpha\n\n" + ALPHA_BETA),
+        # Two columns: 40 / 20 is no ratio of one measure.
+        ("Alpha is 2x faster than Beta.", RUNS + "| Alpha | 40 | 90 |\n| Beta | 13 | 20 |\n"),
+        # Two tables: no one column.
+        ("Alpha is 2x faster than Beta.", RUNS + "| Alpha | 200 | 4 |\n\nText.\n\n" + RUNS
+         + "| Beta | 100 | 4 |\n"),
+        # Rows more than eight apart: the search stays near (a column of 10,000 cells).
+        ("Alpha is 2x faster than Beta.", RUNS + "| Alpha | 200 | 1 |\n"
+         + "".join(f"| M{i} | {300 + i} | 1 |\n" for i in range(8)) + "| Beta | 100 | 1 |\n"),
+    ],
+)  # fmt: skip
+def test_a_ratio_of_rows_not_named_or_not_of_one_column_is_unsupported(
+    explainer: str, source: str
+) -> None:
+    numbers = check_explainer(explainer, source).numbers
+    assert [n.status for n in numbers if n.text == "2x"] == [U]
+
+
 # --- number words, code ---------------------------------------------------------------------------
 
 

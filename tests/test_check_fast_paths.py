@@ -9,7 +9,7 @@ import pytest
 
 from service.check.names import find_noun, name_pattern, noun_pattern
 from service.check.scope import opposite_marks
-from service.check.table import _WORDS, _norm
+from service.check.table import _WORDS, norm_words
 
 
 def _norm_by_pattern(text: str) -> str:
@@ -27,7 +27,7 @@ def _norm_by_pattern(text: str) -> str:
     ],
 )
 def test_table_norm_is_the_pattern_substitution(text: str) -> None:
-    assert _norm(text, text) == _norm_by_pattern(text)
+    assert norm_words(text, text) == _norm_by_pattern(text)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
-from tests.check_helpers import M, S
+from tests.check_helpers import D, M, S
 from tests.titan_tables import flagged, results
 
 
@@ -99,7 +99,24 @@ def test_a_figure_said_of_a_run_described_by_its_own_row_raises_no_alarm(
     statuses = {n.text: n.status for n in report.numbers}
     assert statuses[figure] == S
     assert statuses["PP2-512"] == statuses["2,694,493"] == S
-    # (The "twice" between two rows is no ratio the check derives: one row's own only.)
+
+
+def test_twice_of_two_rows_of_a_column_is_derived() -> None:
+    # 2,694,493 / 1,362,998 = 1.98, two rows of the Global TPS column: "twice" was
+    # unsupported ("the source writes 2, with another unit"), a ratio read in one row only.
+    for sentence in (
+        CONTRAST.format("1,362,998", "256-GPU"),
+        "PP2-512 is about twice as fast as PP2-256.",
+    ):
+        twice = next(n for n in check_explainer(sentence, results()).numbers if n.text == "twice")
+        assert (twice.status, twice.reason) == (
+            D,
+            "ratio of 2,694,493 and 1,362,998 (rows PP2-512 and PP2-256, column Global TPS)",
+        )
+    # Of the column the sentence names: 512 / 256 GPUs.
+    report = check_explainer("PP2-512 used twice the GPUs of PP2-256.", results())
+    twice = next(n for n in report.numbers if n.text == "twice")
+    assert twice.reason == "ratio of 512 and 256 (rows PP2-512 and PP2-256, column GPUs)"
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,12 @@ Each number of the explainer gets a verdict:
 - ``misattached``: the source has the number, but not near the things the explainer
   ties it to (another model, operator, baseline).
 - ``derived``: not written in the source but computable from one source sentence or
-  table row: a rounding, the end of a range, the span of several values (not for a
+  table row, or from two cells of one column of a source table in rows at most eight
+  apart that the explainer's sentence names, each by its label or its cell's figure
+  ("PP2-512 is about twice as fast as PP2-256" for 2,694,493 and 1,362,998 under "Global
+  TPS", a bare column's cells of its measure; not "2x faster" where the sentence names no
+  row, or a name over the whole table only; which way round the sentence puts the two is
+  not read): a rounding, the end of a range, the span of several values (not for a
   change: "went from 5,996 to 7,156" says which came first), a ratio (the larger over
   the smaller), difference, sum or percentage (of two figures at most eight apart in
   it), or a multiplier stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
@@ -297,7 +302,7 @@ else a figure's clause says, :mod:`.beyond` reading it from the explainer's sent
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
 :mod:`.qualified` (a figure of one kind of a thing),
 :mod:`.shape` (shapes),
-:mod:`.derive` (values computable from one source unit),
+:mod:`.derive` (values computable from one source unit or a table column),
 :mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on
 one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).

@@ -1,5 +1,7 @@
 """Derived values: what a writer could compute from the numbers of one source unit (a
-rounding, a ratio, a percentage, a difference or a sum)."""
+rounding, a ratio, a percentage, a difference or a sum), or from two cells of one column
+of a source table, in two rows the explainer's sentence names ("PP2-512 is about twice
+as fast as PP2-256")."""
 
 from __future__ import annotations
 
@@ -9,11 +11,24 @@ from collections.abc import Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NamedTuple
 
-from service.check.names import Name
+from service.check.names import Name, find_noun
+from service.check.scope import opposed
+from service.check.table import Row, norm_words
 from service.check.unit import Hit, Unit
-from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, RANGE, UPPER, Hedge, Number
+from service.numbers.number import (
+    APPROX,
+    LOWER,
+    NO_HEDGE,
+    QUANTITY,
+    RANGE,
+    UPPER,
+    WORD,
+    Hedge,
+    Number,
+)
 
 if TYPE_CHECKING:
+    from service.check.bind import Binding
     from service.check.index import SourceIndex
 
 
@@ -30,6 +45,7 @@ _CITATION = re.compile(r"\[[\d,\s\-–]+\]")
 
 
 Operand = tuple[Decimal, str, str]  # (value, unit, text)
+Column = tuple[int, list[int], list[Operand]]  # (column, the unit of each row, operands)
 
 
 def operands(unit: Unit) -> list[Operand]:
@@ -50,7 +66,8 @@ def operands(unit: Unit) -> list[Operand]:
 class Derived(NamedTuple):
     """A value computable in source unit ``unit``: the ``how`` of ``a`` and ``b`` (a named
     tuple: a source's table holds hundreds of them, and a tuple is built in a fraction of
-    a frozen dataclass's time)."""
+    a frozen dataclass's time). ``b`` stands in unit ``other``: ``unit`` itself, or
+    another row of its table, ``b`` in the same ``column`` as ``a``."""
 
     value: Decimal
     unit: int
@@ -59,6 +76,8 @@ class Derived(NamedTuple):
     b: Decimal
     a_text: str
     b_text: str
+    other: int
+    column: int = -1
 
 
 # A writer computes from figures that stand near each other: each operand is paired with
@@ -67,9 +86,13 @@ class Derived(NamedTuple):
 _NEAR_OPERANDS = 8
 
 
-def combinations(u: int, ops: list[Operand], target: str) -> Iterator[Derived]:
+def combinations(
+    u: int, ops: list[Operand], target: str, rows: Sequence[int] = (), column: int = -1
+) -> Iterator[Derived]:
     """Values computable from two numbers of unit ``u`` (its :func:`operands`), near each
-    other, for a number with unit ``target``."""
+    other, for a number with unit ``target``; or, given ``rows`` (the unit of each operand),
+    from two cells of table column ``column`` (:func:`column_operands`), rows near each
+    other."""
     for i, (a, a_unit, a_text) in enumerate(ops):
         if not _combines(target, a_unit):
             continue  # nothing computed from numbers of this unit (a bare count for "x")
@@ -78,7 +101,36 @@ def combinations(u: int, ops: list[Operand], target: str) -> Iterator[Derived]:
             if i == j or a_unit != b_unit or not b:
                 continue
             for value, how in _combine(target, a, b, a_unit):
-                yield Derived(value, u, how, a, b, a_text, b_text)
+                if rows:
+                    yield Derived(value, rows[i], how, a, b, a_text, b_text, rows[j], column)
+                else:
+                    yield Derived(value, u, how, a, b, a_text, b_text, u)
+
+
+def column_operands(units: Sequence[Unit], rows: Sequence[Row]) -> list[Column]:
+    """Per column of each source table, the figures its cells hold alone (a quantity, no
+    multiplier), with the units of their rows, in order: a column's cells measure one
+    thing, so a bare cell takes its column for its unit ("\x00" and the column's number):
+    the ratio of two counts of GPUs is read, as no ratio of two bare counts of a sentence
+    is. Only same-column pairs are read: across columns, a ratio of the cells of two
+    measures is a coincidence."""
+    columns: dict[tuple[int, int], tuple[list[int], list[Operand]]] = {}
+    for row in rows:
+        unit = units[row.unit]
+        cells: dict[int, list[Number]] = {}
+        column, pos = 0, unit.start
+        for n in unit.numbers:  # the separators before each counted once
+            column += unit.text.count(" | ", pos, n.start)
+            pos = max(pos, n.start)
+            cells.setdefault(column, []).append(n)
+        for j, found in cells.items():
+            n = found[0]
+            alone = j and len(found) == 1 and n.kind == QUANTITY and n.unit != "x"
+            if alone and n.value is not None:
+                at, ops = columns.setdefault((row.header_unit, j), ([], []))
+                at.append(row.unit)
+                ops.append((n.value, n.unit or f"\x00{j}", n.text))
+    return [(j, at, ops) for (_, j), (at, ops) in columns.items() if len(ops) >= 2]
 
 
 def _combines(target: str, unit: str) -> bool:
@@ -100,6 +152,101 @@ def _combine(target: str, a: Decimal, b: Decimal, unit: str) -> list[tuple[Decim
     if target == unit:
         return [(abs(a - b), "difference"), (a + b, "sum")]
     return []
+
+
+class Operands:
+    """A source's operands, read once: those of each unit with two or more, and of each
+    table column (:func:`column_operands`)."""
+
+    __slots__ = ("columns", "units")
+
+    def __init__(self, units: Sequence[Unit], rows: Sequence[Row]) -> None:
+        # A computation takes two operands: only the units with two have any (read once
+        # per source, not once per unit of measure; most units have none).
+        self.units = [
+            (u, ops)
+            for u, unit in enumerate(units)
+            if unit.numbers and len(ops := operands(unit)) >= 2
+        ]
+        self.columns = column_operands(units, rows)
+
+    def derived(self, target: str) -> list[Derived]:
+        """Every value computable for a number with unit ``target``, sorted by value."""
+        found = [d for u, ops in self.units for d in combinations(u, ops, target)]
+        for j, rows, ops in self.columns:
+            found.extend(combinations(-1, ops, target, rows, j))
+        return sorted(found, key=lambda d: d.value)
+
+
+def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str] | None:
+    """A ratio, percentage, difference or sum of two numbers of one source unit (of its
+    figure's things: ``binding``), else of two cells of one column of a source table in
+    rows the explainer's sentence names (:func:`_across`): the unit and how."""
+    if q.value is None or not q.unit or q.kind not in (QUANTITY, WORD):
+        return None
+    if q.hedge in (UPPER, LOWER):
+        return None  # a bound is no computation
+    table = idx.derived(q.unit)
+    half = Decimal(5).scaleb(q.exp - 1)
+    lo = bisect.bisect_left(table, q.value - half, key=lambda d: d.value)
+    across: list[tuple[bool, int, str]] = []  # (its column unnamed, unit, how)
+    for d in table[lo:]:
+        if d.value > q.value + half:
+            break
+        if q.value in (d.a, d.b) or quantize(d.value, q.exp) != q.value:
+            continue  # 38% - 19% = 19% is a coincidence, not a derivation
+        if d.other == d.unit:
+            if binding.holds(idx.units[d.unit]):
+                return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
+        elif binding.clause is not None and _across(idx, d, binding):
+            row = idx.row_of[d.unit]
+            headers = idx.units[row.header_unit].display.split(" | ")
+            header = headers[d.column] if d.column < len(headers) else ""
+            rows = f"rows {row.label_text} and {idx.row_of[d.other].label_text}"
+            how = f"{d.how} of {d.a_text} and {d.b_text} ({rows}, column {header})"
+            # Of the columns, the one the sentence names: "twice the GPUs of PP2-256".
+            named = norm_words(header) in norm_words(binding.clause.sentence.text)
+            across.append((not named, d.unit, how))
+    return min(across)[1:] if across else None
+
+
+def _across(idx: SourceIndex, d: Derived, binding: Binding) -> bool:
+    """Whether the explainer's sentence names both rows of a value derived from a table
+    column, each by its label or its cell's figure ("PP2-512 is twice as fast as
+    PP2-256", "2,694,493 TPS, about twice the 1,362,998 of the smaller run"), and says it
+    of the things of the two rows: each of its names in one of them (or their headings),
+    a noun in one, nothing opposite in either. A name in a heading over the table is in
+    every row: a ratio of any two cells of it would back "FlyDSL is 2x faster" there."""
+    clause = binding.clause
+    assert clause is not None
+    s = clause.sentence.text
+    words = norm_words(s)
+    for u, text in ((d.unit, d.a_text), (d.other, d.b_text)):
+        label = idx.row_of[u].label
+        if not (len(label) > 2 and label in words) and not _written(s, text):
+            return False
+    a, b = idx.units[d.unit], idx.units[d.other]
+    if binding.names:
+        held = all(a.mentions(x) or b.mentions(x) for x in binding.names)
+    elif binding.nouns:
+        held = any(find_noun(x, a.context) or find_noun(x, b.context) for x in binding.nouns)
+    else:
+        held = all(a.mentions(x, near=True) or b.mentions(x, near=True) for x in binding.inherited)
+    return held and not opposed(clause, a, None) and not opposed(clause, b, None)
+
+
+def _written(s: str, figure: str) -> bool:
+    """Whether sentence ``s`` writes a source figure as the source does ("1,362,998")."""
+    at = s.find(figure)
+    while at >= 0:
+        end = at + len(figure)
+        if not (at and s[at - 1] in _FIGURE_CHARS) and not s[end : end + 1].isdigit():
+            return True
+        at = s.find(figure, at + 1)
+    return False
+
+
+_FIGURE_CHARS = frozenset("0123456789.,")
 
 
 def multipliers_of_gain(idx: SourceIndex, q: Number) -> Iterator[Hit]:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from service.check.clauses import source_clauses
-from service.check.derive import Derived, Operand, combinations, operands, quantize
+from service.check.derive import Derived, Operands, quantize
 from service.check.names import (
     STOP_WORDS,
     Name,
@@ -68,7 +68,7 @@ class SourceIndex:
     row_of: dict[int, Row] = field(default_factory=dict)  # the row of a table-row unit
     _rounded: dict[int, dict[Decimal, list[Hit]]] = field(default_factory=dict)
     _derived: dict[str, list[Derived]] = field(default_factory=dict)
-    _operands: list[tuple[int, list[Operand]]] | None = None
+    _operands: Operands | None = None
     _multipliers: list[Hit] | None = None
     _first: dict[tuple[str, str, bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
@@ -218,23 +218,14 @@ class SourceIndex:
         return self._multipliers
 
     def derived(self, unit: str) -> list[Derived]:
-        """What a writer could compute within one unit for a number with ``unit``, sorted
-        by value (built on first use, once per source and unit)."""
+        """What a writer could compute within one unit, or from two cells of a table
+        column, for a number with ``unit``, sorted by value (built on first use, once per
+        source and unit)."""
         table = self._derived.get(unit)
         if table is None:
             if self._operands is None:
-                # A computation takes two operands: only the units with two have any (read
-                # once per source, not once per unit of measure; most units have none).
-                self._operands = [
-                    (u, ops)
-                    for u, source_unit in enumerate(self.units)
-                    if source_unit.numbers and len(ops := operands(source_unit)) >= 2
-                ]
-            table = sorted(
-                (d for u, ops in self._operands for d in combinations(u, ops, unit)),
-                key=lambda d: d.value,
-            )
-            self._derived[unit] = table
+                self._operands = Operands(self.units, self.rows)
+            table = self._derived[unit] = self._operands.derived(unit)
         return table
 
 

@@ -4,16 +4,17 @@ for other things: misattached; else unsupported)."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from service.check.bind import Binding
 from service.check.derive import (
+    arithmetic as derived_value,
+)
+from service.check.derive import (
     close_to,
     multipliers_of_gain,
-    quantize,
     rounding_exps,
     rounding_hedge_ok,
     said_near,
@@ -149,25 +150,6 @@ def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[De
         for v in by_unit.values()
         if len(v) >= 2
     ]
-
-
-def _arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str] | None:
-    """A ratio, percentage, difference or sum of two numbers of one source unit."""
-    if q.value is None or not q.unit or q.kind not in (QUANTITY, WORD):
-        return None
-    if q.hedge in (UPPER, LOWER):
-        return None  # a bound is no computation
-    table = idx.derived(q.unit)
-    half = Decimal(5).scaleb(q.exp - 1)
-    lo = bisect.bisect_left(table, q.value - half, key=lambda d: d.value)
-    for d in table[lo:]:
-        if d.value > q.value + half:
-            break
-        if q.value in (d.a, d.b):
-            continue  # 38% - 19% = 19% is a coincidence, not a derivation
-        if quantize(d.value, q.exp) == q.value and binding.holds(idx.units[d.unit]):
-            return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
-    return None
 
 
 _RANK = {
@@ -333,7 +315,7 @@ def _match_quantity(
     if unit is not None:
         hit = next(h for h in cands if h[0] == unit)
         return Outcome(CheckStatus.DERIVED, unit, f"rounded from {hit[1].text}")
-    found = _arithmetic(idx, q, binding) if arithmetic else None
+    found = derived_value(idx, q, binding) if arithmetic else None
     if found is not None:
         return Outcome(CheckStatus.DERIVED, found[0], found[1])
     if first.anywhere is not None or lent is not None:

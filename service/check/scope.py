@@ -174,6 +174,10 @@ class Sentence:
         self._s = s
         self._words: list[tuple[int, tuple[int | str, int]]] | None = None
 
+    @property
+    def text(self) -> str:
+        return self._s
+
     def marks(self, start: int, end: int) -> Marks:
         """:func:`opposite_marks` of ``s[start:end]`` (a figure's clause)."""
         if self._words is None:

@@ -42,7 +42,7 @@ _SEGMENT = re.compile(r";\s")
 _CELL = re.compile(r"\s\|\s")
 
 
-def _norm(text: str, prepared: str | None = None) -> str:
+def norm_words(text: str, prepared: str | None = None) -> str:
     """Lower-case words of a text, one space apart, markup and punctuation gone
     (``prepared``: the text already read by ``prepare``)."""
     prepared = prepare(text) if prepared is None else prepared
@@ -83,7 +83,7 @@ class Row:
     ) -> None:
         self.unit = unit
         self.header_unit = header_unit
-        self.label = _norm(cells[0]) if cells else ""
+        self.label = norm_words(cells[0]) if cells else ""
         self.headers, self.header_numbers, self.units = _header(tuple(header), len(cells))
         self._cells = tuple(cells)
         self._cell_numbers: tuple[tuple[Number, ...], ...] | None = None
@@ -119,7 +119,7 @@ def _header(
     for rows ``width`` cells wide: read once per table, not once per row."""
     headers = [header[i] if i < len(header) else "" for i in range(width)]
     return (
-        tuple(_norm(h) if h.strip() else "" for h in headers),
+        tuple(norm_words(h) if h.strip() else "" for h in headers),
         tuple(tuple(extract_numbers(h, words=False)) for h in headers),
         tuple(column_unit(h) for h in headers),
     )
@@ -166,18 +166,18 @@ def row_support(
     figures = [n for n in nums if n.kind != IDENTIFIER]
     if not figures or not rows:
         return RowReading({}, {})
-    norm = _norm(text, prepared)
+    norm = norm_words(text, prepared)
     named = [row for row in rows if len(row.label) > 2 and row.label in norm]
     if not named:  # most sentences: no row to read them against
         return RowReading({}, {})
     segment = _CELL if " | " in text else _SEGMENT
     cuts = [0, *(m.end() for m in segment.finditer(text)), len(text) + 1]
-    parts = [_norm(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
+    parts = [norm_words(text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
     crossed: dict[int, tuple[int, str]] = {}
     if segment is _CELL:  # the label is the first cell's, after its column's name
-        lead = _norm(text.split(" | ", 1)[0].split(":", 1)[-1])
+        lead = norm_words(text.split(" | ", 1)[0].split(":", 1)[-1])
     else:
-        lead = _norm(text.split(":", 1)[0]) if ":" in text else ""
+        lead = norm_words(text.split(":", 1)[0]) if ":" in text else ""
     described: dict[int, int] = {}  # figures said of another row by its cells' words
     for row in named:
         backed: dict[int, int] = {}
@@ -225,7 +225,7 @@ def _said_of(text: str, nums: Sequence[Number], row: Row, mate: Row, n: Number) 
     m = _OF.match(text, n.end)
     if m is None:
         return row
-    words = _norm(m.group(0))
+    words = norm_words(m.group(0))
     inside = [x for x in nums if m.start() <= x.start < m.end()]
     # The columns the phrase names ("GPU" of "256-GPU": "GPUs"), else every column.
     named = [j for j, h in enumerate(row.headers) if h and (h in words or _one(h) in words)]
