@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
+from service.models import CheckStatus
 from tests.check_helpers import D, M, S
 from tests.titan_tables import flagged, results
 
@@ -117,6 +118,30 @@ def test_twice_of_two_rows_of_a_column_is_derived() -> None:
     report = check_explainer("PP2-512 used twice the GPUs of PP2-256.", results())
     twice = next(n for n in report.numbers if n.text == "twice")
     assert twice.reason == "ratio of 512 and 256 (rows PP2-512 and PP2-256, column GPUs)"
+
+
+@pytest.mark.parametrize(
+    ("run", "figure", "status"),
+    [
+        # "the smaller run" of two, PP2-512 and the row of 1,362,998: the one of fewer GPUs,
+        # by the first column their cells differ in (it was misattached: "smaller" was no
+        # word of the source's there).
+        ("smaller", "1,362,998", S),
+        ("larger", "1,362,998", M),  # PP2-512 is the larger: its figure is 2,694,493
+    ],
+)
+def test_a_figure_said_of_the_smaller_or_larger_run_is_that_rows(
+    run: str, figure: str, status: CheckStatus
+) -> None:
+    report = check_explainer(CONTRAST.format(figure, run), results())
+    verdict = next(n for n in report.numbers if n.text == figure)
+    assert verdict.status == status
+    if status == M:
+        assert verdict.reason == "the source's table gives it for PP2-256"
+    # And the other way: PP2-256 named, the figure of the larger run is PP2-512's.
+    other = "PP2-256 reached 1,362,998 global TPS, about half the 2,694,493 of the {} run."
+    report = check_explainer(other.format("smaller" if run == "larger" else "larger"), results())
+    assert next(n for n in report.numbers if n.text == "2,694,493").status == status
 
 
 @pytest.mark.parametrize(

@@ -243,7 +243,11 @@ Rules, in short (the module's tests spell them out):
   from another row is ``misattached``. In prose too, a cell's figure is said of its own
   column: one tied to the header of another column holding a like figure (same unit of
   measure), and not to its own ("Llama-3.1-8B gains 1.90x with MXFP8" where 1.90x
-  stands under MXFP4), is ``misattached``.
+  stands under MXFP4), is ``misattached``. A figure of another row of the family of
+  labels of the row a sentence names is said of the run its own "of" phrase describes:
+  by a cell only that row holds ("about twice the 1,362,998 of the 256-GPU run"), or by
+  size ("of the smaller run": the row smaller in the first column whose cells of the two
+  differ, 256 GPUs to 512), else of the named row (``misattached``).
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
   Its names are the post's subject, context for every figure: a name the explainer
   ties to a figure that is not in the source clause (nor its label or headings) holds

@@ -221,7 +221,9 @@ def _said_of(text: str, nums: Sequence[Number], row: Row, mate: Row, n: Number) 
     holds it): the row its own "of" phrase describes by a cell only that row holds ("about
     twice the 1,362,998 of the 256-GPU run": the mate's 256 GPUs; "... of the 512-GPU
     run": the named row's count), or names; ``row`` when it has no such phrase (the family
-    rule); None when the phrase tells neither ("of the smaller run")."""
+    rule); by size, of a phrase that says which is smaller or larger ("of the smaller
+    run": the row of the fewer GPUs, :func:`_smaller`); None when the phrase tells
+    neither ("of the other run")."""
     m = _OF.match(text, n.end)
     if m is None:
         return row
@@ -234,6 +236,27 @@ def _said_of(text: str, nums: Sequence[Number], row: Row, mate: Row, n: Number) 
             _holds(one, x, named) and not _holds(other, x, named) for x in inside
         ):
             return one
+    sign = next((s for w, s in _SIZE.items() if w in words), 0)
+    smaller = _smaller(mate, row) if sign else None
+    if smaller is None:
+        return None
+    return mate if smaller == (sign < 0) else row
+
+
+# Words of size that tell one of two rows from the other ("of the smaller run").
+_SIZE = {" smaller ": -1, " larger ": 1, " bigger ": 1}
+
+
+def _smaller(one: Row, other: Row) -> bool | None:
+    """Whether row ``one`` is the smaller of the two by the first column whose cells hold
+    one quantity each, of one unit, and differ (a table's first figures say its runs'
+    size: "| PP2-256 | 256 |"); None when no column does."""
+    for mine, theirs in zip(one.cell_numbers[1:], other.cell_numbers[1:], strict=False):
+        if len(mine) == len(theirs) == 1:
+            a, b = mine[0], theirs[0]
+            if QUANTITY == a.kind == b.kind and a.unit == b.unit and a.value != b.value:
+                assert a.value is not None and b.value is not None
+                return a.value < b.value
     return None
 
 
