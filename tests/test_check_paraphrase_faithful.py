@@ -217,6 +217,9 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         # A name the source writes as one word ("FlexAttention"), written as two.
         (PT, "On RDNA3, Flex attention is roughly 2–8x faster than before."),
         (PT, "Flex attention on RDNA3 has roughly 2-8x lower latency."),
+        (PT, "Flex attention is roughly 2–8x faster than before on RDNA3 cards."),
+        (PT, "For RDNA3, FlexAttention gets roughly 2-8x lower latency."),
+        (PT, "The result is roughly 2-8x lower latency in the low-hundreds-of-tokens range."),
         # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
         (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),
         (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),

@@ -409,3 +409,29 @@ def test_a_leading_phrase_ends_where_the_subject_starts() -> None:
     source = "FP8 training quantizes these operations from 16 bits to 8 bits."
     explainer = "On MoE shapes this data movement, not the 8-bit math, dominated."
     assert status(explainer, source + " MoE shapes are large.", "8") == S
+
+
+# --- a heading's scope ----------------------------------------------------------------------
+
+# A heading that scopes its section to a platform ("... for RDNA3") scopes its figures: a
+# figure said of the heading's subject, which the source writes in another section too,
+# must name the scope ("Flex attention is roughly 2-8x faster" of the RDNA3 section).
+SCOPED = (
+    "## Kernels\n\nFooBar runs on the MI300X.\n\n### FooBar tuning for RDNA3\n\n"
+    "The result is a 3x lower latency.\n"
+)
+
+
+def test_a_figure_of_a_scoped_heading_said_without_the_scope_is_misattached() -> None:
+    assert status("FooBar is 3x faster.", SCOPED, "3x") == M
+    assert status("On RDNA3, FooBar is 3x faster.", SCOPED, "3x") == S
+    assert status("The result is a 3x lower latency.", SCOPED, "3x") == S  # no subject
+    # The subject in that section alone: the scope is no other thing's.
+    alone = SCOPED.replace("FooBar runs", "It runs")
+    assert status("FooBar is 3x faster.", alone, "3x") == S
+    # A heading of no scope ("FooBar tuning"), or "for" and a plain word.
+    for heading in ("FooBar tuning", "FooBar tuning for speed"):
+        assert (
+            status("FooBar is 3x faster.", SCOPED.replace("FooBar tuning for RDNA3", heading), "3x")
+            == S
+        )

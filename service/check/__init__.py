@@ -248,6 +248,15 @@ Rules, in short (the module's tests spell them out):
   by a cell only that row holds ("about twice the 1,362,998 of the 256-GPU run"), or by
   size ("of the smaller run": the row smaller in the first column whose cells of the two
   differ, 256 GPUs to 512), else of the named row (``misattached``).
+- A heading that scopes its section to a platform or model, its last words "for" or "on"
+  and a name with a digit or two capitals ("#### FlexAttention Tile Configs for RDNA3"),
+  scopes its figures: one whose explainer sentence names the heading's subject
+  (FlexAttention, spaces and hyphens aside: "Flex attention") but not the scope, where
+  the source writes that subject in another section too (FlexAttention on MPS), is
+  ``misattached``, "the source gives it for RDNA3 only" ("Flex attention is roughly
+  2-8x faster than before"); a sentence that names no subject ("The result is roughly
+  2-8x lower latency") is read as before, and the scope in an earlier sentence is not
+  read.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
   Its names are the post's subject, context for every figure: a name the explainer
   ties to a figure that is not in the source clause (nor its label or headings) holds

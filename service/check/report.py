@@ -35,6 +35,7 @@ from service.check.scope import (
     figure_scope,
     over_count,
 )
+from service.check.setting import unstated_scope
 from service.check.shape import shapes
 from service.check.sides import row_sides, side_in_row
 from service.check.spacing import respaced
@@ -372,6 +373,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     if other:
                         reason = f"the source says it of {other}"
                         outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
+            if outcome.status == CheckStatus.SUPPORTED and n.unit and outcome.unit is not None:
+                only = unstated_scope(idx, outcome.unit, s)
+                if only:  # "Flex attention is 2-8x faster" of "... Configs for RDNA3"
+                    reason = f"the source gives it for {only} only ({only} not there)"
+                    outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED:
                 if binding.nearest is not None:
                     said.append((len(verdicts), n, binding.nearest))

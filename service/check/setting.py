@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from service.check.index import SourceIndex
@@ -18,6 +19,7 @@ from service.check.names import (
     Name,
     content_words,
     find_noun,
+    name_key,
     name_pattern,
     noun_pattern,
 )
@@ -294,3 +296,50 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         if missing:
             return f"the source gives it at other conditions ({missing} not there)"
     return ""
+
+
+# A heading that scopes its section to one platform or model: "FlexAttention Tile Configs
+# for RDNA3", "... on MI355X" (its last words: "for" or "on" and a name with a digit or
+# two capitals).
+_SCOPED = re.compile(r"\s(?:for|on)\s+([A-Za-z][\w.-]*\d[\w.-]*|[A-Z][\w.-]*[A-Z][\w.-]*)\s*$")
+
+
+def unstated_scope(idx: SourceIndex, u: int, sentence: str) -> str:
+    """The name the heading over source unit ``u`` scopes its subject to, where the
+    explainer's ``sentence`` names that subject (a name of the heading before its scope,
+    spaces and hyphens aside: "Flex attention") but not the scope, and the source writes
+    the subject in another section too ("Flex attention is roughly 2-8x faster" of
+    "#### FlexAttention Tile Configs for RDNA3", where FlexAttention is on MPS too); ""
+    when the heading scopes nothing, or the sentence says it."""
+    section = idx.sections.get(idx.units[u].block, "")
+    found = _scope(section) if section else None
+    if found is None or found[0].lower() in sentence.lower():
+        return ""
+    scope, line, subjects = found
+    squeezed = sentence.lower().replace(" ", "").replace("-", "")
+    for word in subjects:
+        key = name_key(word)
+        if word.lower() not in squeezed or not key:
+            continue
+        for v in idx.occurrences(key, name_pattern(key)):
+            # (The heading itself is of the section before it: no other place.)
+            unit = idx.units[v]
+            elsewhere = unit.block < idx.text_blocks and idx.sections.get(unit.block) != section
+            if elsewhere and unit.display.strip() != line.strip():
+                return scope
+    return ""
+
+
+@lru_cache(maxsize=256)
+def _scope(section: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """The scope a section's last heading names, that heading and the names of its subject
+    (read once per section: every supported figure under it asks)."""
+    line = section[section.rfind("\n") + 1 :]
+    m = _SCOPED.search(line) if " for " in line or " on " in line else None
+    if m is None:
+        return None
+    return m.group(1), line, tuple(_SUBJECT.findall(line, 0, m.start()))
+
+
+# A name of a heading's subject: inner capitals or digits ("FlexAttention", "MXFP8").
+_SUBJECT = re.compile(r"\b[A-Za-z][a-z]*[A-Z0-9][\w.-]*")
