@@ -6,21 +6,25 @@ thread while the heartbeat renews from its own.
 Besides the steps' checks, the waits between them end when the lease is lost: a retry's
 backoff (:func:`sleep`), a wait for the rate limiter's slot or token
 (service.ratelimit), and a model call in flight, whose answer is read in short slices
-that look at the lease between them (service.engines.llm.client), as a fetch's answer is
-(a feed's, a page's: service.transport) and a host name's lookup waited for
-(service.resolving)."""
+that look at the lease between them (:func:`read_sliced`: service.engines.llm.client),
+as a fetch's answer is (a feed's, a page's: service.transport) and a host name's lookup
+waited for (service.resolving)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 from service.errors import LeaseLost
 
 _LOST: ContextVar[threading.Event | None] = ContextVar("lease_lost", default=None)
+
+# How long a job's wait that no event can wake (a socket read, a semaphore, a lookup's
+# answer) goes before it looks at the job's lease again: a lost lease ends it within this.
+LOOK_SECONDS = 0.25
 
 
 @contextmanager
@@ -55,3 +59,37 @@ def sleep(seconds: float, step: str) -> None:
         time.sleep(seconds)
     elif lost.wait(seconds):
         raise LeaseLost(f"lease lost: {step} not started")
+
+
+def read_sliced(
+    read: Callable[[float], bytes],
+    timeout: float | None,
+    timed_out: type[Exception],
+    lost: threading.Event,
+    what: str,
+    **extra: object,
+) -> bytes:
+    """``read(seconds)``, one socket read of a job's answer that raises ``timed_out`` when
+    no byte came within ``seconds``, asked in slices of at most :data:`LOOK_SECONDS` until
+    ``timeout`` has passed (None: no end), and LeaseLost (``what`` abandoned, with
+    ``extra``) raised between two once ``lost`` is set: a socket wait cannot be woken by
+    the event. Used by a fetch (service.transport) and a model call
+    (service.engines.llm.client); the caller that raises leaves the answer unread, and
+    httpcore closes the connection instead of handing it to the next request.
+
+    A read that timed out took no bytes (a TLS record read in part stays in the TLS
+    layer's buffer): asking it again is the same read."""
+    end = None if timeout is None else time.monotonic() + timeout
+    while True:
+        if lost.is_set():
+            raise LeaseLost(f"lease lost: {what} abandoned", **extra)
+        left = LOOK_SECONDS if end is None else end - time.monotonic()
+        if left <= 0:
+            # Not a read given no time: a socket whose timeout is 0 does not wait, and
+            # its read raised "would block" (a ReadError, not a timeout) with no byte there.
+            raise timed_out("timed out")
+        try:
+            return read(min(LOOK_SECONDS, left))
+        except timed_out:
+            if end is not None and time.monotonic() >= end:
+                raise

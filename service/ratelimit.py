@@ -18,10 +18,6 @@ from service.errors import LeaseLost
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
 
-# How long a job waits for a slot before it looks at its lease again: a lost lease ends
-# the wait within this (other workers' calls hold the slots for seconds to minutes).
-LEASE_LOOK_SECONDS = 0.25
-
 
 class TokenBucket:
     """Requests per minute as a token bucket: ``rate`` tokens a second, ``capacity`` burst."""
@@ -119,7 +115,7 @@ class RateLimiter:
             return
         # A semaphore's wait cannot be woken by the event: it is taken in slices, the
         # lease looked at between them.
-        while not self._slots.acquire(timeout=LEASE_LOOK_SECONDS):
+        while not self._slots.acquire(timeout=abandon.LOOK_SECONDS):
             if lost.is_set():
                 raise LeaseLost("lease lost: a model call not started (waiting for a slot)")
 

@@ -19,7 +19,7 @@ import httpcore
 import httpx
 
 from service import abandon
-from service.errors import FetchError, LeaseLost
+from service.errors import FetchError
 from service.resolving import (
     RESOLVERS,
     ResolveBusy,
@@ -103,12 +103,6 @@ def _is_address(host: str) -> bool:
     return True
 
 
-# How long one read of a job's fetch waits before it looks at the job's lease again
-# (service.abandon): a lost lease ends a page or feed read within this, not the fetch
-# timeout (PLAINFEED_FETCH_TIMEOUT, 20 s by default) later.
-LEASE_LOOK_SECONDS = 0.25
-
-
 class _DeadlineStream(httpcore.NetworkStream):
     """A connection whose every read and write ends by the deadline (see ``deadline``);
     in a job, a read also ends in LeaseLost soon after the job's lease is lost."""
@@ -121,22 +115,16 @@ class _DeadlineStream(httpcore.NetworkStream):
         lost = abandon.current()
         if lost is None:
             return self._inner.read(max_bytes, left)
-        # Read in slices, the lease looked at between two, as a model call's answer is
-        # (service.engines.llm.client): a page server that answers slowly held a delivery
-        # whose lease was lost up to the fetch timeout, for an outcome to be refused. The
-        # read that raises leaves the answer unread: httpcore closes the connection.
-        end = None if left is None else time.monotonic() + left
-        while True:
-            if lost.is_set():
-                raise LeaseLost("lease lost: a fetch in flight abandoned")
-            wait = LEASE_LOOK_SECONDS if end is None else end - time.monotonic()
-            try:
-                return self._inner.read(max_bytes, max(0.0, min(LEASE_LOOK_SECONDS, wait)))
-            except httpcore.ReadTimeout:
-                # A socket read that timed out took no bytes: it is asked again until the
-                # read's own timeout (or the deadline) has passed.
-                if end is not None and time.monotonic() >= end:
-                    raise
+        # In slices, the lease looked at between two, as a model call's answer is: a page
+        # server that answered slowly held a delivery whose lease was lost up to the fetch
+        # timeout (PLAINFEED_FETCH_TIMEOUT), for an outcome to be refused.
+        return abandon.read_sliced(
+            lambda wait: self._inner.read(max_bytes, wait),
+            left,
+            httpcore.ReadTimeout,
+            lost,
+            "a fetch in flight",
+        )
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))

@@ -24,7 +24,6 @@ from service.config import Settings
 from service.engines.llm.formats import ResponseMode
 from service.errors import (
     AnswerTooLarge,
-    LeaseLost,
     LLMError,
     LLMKeyRefused,
     LLMRejected,
@@ -45,9 +44,6 @@ _KEY_REFUSED = {
 # broken or hostile server, and reading it whole would hold it in memory per worker thread.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 _DEADLINE = "plainfeed.deadline"  # the request extension holding its answer's deadline
-# How long one read of an answer waits before it looks at its job's lease again: a lost
-# lease ends the call within this (a model call is seconds to minutes long).
-LEASE_LOOK_SECONDS = 0.25
 
 
 class ModeRefused(Exception):
@@ -113,11 +109,11 @@ def _bound_answers(timeout: float, max_bytes: int) -> dict[str, list[Callable[..
 
 
 class _LeasedStream(httpcore2.NetworkStream):
-    """A connection whose reads, in a job (service.abandon), wait in slices of at most
-    :data:`LEASE_LOOK_SECONDS` and raise LeaseLost between two once the job's lease is
-    lost. The read that raises leaves the answer unread, so httpcore closes the
-    connection instead of handing it to the next request. Outside a job (the CLI's
-    explain, the API's synchronous one) a read is one wait, as httpcore's own."""
+    """A connection whose reads, in a job (service.abandon), wait in slices and raise
+    LeaseLost between two once the job's lease is lost (abandon.read_sliced): the read
+    that raises leaves the answer unread, so httpcore closes the connection instead of
+    handing it to the next request. Outside a job (the CLI's explain, the API's
+    synchronous one) a read is one wait, as httpcore's own."""
 
     def __init__(self, inner: httpcore2.NetworkStream) -> None:
         self._inner = inner
@@ -126,19 +122,14 @@ class _LeasedStream(httpcore2.NetworkStream):
         lost = abandon.current()
         if lost is None:
             return self._inner.read(max_bytes, timeout)
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if lost.is_set():
-                # in_flight: the engine counts the call (taken, maybe billed).
-                raise LeaseLost("lease lost: the model call in flight abandoned", in_flight=True)
-            left = LEASE_LOOK_SECONDS if end is None else end - time.monotonic()
-            try:
-                return self._inner.read(max_bytes, max(0.0, min(LEASE_LOOK_SECONDS, left)))
-            except httpcore2.ReadTimeout:
-                # A socket read that timed out took no bytes: it is asked again, until
-                # httpcore's own timeout for the read has passed.
-                if end is not None and time.monotonic() >= end:
-                    raise
+        return abandon.read_sliced(
+            lambda wait: self._inner.read(max_bytes, wait),
+            timeout,
+            httpcore2.ReadTimeout,
+            lost,
+            "the model call in flight",
+            in_flight=True,  # the engine counts the call (taken, maybe billed)
+        )
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, timeout)
