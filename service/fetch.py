@@ -90,10 +90,7 @@ def resolve_checked(host: str, port: int, resolver: Resolver = system_resolver) 
     except ResolveTimeout as exc:
         raise FetchError(f"resolving host {host!r} took longer than the time limit") from exc
     except ResolveBusy as exc:  # a name server not answering: tried again later (transient)
-        raise FetchError(
-            f"host {host!r} not resolved: every resolver thread is still waiting on an "
-            "earlier lookup that a name server has not answered"
-        ) from exc
+        raise FetchError(f"host {host!r} not resolved: {exc.why}") from exc
     except (OSError, UnicodeError) as exc:  # socket.gaierror is an OSError
         raise FetchError(f"cannot resolve host {host!r}: {exc}") from exc
     if not addresses:

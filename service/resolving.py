@@ -35,10 +35,6 @@ Resolver = Callable[[str, int], Sequence[str]]
 # resolution is down, and a new lookup is refused rather than queued behind them.
 RESOLVER_THREADS = 8
 
-# How long a job's wait for its lookup goes before it looks at the job's lease again
-# (service.abandon): a lookup is milliseconds, a stuck one up to the fetch timeout.
-LEASE_LOOK_SECONDS = 0.25
-
 
 def system_resolver(host: str, port: int) -> list[str]:
     """The addresses getaddrinfo gives ``host`` for a TCP connection, in its order."""
@@ -50,8 +46,14 @@ class ResolveTimeout(httpcore.ConnectTimeout):
 
 
 class ResolveBusy(httpcore.ConnectError):
-    """Every resolver thread is held by a lookup its caller gave up on (a name server
-    not answering): the lookup was not asked. A connect error, tried again later."""
+    """No resolver thread can take the lookup: every one is held by a lookup its caller
+    gave up on (a name server not answering), or none could be started (the system out
+    of threads or memory). The lookup was not asked. A connect error, tried again later;
+    ``why`` says which."""
+
+    def __init__(self, host: str, why: str) -> None:
+        super().__init__(f"cannot resolve {host}: {why}")
+        self.why = why
 
 
 class _Lookup:
@@ -80,7 +82,7 @@ class ResolverPool:
     def _empty(self) -> None:
         self._lock = threading.Lock()
         self._lookups: queue.SimpleQueue[_Lookup] = queue.SimpleQueue()
-        self._started = False
+        self._threads = 0  # started (all with the first lookup, unless the system refused)
         self._running = 0  # lookups being resolved now
         self._stuck = 0  # of those, the ones whose caller gave up waiting
 
@@ -99,26 +101,26 @@ class ResolverPool:
     def resolve(self, resolver: Resolver, host: str, port: int, left: float) -> list[str]:
         """``resolver``'s addresses for ``host``, within ``left`` seconds; raises
         :class:`ResolveTimeout` past them, :class:`ResolveBusy` at once when every thread
-        is stuck, LeaseLost once the running job's lease is lost (service.abandon), and
-        the resolver's own errors as they are."""
+        is stuck (or none can be started), LeaseLost once the running job's lease is lost
+        (service.abandon), and the resolver's own errors as they are."""
+        lost = abandon.current()
+        if lost is not None and lost.is_set():
+            raise LeaseLost(f"lease lost: resolving {host} not started")
         lookup = _Lookup(resolver, host, port)
         with self._lock:
-            if self._stuck >= self.size:
+            self._start_threads(host)
+            if self._stuck >= self._threads:
                 raise ResolveBusy(
-                    f"cannot resolve {host}: all {self.size} resolver threads are still "
-                    "waiting on earlier lookups that a name server has not answered"
+                    host,
+                    f"all {self._threads} resolver threads are still waiting on earlier "
+                    "lookups that a name server has not answered",
                 )
-            if not self._started:
-                self._started = True
-                for n in range(self.size):
-                    threading.Thread(target=self._serve, name=f"resolver-{n}", daemon=True).start()
         self._lookups.put(lookup)
         end = time.monotonic() + left
-        lost = abandon.current()
         while True:
             wait = end - time.monotonic()
             if lost is not None:
-                wait = min(wait, LEASE_LOOK_SECONDS)
+                wait = min(wait, abandon.LOOK_SECONDS)
             try:
                 return lookup.answer.result(timeout=max(0.0, wait))
             except TimeoutError:
@@ -129,6 +131,23 @@ class ResolverPool:
                 raise LeaseLost(f"lease lost: resolving {host} abandoned")
             if time.monotonic() >= end and not self._give_up(lookup):
                 raise ResolveTimeout(f"the request's time limit passed while resolving {host}")
+
+    def _start_threads(self, host: str) -> None:
+        """Start the threads not running yet (the lock held). One the system refuses
+        (RuntimeError: out of threads or memory) is started by a later lookup: flagged
+        started before, it never was, and with none a lookup queued for no thread ran out
+        its deadline, every one after too, for the life of the process. With none running
+        the lookup is refused (ResolveBusy), not a crash of the fetch."""
+        while self._threads < self.size:
+            try:
+                threading.Thread(
+                    target=self._serve, name=f"resolver-{self._threads}", daemon=True
+                ).start()
+            except RuntimeError as exc:
+                if self._threads == 0:
+                    raise ResolveBusy(host, f"no resolver thread could be started ({exc})") from exc
+                return
+            self._threads += 1
 
     def _give_up(self, lookup: _Lookup) -> bool:
         """Stop waiting for ``lookup``; True when it was answered meanwhile."""
