@@ -98,6 +98,12 @@ class ResolverPool:
         with self._lock:
             return self._running
 
+    @property
+    def queued(self) -> int:
+        """Lookups waiting for a thread (those given up meanwhile among them, until a
+        thread takes them off the queue)."""
+        return self._lookups.qsize()
+
     def resolve(self, resolver: Resolver, host: str, port: int, left: float) -> list[str]:
         """``resolver``'s addresses for ``host``, within ``left`` seconds; raises
         :class:`ResolveTimeout` past them, :class:`ResolveBusy` at once when every thread

@@ -116,6 +116,8 @@ def test_a_lookup_waits_for_a_thread_busy_with_lookups_still_awaited(
         caller.start()
     wait_until(lambda: RESOLVERS.running == RESOLVER_THREADS, 10, "every thread resolving")
     callers[-1].start()
+    # The last one waits for a thread, queued, not refused (its answer would be missing).
+    wait_until(lambda: RESOLVERS.queued == 1, 10, "the last lookup queued")
     slow.release.set()
     for caller in callers:
         caller.join(30)
