@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 
+from service.check.caps import MAX_TABLE_CELLS, Cut
 from service.check.clauses import source_clauses
 from service.check.derive import Derived, Operands, quantize
 from service.check.names import (
@@ -82,7 +83,7 @@ class SourceIndex:
     _qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
     # The direction of a change each source figure a check examines is written with.
     directions: dict[tuple[int, int], int] = field(default_factory=dict)
-    cut: tuple[int, int] = (0, 0)  # table rows and cells past MAX_TABLE_CELLS, not indexed
+    cut: Cut = field(default_factory=Cut)  # what was left out past the caps (check.caps)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
@@ -235,10 +236,7 @@ _WORD_TOKEN_ONLY = re.compile(r"[a-z0-9.=+:]+")
 _WORD_BEFORE = re.compile(r"([a-z]{3,})[ -]$")  # the word before a name, in ``joined``
 _LABEL = re.compile(r"^\s*\*\*([^*]{1,60}?)\*\*")
 _CAPTION = re.compile(r"\s*[*_]?(?:Figure|Fig\.|Table)\s+\d+[.:]\s")
-# Table cells of a source indexed, in all: a 300x300 table took 0.8 s of CPU (2-4 s on a
-# busy machine) to index. Rows past it are no units: a figure only they hold is not found
-# (unsupported, for a person to look at, told why: ``cut``); a post's tables are tens of cells.
-MAX_TABLE_CELLS = 10_000
+__all__ = ["MAX_TABLE_CELLS", "SourceIndex", "index_source"]
 
 
 def _label(text: str, sentences: list[str]) -> str:
@@ -331,7 +329,6 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
 
     section = ""
     cased: list[str] = []
-    cells = MAX_TABLE_CELLS  # the table cells still to be indexed
     for b, block in enumerate(blocks):
         if section:
             idx.sections[b] = section
@@ -355,7 +352,13 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             label_context = prepare(label).lower() if label else ""
             # What each clause's context goes on with (the parts that are not empty).
             extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
-            nums = stated_bounds(prepared, extract_numbers(text, prepared=prepared))
+            if (len(text) + 1) // 2 <= idx.cut.figures_left:  # (as many runs of digits at most)
+                found = extract_numbers(text, prepared=prepared)
+            else:  # read to the sentence before MAX_SOURCE_FIGURES
+                read = idx.cut.prose(prepared)
+                found = extract_numbers(text[:read], prepared=prepared[:read])
+            idx.cut.figures_left -= len(found)
+            nums = stated_bounds(prepared, found)
             starts = [n.start for n in nums]
             first_unit, unit_starts = len(units), []
             pos, before = 0, (0, 0)  # the first sentence has none before it: ""
@@ -388,36 +391,35 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             idx.unit_starts[b] = unit_starts
         elif block.kind == "code":
             code = [line for line in block.text.splitlines() if _DIGIT.search(line)]
+            code_text = "\n".join(code)
+            read = idx.cut.prose(code_text)  # the lines whose figures are all within the cap
+            code = code[: code_text.count("\n", 0, read) + (read == len(code_text))]
             for i, line in enumerate(code):
                 idx.code_lines.setdefault(squeeze(line), len(idx.units) + i)
             if code:
                 lines(b, [(line.strip(), line, "") for line in code])
+                idx.cut.figures_left -= sum(len(idx.units[u].numbers) for u in idx.block_units[b])
         elif block.kind == "table":
             caption = ""
             if b > 0 and blocks[b - 1].kind == "paragraph" and blocks[b - 1].text:
                 caption = split_sentences(blocks[b - 1].text, code=True)[-1]
-            header = " | ".join(block.header)
+            heads, body = idx.cut.table(block.header, block.rows)  # within the caps
+            header = " | ".join(heads)
             extra = prepare(f"{header} \n {caption}").lower()
-            # Its rows that fit in the cells left to index (MAX_TABLE_CELLS).
-            sizes = list(itertools.accumulate(len(row) for row in block.rows))
-            body = block.rows[: bisect.bisect_right(sizes, cells)]
-            cells -= sizes[len(body) - 1] if body else 0
             rows = [(header, header, prepare(caption).lower())]
-            rows += [(render_row(block.header, row), " | ".join(row), extra) for row in body]
+            rows += [(render_row(heads, row), " | ".join(row), extra) for row in body]
             first = len(idx.units)
             lines(
                 b,
                 rows,
-                column_units=[column_unit(h) for h in block.header],
-                column_nouns=[column_noun(h) for h in block.header],
-                sides=[row_sides(block.header, row) for row in body],
+                column_units=[column_unit(h) for h in heads],
+                column_nouns=[column_noun(h) for h in heads],
+                sides=[row_sides(heads, row) for row in body],
             )
             idx.rows.extend(
-                make_row(first + 1 + k, first, block.header, row) for k, row in enumerate(body)
+                make_row(first + 1 + k, first, heads, row) for k, row in enumerate(body)
             )
     idx.row_of = {row.unit: row for row in idx.rows}
-    every = [len(row) for block in blocks if block.kind == "table" for row in block.rows]
-    idx.cut = (len(every) - len(idx.rows), sum(every) - (MAX_TABLE_CELLS - cells))
     idx.text_blocks = len(blocks)
     if title.strip():
         title = " ".join(title.split())

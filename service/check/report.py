@@ -20,7 +20,7 @@ from service.check.bind import Binding, bind_numbers, initial, known_names
 from service.check.clauses import Clauses
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
-from service.check.index import MAX_TABLE_CELLS, SourceIndex, index_source
+from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import STOP_WORDS, Name, is_name
@@ -124,10 +124,10 @@ def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
 def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> NumberVerdict:
     unit = idx.units[outcome.unit] if outcome.unit is not None else None
     reason = outcome.reason
-    if idx.cut[0] and outcome.status == CheckStatus.UNSUPPORTED:
-        # Rows past the cap were not read: the figure may be in one, and a reader who
-        # finds it there should know why the check did not (it stays unsupported).
-        reason = _cut_reason(reason, idx.cut)
+    if outcome.status == CheckStatus.UNSUPPORTED and (cut := idx.cut.reason()):
+        # Figures past a cap were not read (check.caps): the figure may be one, and a
+        # reader who finds it there should know why the check did not (it stays unsupported).
+        reason = f"{reason}; {cut}" if reason else cut
     # Validated construction: pydantic-core checks these seven fields in C, faster than
     # model_construct walks them in Python (2.5 against 6 us a verdict, 78 a check).
     return NumberVerdict(
@@ -139,16 +139,6 @@ def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> Nu
         source_block=unit.block if unit and unit.block < idx.text_blocks else None,
         reason=reason,
     )
-
-
-def _cut_reason(reason: str | None, cut: tuple[int, int]) -> str:
-    """An unsupported figure's reason, and that the source's tables were cut."""
-    rows, cells = cut
-    cap = (
-        f"the source's tables were read only to their first {MAX_TABLE_CELLS:,} cells"
-        f" ({rows:,} rows, {cells:,} cells left out)"
-    )
-    return f"{reason}; {cap}" if reason else cap
 
 
 def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
