@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session, sessionmaker
 
 from service.store import tables as t
 from service.store.db import make_sessionmaker, transaction
@@ -14,11 +15,19 @@ from service.store.db import make_sessionmaker, transaction
 FAST = {"lease_seconds": 3, "poll_interval": 0.1, "backoff_base": 0.2, "backoff_max": 2}
 
 
-def store_delivery(engine: Engine, body: bytes) -> int:
-    """A received delivery as the webhook stores it (for tests without an API process)."""
-    with transaction(make_sessionmaker(engine)) as s:
+def add_delivery(
+    sessions: sessionmaker[Session],
+    body: bytes,
+    *,
+    external_id: str | None = None,
+    feed_id: int | None = None,
+) -> int:
+    """A received delivery of ``body`` (an RSS document) as the webhook stores it, queued
+    (for tests without an API process); its external id the body's hash unless given."""
+    with transaction(sessions) as s:
         d = t.Delivery(
-            external_id="sha256:" + hashlib.sha256(body).hexdigest(),
+            external_id=external_id or "sha256:" + hashlib.sha256(body).hexdigest(),
+            feed_id=feed_id,
             sender="raw",
             content_type="application/rss+xml",
             headers={},
@@ -28,6 +37,11 @@ def store_delivery(engine: Engine, body: bytes) -> int:
         s.add(d)
         s.flush()
         return d.id
+
+
+def store_delivery(engine: Engine, body: bytes) -> int:
+    """A received delivery of no feed, as the webhook stores it (add_delivery)."""
+    return add_delivery(make_sessionmaker(engine), body)
 
 
 def states(engine: Engine) -> dict[str, int]:

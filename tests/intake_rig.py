@@ -20,6 +20,7 @@ from service.store import tables as t
 from service.store.db import make_sessionmaker, transaction
 from service.worker import Worker
 from tests.conftest import DATA, make_settings
+from tests.durability_helpers import add_delivery
 from tests.origin import Origin
 
 PAGE = (DATA / "webhooks" / "article-page.html").read_bytes()
@@ -72,19 +73,9 @@ class Rig:
     def store(self, body: bytes) -> int:
         """A delivery of ``body`` for the feed, as the webhook stores it."""
         self._n += 1
-        with transaction(self.sessions) as s:
-            d = t.Delivery(
-                external_id=f"test:{self._n}",
-                feed_id=self.feed_id,
-                sender="raw",
-                content_type="application/rss+xml",
-                headers={},
-                body=body,
-                state="received",
-            )
-            s.add(d)
-            s.flush()
-            return d.id
+        return add_delivery(
+            self.sessions, body, external_id=f"test:{self._n}", feed_id=self.feed_id
+        )
 
     def deliver(self, body: bytes) -> t.Delivery:
         """Store and process one delivery (no item is explained)."""

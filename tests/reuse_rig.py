@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from service.engines import get_engine
 from service.pipeline import Pipeline
 from service.store import tables as t
-from service.store.db import make_sessionmaker, transaction
+from service.store.db import make_sessionmaker
 from service.worker import Worker
+from tests.durability_helpers import add_delivery
 from tests.procs import rss_document
 from tests.stub_llm import StubLLM, settings_for
 
@@ -67,15 +68,4 @@ def feed_doc() -> bytes:
 
 def store_delivery(r: Rig, feed_id: int, body: bytes, tag: str) -> None:
     """A delivery for ``feed_id`` as the webhook stores it (received, in the queue)."""
-    with transaction(r.sessions) as s:
-        s.add(
-            t.Delivery(
-                external_id=f"test:{tag}",
-                feed_id=feed_id,
-                sender="raw",
-                content_type="application/rss+xml",
-                headers={},
-                body=body,
-                state="received",
-            )
-        )
+    add_delivery(r.sessions, body, external_id=f"test:{tag}", feed_id=feed_id)
