@@ -9,10 +9,9 @@ from __future__ import annotations
 import itertools
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, text, update
+from sqlalchemy import update
 
 from service import websub
 from service.pipeline import subscriptions
@@ -20,7 +19,7 @@ from service.store import tables as t
 from tests.conftest import make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin
-from tests.websub_hub import ATOM, Hub, cli, subscribed
+from tests.websub_hub import ATOM, Hub, cli, feed_in_state, subscribed, verified_racing
 
 NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
 FIRST = timedelta(seconds=0.4)  # the first ask again after 2 minutes, in production
@@ -147,47 +146,16 @@ def test_a_verification_while_the_request_is_asked_again_settles_it(db_url: str)
     settles the request. A fence that no longer matches (the request given up meanwhile)
     is 404: tests/test_websub_pending.py."""
     with running(make_settings(db_url), workers=0) as svc:
-        fid = svc.feed("https://status.claude.com/history.atom")
         ends = datetime.now(UTC) + timedelta(minutes=30)
-        with svc.sessions.begin() as s:
-            s.execute(
-                update(t.Feed)
-                .where(t.Feed.id == fid)
-                .values(
-                    websub_state=websub.RENEWING,
-                    websub_secret="hub-secret",
-                    websub_lease_until=ends,
-                    websub_ask_at=datetime.now(UTC),
-                    websub_asks=2,
-                )
-            )
+        fid = feed_in_state(
+            svc,
+            websub_state=websub.RENEWING,
+            websub_lease_until=ends,
+            websub_ask_at=datetime.now(UTC),
+            websub_asks=2,
+        )
         asked = f"UPDATE feeds SET websub_asks = 3 WHERE id = {fid}"
-        fired: list[str] = []
-
-        def asked_meanwhile(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-            fenced = statement.startswith("UPDATE feeds SET websub_state")
-            if not fenced or "feeds.websub_state =" not in statement or fired:
-                return
-            fired.append(statement)
-            if conn.dialect.name == "sqlite":
-                conn.connection.dbapi_connection.cursor().execute(asked)
-            else:
-                with svc.sessions.begin() as other:
-                    other.execute(text(asked))
-
-        verify = {
-            "hub.mode": "subscribe",
-            "hub.topic": "https://status.claude.com/history.atom",
-            "hub.challenge": "in-time",
-            "hub.lease_seconds": "864000",
-            "token": websub.callback_token("hub-secret"),
-        }
-        event.listen(Engine, "before_cursor_execute", asked_meanwhile)
-        try:
-            answered = svc.http.get(f"/websub/{fid}", params=verify)
-        finally:
-            event.remove(Engine, "before_cursor_execute", asked_meanwhile)
-        assert fired, "the verification's fenced write was not seen"
+        answered = verified_racing(svc, fid, asked, "in-time")
         assert (answered.status_code, answered.text) == (200, "in-time")
         feed = svc.row(t.Feed, fid)
         assert (feed.websub_state, feed.websub_ask_at, feed.websub_asks) == (

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, text, update
+from sqlalchemy import update
 
 from service import websub
 from service.pipeline import subscriptions
@@ -19,7 +18,7 @@ from service.store import tables as t
 from tests.conftest import make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin
-from tests.websub_hub import ATOM, Hub, cli, subscribed
+from tests.websub_hub import ATOM, Hub, cli, feed_in_state, subscribed, verified_racing
 
 NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
 PENDING = 5.0  # seconds a test's pending request waits for the hub (an hour by default)
@@ -232,44 +231,13 @@ def test_a_verification_the_row_changed_under_is_not_echoed(db_url: str) -> None
     sees it); on SQLite (whose writers take the lock at BEGIN, so no other writer comes
     in between) on the verification's own connection."""
     with running(make_settings(db_url), workers=0) as svc:
-        fid = svc.feed("https://status.claude.com/history.atom")
-        with svc.sessions.begin() as s:
-            s.execute(
-                update(t.Feed)
-                .where(t.Feed.id == fid)
-                .values(
-                    websub_state=websub.PENDING_SUBSCRIBE,
-                    websub_secret="hub-secret",
-                    websub_lease_until=datetime.now(UTC) + timedelta(hours=1),
-                )
-            )
+        fid = feed_in_state(
+            svc,
+            websub_state=websub.PENDING_SUBSCRIBE,
+            websub_lease_until=datetime.now(UTC) + timedelta(hours=1),
+        )
         settle = f"UPDATE feeds SET websub_state = '{websub.FAILED}' WHERE id = {fid}"
-        fired: list[str] = []
-
-        def settled_meanwhile(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-            fenced = statement.startswith("UPDATE feeds SET websub_state")
-            if not fenced or "feeds.websub_state =" not in statement or fired:
-                return
-            fired.append(statement)
-            if conn.dialect.name == "sqlite":
-                conn.connection.dbapi_connection.cursor().execute(settle)
-            else:
-                with svc.sessions.begin() as other:
-                    other.execute(text(settle))
-
-        verify = {
-            "hub.mode": "subscribe",
-            "hub.topic": "https://status.claude.com/history.atom",
-            "hub.challenge": "too-late",
-            "hub.lease_seconds": "864000",
-            "token": websub.callback_token("hub-secret"),
-        }
-        event.listen(Engine, "before_cursor_execute", settled_meanwhile)
-        try:
-            answered = svc.http.get(f"/websub/{fid}", params=verify)
-        finally:
-            event.remove(Engine, "before_cursor_execute", settled_meanwhile)
-        assert fired, "the verification's fenced write was not seen"
+        answered = verified_racing(svc, fid, settle, "too-late")
         assert answered.status_code == 404 and "too-late" not in answered.text, answered.text
         assert svc.row(t.Feed, fid).websub_state != websub.ACTIVE
 

@@ -1,6 +1,7 @@
 """A WebSub hub on loopback for the tests: takes (un)subscription requests and verifies
 them at the real callback; ``subscribed`` and ``cli`` drive the real
-`plainfeed feeds subscribe`."""
+`plainfeed feeds subscribe`; ``feed_in_state`` and ``verified_racing`` force a write
+between a verification's read of its feed and its fenced write."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
+from sqlalchemy import Engine, event, text, update
 
-from service import signatures
+from service import signatures, websub
+from service.store import tables as t
 from tests.conftest import CORPUS, DATA, wait_for
 from tests.live import Service
 from tests.origin import Origin, Seen
@@ -96,3 +100,51 @@ def cli(svc: Service, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         cwd=ROOT,
     )
+
+
+TOPIC = "https://status.claude.com/history.atom"  # (no origin: nothing is fetched)
+
+
+def feed_in_state(svc: Service, **values: Any) -> int:
+    """A feed of TOPIC, its WebSub columns set to ``values``, its secret "hub-secret"."""
+    fid = svc.feed(TOPIC)
+    with svc.sessions.begin() as s:
+        s.execute(
+            update(t.Feed).where(t.Feed.id == fid).values(websub_secret="hub-secret", **values)
+        )
+    return fid
+
+
+def verified_racing(svc: Service, fid: int, statement: str, challenge: str) -> httpx.Response:
+    """The hub's verification of a subscribe of ``fid`` (feed_in_state's), answered while
+    ``statement`` runs between the verification's read of the row and its fenced write: on
+    PostgreSQL from another connection, committed (read committed: the fenced write sees
+    it); on SQLite (whose writers take the lock at BEGIN, so no other writer comes in
+    between) on the verification's own connection."""
+    fired: list[str] = []
+
+    def meanwhile(conn: Any, cursor: Any, sql: str, *_: Any) -> None:
+        fenced = sql.startswith("UPDATE feeds SET websub_state")
+        if not fenced or "feeds.websub_state =" not in sql or fired:
+            return
+        fired.append(sql)
+        if conn.dialect.name == "sqlite":
+            conn.connection.dbapi_connection.cursor().execute(statement)
+        else:
+            with svc.sessions.begin() as other:
+                other.execute(text(statement))
+
+    verify = {
+        "hub.mode": "subscribe",
+        "hub.topic": TOPIC,
+        "hub.challenge": challenge,
+        "hub.lease_seconds": "864000",
+        "token": websub.callback_token("hub-secret"),
+    }
+    event.listen(Engine, "before_cursor_execute", meanwhile)
+    try:
+        answered = svc.http.get(f"/websub/{fid}", params=verify)
+    finally:
+        event.remove(Engine, "before_cursor_execute", meanwhile)
+    assert fired, "the verification's fenced write was not seen"
+    return answered
