@@ -1,5 +1,6 @@
 """The outbound webhook tests' helpers: the app's token, its context, an item waiting
-for review, and a sender run until it has made its attempts."""
+for review, an event queued for a subscriber, and a sender run until it has made its
+attempts."""
 
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ def review_item(client: TestClient | sessionmaker[Session], feed_id: int, n: int
         state=ItemState.NEEDS_REVIEW,
         link="https://example.org/k" + (f"/{n}" if n else ""),
     )
+
+
+def approved_for(client: TestClient, feed_id: int, url: str) -> None:
+    """A subscriber of ``feed_id`` at ``url`` and an item of the feed approved: one event
+    queued for it."""
+    client.post(f"/feeds/{feed_id}/subscribers", json={"url": url}, headers=AUTH)
+    ctx(client).pipeline.approve(review_item(client, feed_id), "tester")
 
 
 def send_all(sender: outbound.Sender, until: int, client: TestClient) -> None:

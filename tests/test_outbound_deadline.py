@@ -18,7 +18,7 @@ from service import outbound
 from service.store import tables as t
 from tests.conftest import wait_for
 from tests.origin import raw_origin
-from tests.outbound_app import AUTH, ctx, review_item
+from tests.outbound_app import approved_for, ctx
 from tests.receivers import Answering, Receiver
 from tests.resolvers import SlowResolver
 from tests.seed_db import add_feed
@@ -41,8 +41,7 @@ def test_a_receiver_cannot_hold_a_send_or_fill_memory(
     fid = add_feed(c.sessions)
     answering = Answering(status, size, step, pause)
     try:
-        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, answering.url)
         sender = outbound.Sender(c.settings, c.sessions, timeout=1.0)
         began = time.monotonic()
         assert sender("test-worker") is True
@@ -71,8 +70,7 @@ def test_a_receiver_dripping_its_headers_cannot_hold_a_send(client: TestClient) 
     c = ctx(client)
     fid = add_feed(c.sessions)
     with raw_origin(drip, "/hook") as url:
-        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, url)
         sender = outbound.Sender(c.settings, c.sessions, timeout=1.0)
         began = time.monotonic()
         assert sender("test-worker") is True
@@ -100,8 +98,7 @@ def test_a_receiver_answering_a_compression_bomb_cannot_fill_memory(client: Test
     c = ctx(client)
     fid = add_feed(c.sessions)
     with raw_origin(answer, "/hook") as url:
-        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, url)
         sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         assert sender("test-worker") is True
@@ -123,8 +120,7 @@ def test_a_slow_resolver_cannot_hold_a_send_past_its_deadline(
     c = ctx(client)
     fid = add_feed(c.sessions)
     url = f"http://hooks.test:{receiver.port}/hook"
-    client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
-    c.pipeline.approve(review_item(client, fid), "tester")
+    approved_for(client, fid, url)
     settings = c.settings.model_copy(update={"allow_private_urls": private})
     resolver = SlowResolver()
     sender = outbound.Sender(settings, c.sessions, timeout=0.5, resolver=resolver)
@@ -159,8 +155,7 @@ def test_the_deadline_of_a_send_runs_from_before_its_resolution(client: TestClie
     fid = add_feed(c.sessions)
     with raw_origin(headers_for_two_seconds, "/hook") as loopback_url:
         url = loopback_url.replace("127.0.0.1", "hooks.test")
-        client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, url)
         sender = outbound.Sender(
             c.settings, c.sessions, timeout=1.0, resolver=SlowResolver(delay=2.0)
         )
@@ -180,8 +175,7 @@ def test_a_slow_resolution_within_the_deadline_delivers(
     c = ctx(client)
     fid = add_feed(c.sessions)
     url = f"http://hooks.test:{receiver.port}/hook"
-    client.post(f"/feeds/{fid}/subscribers", json={"url": url}, headers=AUTH)
-    c.pipeline.approve(review_item(client, fid), "tester")
+    approved_for(client, fid, url)
     sender = outbound.Sender(c.settings, c.sessions, timeout=1.0, resolver=SlowResolver(0.5))
     assert sender("test-worker") is True
     sender.close()

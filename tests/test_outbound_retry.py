@@ -17,7 +17,7 @@ from service.api.app import create_app
 from service.store import tables as t
 from service.store.db import make_engine, make_sessionmaker, transaction
 from tests.conftest import api_client, make_settings, wait_for, waiting_on_a_lock
-from tests.outbound_app import AUTH, TOKEN, ctx, review_item, send_all
+from tests.outbound_app import AUTH, TOKEN, approved_for, ctx, review_item, send_all
 from tests.receivers import RawReceiver, Receiver, independent_check
 from tests.seed_db import add_feed, add_item
 
@@ -148,8 +148,7 @@ def test_a_retry_after_that_is_no_number_of_seconds_backs_off_as_usual(
     fid = add_feed(c.sessions)
     answering = _RetryAfter(value)
     try:
-        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, answering.url)
         sender = outbound.Sender(c.settings, c.sessions, timeout=2)
         assert sender("test-worker") is True
     finally:

@@ -14,7 +14,7 @@ from service.api.app import create_app
 from service.models import ItemState
 from service.store import tables as t
 from tests.conftest import make_settings, wait_for
-from tests.outbound_app import AUTH, TOKEN, ctx, review_item
+from tests.outbound_app import AUTH, TOKEN, approved_for, ctx, review_item
 from tests.receivers import Answering, Receiver
 from tests.seed_db import add_feed, add_item
 
@@ -26,8 +26,7 @@ def test_a_send_running_at_shutdown_is_handed_back_uncounted(client: TestClient)
     fid = add_feed(c.sessions)
     answering = Answering(200, 100_000, 1, 0.4)  # a send that takes its whole deadline
     try:
-        client.post(f"/feeds/{fid}/subscribers", json={"url": answering.url}, headers=AUTH)
-        c.pipeline.approve(review_item(client, fid), "tester")
+        approved_for(client, fid, answering.url)
         sender = outbound.Sender(c.settings, c.sessions, timeout=5.0)
         pool = WorkerPool(c.pipeline, 1, extra_jobs=[sender])
         pool.start()

@@ -10,7 +10,7 @@ from service import outbound
 from service.api.app import create_app
 from service.store import tables as t
 from tests.conftest import make_settings, wait_for
-from tests.outbound_app import AUTH, TOKEN, ctx, review_item, send_all
+from tests.outbound_app import AUTH, TOKEN, approved_for, ctx, review_item, send_all
 from tests.receivers import SPEC_SECRET, Receiver
 from tests.seed_db import add_feed
 
@@ -148,8 +148,7 @@ def test_sending_refuses_a_subscriber_that_now_resolves_inside(
     # allow them re-checks the address at send time and never connects.
     c = ctx(client)
     fid = add_feed(c.sessions)
-    client.post(f"/feeds/{fid}/subscribers", json={"url": receiver.url}, headers=AUTH)
-    c.pipeline.approve(review_item(client, fid), "tester")
+    approved_for(client, fid, receiver.url)
     strict = c.settings.model_copy(update={"allow_private_urls": False})
     sender = outbound.Sender(strict, c.sessions)
     send_all(sender, 1, client)
