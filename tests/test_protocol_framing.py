@@ -1,5 +1,6 @@
 """Where the httptools protocol finds a request body's end (api.heads.BodyEnd) so that
-the head after it is counted: raw bytes to a real server on loopback."""
+the head after it is counted, and what it feeds the parser after a WebSocket handshake:
+raw bytes to a real server on loopback."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from service.api.app import create_app
 from service.api.heads import BodyEnd
 from service.api.protocol import ProblemHttpToolsProtocol, bounded
 from service.config import Settings
-from tests.conftest import make_settings, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback
 
 SMALL = 8 * 1024
 CHECK = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "It is 1.5x faster."}).encode()
@@ -94,3 +95,19 @@ def test_body_end_of_a_size_the_parser_refuses_is_all_body() -> None:
     assert BodyEnd(CHUNKED).take(b"zz\r\nhello\r\n0\r\n\r\nGET") == len(
         b"zz\r\nhello\r\n0\r\n\r\nGET"
     )
+
+
+def test_bytes_sent_with_a_websocket_handshake_are_not_read_as_http(port: int) -> None:
+    # The parser is done with the connection once it is upgraded: the frame sent with
+    # the handshake was fed to it, and its 400 problem was written into the WebSocket
+    # connection in place of the WebSocket protocol's answer (no route takes one: 403).
+    handshake = (
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    frame = b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58"  # a masked text frame, "Hello"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(handshake + frame)
+        status, _, body = read_answer(s)
+    assert status.startswith("HTTP/1.1 403"), status
+    assert b"bad-http-request" not in body

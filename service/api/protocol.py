@@ -203,6 +203,11 @@ if HttpToolsProtocol is not None:
                     n = self._body.take(data) if self._body is not None else len(data)
                 n = n or len(data)  # (the parser not where BodyEnd says: all of it, as before)
                 super().data_received(data[:n])
+                if self.transport.get_protocol() is not self:
+                    # Upgraded to a WebSocket: the connection is the new protocol's, and
+                    # the bytes after the handshake were fed to a parser done with it,
+                    # whose 400 was written into it. Dropped, as uvicorn drops them.
+                    return
                 data = data[n:]
 
         def _refuse(self) -> None:
