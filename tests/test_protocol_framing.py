@@ -9,12 +9,13 @@ import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service.api.app import create_app
 from service.api.heads import BodyEnd
-from service.api.protocol import ProblemHttpToolsProtocol, bounded
+from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol, bounded
 from service.config import Settings
 from tests.conftest import make_settings, read_answer, serve_on_loopback
 
@@ -111,3 +112,34 @@ def test_bytes_sent_with_a_websocket_handshake_are_not_read_as_http(port: int) -
         status, _, body = read_answer(s)
     assert status.startswith("HTTP/1.1 403"), status
     assert b"bad-http-request" not in body
+
+
+@pytest.mark.parametrize("protocol", [ProblemHttpToolsProtocol, ProblemH11Protocol])
+@pytest.mark.parametrize(
+    ("target", "length", "status"),
+    [(b"/check", 20_000_000, b"413"), (b"/no-such-route", 5, b"404")],
+    ids=["over-the-cap", "no-route"],
+)
+def test_an_answer_to_a_body_never_asked_for_closes_the_connection(
+    tmp_path: Path, protocol: type[Any], target: bytes, length: int, status: bytes
+) -> None:
+    # Expect: 100-continue, answered before the body was asked for: the client sends no
+    # body, and the server read its next request as that body (the connection hung).
+    settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}")
+    for port in serve_on_loopback(create_app(settings, workers=0), protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(
+                b"POST " + target + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n" % length
+            )
+            answer = s.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 " + status), answer
+            assert b"\r\nconnection: close\r\n" in answer.lower()
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  # (read as nothing)
+            rest = b""
+            try:
+                while chunk := s.recv(65536):  # closed by the server
+                    rest += chunk
+            except ConnectionResetError:
+                pass  # (closed with the request unread: a reset)
+        assert b"HTTP/1.1" not in rest

@@ -127,8 +127,10 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app.add_middleware(conditional.IgnoreFutureDates)
     app.add_middleware(limits.BodyLimit)
     app.add_middleware(limits.HeadAsGet)
-    # Outermost: the body's clock runs from the request reaching the app.
+    # The body's clock runs from the request reaching the app.
     app.add_middleware(limits.BodyTimeout, seconds=settings.body_timeout)
+    # Around it: it sees whether the body was asked of the server (Expect: 100-continue).
+    app.add_middleware(limits.UnaskedBodyClose)
     app.include_router(webhooks.router)
     app.include_router(websub.router)
     app.include_router(feeds.router)

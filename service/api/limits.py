@@ -1,5 +1,6 @@
 """ASGI middleware for what every route shares: a cap on request bodies and on the time
-they take to arrive, and HEAD answered as GET without the body (RFC 9110 9.3.2)."""
+they take to arrive, a connection closed after an answer to a body never asked for, and
+HEAD answered as GET without the body (RFC 9110 9.3.2)."""
 
 from __future__ import annotations
 
@@ -124,6 +125,39 @@ def _timed(receive: Receive, seconds: float) -> Receive:
         return message
 
     return timed
+
+
+class UnaskedBodyClose:
+    """A request that waits to be told to send its body (Expect: 100-continue) and is
+    answered without the body asked for (a 413 from its Content-Length, a 415, a 404)
+    closes its connection (RFC 9110 10.1.1): told no 100 Continue, its client sends no
+    body, and uvicorn, still waiting on it, read the client's next request on the
+    connection as that body, and the connection hung. Outermost, to see whether the
+    server's ``receive`` (which sends the 100) was called."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers", ())) if scope["type"] == "http" else {}
+        waits = headers.get(b"expect", b"").strip().lower() == b"100-continue"
+        if not (waits and _declares_body(scope)):
+            await self.app(scope, receive, send)
+            return
+        asked = False
+
+        async def asking() -> Message:
+            nonlocal asked
+            asked = True
+            return await receive()
+
+        async def closing(message: Message) -> None:
+            if message["type"] == "http.response.start" and not asked:
+                kept = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"connection"]
+                message = {**message, "headers": [*kept, (b"connection", b"close")]}
+            await send(message)
+
+        await self.app(scope, asking, closing)
 
 
 class HeadAsGet:
