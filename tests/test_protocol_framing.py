@@ -15,7 +15,12 @@ import pytest
 
 from service.api.app import create_app
 from service.api.heads import BodyEnd
-from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol, bounded
+from service.api.protocol import (
+    ProblemH11Protocol,
+    ProblemHttpToolsProtocol,
+    bounded,
+    http_protocol,
+)
 from service.config import Settings
 from tests.conftest import make_settings, read_answer, serve_on_loopback
 
@@ -143,3 +148,35 @@ def test_an_answer_to_a_body_never_asked_for_closes_the_connection(
             except ConnectionResetError:
                 pass  # (closed with the request unread: a reset)
         assert b"HTTP/1.1" not in rest
+
+
+@pytest.mark.parametrize("h11", [False, True], ids=["httptools", "h11"])
+def test_the_rest_of_a_body_answered_early_has_the_body_timeout(tmp_path: Path, h11: bool) -> None:
+    # A UTF-16 body is answered (400) from its first bytes: the rest, read only to find
+    # the next request, came with no clock (the app's ended with its answer), and a
+    # client sending a byte every so often held the connection for good.
+    settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}", body_timeout=0.5)
+    protocol = http_protocol(settings)
+    if h11:
+        protocol = bounded(ProblemH11Protocol, SMALL, 30.0, body_seconds=0.5)
+    body = json.dumps({"markdown": "x" * 100, "explainer": "y"}).encode("utf-16")
+    for port in serve_on_loopback(create_app(settings, workers=0), protocol):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(
+                b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body[:100])
+            )
+            assert s.recv(65536).startswith(b"HTTP/1.1 400")
+            s.settimeout(0.2)
+            closed = False
+            for i in range(100, min(len(body), 150)):  # a byte every 0.2 s, 10 s in all
+                try:
+                    s.sendall(body[i : i + 1])
+                    closed = s.recv(65536) == b""
+                except TimeoutError:
+                    continue
+                except OSError:
+                    closed = True
+                if closed:
+                    break
+        assert closed

@@ -105,18 +105,39 @@ def _answer_too_slow(protocol: Any) -> None:
 
 class _HeadGuard(asyncio.Protocol):
     """What both protocols add to uvicorn's: the head of each request counted
-    (:class:`HeadCount`) and timed (:class:`HeadClock`) from the connection's start.
-    First among the bases, so that its methods wrap the protocol's own. The limits are
-    class attributes: :func:`http_protocol` sets the settings' on a subclass."""
+    (:class:`HeadCount`) and timed (:class:`HeadClock`) from the connection's start, and
+    the rest of a body answered before it was read whole timed. First among the bases,
+    so that its methods wrap the protocol's own. The limits are class attributes:
+    :func:`http_protocol` sets the settings' on a subclass."""
 
     head_seconds = HEAD_SECONDS
+    body_seconds = HEAD_SECONDS  # PLAINFEED_BODY_TIMEOUT's default, as the head's
     max_head_bytes = MAX_HEAD_BYTES
     loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._head = HeadCount(self.max_head_bytes)
         self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
+        self._rest: asyncio.TimerHandle | None = None  # the rest of a body answered
+        self._rest_of: object = None  # the request (uvicorn's cycle) it is of
+
+    def _answered_mid_body(self, unread: bool) -> None:
+        """After an answer: with its request's body ``unread`` to its end, the rest has
+        PLAINFEED_BODY_TIMEOUT seconds more to come, or the connection is closed. An
+        answer given before the body was read whole (a 413 from its Content-Length, the
+        400 of a UTF-16 body after its first bytes) left the rest to be read, to find
+        the next request, with no clock: a client sending a byte a second held the
+        connection for good (the app's clock, BodyTimeout, ends with its answer)."""
+        if unread and self._rest is None and not self.transport.is_closing():
+            self._rest = self.loop.call_later(self.body_seconds, self.transport.close)
+            self._rest_of = getattr(self, "cycle", None)
+
+    def _body_read(self) -> None:
+        if self._rest is not None:
+            self._rest.cancel()
+            self._rest = None
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -124,6 +145,7 @@ class _HeadGuard(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._clock.stop()
+        self._body_read()
         super().connection_lost(exc)
 
     def _head_too_slow(self) -> None:
@@ -155,6 +177,13 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         # but waits on a lone CR, which uvicorn's keep-alive close no longer bounds.
         self._clock.watch(self._head, started=True)
         super().data_received(data)
+        # (Read to its end: the next request's body, read at once, is not that one.)
+        if self.conn.their_state is not h11.SEND_BODY or self.cycle is not self._rest_of:
+            self._body_read()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._answered_mid_body(self.conn.their_state is h11.SEND_BODY)
 
     def send_400_response(self, msg: str) -> None:
         body = bad_request_body(msg)
@@ -225,6 +254,9 @@ if HttpToolsProtocol is not None:
             done = self.cycle.response_complete and not self.transport.is_closing()
             if self._refused and done:
                 self._too_large()
+            # (A body being read that is not this answer's is a pipelined request's,
+            # whose own answer, and clock, are still to come.)
+            self._answered_mid_body(self._body is not None and done)
 
         # The parser says where a request and its head end: the bytes after a request are
         # the next one's head, and those after its head a body (BodyEnd, which says where
@@ -238,6 +270,7 @@ if HttpToolsProtocol is not None:
         def on_message_complete(self) -> None:
             super().on_message_complete()
             self._body = None
+            self._body_read()
             self._head.next_request()
 
         def send_400_response(self, msg: str) -> None:
@@ -253,10 +286,23 @@ def http_protocol(settings: Settings | None = None) -> type[asyncio.Protocol]:
         base = ProblemHttpToolsProtocol
     if settings is None:
         return base
-    return bounded(base, settings.max_head_bytes, settings.head_timeout)
+    return bounded(
+        base, settings.max_head_bytes, settings.head_timeout, body_seconds=settings.body_timeout
+    )
 
 
-def bounded(base: type[_HeadGuard], max_head_bytes: int, head_seconds: float) -> type[_HeadGuard]:
-    """``base`` (one of the protocols) with these limits of a request head."""
-    limits = {"max_head_bytes": max_head_bytes, "head_seconds": head_seconds}
+def bounded(
+    base: type[_HeadGuard],
+    max_head_bytes: int,
+    head_seconds: float,
+    *,
+    body_seconds: float = HEAD_SECONDS,
+) -> type[_HeadGuard]:
+    """``base`` (one of the protocols) with these limits of a request head, and of the
+    rest of a body answered before it was read whole."""
+    limits = {
+        "max_head_bytes": max_head_bytes,
+        "head_seconds": head_seconds,
+        "body_seconds": body_seconds,
+    }
     return type(base.__name__, (base,), limits)
