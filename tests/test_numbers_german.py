@@ -46,6 +46,12 @@ def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, e
         ("by 2030,5% more", ["2030", "5"]),
         ("in 1999,3 mal", ["1999", "3"]),
         ("In 2024,3mal schneller", ["2024", "3"]),
+        # Three digits after it: no thousands after a lead of four ("2024,100" was one
+        # token and no number at all), and a year's comma before a unit is a comma too.
+        ("in 2024,100% of users", ["2024", "100"]),
+        ("In 2024,100 users", ["2024", "100"]),
+        ("in 2024,5 ms", ["2024", "5"]),
+        ("12345,678 rows", ["12345", "678"]),
     ],
 )
 def test_an_english_comma_before_a_percent_stays_as_it_was(text: str, values: list[str]) -> None:
@@ -83,3 +89,11 @@ def test_a_year_before_a_comma_is_checked_as_a_year_and_its_percent() -> None:
     assert status("In 2024,10% of users upgraded.", source, "10%") == S
     assert status("In 2024,10% of users upgraded.", source, "2024") == S
     assert status("In 2024,12% of users upgraded.", source, "12%") == U
+
+
+def test_a_year_before_a_comma_and_three_digits_is_checked_as_a_year_and_its_figure() -> None:
+    source = "In 2024, 100% of users upgraded, 250 of them on MI355X."
+    assert status("In 2024,100% of users upgraded.", source, "100%") == S
+    assert status("In 2024,100% of users upgraded.", source, "2024") == S
+    assert status("In 2024,250 users upgraded on MI355X.", source, "250") == S
+    assert status("In 2024,90% of users upgraded.", source, "90%") == U
