@@ -1,5 +1,6 @@
 """numbers and check: a German explainer's number forms (a feed set to "de"): a decimal
-comma joined to "mal", "Mal" after a space, a decimal comma before "%" or "Prozent"."""
+comma joined to "mal", "Mal" after a space, a decimal comma before "%", "Prozent" or a unit
+symbol; a year's comma ("In 2024,100% of users") no decimal."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ from tests.check_helpers import S, U, status
         ("ein Rauschen von 1,79 Prozent", "1.79", "%", -2),
         ("ein Anstieg um 1234,5 %", "1234.5", "%", -1),  # four digits, no year
         ("ein Anstieg um 2100,5 %", "2100.5", "%", -1),
+        # A decimal comma before a unit symbol (English "12,5 ms" read the same).
+        ("TopK braucht 12,5 ms", "12.5", "ms", -1),
+        ("TopK braucht 12,5ms", "12.5", "ms", -1),
+        ("ein Kernel von 4,5 µs", "4.5", "µs", -1),
+        ("belegt 2,5 GB", "2.5", "GB", -1),
+        ("erreicht 12,5 GB/s", "12.5", "GB/s", -1),
+        ("TopK ist 1,5x schneller", "1.5", "x", -1),
+        ("ein Schritt von 1234,567 ms", "1234.567", "ms", -3),  # no thousands: four before
     ],
 )
 def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, exp: int) -> None:
@@ -56,6 +65,25 @@ def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, e
 )
 def test_an_english_comma_before_a_percent_stays_as_it_was(text: str, values: list[str]) -> None:
     assert [str(n.value) for n in extract_numbers(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("1,500 ms", [("1500", "ms")]),  # three digits after a lead of three at most
+        ("2,048 GB", [("2048", "GB")]),
+        ("1,362,5 ms", [("1362", ""), ("5", "ms")]),  # not the thousands' last group
+        ("1.2,5 ms", [("1.2", ""), ("5", "ms")]),  # no thousands before the comma
+        ("sizes 1,2,4,8 GB", [("1", "GB"), ("2", "GB"), ("4", "GB"), ("8", "GB")]),
+        ("sizes 2, 5 ms", [("2", ""), ("5", "ms")]),  # a list has its space
+        ("in 2024,100% of users", [("2024", ""), ("100", "%")]),
+        ("In 2024,10 ms later", [("2024", ""), ("10", "ms")]),
+    ],
+)
+def test_a_comma_before_a_unit_keeps_its_english_readings(
+    text: str, values: list[tuple[str, str]]
+) -> None:
+    assert [(str(n.value), n.unit) for n in extract_numbers(text)] == values
 
 
 SOURCE = (
@@ -97,3 +125,28 @@ def test_a_year_before_a_comma_and_three_digits_is_checked_as_a_year_and_its_fig
     assert status("In 2024,100% of users upgraded.", source, "2024") == S
     assert status("In 2024,250 users upgraded on MI355X.", source, "250") == S
     assert status("In 2024,90% of users upgraded.", source, "90%") == U
+
+
+SOURCE_EN = "TopK takes 12.5 ms on MI355X."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "expected"),
+    [
+        ("TopK braucht 12,5 ms auf MI355X.", "12,5 ms", S),
+        ("TopK braucht 12,6 ms auf MI355X.", "12,6 ms", U),
+        ("TopK braucht 12,50 ms auf MI355X.", "12,50 ms", U),  # a digit more than written
+        ("TopK braucht 12,5 s auf MI355X.", "12,5 s", U),
+    ],
+)
+def test_a_decimal_comma_before_a_unit_is_checked_as_its_value(
+    explainer: str, written: str, expected: str
+) -> None:
+    assert status(explainer, SOURCE_EN, written) == expected
+
+
+def test_a_german_source_backs_an_english_form() -> None:
+    """The source's German forms are read as the explainer's are."""
+    source = "TopK braucht 12,5 ms auf MI355X."
+    assert status("TopK takes 12.5 ms on MI355X.", source, "12.5 ms") == S
+    assert status("TopK takes 12.6 ms on MI355X.", source, "12.6 ms") == U

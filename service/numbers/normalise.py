@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from service.numbers.german import DECIMAL_COMMA, decimal_point
+
 # One character for one character, so that positions survive.
 _CHAR_MAP = str.maketrans(
     {
@@ -59,32 +61,6 @@ def _count_of(m: re.Match[str]) -> str:
 
 _SPECIAL = re.compile("[" + "".join(chr(c) for c in _CHAR_MAP) + "]")
 
-# A German decimal comma: "2,5-mal", "2,5 mal", "2,5mal", "2,5 Mal", "2,5-fach",
-# "2,5fache" (2.5 times), and the first end of a range of them ("1,17- bis 3,66-mal"). The
-# multiplier words are German only, so an English list ("2,5") or thousands ("1,362,998")
-# never stand before one; a comma is read as a point only there. And before a percent
-# sign ("2,5 %", "2,5%", "1,79 Prozent"), unless three digits follow it: an English
-# "2,500%" is thousands, and no English list is written "2,5%" (a list has its spaces).
-# (The comma first, a literal: the regex engine skips ahead to one in C, where a pattern
-# opening with a look-behind and digits is tried at every position.)
-_GERMAN_DECIMAL = re.compile(
-    r",(?<=\d,)(?:(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:[mM]al|fach)"
-    r"(?:e[mnrs]?)?(?![a-zäöüß]))|(?!\d{3}(?!\d))(?=\d+ ?(?:%|Prozent\b)))"
-)
-
-
-def _point(m: re.Match[str]) -> str:
-    """A point for the comma, where the digits before it start the number (not the
-    thousands of "1,362,5-mal", nor "1.2,5") and are no year: "In 2024,10% of users" is
-    an English clause's comma with its space left out, 2024 and 10%, where a German
-    figure of 1900 to 2099 with a fraction of a percent or of a multiple is rare."""
-    s, k = m.string, m.start()
-    while k > 0 and s[k - 1].isdigit():
-        k -= 1
-    if k > 0 and s[k - 1] in ",.":
-        return ","
-    return "," if m.start() - k == 4 and s[k : k + 2] in ("19", "20") else "."
-
 
 def _special(m: re.Match[str]) -> str:
     return str(_CHAR_MAP[ord(m.group(0))])
@@ -100,12 +76,10 @@ def prepare(text: str) -> str:
         text = _SPECIAL.sub(_special, text)
     if "](" in text or "http" in text or "`" in text or "*" in text:
         text = _SCRUB.sub(_blank, text)
-    # ("mal" lets in English "normal", "minimal", "%" English shares: the regex looks
-    # at commas only, each rejected at the digit before or after it.)
-    if "," in text and (
-        "mal" in text or "Mal" in text or "fach" in text or "%" in text or "Prozent" in text
-    ):
-        text = _GERMAN_DECIMAL.sub(_point, text)
+    # A German decimal comma ("2,5mal", "2,5 %", "12,5 ms"; service.numbers.german): the
+    # regex looks at commas only, each rejected at the digit before or after it.
+    if "," in text:
+        text = DECIMAL_COMMA.sub(decimal_point, text)
     if ("x" in text and _COUNT_HINT_X.search(text)) or (
         "×" in text and _COUNT_HINT_TIMES.search(text)
     ):
