@@ -1,6 +1,6 @@
 """numbers and check: a German explainer's number forms (a feed set to "de"): a decimal
 comma joined to "mal", "Mal" after a space, a decimal comma before "%", "Prozent" or a unit
-symbol; a year's comma ("In 2024,100% of users") no decimal."""
+symbol, points grouping thousands; a year's comma ("In 2024,100% of users") no decimal."""
 
 from __future__ import annotations
 
@@ -32,6 +32,15 @@ from tests.check_helpers import S, U, status
         ("erreicht 12,5 GB/s", "12.5", "GB/s", -1),
         ("TopK ist 1,5x schneller", "1.5", "x", -1),
         ("ein Schritt von 1234,567 ms", "1234.567", "ms", -3),  # no thousands: four before
+        # Points grouping thousands, more than one ("1.362" alone is the English decimal).
+        ("Die Tabelle hat 1.362.998 Zeilen.", "1362998", "", 0),
+        ("Insgesamt 1.362.998 Zeilen", "1362998", "", 0),  # a noun is no product
+        ("PyTorch 1.362.998", "1362998", "", 0),
+        ("rund 1.000.000.000 Token", "1000000000", "", 0),
+        ("kostet €1.362.998", "1362998", "€", 0),
+        ("1.362.998,5 ms", "1362998.5", "ms", -1),  # a decimal comma after them
+        ("1.362,5 ms", "1362.5", "ms", -1),  # one point, then a decimal comma: German
+        ("eine Tabelle mit 1.362 Zeilen", "1.362", "", -3),
     ],
 )
 def test_a_german_form_reads_as_one_quantity(text: str, value: str, unit: str, exp: int) -> None:
@@ -86,6 +95,27 @@ def test_a_comma_before_a_unit_keeps_its_english_readings(
     assert [(str(n.value), n.unit) for n in extract_numbers(text)] == values
 
 
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("v1.362.998", "1.362.998"),
+        ("Version 1.362.998", "1.362.998"),
+        ("0.100.200", "0.100.200"),  # a lead zero: no figure is written so
+        ("169.254.169.254", "169.254.169.254"),  # an address: four groups of 255 at most
+        ("10.100.200.250", "10.100.200.250"),
+        ("1.36.998", "1.36.998"),  # a group of two
+    ],
+)
+def test_points_that_group_no_thousands_stay_a_version(text: str, key: str) -> None:
+    found = extract_numbers(text)
+    assert [(n.kind, n.key) for n in found] == [(Kind.VERSION, key)]
+
+
+def test_a_range_of_thousands_grouped_by_points_keeps_both_ends() -> None:
+    (n,) = extract_numbers("1.000.000-2.000.000 Zeilen")
+    assert (n.kind, n.value, n.high) == (Kind.RANGE, Decimal(1000000), Decimal(2000000))
+
+
 SOURCE = (
     "TopK is 4.82x faster than ATen. FlyDSL is about 10% faster than ATen on BF16 GEMM. "
     "Llama 3.3 70B stays within the 1.79% noise floor."
@@ -127,19 +157,22 @@ def test_a_year_before_a_comma_and_three_digits_is_checked_as_a_year_and_its_fig
     assert status("In 2024,90% of users upgraded.", source, "90%") == U
 
 
-SOURCE_EN = "TopK takes 12.5 ms on MI355X."
+SOURCE_EN = "FlyDSL processed 1,362,998 rows on MI355X. TopK takes 12.5 ms on MI355X."
 
 
 @pytest.mark.parametrize(
     ("explainer", "written", "expected"),
     [
+        ("FlyDSL verarbeitete 1.362.998 Zeilen auf MI355X.", "1.362.998", S),
+        ("FlyDSL verarbeitete 1.362.999 Zeilen auf MI355X.", "1.362.999", U),
+        ("FlyDSL verarbeitete 1.362,998 Zeilen auf MI355X.", "1.362,998", U),  # 1362.998
         ("TopK braucht 12,5 ms auf MI355X.", "12,5 ms", S),
         ("TopK braucht 12,6 ms auf MI355X.", "12,6 ms", U),
         ("TopK braucht 12,50 ms auf MI355X.", "12,50 ms", U),  # a digit more than written
         ("TopK braucht 12,5 s auf MI355X.", "12,5 s", U),
     ],
 )
-def test_a_decimal_comma_before_a_unit_is_checked_as_its_value(
+def test_grouped_thousands_and_decimal_units_are_checked_as_their_values(
     explainer: str, written: str, expected: str
 ) -> None:
     assert status(explainer, SOURCE_EN, written) == expected
@@ -147,6 +180,8 @@ def test_a_decimal_comma_before_a_unit_is_checked_as_its_value(
 
 def test_a_german_source_backs_an_english_form() -> None:
     """The source's German forms are read as the explainer's are."""
-    source = "TopK braucht 12,5 ms auf MI355X."
-    assert status("TopK takes 12.5 ms on MI355X.", source, "12.5 ms") == S
-    assert status("TopK takes 12.6 ms on MI355X.", source, "12.6 ms") == U
+    source = "FlyDSL verarbeitete 1.362.998 Zeilen in 12,5 ms auf MI355X."
+    explainer = "FlyDSL verarbeitete 1,362,998 Zeilen in 12.5 ms auf MI355X."
+    assert status(explainer, source, "1,362,998") == S
+    assert status(explainer, source, "12.5 ms") == S
+    assert status(explainer.replace("998", "999"), source, "1,362,999") == U

@@ -30,11 +30,12 @@ Rules, in short (the module's tests spell them out):
   thousands separators, dash styles, scale words; a German multiplier with its decimal
   comma, "2,5-mal", "2,5-fach", "1,17- bis 3,66-mal", is 2.5x and 1.17x-3.66x, as a
   decimal comma before a percent or a unit symbol is ("2,5 %", "12,5 ms", in any text),
-  where an English "2,5" stays a list, "1,362,998" and "1,500 ms" thousands, "In
-  2024,100% of users" a year and 100%; see :mod:`service.numbers.german`). A bare number
-  in the explainer matches any unit; a number with a unit needs the same unit in the
-  source (a bare source figure compared with a measured one has its unit: "7,027 tok/s
-  vs 7,156").
+  and points grouping thousands ("1.362.998", more than one point) are 1,362,998, where
+  an English "2,5" stays a list, "1,362,998" and "1,500 ms" thousands, "1.362" a
+  decimal, "In 2024,100% of users" a year and 100%, "v1.362.998" a version; see
+  :mod:`service.numbers.german`). A bare number in the explainer matches any unit; a
+  number with a unit needs the same unit in the source (a bare source figure compared
+  with a measured one has its unit: "7,027 tok/s vs 7,156").
 - Precision: the explainer may not write more digits than the source (``1.100`` for
   ``1.10`` is unsupported: false precision). Fewer digits is a rounding, ``derived``
   (``1.1`` for ``1.10`` or ``1.13``), and only in the same unit (``1.7`` shapes is no

@@ -5,7 +5,7 @@ more). Kinds:
 
 - ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
   ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge. German forms
-  too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``.
+  too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``, ``1.362.998``.
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
   a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
@@ -19,9 +19,9 @@ blanked out, so positions always point into the text as given.
 
 Modules, in the order the extractor applies them: :mod:`.normalise` (the text as read,
 folded keys; German decimal commas by :mod:`.german`), :mod:`.tokens` (tokens holding a
-digit and their kinds), :mod:`.units` (units on the digits, after a space, rates),
-:mod:`.context` (hedges, signs, ranges, lists, versions after a product), :mod:`.words`
-(number words), :mod:`.extract` (the passes in order).
+digit and their kinds), :mod:`.units` (units on the digits, after a space, rates; German
+thousands by :mod:`.german`), :mod:`.context` (hedges, signs, ranges, lists, versions
+after a product), :mod:`.words` (number words), :mod:`.extract` (the passes in order).
 """
 
 from service.numbers.extract import extract_numbers

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from service.numbers.german import grouped
 from service.numbers.number import (
     APPROX,
     LOWER,
@@ -192,10 +193,23 @@ def read_sign(text: str, s: str, n: Number) -> Number:
 
 
 def version_by_context(text: str, s: str, n: Number) -> Number:
-    """``2.14`` after "version" or a product name ("PyTorch 2.14") is a version."""
-    if n.kind != QUANTITY or n.unit or n.exp >= 0 or n.hedge is not NO_HEDGE:
+    """``2.14`` after "version" or a product name ("PyTorch 2.14") is a version; German
+    thousands ("1.362.998", "1.362,5") only after "version" (service.numbers.german)."""
+    if (
+        n.kind != QUANTITY
+        or n.unit
+        or (n.exp >= 0 and "." not in n.text)
+        or n.hedge is not NO_HEDGE
+    ):
         return n
     before = s[max(0, n.start - 40) : n.start]
+    if (n.exp >= 0 or "," in n.text) and grouped(n.text):
+        # Not after any capitalised word: a German text capitalises its nouns.
+        if _VERSION_WORD_BEFORE.search(before):
+            return identifier(text, n.start, s[n.start : n.end], VERSION)
+        return n
+    if n.exp >= 0:
+        return n  # "1.5K": a figure scaled past its point is none
     m = _PRODUCT_BEFORE.search(before)
     if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in NOT_PRODUCTS):
         return identifier(text, n.start, s[n.start : n.end], VERSION)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from service.numbers.german import english_numeral
 from service.numbers.number import (
     NO_HEDGE,
     QUANTITY,
@@ -270,7 +271,12 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
     """A quantity when ``core`` is a numeral with an attached unit or currency, or bare."""
     m = QUANTITY_TOKEN.fullmatch(core)
     if m is None:
-        return None
+        # German thousands ("1.362.998", "1.362,5 ms" read as "1.362.5"): tried only
+        # where a point is, on the characters as written (service.numbers.german).
+        english = english_numeral(text[start : start + len(core)], core) if "." in core else None
+        m = QUANTITY_TOKEN.fullmatch(english) if english is not None else None
+        if m is None:
+            return None
     cur, num, attached = m.groups()
     value, exp = _decimal(num)
     unit, scale = _ATTACHED_UNITS[attached] if attached else ("", 0)
