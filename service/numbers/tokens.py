@@ -37,7 +37,7 @@ _COUNTED_ACRONYM = re.compile(r"[CGNT]PUs?")
 # A comma between digits is inner before three digits, after no run of four: a lead of
 # thousands has one to three ("1,362,998"); "in 2024,100% of users" is a clause's comma
 # with its space left out, 2024 and 100% (one token, "2024,100%", was no number at all).
-_BODY = r"(?:\w|(?<=\d),(?<!\d{4},)(?=\d{3}(?!\d))|[.=+:/×-](?=\w))*[%×+]?"
+_BODY = r"(?:\w|(?<=\d),(?=\d{3}(?!\d))(?<!\d{4},)|[.=+:/×-](?=\w))*[%×+]?"
 _TOKEN = re.compile(r"[$€£]?\w" + _BODY)
 # A token from its first digit on. Each step of _BODY looks at the characters around it,
 # not at where the match began, so a token that reaches its first digit ends where the
