@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,6 +65,7 @@ from service.engines.extractive.plan import (
     plan,
     select,
 )
+from service.engines.extractive.reading import read
 from service.engines.extractive.sections import Role, plain_heading, source_sections
 from service.engines.extractive.sentences import (
     Cand,
@@ -78,6 +80,8 @@ from service.engines.extractive.words import STOPWORDS, CaseTable, case_table, c
 from service.errors import NothingToExplain, PostTooLong
 from service.models import Article, CheckReport, Explainer, ExplainResult, Section, Usage
 from service.text import split_blocks
+
+log = logging.getLogger(__name__)
 
 # Everything public of the engine when it was one module stays importable from here.
 __all__ = [
@@ -103,7 +107,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-29"
+ENGINE_VERSION = "extractive-30"
 
 
 class ExtractiveEngine:
@@ -173,13 +177,19 @@ def build_explainer(
     if not article.text.strip():
         raise NothingToExplain("the article has no text to explain (empty content)")
     article = _without_runs(article)
+    reading = read(article.text)
+    if reading.figures_left_out:
+        log.warning("extractive engine: %s", reading.reason())
+        article = dataclasses.replace(article, text=reading.text, hash=article.hash)
     blocks = split_blocks(article.text)
     prose = [b.text for b in blocks if b.kind in ("paragraph", "list_item")]
     case = case_table("\n".join(prose))
     draft = collect(source_sections(blocks), content_words(article.title))
     draft.voice = voice_of(article)
     if not any(c.base > -50 for c in draft.cands):
-        raise NothingToExplain("the article has no prose sentences to explain")
+        # Past the cap, sentences may well be there: the reason says they were not read.
+        unread = f" ({reading.reason()})" if reading.figures_left_out else ""
+        raise NothingToExplain(f"the article has no prose sentences to explain{unread}")
     plans = plan(draft, case)
     total_budget = budgets(draft, plans)
     chosen = select(draft, plans, total_budget)
