@@ -11,11 +11,15 @@ Each number of the explainer gets a verdict:
   apart that the explainer's sentence names, each by its label or its cell's figure
   ("PP2-512 is about twice as fast as PP2-256" for 2,694,493 and 1,362,998 under "Global
   TPS", a bare column's cells of its measure; not "2x faster" where the sentence names no
-  row, or a name over the whole table only; which way round the sentence puts the two is
-  not read): a rounding, the end of a range, the span of several values (not for a
-  change: "went from 5,996 to 7,156" says which came first), a ratio (the larger over
-  the smaller), difference, sum or percentage (of two figures at most eight apart in
-  it), or a multiplier stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
+  row, a name over the whole table only, or a label two rows share; of the column the
+  sentence names as the measure, "twice the TPS/GPU of PP2-256", not as a cell, "on 512
+  GPUs"; a speed, "twice as fast", "2x slower than", of a column of throughput or time
+  only, and the row it puts before the claim the faster ("faster") or the slower
+  ("slower") by it, the base of "N% faster than" the row after): a rounding, the end
+  of a range, the span of several values (not for a change: "went from 5,996 to
+  7,156" says which came first), a ratio (the larger over the smaller), difference,
+  sum or percentage (of two figures at most eight apart in it), or a multiplier
+  stated as a gain ("10% faster", "gains 13%" for 1.10x, 1.134x;
   no more digits than the multiplier gives, but a whole percentage it is exactly: "10%
   faster" for 1.1x, not "13%"; a hedged gain of a bound of its side: "up to 13%
   faster" for "peaking at 1.13x", not for 1.134x), said of the names of its whole

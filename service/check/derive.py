@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NamedTuple
 
+from service.check.compared import column_sense, named_columns, speed_claim, way_round
 from service.check.names import Name, find_noun
 from service.check.scope import opposed
 from service.check.table import Row, norm_words
@@ -158,7 +159,7 @@ class Operands:
     """A source's operands, read once: those of each unit with two or more, and of each
     table column (:func:`column_operands`)."""
 
-    __slots__ = ("columns", "units")
+    __slots__ = ("columns", "shared", "units")
 
     def __init__(self, units: Sequence[Unit], rows: Sequence[Row]) -> None:
         # A computation takes two operands: only the units with two have any (read once
@@ -169,6 +170,12 @@ class Operands:
             if unit.numbers and len(ops := operands(unit)) >= 2
         ]
         self.columns = column_operands(units, rows)
+        # The rows whose label another row of their table shares ("Learned" at 256 GPUs
+        # and at 512): the label names neither of them alone.
+        seen: dict[tuple[int, str], int] = {}
+        for row in rows:
+            seen[row.header_unit, row.label] = seen.get((row.header_unit, row.label), 0) + 1
+        self.shared = frozenset(r.unit for r in rows if seen[r.header_unit, r.label] > 1)
 
     def derived(self, target: str) -> list[Derived]:
         """Every value computable for a number with unit ``target``, sorted by value."""
@@ -198,33 +205,72 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
         if d.other == d.unit:
             if binding.holds(idx.units[d.unit]):
                 return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
-        elif binding.clause is not None and _across(idx, d, binding):
+        elif binding.clause is not None and (at := _across(idx, d, binding)) is not None:
             row = idx.row_of[d.unit]
             headers = idx.units[row.header_unit].display.split(" | ")
             header = headers[d.column] if d.column < len(headers) else ""
-            rows = f"rows {row.label_text} and {idx.row_of[d.other].label_text}"
-            how = f"{d.how} of {d.a_text} and {d.b_text} ({rows}, column {header})"
-            # Of the columns, the one the sentence names: "twice the GPUs of PP2-256".
-            named = norm_words(header) in norm_words(binding.clause.sentence.text)
-            across.append((not named, d.unit, how))
+            named = _of_column(idx, d, at, norm_words(binding.clause.sentence.text))
+            if named is not None:
+                rows = f"rows {row.label_text} and {idx.row_of[d.other].label_text}"
+                how = f"{d.how} of {d.a_text} and {d.b_text} ({rows}, column {header})"
+                across.append((not named, d.unit, how))
     return min(across)[1:] if across else None
 
 
-def _across(idx: SourceIndex, d: Derived, binding: Binding) -> bool:
-    """Whether the explainer's sentence names both rows of a value derived from a table
+def _of_column(idx: SourceIndex, d: Derived, at: tuple[int, int], words: str) -> bool | None:
+    """Whether the sentence (``words``, its rows named at ``at``) names the column of a value
+    derived from two of its cells; None when it says the value of another column or
+    the other way round. A claim of speed ("twice as fast") is of a column of throughput
+    or time, the row it says is faster the faster by it ("PP2-256 is twice as fast as
+    PP2-512" is no ratio of the Global TPS column, nor of GPUs); a column named as a
+    measure ("twice the TPS/GPU of PP2-256") is the one compared: another's cells back
+    nothing."""
+    row = idx.row_of[d.unit]
+    claim = speed_claim(words)
+    headers = idx.units[row.header_unit].display.split(" | ")
+
+    def sense(j: int) -> int:
+        return column_sense(headers[j] if j < len(headers) else "", row.units[j])
+
+    named = {j for j in named_columns(words, row.headers) if claim is None or sense(j)}
+    if named and d.column not in named:
+        return None
+    if claim is None:
+        return bool(named)
+    way = sense(d.column)
+    if not way:
+        return None  # "twice as fast" of two counts of GPUs
+    if d.how == "ratio" or d.how == "percent change":
+        faster = 0 if (d.a > d.b) == (way > 0) else 1
+        base = 1 if d.how == "percent change" and way > 0 else -1
+        if not way_round(claim, at, faster, base):
+            return None
+    return bool(named)
+
+
+def _across(idx: SourceIndex, d: Derived, binding: Binding) -> tuple[int, int] | None:
+    """Where the explainer's sentence names both rows of a value derived from a table
     column, each by its label or its cell's figure ("PP2-512 is twice as fast as
-    PP2-256", "2,694,493 TPS, about twice the 1,362,998 of the smaller run"), and says it
-    of the things of the two rows: each of its names in one of them (or their headings),
-    a noun in one, nothing opposite in either. A name in a heading over the table is in
-    every row: a ratio of any two cells of it would back "FlyDSL is 2x faster" there."""
+    PP2-256", "2,694,493 TPS, about twice the 1,362,998 of the smaller run"): their
+    places in its words; None unless it says it of the things of the two rows: each of
+    its names in one of them (or their headings), a noun in one, nothing opposite in
+    either. A name in a heading over the table is in every row: a ratio of any two cells
+    of it would back "FlyDSL is 2x faster" there. A label two rows of the table share
+    ("Learned" at 256 GPUs and at 512) names neither."""
     clause = binding.clause
     assert clause is not None
     s = clause.sentence.text
     words = norm_words(s)
+    shared = idx.operands().shared
+    at: list[int] = []
     for u, text in ((d.unit, d.a_text), (d.other, d.b_text)):
         label = idx.row_of[u].label
-        if not (len(label) > 2 and label in words) and not _written(s, text):
-            return False
+        if len(label) > 2 and u not in shared and label in words:
+            at.append(words.find(label))
+        elif _written(s, text):
+            at.append(words.find(norm_words(text)))
+        else:
+            return None
     a, b = idx.units[d.unit], idx.units[d.other]
     if binding.names:
         held = all(a.mentions(x) or b.mentions(x) for x in binding.names)
@@ -232,7 +278,9 @@ def _across(idx: SourceIndex, d: Derived, binding: Binding) -> bool:
         held = any(find_noun(x, a.context) or find_noun(x, b.context) for x in binding.nouns)
     else:
         held = all(a.mentions(x, near=True) or b.mentions(x, near=True) for x in binding.inherited)
-    return held and not opposed(clause, a, None) and not opposed(clause, b, None)
+    if held and not opposed(clause, a, None) and not opposed(clause, b, None):
+        return at[0], at[1]
+    return None
 
 
 def _written(s: str, figure: str) -> bool:

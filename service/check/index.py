@@ -224,10 +224,14 @@ class SourceIndex:
         source and unit)."""
         table = self._derived.get(unit)
         if table is None:
-            if self._operands is None:
-                self._operands = Operands(self.units, self.rows)
-            table = self._derived[unit] = self._operands.derived(unit)
+            table = self._derived[unit] = self.operands().derived(unit)
         return table
+
+    def operands(self) -> Operands:
+        """The source's operands (:class:`.derive.Operands`, read on first use)."""
+        if self._operands is None:
+            self._operands = Operands(self.units, self.rows)
+        return self._operands
 
 
 # What a word token of ``source_words`` can be made of (WORD_TOKEN's characters): a key

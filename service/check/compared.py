@@ -1,0 +1,80 @@
+"""What an explainer sentence comparing two rows of a source table says of them: the
+column it compares ("twice the TPS/GPU of PP2-256") and, for speed, which row it says is
+the faster ("PP2-512 is twice as fast as PP2-256"), read where the column's meaning is
+clear: a throughput (more is faster) or a time (less is faster)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+# A claim of speed between two things, in a sentence's normalised words (table.norm_words):
+# the thing before it is the faster ("A is 2x faster than B"), or, of "slower", the thing
+# after it ("B is 2x slower than A").
+_SPEED = re.compile(
+    r" (?:(faster|quicker|speedup|speed up|as fast as|as quick(?:ly)? as)|(slower|as slow as)) "
+)
+# "faster than", not "as fast as": a percent change says its base (the row after it).
+_THAN = frozenset({"faster", "quicker", "slower"})
+
+# A column of throughput: more is faster ("Global TPS", "Throughput (tok/s)", "TFLOPs/GPU").
+_THROUGHPUT = re.compile(r"\b(?:tps|qps|rps|throughput|flops|tflops|speed|per second)\b|/s\b")
+# A column of time: less is faster ("Latency (ms)", "Step time", "Runtime (s)").
+_TIME = re.compile(r"\b(?:latency|time|runtime|duration)\b")
+_TIME_UNITS = frozenset({"ns", "µs", "ms", "s", "min", "h", "day"})
+
+
+@lru_cache(maxsize=256)
+def column_sense(header: str, unit: str) -> int:
+    """1 for a column of throughput (its larger cell is the faster row), -1 for one of
+    time (the smaller), 0 when its header and unit say neither (GPUs, memory)."""
+    h = header.lower()
+    if unit.endswith("/s") or _THROUGHPUT.search(h):
+        return 1
+    if unit in _TIME_UNITS or _TIME.search(h):
+        return -1
+    return 0
+
+
+def named_columns(words: str, headers: Sequence[str]) -> set[int]:
+    """The columns (past the first, of labels) whose header (normalised: Row.headers)
+    sentence ``words`` names as a measure, not as a cell's unit after a figure ("twice the
+    TPS/GPU", not "on 512 GPUs")."""
+    named = set()
+    for j, h in enumerate(headers):
+        if not j or len(h) <= 3:
+            continue
+        at = words.find(h)
+        while at >= 0:
+            before = words[:at].split()
+            if not (before and before[-1][:1].isdigit()):
+                named.add(j)
+                break
+            at = words.find(h, at + 1)
+    return named
+
+
+def speed_claim(words: str) -> tuple[int, bool, bool] | None:
+    """Where sentence ``words`` claims speed, whether the thing before that is the faster
+    (not for "slower"), and whether the claim is "... than" (it names a percent change's
+    base after it); None for no such claim."""
+    m = _SPEED.search(words)
+    if m is None:
+        return None
+    return m.start(), m.group(1) is not None, (m.group(1) or m.group(2)) in _THAN
+
+
+def way_round(claim: tuple[int, bool, bool], at: tuple[int, int], faster: int, base: int) -> bool:
+    """Whether a value of two rows named at ``at`` (their places in the sentence's words,
+    -1 for not found) fits the speed ``claim``: the row it says is the faster is row
+    ``faster`` (0 or 1) by the table, and of a percent change said with "than", its base
+    (row ``base``; -1 for none) is the row after the claim. A sentence that does not put
+    one row before the claim and the other after it is not read (True)."""
+    where, before_faster, than = claim
+    if min(at) < 0 or (at[0] < where) == (at[1] < where):
+        return True
+    before = 0 if at[0] < where else 1
+    if (before if before_faster else 1 - before) != faster:
+        return False
+    return base < 0 or not than or base == 1 - before

@@ -1,0 +1,89 @@
+"""check: a value derived from two rows of a source table's column is of the column the
+sentence compares and, for speed, the right way round: "PP2-512 has twice the TPS/GPU of
+PP2-256" (5,262.68 against 5,324.21) was derived from the Global TPS column, "PP2-256 is
+twice as fast as PP2-512" from the same two cells, "PP8-512 is 2.0x faster than PP2-256"
+from the GPUs column, and "Forced balanced routing is 2x faster than learned routing" from
+two contexts, 192K and 96K, of rows a shared label names neither of."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from tests.check_helpers import D, U, verdict
+from tests.titan_tables import results
+
+# A column of time: the faster row is the one of less time.
+STEPS = "Step time by model.\n\n| Model | Step time (ms) | GPUs |\n|---|---|---|\n"
+TIMED = STEPS + "| Alpha | 100 | 8 |\n| Beta | 200 | 16 |\n"
+
+
+def _titan(sentence: str, written: str) -> tuple[str, str | None]:
+    found = [n for n in check_explainer(sentence, results()).numbers if n.text == written]
+    assert len(found) == 1
+    return found[0].status.value, found[0].reason
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written", "column"),
+    [
+        ("PP2-512 is about twice as fast as PP2-256.", "twice", "Global TPS"),
+        ("PP2-256 is about 2x slower than PP2-512.", "2x", "Global TPS"),
+        ("Compared with PP2-256, PP2-512 is twice as fast.", "twice", "Global TPS"),
+        ("PP2-512 is 98% faster than PP2-256.", "98%", "Global TPS"),
+        ("PP2-256 is 49% slower than PP2-512.", "49%", "Global TPS"),
+        ("PP2-512 used twice the GPUs of PP2-256.", "twice", "GPUs"),
+        # "512 GPUs" is a cell, not the measure compared.
+        ("PP2-512, on 512 GPUs, is about twice as fast as PP2-256.", "twice", "Global TPS"),
+    ],
+)
+def test_a_comparison_of_two_rows_of_the_column_it_names_is_derived(
+    sentence: str, written: str, column: str
+) -> None:
+    status, reason = _titan(sentence, written)
+    assert status == "derived"
+    assert (reason or "").endswith(f", column {column})")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written"),
+    [
+        # Another column: 5,262.68 / 5,324.21 TPS/GPU, 224.65 / 243.86 GiB.
+        ("PP2-512 has twice the TPS/GPU of PP2-256.", "twice"),
+        ("PP2-512 reaches twice the peak HBM of PP2-256.", "twice"),
+        # The other way round: PP2-512 has the 2,694,493.
+        ("PP2-256 is about twice as fast as PP2-512.", "twice"),
+        ("PP2-512 is about 2x slower than PP2-256.", "2x"),
+        # (2,694,493 - 1,362,998) / 2,694,493: PP2-256 is 49% slower, PP2-512 98% faster.
+        ("PP2-512 is 49% faster than PP2-256.", "49%"),
+        # A speed of two counts of GPUs (512 / 256); the Global TPS is 1.8x.
+        ("PP8-512 is 2.0x faster than PP2-256.", "2.0x"),
+        # "Learned" and "Forced balanced" each label a row at 256 GPUs and one at 512.
+        ("Forced balanced routing is 2x faster than learned routing.", "2x"),
+        ("Forced balanced routing delivers 2.1x the global TPS of learned routing.", "2.1x"),
+    ],
+)
+def test_a_comparison_of_another_column_or_the_other_way_round_is_flagged(
+    sentence: str, written: str
+) -> None:
+    assert _titan(sentence, written)[0] == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "status"),
+    [
+        ("Alpha is 2x faster than Beta.", D),  # 100 ms against 200
+        ("Beta is 2x slower than Alpha.", D),
+        ("Beta is 2x faster than Alpha.", U),
+        ("Alpha is 2x slower than Beta.", U),
+        ("Beta uses 2x the GPUs of Alpha.", D),  # no speed: a count compared
+    ],
+)
+def test_a_speed_of_a_time_column_is_read_the_other_way(explainer: str, status: object) -> None:
+    assert verdict(explainer, TIMED, "2x").status == status
+
+
+def test_a_speed_of_a_column_of_neither_time_nor_throughput_is_unsupported() -> None:
+    # 16 / 8 GPUs is no speed, though the ratio is a column's.
+    source = STEPS.replace("Step time (ms)", "Notes") + "| Alpha | fast | 8 |\n| Beta | ok | 16 |\n"
+    assert verdict("Beta is 2x faster than Alpha.", source, "2x").status == U
