@@ -164,3 +164,26 @@ def test_a_count_of_gpus_written_hyphenated_is_the_count() -> None:
     # "a 256-GPU run" counts GPUs as "256 GPUs" does: no name "256-GPU" the source lacks.
     report = check_explainer("The PP2-256 run was a 256-GPU run.", results())
     assert [(n.text, n.status) for n in report.numbers] == [("PP2-256", S), ("256", S)]
+
+
+# "Smaller" and "larger" are of a column of size (GPUs, parameters), not of the first
+# column whose cells differ: the larger model here has the lower latency.
+SIZES = "Results.\n\n| Model | Latency (ms) | Params (B) |\n|---|---|---|\n"
+LLAMAS = SIZES + "| Llama-70B | 40 | 70 |\n| Llama-8B | 80 | 8 |\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "run", "status"),
+    [
+        (LLAMAS, "smaller", S),  # Llama-8B's 80 ms (was misattached, by 40 < 80 ms)
+        (LLAMAS, "larger", M),  # (was supported)
+        # No column of size: the phrase tells neither row, as "of the other model".
+        (LLAMAS.replace("Params (B)", "Year"), "larger", M),
+    ],
+)
+def test_smaller_or_larger_is_read_in_a_column_of_size(
+    source: str, run: str, status: CheckStatus
+) -> None:
+    sentence = f"Llama-70B reached 40 ms, half the 80 ms of the {run} model."
+    report = check_explainer(sentence, source)
+    assert next(n for n in report.numbers if n.text == "80 ms").status == status

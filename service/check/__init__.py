@@ -254,8 +254,9 @@ Rules, in short (the module's tests spell them out):
   stands under MXFP4), is ``misattached``. A figure of another row of the family of
   labels of the row a sentence names is said of the run its own "of" phrase describes:
   by a cell only that row holds ("about twice the 1,362,998 of the 256-GPU run"), or by
-  size ("of the smaller run": the row smaller in the first column whose cells of the two
-  differ, 256 GPUs to 512), else of the named row (``misattached``).
+  size ("of the smaller run": the row smaller in the first column of size, GPUs, nodes,
+  parameters, whose cells of the two differ, 256 GPUs to 512; not a latency), else of
+  the named row (``misattached``).
 - A heading that scopes its section to a platform or model, its last words "for" or "on"
   and a name with a digit or two capitals ("#### FlexAttention Tile Configs for RDNA3"),
   scopes its figures: one whose explainer sentence names the heading's subject

@@ -248,16 +248,25 @@ _SIZE = {" smaller ": -1, " larger ": 1, " bigger ": 1}
 
 
 def _smaller(one: Row, other: Row) -> bool | None:
-    """Whether row ``one`` is the smaller of the two by the first column whose cells hold
-    one quantity each, of one unit, and differ (a table's first figures say its runs'
-    size: "| PP2-256 | 256 |"); None when no column does."""
-    for mine, theirs in zip(one.cell_numbers[1:], other.cell_numbers[1:], strict=False):
-        if len(mine) == len(theirs) == 1:
+    """Whether row ``one`` is the smaller of the two by the first column of size (its
+    header a count of GPUs, nodes, ... or parameters: "| PP2-256 | 256 |") whose cells
+    hold one quantity each, of one unit, and differ; None when no column does (a
+    latency column says no run's size: the smaller model may be the slower)."""
+    for h, mine, theirs in zip(
+        one.headers[1:], one.cell_numbers[1:], other.cell_numbers[1:], strict=False
+    ):
+        if len(mine) == len(theirs) == 1 and _SIZE_COLUMN.search(h):
             a, b = mine[0], theirs[0]
             if QUANTITY == a.kind == b.kind and a.unit == b.unit and a.value != b.value:
                 assert a.value is not None and b.value is not None
                 return a.value < b.value
     return None
+
+
+# A column of a run's or a model's size (Row.headers: normalised words).
+_SIZE_COLUMN = re.compile(
+    r" (?:gpus?|nodes?|devices?|chips?|accelerators?|hosts?|ranks?|params|parameters|size) "
+)
 
 
 def _one(header: str) -> str:
