@@ -219,6 +219,9 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         (PT, "Flex attention on RDNA3 has roughly 2-8x lower latency."),
         (PT, "Flex attention is roughly 2–8x faster than before on RDNA3 cards."),
         (PT, "For RDNA3, FlexAttention gets roughly 2-8x lower latency."),
+        (PT, "Flex attention is roughly 2-8x faster on RDNA 3 than before."),
+        (PT, "FlexAttention gets tuned tile configs for RDNA3. It is roughly 2-8x faster now."),
+        (PT, "FlexAttention gets tuned tile configs for RDNA3. FlexAttention is 2-8x faster."),
         (PT, "The result is roughly 2-8x lower latency in the low-hundreds-of-tokens range."),
         # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
         (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),

@@ -264,8 +264,8 @@ Rules, in short (the module's tests spell them out):
   the source writes that subject in another section too (FlexAttention on MPS), is
   ``misattached``, "the source gives it for RDNA3 only" ("Flex attention is roughly
   2-8x faster than before"); a sentence that names no subject ("The result is roughly
-  2-8x lower latency") is read as before, and the scope in an earlier sentence is not
-  read.
+  2-8x lower latency") is read as before. The scope is said spaces and hyphens aside
+  ("RDNA 3"), in the sentence or an earlier one of its paragraph.
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
   Its names are the post's subject, context for every figure: a name the explainer
   ties to a figure that is not in the source clause (nor its label or headings) holds

@@ -211,9 +211,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
     group = -1
+    paragraph = ""  # its sentences so far, this one too: a scope said in an earlier one
     for sentence in sentences:
         if sentence.group != group:
-            group, carried = sentence.group, ()
+            group, carried, paragraph = sentence.group, (), ""
+        paragraph += " " + sentence.text
         if sentence.code:
             verdicts.extend(_check_code(idx, sentence))
             continue
@@ -364,7 +366,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                         reason = f"the source says it of {other}"
                         outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED and n.unit and outcome.unit is not None:
-                only = unstated_scope(idx, outcome.unit, s)
+                only = unstated_scope(idx, outcome.unit, s, paragraph)
                 if only:  # "Flex attention is 2-8x faster" of "... Configs for RDNA3"
                     reason = f"the source gives it for {only} only ({only} not there)"
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)

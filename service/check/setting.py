@@ -304,19 +304,20 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
 _SCOPED = re.compile(r"\s(?:for|on)\s+([A-Za-z][\w.-]*\d[\w.-]*|[A-Z][\w.-]*[A-Z][\w.-]*)\s*$")
 
 
-def unstated_scope(idx: SourceIndex, u: int, sentence: str) -> str:
+def unstated_scope(idx: SourceIndex, u: int, sentence: str, paragraph: str = "") -> str:
     """The name the heading over source unit ``u`` scopes its subject to, where the
     explainer's ``sentence`` names that subject (a name of the heading before its scope,
     spaces and hyphens aside: "Flex attention") but not the scope, and the source writes
     the subject in another section too ("Flex attention is roughly 2-8x faster" of
     "#### FlexAttention Tile Configs for RDNA3", where FlexAttention is on MPS too); ""
-    when the heading scopes nothing, or the sentence says it."""
+    when the heading scopes nothing, or the sentence or its ``paragraph`` so far says it
+    (spaces and hyphens aside too: "RDNA 3", "RDNA-3", as a name is matched)."""
     section = idx.sections.get(idx.units[u].block, "")
     found = _scope(section) if section else None
-    if found is None or found[0].lower() in sentence.lower():
+    if found is None or _squeeze(found[0]) in _squeeze(f"{paragraph} {sentence}"):
         return ""
     scope, line, subjects = found
-    squeezed = sentence.lower().replace(" ", "").replace("-", "")
+    squeezed = _squeeze(sentence)
     for word in subjects:
         key = name_key(word)
         if word.lower() not in squeezed or not key:
@@ -328,6 +329,10 @@ def unstated_scope(idx: SourceIndex, u: int, sentence: str) -> str:
             if elsewhere and unit.display.strip() != line.strip():
                 return scope
     return ""
+
+
+def _squeeze(text: str) -> str:
+    return text.lower().replace(" ", "").replace("-", "")
 
 
 @lru_cache(maxsize=256)
