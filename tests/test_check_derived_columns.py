@@ -87,3 +87,24 @@ def test_a_speed_of_a_column_of_neither_time_nor_throughput_is_unsupported() -> 
     # 16 / 8 GPUs is no speed, though the ratio is a column's.
     source = STEPS.replace("Step time (ms)", "Notes") + "| Alpha | fast | 8 |\n| Beta | ok | 16 |\n"
     assert verdict("Beta is 2x faster than Alpha.", source, "2x").status == U
+
+
+# A label inside another row's label ("FP8" of "FP8 + fusion") names that row only where
+# it stands alone: "FP8 + fusion is 1.2x faster" was derived from FP8's 120 and BF16's 100.
+CONFIGS = "Throughput.\n\n| Config | Throughput (tok/s) |\n|---|---|\n"
+FUSED = CONFIGS + "| BF16 | 100 |\n| FP8 | 120 |\n| FP8 + fusion | 150 |\n"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "status"),
+    [
+        ("FP8 + fusion is 1.2x faster than BF16.", "1.2x", U),
+        ("FP8 + fusion is 1.5x faster than BF16.", "1.5x", D),
+        ("FP8 is 1.2x faster than BF16.", "1.2x", D),
+        ("FP8 + fusion is 1.25x faster than FP8.", "1.25x", D),
+    ],
+)
+def test_a_label_inside_another_rows_label_names_its_row_alone(
+    explainer: str, written: str, status: object
+) -> None:
+    assert verdict(explainer, FUSED, written).status == status

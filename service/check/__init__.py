@@ -11,7 +11,8 @@ Each number of the explainer gets a verdict:
   apart that the explainer's sentence names, each by its label or its cell's figure
   ("PP2-512 is about twice as fast as PP2-256" for 2,694,493 and 1,362,998 under "Global
   TPS", a bare column's cells of its measure; not "2x faster" where the sentence names no
-  row, a name over the whole table only, or a label two rows share; of the column the
+  row, a name over the whole table only, a label two rows share or one inside another
+  row's label, "FP8" of "FP8 + fusion"; of the column the
   sentence names as the measure, "twice the TPS/GPU of PP2-256", not as a cell, "on 512
   GPUs"; a speed, "twice as fast", "2x slower than", of a column of throughput or time
   only, and the row it puts before the claim the faster ("faster") or the slower

@@ -159,7 +159,7 @@ class Operands:
     """A source's operands, read once: those of each unit with two or more, and of each
     table column (:func:`column_operands`)."""
 
-    __slots__ = ("columns", "shared", "units")
+    __slots__ = ("columns", "labels", "shared", "units")
 
     def __init__(self, units: Sequence[Unit], rows: Sequence[Row]) -> None:
         # A computation takes two operands: only the units with two have any (read once
@@ -176,6 +176,21 @@ class Operands:
         for row in rows:
             seen[row.header_unit, row.label] = seen.get((row.header_unit, row.label), 0) + 1
         self.shared = frozenset(r.unit for r in rows if seen[r.header_unit, r.label] > 1)
+        self.labels: dict[int, list[str]] = {}  # per table, its labels
+        for header, label in seen:
+            self.labels.setdefault(header, []).append(label)
+
+    def named(self, row: Row, words: str) -> int:
+        """Where ``words`` (a sentence's, normalised) name table row ``row`` by its label,
+        not inside another row's label that holds it ("FP8" of "FP8 + fusion"); -1 for
+        nowhere, or a label too short or that another row shares."""
+        label = row.label
+        if len(label) <= 2 or row.unit in self.shared or label not in words:
+            return -1
+        for other in self.labels.get(row.header_unit, ()):
+            if label in other and other != label:
+                words = words.replace(other, " " * len(other))
+        return words.find(label)
 
     def derived(self, target: str) -> list[Derived]:
         """Every value computable for a number with unit ``target``, sorted by value."""
@@ -256,17 +271,17 @@ def _across(idx: SourceIndex, d: Derived, binding: Binding) -> tuple[int, int] |
     its names in one of them (or their headings), a noun in one, nothing opposite in
     either. A name in a heading over the table is in every row: a ratio of any two cells
     of it would back "FlyDSL is 2x faster" there. A label two rows of the table share
-    ("Learned" at 256 GPUs and at 512) names neither."""
+    ("Learned" at 256 GPUs and at 512) names neither (:meth:`Operands.named`)."""
     clause = binding.clause
     assert clause is not None
     s = clause.sentence.text
     words = norm_words(s)
-    shared = idx.operands().shared
+    operands = idx.operands()
     at: list[int] = []
     for u, text in ((d.unit, d.a_text), (d.other, d.b_text)):
-        label = idx.row_of[u].label
-        if len(label) > 2 and u not in shared and label in words:
-            at.append(words.find(label))
+        where = operands.named(idx.row_of[u], words)
+        if where >= 0:
+            at.append(where)
         elif _written(s, text):
             at.append(words.find(norm_words(text)))
         else:
