@@ -108,3 +108,28 @@ def test_a_label_inside_another_rows_label_names_its_row_alone(
     explainer: str, written: str, status: object
 ) -> None:
     assert verdict(explainer, FUSED, written).status == status
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written", "status"),
+    [
+        # An amount: the row before "twice the", "2x more", "98% more" has the more, the
+        # row before "51% of" is the part, the base of "N% more/less than" the row after.
+        ("PP2-512 has twice the global TPS of PP2-256.", "twice", "derived"),
+        ("PP2-256 has twice the global TPS of PP2-512.", "twice", "unsupported"),
+        ("PP2-512 delivers 2x more global TPS than PP2-256.", "2x", "derived"),
+        ("PP2-256 delivers 2x more global TPS than PP2-512.", "2x", "unsupported"),
+        ("PP2-256 has 2x fewer GPUs than PP2-512.", "2x", "derived"),
+        ("PP2-256 used twice the GPUs of PP2-512.", "twice", "unsupported"),
+        ("PP2-256's global TPS is 51% of PP2-512's.", "51%", "derived"),
+        ("PP2-512's global TPS is 51% of PP2-256's.", "51%", "unsupported"),
+        ("PP2-512 has 98% more global TPS than PP2-256.", "98%", "derived"),
+        ("PP2-512 has 49% more global TPS than PP2-256.", "49%", "unsupported"),
+        ("PP2-256 has 49% less global TPS than PP2-512.", "49%", "derived"),
+        ("PP2-512 has 49% less global TPS than PP2-256.", "49%", "unsupported"),
+    ],
+)
+def test_an_amount_of_two_rows_is_read_the_right_way_round(
+    sentence: str, written: str, status: str
+) -> None:
+    assert _titan(sentence, written)[0] == status

@@ -16,7 +16,9 @@ Each number of the explainer gets a verdict:
   sentence names as the measure, "twice the TPS/GPU of PP2-256", not as a cell, "on 512
   GPUs"; a speed, "twice as fast", "2x slower than", of a column of throughput or time
   only, and the row it puts before the claim the faster ("faster") or the slower
-  ("slower") by it, the base of "N% faster than" the row after): a rounding, the end
+  ("slower") by it, the base of "N% faster than" the row after; of an amount, the row
+  before "twice the", "2x more", "N% more/less than" the one with more or less, the
+  part before "N% of"): a rounding, the end
   of a range, the span of several values (not for a change: "went from 5,996 to
   7,156" says which came first), a ratio (the larger over the smaller), difference,
   sum or percentage (of two figures at most eight apart in it), or a multiplier

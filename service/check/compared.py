@@ -1,7 +1,8 @@
 """What an explainer sentence comparing two rows of a source table says of them: the
-column it compares ("twice the TPS/GPU of PP2-256") and, for speed, which row it says is
-the faster ("PP2-512 is twice as fast as PP2-256"), read where the column's meaning is
-clear: a throughput (more is faster) or a time (less is faster)."""
+column it compares ("twice the TPS/GPU of PP2-256"), for speed which row it says is the
+faster ("PP2-512 is twice as fast as PP2-256"), read where the column's meaning is clear
+(a throughput: more is faster; a time: less is faster), and of an amount which row has
+more ("PP2-512 has twice the global TPS of PP2-256")."""
 
 from __future__ import annotations
 
@@ -65,12 +66,39 @@ def speed_claim(words: str) -> tuple[int, bool, bool] | None:
     return m.start(), m.group(1) is not None, (m.group(1) or m.group(2)) in _THAN
 
 
+# A claim of amount right after a figure: the thing before it has more ("twice the global
+# TPS of PP2-256", "98% more ... than", "twice as many") or less ("49% less ... than").
+_MORE = frozenset({"more", "higher", "larger", "bigger", "greater"})
+_LESS = frozenset({"less", "lower", "fewer", "smaller"})
+
+
+def amount_claim(words: str, figure: str, how: str) -> tuple[int, bool, bool] | None:
+    """Where sentence ``words`` claim an amount by ``figure`` (its words, normalised as
+    ``words`` are; a value computed ``how``), in :func:`speed_claim`'s terms, the thing
+    before it had more: of a ratio, "more", "the" or "as" ("twice the GPUs of"), or
+    "less"; of a percent change ("than"), "more" or "less"; of a percentage, "of" ("51%
+    of PP2-512's": the thing before it is the part, True); None for no such claim."""
+    at = words.find(figure)
+    after = words[at + len(figure) :].split(maxsplit=1)[:1] if at >= 0 else []
+    word = after[0] if after else ""
+    if (how == "ratio" and word in _MORE | {"the", "as"}) or (
+        how == "percent change" and word in _MORE
+    ):
+        return at, True, how == "percent change"
+    if how in ("ratio", "percent change") and word in _LESS:
+        return at, False, how == "percent change"
+    if how == "percentage" and word == "of":
+        return at, True, False
+    return None
+
+
 def way_round(claim: tuple[int, bool, bool], at: tuple[int, int], faster: int, base: int) -> bool:
     """Whether a value of two rows named at ``at`` (their places in the sentence's words,
-    -1 for not found) fits the speed ``claim``: the row it says is the faster is row
-    ``faster`` (0 or 1) by the table, and of a percent change said with "than", its base
-    (row ``base``; -1 for none) is the row after the claim. A sentence that does not put
-    one row before the claim and the other after it is not read (True)."""
+    -1 for not found) fits the speed ``claim`` (or :func:`amount_claim`'s, "faster" read
+    as "more"): the row it says is the faster is row ``faster`` (0 or 1) by the table,
+    and of a percent change said with "than", its base (row ``base``; -1 for none) is
+    the row after the claim. A sentence that does not put one row before the claim and
+    the other after it is not read (True)."""
     where, before_faster, than = claim
     if min(at) < 0 or (at[0] < where) == (at[1] < where):
         return True

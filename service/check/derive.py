@@ -11,7 +11,13 @@ from collections.abc import Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NamedTuple
 
-from service.check.compared import column_sense, named_columns, speed_claim, way_round
+from service.check.compared import (
+    amount_claim,
+    column_sense,
+    named_columns,
+    speed_claim,
+    way_round,
+)
 from service.check.names import Name, find_noun
 from service.check.scope import opposed
 from service.check.table import Row, norm_words
@@ -224,7 +230,8 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
             row = idx.row_of[d.unit]
             headers = idx.units[row.header_unit].display.split(" | ")
             header = headers[d.column] if d.column < len(headers) else ""
-            named = _of_column(idx, d, at, norm_words(binding.clause.sentence.text))
+            words = norm_words(binding.clause.sentence.text)
+            named = _of_column(idx, d, at, words, norm_words(q.text))
             if named is not None:
                 rows = f"rows {row.label_text} and {idx.row_of[d.other].label_text}"
                 how = f"{d.how} of {d.a_text} and {d.b_text} ({rows}, column {header})"
@@ -232,7 +239,9 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
     return min(across)[1:] if across else None
 
 
-def _of_column(idx: SourceIndex, d: Derived, at: tuple[int, int], words: str) -> bool | None:
+def _of_column(
+    idx: SourceIndex, d: Derived, at: tuple[int, int], words: str, figure: str
+) -> bool | None:
     """Whether the sentence (``words``, its rows named at ``at``) names the column of a value
     derived from two of its cells; None when it says the value of another column or
     the other way round. A claim of speed ("twice as fast") is of a column of throughput
@@ -251,6 +260,13 @@ def _of_column(idx: SourceIndex, d: Derived, at: tuple[int, int], words: str) ->
     if named and d.column not in named:
         return None
     if claim is None:
+        # An amount: "PP2-256 has twice the global TPS of PP2-512" is the other way round.
+        more = amount_claim(words, figure, d.how)
+        # The row before the claim has the larger value (ratio, percent change), or is
+        # the part (percentage: a); the base of a percent change is the row after it.
+        larger = 0 if d.how == "percentage" or d.a > d.b else 1
+        if more is not None and not way_round(more, at, larger, 1):
+            return None
         return bool(named)
     way = sense(d.column)
     if not way:
