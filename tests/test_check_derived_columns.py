@@ -133,3 +133,10 @@ def test_an_amount_of_two_rows_is_read_the_right_way_round(
     sentence: str, written: str, status: str
 ) -> None:
     assert _titan(sentence, written)[0] == status
+
+
+@pytest.mark.parametrize("header", ["Tokens/sec", "Samples per second", "Throughput", "TPS"])
+def test_a_speed_of_a_throughput_column_named_in_words_is_read(header: str) -> None:
+    source = f"Speed.\n\n| Model | {header} |\n|---|---|\n| Alpha | 200 |\n| Beta | 100 |\n"
+    assert verdict("Alpha is 2x faster than Beta.", source, "2x").status == D
+    assert verdict("Beta is 2x faster than Alpha.", source, "2x").status == U
