@@ -268,7 +268,9 @@ Rules, in short (the module's tests spell them out):
   ``misattached``, "the source gives it for RDNA3 only" ("Flex attention is roughly
   2-8x faster than before"); a sentence that names no subject ("The result is roughly
   2-8x lower latency") is read as before. The scope is said spaces and hyphens aside
-  ("RDNA 3"), in the sentence or an earlier one of its paragraph.
+  ("RDNA 3"), in the sentence or an earlier one of its paragraph; it scopes nothing
+  where the post's title names it, or where each other place of the subject names it
+  too or lies under the heading (no other platform to tell it from).
 - The post's title (``title=``) is source too: a feed entry's text does not repeat it.
   Its names are the post's subject, context for every figure: a name the explainer
   ties to a figure that is not in the source clause (nor its label or headings) holds

@@ -311,22 +311,33 @@ def unstated_scope(idx: SourceIndex, u: int, sentence: str, paragraph: str = "")
     the subject in another section too ("Flex attention is roughly 2-8x faster" of
     "#### FlexAttention Tile Configs for RDNA3", where FlexAttention is on MPS too); ""
     when the heading scopes nothing, or the sentence or its ``paragraph`` so far says it
-    (spaces and hyphens aside too: "RDNA 3", "RDNA-3", as a name is matched)."""
+    (spaces and hyphens aside too: "RDNA 3", "RDNA-3", as a name is matched), or the
+    post's title does, or the subject's other places do (or are under the heading)."""
     section = idx.sections.get(idx.units[u].block, "")
     found = _scope(section) if section else None
     if found is None or _squeeze(found[0]) in _squeeze(f"{paragraph} {sentence}"):
         return ""
     scope, line, subjects = found
+    scoped = _squeeze(scope)
+    if scoped in _squeeze(idx.title):
+        return ""  # "FooBar on MI300X": the post's own platform, every section's
     squeezed = _squeeze(sentence)
     for word in subjects:
         key = name_key(word)
         if word.lower() not in squeezed or not key:
             continue
         for v in idx.occurrences(key, name_pattern(key)):
-            # (The heading itself is of the section before it: no other place.)
+            # Another place: not the heading itself (of the section before it), nor a
+            # section under it, nor one that says the scope ("FooBar runs on the MI300X").
             unit = idx.units[v]
-            elsewhere = unit.block < idx.text_blocks and idx.sections.get(unit.block) != section
-            if elsewhere and unit.display.strip() != line.strip():
+            other = idx.sections.get(unit.block, "")
+            elsewhere = unit.block < idx.text_blocks and other != section
+            if (
+                elsewhere
+                and not other.startswith(f"{section} \n")
+                and unit.display.strip() != line.strip()
+                and scoped not in _squeeze(unit.display)
+            ):
                 return scope
     return ""
 
