@@ -126,6 +126,10 @@ def test_a_label_inside_another_rows_label_names_its_row_alone(
         ("PP2-512 has 98% more global TPS than PP2-256.", "98%", "derived"),
         ("PP2-512 has 49% more global TPS than PP2-256.", "49%", "unsupported"),
         ("PP2-256 has 49% less global TPS than PP2-512.", "49%", "derived"),
+        ("PP2-512 used twice as many GPUs as PP2-256.", "twice", "derived"),
+        ("PP2-256 used twice as many GPUs as PP2-512.", "twice", "unsupported"),
+        # "As long as" says no amount of a throughput's cells: not read.
+        ("PP2-256 takes about twice as long as PP2-512.", "twice", "derived"),
         ("PP2-512 has 49% less global TPS than PP2-256.", "49%", "unsupported"),
     ],
 )
@@ -140,3 +144,21 @@ def test_a_speed_of_a_throughput_column_named_in_words_is_read(header: str) -> N
     source = f"Speed.\n\n| Model | {header} |\n|---|---|\n| Alpha | 200 |\n| Beta | 100 |\n"
     assert verdict("Alpha is 2x faster than Beta.", source, "2x").status == D
     assert verdict("Beta is 2x faster than Alpha.", source, "2x").status == U
+
+
+@pytest.mark.parametrize(
+    ("explainer", "status"),
+    [
+        # The column named, its unit aside ("Step time (ms)"): not the GPUs' 16 / 8.
+        ("Alpha has 2x lower step time than Beta.", D),
+        ("Alpha has 2x higher step time than Beta.", U),
+        # "2x the speed of", "2x as long as": no amount of a cell's, not read either way.
+        ("Alpha runs at 2x the speed of Beta.", D),
+        ("Beta takes 2x as long as Alpha.", D),
+    ],
+)
+def test_an_amount_of_a_time_column_is_read_by_its_words(explainer: str, status: object) -> None:
+    v = verdict(explainer, TIMED, "2x")
+    assert v.status == status
+    if "step time" in explainer:
+        assert status == U or (v.reason or "").endswith("column Step time (ms))")

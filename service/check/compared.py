@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from service.check.table import norm_words
+
 # A claim of speed between two things, in a sentence's normalised words (table.norm_words):
 # the thing before it is the faster ("A is 2x faster than B"), or, of "slower", the thing
 # after it ("B is 2x slower than A").
@@ -39,11 +41,12 @@ def column_sense(header: str, unit: str) -> int:
 
 
 def named_columns(words: str, headers: Sequence[str]) -> set[int]:
-    """The columns (past the first, of labels) whose header (normalised: Row.headers)
-    sentence ``words`` names as a measure, not as a cell's unit after a figure ("twice the
-    TPS/GPU", not "on 512 GPUs")."""
+    """The columns (past the first, of labels) whose header, its unit in brackets aside
+    ("Step time (ms)": "step time"), sentence ``words`` names as a measure, not as a
+    cell's unit after a figure ("twice the TPS/GPU", not "on 512 GPUs")."""
     named = set()
-    for j, h in enumerate(headers):
+    for j, header in enumerate(headers):
+        h = norm_words(_BRACKETED.sub(" ", header))
         if not j or len(h) <= 3:
             continue
         at = words.find(h)
@@ -54,6 +57,9 @@ def named_columns(words: str, headers: Sequence[str]) -> set[int]:
                 break
             at = words.find(h, at + 1)
     return named
+
+
+_BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
 
 
 def speed_claim(words: str) -> tuple[int, bool, bool] | None:
@@ -70,20 +76,24 @@ def speed_claim(words: str) -> tuple[int, bool, bool] | None:
 # TPS of PP2-256", "98% more ... than", "twice as many") or less ("49% less ... than").
 _MORE = frozenset({"more", "higher", "larger", "bigger", "greater"})
 _LESS = frozenset({"less", "lower", "fewer", "smaller"})
+_AS_MORE = frozenset({"many", "much", "large", "big", "high"})
+_PACE = frozenset({"speed", "pace", "rate", "performance"})
 
 
 def amount_claim(words: str, figure: str, how: str) -> tuple[int, bool, bool] | None:
     """Where sentence ``words`` claim an amount by ``figure`` (its words, normalised as
     ``words`` are; a value computed ``how``), in :func:`speed_claim`'s terms, the thing
-    before it had more: of a ratio, "more", "the" or "as" ("twice the GPUs of"), or
+    before it had more: of a ratio, "more", "the", "as many" ("twice the GPUs of"), or
     "less"; of a percent change ("than"), "more" or "less"; of a percentage, "of" ("51%
     of PP2-512's": the thing before it is the part, True); None for no such claim."""
     at = words.find(figure)
-    after = words[at + len(figure) :].split(maxsplit=1)[:1] if at >= 0 else []
+    after = words[at + len(figure) :].split(maxsplit=2)[:2] if at >= 0 else []
     word = after[0] if after else ""
-    if (how == "ratio" and word in _MORE | {"the", "as"}) or (
-        how == "percent change" and word in _MORE
-    ):
+    if word == "as" and len(after) > 1 and after[1] in _AS_MORE:
+        word = "the"  # "twice as many GPUs as", not "twice as long as" (of a throughput)
+    elif word == "the" and len(after) > 1 and after[1] in _PACE:
+        return None  # "twice the speed of": of a time column, the less time
+    if (how == "ratio" and word in _MORE | {"the"}) or (how == "percent change" and word in _MORE):
         return at, True, how == "percent change"
     if how in ("ratio", "percent change") and word in _LESS:
         return at, False, how == "percent change"

@@ -256,7 +256,7 @@ def _of_column(
     def sense(j: int) -> int:
         return column_sense(headers[j] if j < len(headers) else "", row.units[j])
 
-    named = {j for j in named_columns(words, row.headers) if claim is None or sense(j)}
+    named = {j for j in named_columns(words, headers) if claim is None or sense(j)}
     if named and d.column not in named:
         return None
     if claim is None:
