@@ -41,6 +41,19 @@ def define(
     first: dict[str, int] = {}  # term -> the sentence the reader first meets it in
     asides: dict[int, list[str]] = {}  # after a sentence -> the "term: ..." said there
 
+    # Each term's first use: one that ends a sentence keeps that sentence's end for its
+    # own definition.
+    first_use = {e.term: a for a, _, e in reversed(ordered)}
+
+    def _ends_there(pos: int, e: GlossaryEntry) -> bool:
+        """Whether another term, met first right at ``pos`` and not yet defined, ends the
+        sentence there: a parenthesis of other terms after it reads as its definition
+        ("and TopK (API: ...; MXFP8: ...)"), and TopK's own went to a note after it."""
+        return any(
+            b == pos and x.term != e.term and x.term not in defined and first_use[x.term] == a
+            for a, b, x in ordered
+        )
+
     def sentence_of(start: int) -> int:
         return next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
 
@@ -55,7 +68,7 @@ def define(
         others = placed_in.get(sent, [])
         label = _label(e, placed[1])
         if not _room_for(text, placed[0], others):
-            if not (label and len(others) == 1 and others[0] in labels):
+            if not (label and len(others) == 1 and not _full(labels.get(others[0]))):
                 return False
             if not _shared(text, others[0], placed[0], end, last):
                 return False
@@ -72,7 +85,7 @@ def define(
 
     def at_end(start: int, end: int, e: GlossaryEntry, sent: int, near: int) -> bool:
         pos = _sentence_end(text, end, spans[sent][1] if sent >= 0 else len(text), near)
-        if pos is None:
+        if pos is None or _ends_there(pos, e):
             return False
         if pos in labels or any(x[0] == pos for x in inserts):
             return False  # a definition of the term that ends the sentence is there
@@ -105,14 +118,18 @@ def define(
             if _before_a_figure(text, pos, stop):
                 return False  # a short gloss there parts nothing; a longer aside would
             if pos in ends:
-                if len(ends[pos]) > _AT_END:
+                if len(ends[pos]) >= _AT_END:
                     return False
                 ends[pos].append((start, f"{e.term}: {e.definition}"))
                 return True
-            if labels[pos].count("; ") >= _AT_END:
+            if _full(labels[pos]):
                 return False
             inserts = [x for x in inserts if x[0] != pos]
-            labels[pos] = f"{e.term}: {e.definition}; {labels[pos]}"
+            # In the order the reader meets the terms ("MXFP8/MXFP4 scaled GEMM (MXFP8:
+            # ...; MXFP4: ...)"), the second's placed first.
+            named = [labels[pos], f"{e.term}: {e.definition}"]
+            named.sort(key=lambda x: first_use.get(x.split(": ", 1)[0], start))
+            labels[pos] = "; ".join(named)
             inserts.append((pos, f" ({labels[pos]})"))
             return True
         earlier = [p for p in mine if p < start and p in labels]
@@ -124,6 +141,7 @@ def define(
         if (
             pos in ends
             or any(x[0] == pos for x in inserts)
+            or _full(labels[was])
             or not re.match(r"\s+(?:and|or)\s", text[was:start])
             or len(between.split()) > _APART
             or re.search(r"[,;:()—]", between)
@@ -159,9 +177,11 @@ def define(
         body = text[:stop].rstrip()
         pos = len(body) - 1 if body[-1:] in ".!?" else len(body)
         named = f"{e.term}: {e.definition}"
-        if pos in ends and len(ends[pos]) <= _AT_END:
+        if _ends_there(pos, e):
+            asides.setdefault(len(body), []).append(named)
+        elif pos in ends and len(ends[pos]) < _AT_END:
             ends[pos].append((start, named))
-        elif pos in labels and labels[pos].count("; ") < _AT_END:
+        elif pos in labels and not _full(labels[pos]):
             inserts = [x for x in inserts if x[0] != pos]
             labels[pos] = f"{labels[pos]}; {named}"
             inserts.append((pos, f" ({labels[pos]})"))
@@ -169,7 +189,13 @@ def define(
             pos > end
             and pos not in at
             and pos not in ends
-            and _sentence_end(text, end, stop, len(text)) == pos
+            and (
+                _sentence_end(text, end, stop, len(text)) == pos
+                # The note after the sentence has its two: named at the sentence's end, past
+                # a figure too, it is said of no figure ("(speedup: ...; geometric mean: ...;
+                # BF16: ...; baseline: ....)" came after the FlyDSL explainer's second).
+                or (len(asides.get(len(body), ())) >= _AT_END and body[pos - 1 : pos] not in ')"”')
+            )
         ):
             ends[pos] = [(start, named)]
             placed_in.setdefault(sent, []).append(pos)
@@ -252,6 +278,13 @@ _NEAR_END = 8  # words: further from its term, a definition at a sentence's end 
 # is still fresh, and a definition later on comes after the reader needed it.
 _FIRST_NEAR_END = 16
 _AT_END = 2  # terms sharing a sentence end's parenthesis, at most
+
+
+def _full(label: str | None) -> bool:
+    """Whether the parenthesis of ``label`` ("term: ...; term: ...") takes no more
+    definitions. Three in one ("speedup: ...; geometric mean:
+    ...; baseline: ...") read as a glossary dropped into the sentence, not an aside."""
+    return label is None or label.count("; ") + 1 >= _AT_END
 
 
 def _sentence_end(text: str, end: int, stop: int, near: int = _NEAR_END) -> int | None:

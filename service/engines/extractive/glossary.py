@@ -64,8 +64,11 @@ class GlossaryEntry:
     def uses(self, text: str) -> Iterator[re.Match[str]]:
         """The term's uses in ``text``: not a word of a capitalised name ("Kernel" of
         "Composable Kernel", AMD's kernel library, is not a kernel the definition says),
-        nor a name's first word ("Triton Inference Server")."""
+        nor a name's first word ("Triton Inference Server"), nor a part of a path
+        ("ROCm/aiter"); one of a slash pair is ("MXFP8/MXFP4 scaled GEMM")."""
         for m in self.pattern.finditer(text):
+            if not _slash_pair(text, m.start(), m.end()):
+                continue
             if _in_name(text, m.start(), m.end(), self.term):
                 continue
             if _in_longer_name(text, m.start(), m.end(), self.term, self.others):
@@ -129,8 +132,28 @@ def _title_case(text: str, start: int, end: int) -> bool:
 
 def _term_pattern(forms: Sequence[str], case: bool) -> re.Pattern[str]:
     alts = "|".join(re.escape(f) for f in sorted(set(forms), key=len, reverse=True))
-    # Not inside a longer identifier (FP8 in MXFP8, compile in torch.compile, GPU in GPU-based).
-    return re.compile(rf"(?<![\w./\-])(?:{alts})(?![\w/\-]|\.\w)", 0 if case else re.IGNORECASE)
+    # Not inside a longer identifier (FP8 in MXFP8, compile in torch.compile, GPU in GPU-based);
+    # beside a slash, ``_slash_pair`` says.
+    return re.compile(rf"(?<![\w.\-])(?:{alts})(?![\w\-]|\.\w)", 0 if case else re.IGNORECASE)
+
+
+# Two names joined by one slash, nothing else in the word: both with a capital
+# ("MXFP8/MXFP4", "ATen/Triton") or both plain words ("latency/throughput"), not an
+# owner and a repository ("ROCm/aiter") or a unit ("tokens/s").
+_PAIR = re.compile(r"[A-Za-z0-9+\-]*[A-Z][\w+\-]*/[A-Za-z0-9+\-]*[A-Z][\w+\-]*|[a-z]{3,}/[a-z]{3,}")
+
+
+def _slash_pair(text: str, start: int, end: int) -> bool:
+    """Whether a match at ``start:end`` with a slash beside it is one of a pair of names
+    ("MXFP8/MXFP4 scaled GEMM"), true too with no slash. Left out, the FlyDSL explainer's
+    first sentence used MXFP8 two sentences before it defined it; a path ("ROCm/aiter",
+    "github.com/ROCm/...") or a unit ("tokens/s") is no use of its words."""
+    if text[start - 1 : start] != "/" and text[end : end + 1] != "/":
+        return True
+    a = max(text.rfind(c, 0, start) for c in " \t\n(") + 1
+    b = min((i for i in (text.find(c, end) for c in " \t\n)") if i >= 0), default=len(text))
+    word = text[a:b].rstrip(".,;:!?")
+    return _PAIR.fullmatch(word) is not None
 
 
 def _parse_glossary(data: object, where: str) -> dict[str, GlossaryEntry]:

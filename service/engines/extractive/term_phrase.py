@@ -46,11 +46,16 @@ def definition_insert(
     m = re.match(r"\s*\([^()]{1,15}\)", text[pos:])
     if m:
         pos += m.end()
+    # The first of a slash pair goes with the second ("MXFP8/MXFP4 scaled GEMM (MXFP8:
+    # ...)"), named: right after it the definition parts the pair.
+    pair = None if m else re.match(r"/[A-Za-z0-9][\w+\-]*", text[pos:])
+    if pair:
+        pos += pair.end()
     after = text[pos:]
     # In parentheses wherever it goes: after a bare comma at a sentence's end it read as
     # one more item of a list ("1,500 learned gist tokens, small pieces of text, ...").
     if _ends_phrase(after):
-        return pos, f" ({definition})"
+        return pos, f" ({entry.term}: {entry.definition})" if pair else f" ({definition})"
     if m:
         return None
     noun = _modified_noun(after)

@@ -1,0 +1,111 @@
+"""The extractive engine's definitions, crowded and hidden: a parenthesis in a sentence
+holds at most two definitions (three read as a glossary dropped into the sentence, not an
+aside), and a term one of a slash pair ("MXFP8/MXFP4 scaled GEMM") is a use of it, the
+first the reader meets, where its definition goes."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from service import clean
+from service.engines.base import ExplainOptions
+from service.engines.extractive import ExtractiveEngine
+from service.engines.extractive.definitions import define
+from service.engines.extractive.glossary import GlossaryEntry, load_glossary
+from service.models import Explainer
+from service.text import split_sentences
+
+DATA = Path(__file__).parent / "data" / "corpus" / "posts"
+PROMPTS = Path(__file__).parent.parent / "prompts"
+FLYDSL = "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
+FP8 = "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
+
+
+@cache
+def _glossary() -> dict[str, GlossaryEntry]:
+    return {e.term: e for e in load_glossary(PROMPTS / "glossary.yaml")[1]}
+
+
+@cache
+def _explain(name: str) -> Explainer:
+    article = clean.article_from_document((DATA / name).read_bytes(), filename=name)
+    return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
+
+
+def _paragraphs(e: Explainer) -> list[str]:
+    return [p for s in e.sections for p in s.paragraphs] + [e.takeaway or ""]
+
+
+def _labels(inside: str) -> list[str]:
+    """The glossary terms named in a parenthesis ("MXFP8: ...; MXFP4: ...")."""
+    return [t for t in _glossary() if re.search(rf"(?:^|; ){re.escape(t)}: ", inside)]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.iterdir()))
+def test_no_parenthesis_in_a_sentence_holds_three_definitions(name: str) -> None:
+    """A note after a sentence ("(kernel: ...; FP8: ....)") is set apart; one inside it
+    is read through. The FlyDSL explainer's second sentence held "(speedup: ...;
+    geometric mean: ...; baseline: ...)" and the FP8 one "fused Triton quantization
+    kernels (kernel: ...; quantization: ...; Triton: ...)"."""
+    for para in _paragraphs(_explain(name)):
+        for m in re.finditer(r"\(([^()]*)\)", para):
+            if m.group(1).endswith("."):
+                continue  # a note after the sentence
+            assert len(_labels(m.group(1))) <= 2, m.group(0)
+
+
+def test_the_fp8_explainers_kernels_share_a_parenthesis_of_two() -> None:
+    sentence = (
+        "Through fused Triton quantization kernels, the authors recovered 89% of the FP8 "
+        "quantization overhead on DeepSeek-V3 671B MoE shapes, with individual kernel "
+        "optimizations delivering up to a 6.2× speedup."
+    )
+    out = define(sentence, tuple(_glossary().values()), set())
+    groups = [m.group(1) for m in re.finditer(r"\(([^()]*)\)", out)]
+    assert all(len(_labels(g)) <= 2 for g in groups), out
+    # Each of the six is still defined, in the sentence or the note right after it.
+    for term in ("Triton", "quantization", "kernel", "FP8", "MoE", "speedup"):
+        assert f"{term}: " in out, term
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "found"),
+    [
+        ("for MXFP8/MXFP4 scaled GEMM, RMSNorm", "MXFP8", ["MXFP8"]),
+        ("for MXFP8/MXFP4 scaled GEMM, RMSNorm", "MXFP4", ["MXFP4"]),
+        ("over the faster ATen/Triton baseline", "Triton", ["Triton"]),
+        ("modern LLM/VLM-based agent applications", "LLM", ["LLM"]),
+        ("trading latency/throughput at will", "latency", ["latency"]),
+        # A path or a unit is no use of its words.
+        ("see github.com/ROCm/aiter for it", "ROCm", []),
+        ("in the repository (ROCm/aiter)", "ROCm", []),
+        ("at 5,996 tokens/s", "token", []),
+        ("one of ATen/Triton/CUDA", "Triton", []),
+    ],
+)
+def test_a_term_of_a_slash_pair_is_a_use(text: str, term: str, found: list[str]) -> None:
+    assert [m.group(0) for m in _glossary()[term].uses(text)] == found
+
+
+def test_mxfp8_is_defined_in_the_first_sentence_that_says_it() -> None:
+    """The FlyDSL explainer's first sentence lists "MXFP8/MXFP4 scaled GEMM": the reader
+    met MXFP8 there, bare, and had it defined two sentences on, with its 2.04x. Now the
+    note right after that sentence defines both ("scaled" is no noun a definition goes
+    after, and one between the pair would part it)."""
+    sentences = [s for p in _paragraphs(_explain(FLYDSL)) for s in split_sentences(p)]
+    i = next(i for i, s in enumerate(sentences) if "MXFP8" in s)
+    assert "MXFP8/MXFP4 scaled GEMM" in sentences[i]
+    short = {t: _glossary()[t].short for t in ("MXFP8", "MXFP4")}
+    assert sentences[i + 1] == f"(MXFP8: {short['MXFP8']}; MXFP4: {short['MXFP4']}.)"
+
+
+def test_a_slash_pair_takes_the_definitions_after_the_noun_it_modifies() -> None:
+    text = "The team compared MXFP8/MXFP4 kernels on MI355X for a day."
+    g = _glossary()
+    out = define(text, (g["MXFP8"], g["MXFP4"]), set())
+    both = f"MXFP8: {g['MXFP8'].definition}; MXFP4: {g['MXFP4'].definition}"
+    assert out == text.replace("kernels", f"kernels ({both})")
