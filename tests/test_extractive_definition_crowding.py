@@ -109,3 +109,20 @@ def test_a_slash_pair_takes_the_definitions_after_the_noun_it_modifies() -> None
     out = define(text, (g["MXFP8"], g["MXFP4"]), set())
     both = f"MXFP8: {g['MXFP8'].definition}; MXFP4: {g['MXFP4'].definition}"
     assert out == text.replace("kernels", f"kernels ({both})")
+
+
+def test_a_figure_of_a_condition_parts_nothing_from_the_term_before_it() -> None:
+    """ "throughput on 8×MI300X GPU": the figure is the condition's, and a definition
+    after "throughput" parts nothing; refused, four definitions went to one note after
+    the FP8 explainer's figure caption."""
+    g = _glossary()
+    text = "A figure shows the training throughput on 8×MI300X GPU with Llama3-8B."
+    out = define(text, (g["throughput"],), set())
+    assert out == text.replace("throughput", f"throughput ({g['throughput'].definition})")
+    # A figure said of the term still keeps a long definition away from it.
+    said = "The new backend reduces latency by up to 50% on H100."
+    assert f"latency ({g['latency'].definition})" not in define(said, (g["latency"],), set())
+    notes = [
+        m.group(1) for p in _paragraphs(_explain(FP8)) for m in re.finditer(r"\. \(([^()]*)\.\)", p)
+    ]
+    assert notes and all(len(_labels(n)) <= 2 for n in notes), notes
