@@ -68,6 +68,12 @@ def test_a_long_title_ends_where_a_phrase_ends(source: str, expected: str) -> No
             "Elevated errors on the login page of Claude for Microsoft Office 365 for some users",
             "Elevated errors on the login page of Claude for Microsoft Office 365",
         ),
+        # Not a place a name runs on: cut before "in", the title lost what failed.
+        (
+            "Users may experience an increase in error rates in Workspace Agents and ChatGPT"
+            " Work on Web and Mobile",
+            "Users may experience an increase in error rates in Workspace Agents and ChatGPT Work",
+        ),
         # A range ("from 8 to 256") and a figure's lead-in ("up to 50%": with no other
         # place to end, the title as it is).
         (

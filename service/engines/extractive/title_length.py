@@ -79,8 +79,13 @@ def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
     cut = m.group(0).strip()
     if not cut:  # before a preposition: not inside a name or a figure
         nxt = rest.split()[1:2]
-        if nxt and words[-1][:1].isupper() and nxt[0][:1].isupper():
-            return False  # "Claude for Microsoft Office 365", "Mythos 5.1 and Claude Fable"
+        named = bool(nxt) and words[-1][:1].isupper() and nxt[0][:1].isupper()
+        if named and not rest.lower().startswith("on "):
+            # "Claude for Microsoft Office 365", "Mythos 5.1 and Claude Fable"; a name
+            # with "on" in it is rare, a place a name runs on is not: kept whole, "Users
+            # may experience an increase in error rates in Workspace Agents and ChatGPT
+            # Work | on Web and Mobile" was cut before "in", and lost what failed.
+            return False
         if nxt and words[-1][-1:].isdigit() and nxt[0][:1].isdigit():
             return False  # "8 to 256"
         if last == "up" and nxt and nxt[0][:1].isdigit():
