@@ -15,13 +15,21 @@ from sqlalchemy import update
 from service import websub
 from service.pipeline import subscriptions
 from service.store import tables as t
+from tests.api_helpers import wait_items_settled
 from tests.conftest import make_settings, wait_for
 from tests.live import Service, running
 from tests.origin import Origin
-from tests.websub_hub import ATOM, Hub, cli, feed_in_state, subscribed, verified_racing
+from tests.websub_hub import (
+    ATOM,
+    Hub,
+    cli,
+    feed_in_state,
+    subscribed,
+    time_up,
+    verified_racing,
+)
 
 NOW = datetime(2026, 10, 22, 4, 45, tzinfo=UTC)
-PENDING = 5.0  # seconds a test's pending request waits for the hub (an hour by default)
 
 
 @pytest.mark.parametrize(
@@ -57,33 +65,45 @@ def test_how_long_a_request_waits_for_the_hub() -> None:
 def test_an_unsubscribe_the_hub_never_verifies_is_done_once_its_time_is_up(
     db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The command gives the request PLAINFEED_WEBSUB_PENDING_TIMEOUT (an hour here, as by
+    default); the test then ends that time through the store: a 5-second timeout ran out
+    on a busy machine before the command had returned."""
     monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)  # a look a minute, in production
-    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", str(PENDING))  # for the CLI
-    settings = make_settings(db_url, websub_pending_timeout=PENDING)
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", "3600")  # for the CLI
+    settings = make_settings(db_url, websub_pending_timeout=3600.0)
     with running(settings) as svc:
         settings.public_url = svc.url
         hub, fid, callback, secret = subscribed(svc, origin, ATOM)
         hub.verifies = False  # takes the unsubscribe (202), never verifies it
+        asked = datetime.now(UTC)
         done = cli(svc, "feeds", "subscribe", str(fid), "--unsubscribe")
         assert done.returncode == 0, done.stderr
         assert hub.requests[-1]["hub.mode"] == "unsubscribe"
         feed = svc.row(t.Feed, fid)
         assert feed.websub_state == websub.PENDING_UNSUBSCRIBE
-        assert feed.websub_lease_until <= datetime.now(UTC) + timedelta(seconds=PENDING)
+        wait = timedelta(seconds=3600)
+        assert asked + wait <= feed.websub_lease_until <= datetime.now(UTC) + wait
         # Meanwhile the hub may push (it does until it has verified), and the feed stays.
-        assert hub.distribute(callback, ATOM, secret).status_code == 202
+        pushed = hub.distribute(callback, ATOM, secret)
+        assert pushed.status_code == 202, pushed.text
         auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
         refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
         assert refused.status_code == 409 and "taken as done" in refused.json()["detail"]
 
         # Its time up, it is done: said so, the hub's pushes answered 410 (which tells it
         # to drop the subscription), and the feed removed without force.
+        deadline = time_up(svc, fid)
         wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.UNSUBSCRIBED)
         error = svc.row(t.Feed, fid).websub_error
         assert "did not verify the unsubscribe" in error and hub.url in error, error
+        assert deadline.isoformat(timespec="seconds") in error, error
         shown = svc.http.get(f"/feeds/{fid}").json()
         assert (shown["websub_state"], shown["websub_error"]) == (websub.UNSUBSCRIBED, error)
         assert hub.distribute(callback, ATOM + b"\n", secret).status_code == 410
+        # The push's items done (taken up, none is being processed): before, the seconds
+        # the test waited for the time to run out gave them that.
+        svc.outcome(pushed.json()["delivery_id"])
+        wait_items_settled(svc.http)
         assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
 
 
@@ -91,8 +111,8 @@ def test_a_subscribe_the_hub_never_verifies_fails_once_its_time_is_up(
     db_url: str, origin: Origin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(subscriptions, "LOOK_EVERY", 0.1)
-    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", str(PENDING))
-    settings = make_settings(db_url, websub_pending_timeout=PENDING)
+    monkeypatch.setenv("PLAINFEED_WEBSUB_PENDING_TIMEOUT", "3600")
+    settings = make_settings(db_url, websub_pending_timeout=3600.0)
     with running(settings) as svc:
         settings.public_url = svc.url
         fid = svc.feed(origin.route("/feed", body=ATOM))
@@ -103,6 +123,7 @@ def test_a_subscribe_the_hub_never_verifies_fails_once_its_time_is_up(
         assert svc.row(t.Feed, fid).websub_state == websub.PENDING_SUBSCRIBE
         auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
         assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 409
+        time_up(svc, fid)
         wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.FAILED)
         assert "did not verify the subscribe" in svc.row(t.Feed, fid).websub_error
         # A verification that comes after is of a request given up: not echoed.
@@ -129,7 +150,8 @@ def test_a_renewal_the_hub_never_verifies_expires_with_the_lease(
         settings.public_url = svc.url
         hub, fid, callback, secret = subscribed(svc, origin, ATOM)
         hub.verifies = False  # takes the renewal (202), never verifies it
-        ends = datetime.now(UTC) + timedelta(seconds=PENDING)
+        # Within the hour before it ends (websub.RENEW_BEFORE): renewed at the next look.
+        ends = datetime.now(UTC) + timedelta(minutes=50)
         with svc.sessions.begin() as s:
             s.execute(update(t.Feed).where(t.Feed.id == fid).values(websub_lease_until=ends))
         wait_for(lambda: len(hub.requests) == 2)
@@ -137,11 +159,13 @@ def test_a_renewal_the_hub_never_verifies_expires_with_the_lease(
         feed = svc.row(t.Feed, fid)
         assert (feed.websub_state, feed.websub_lease_until) == (websub.RENEWING, ends)
         # While the lease runs, the hub pushes and the feed stays.
-        assert hub.distribute(callback, ATOM, secret).status_code == 202
+        pushed = hub.distribute(callback, ATOM, secret)
+        assert pushed.status_code == 202, pushed.text
         auth = {"Authorization": f"Bearer {svc.settings.api_token}"}
         refused = svc.http.delete(f"/feeds/{fid}", headers=auth)
         assert refused.status_code == 409 and "pending-renewal" in refused.json()["detail"]
 
+        time_up(svc, fid)  # the lease ends
         wait_for(lambda: svc.row(t.Feed, fid).websub_state == websub.EXPIRED)
         error = svc.row(t.Feed, fid).websub_error
         assert "verified no renewal" in error and hub.url in error, error
@@ -159,6 +183,10 @@ def test_a_renewal_the_hub_never_verifies_expires_with_the_lease(
             "token": websub.callback_token(secret),
         }
         assert svc.http.get(f"/websub/{fid}", params=late).status_code == 404
+        # The push's items done (taken up, none is being processed): before, the seconds
+        # the test waited for the time to run out gave them that.
+        svc.outcome(pushed.json()["delivery_id"])
+        wait_items_settled(svc.http)
         assert svc.http.delete(f"/feeds/{fid}", headers=auth).status_code == 204
 
 
