@@ -116,6 +116,24 @@ def time_up(svc: Service, fid: int) -> datetime:
     return deadline
 
 
+def asked_no_more(svc: Service, hub: Hub, fid: int) -> int:
+    """Put feed ``fid``'s next ask a day away (through the store), then wait until every
+    ask the workers took before has reached ``hub``: how many requests it has had. A
+    test that then has the hub verify knows any later request for a new ask; one that
+    waited half a second for an ask in flight failed on a busy machine when it came
+    later. (A worker's take is fenced on the next ask it read, and counts the ask in
+    ``websub_asks`` before asking; the hub's first request was the subscribe.)"""
+    with svc.sessions.begin() as s:
+        s.execute(
+            update(t.Feed)
+            .where(t.Feed.id == fid)
+            .values(websub_ask_at=datetime.now(UTC) + timedelta(days=1))
+        )
+        asks = s.get_one(t.Feed, fid).websub_asks
+    wait_for(lambda: len(hub.requests) >= 1 + asks)
+    return 1 + asks
+
+
 def feed_in_state(svc: Service, **values: Any) -> int:
     """A feed of TOPIC, its WebSub columns set to ``values``, its secret "hub-secret"."""
     fid = svc.feed(TOPIC)
