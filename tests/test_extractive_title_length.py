@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 
 from service.engines.extractive import build_explainer
-from service.engines.extractive.title_length import TITLE_WORDS, shorten, words
+from service.engines.extractive.title_length import (
+    TITLE_WORDS,
+    affected_first,
+    shorten,
+    words,
+)
 from tests.title_helpers import explained_title, feed_items
 
 
@@ -29,11 +34,27 @@ def test_a_model_familys_name_stays_in_the_title() -> None:
             "Together AI adds 40+ image & video models, including Sora 2 and …",
             "Together AI adds 40+ image & video models, including Sora 2 and Veo 3",
         ),
-        # A list stays whole: cut after it, not after "latency" or "timeouts".
+        # A list stays whole, not cut after "latency" or "timeouts"; nor is what it
+        # affects cut off: the models first, without who sees it ("The team is seeing
+        # elevated latency, timeouts, and interrupted streaming" said of no model).
         (
             "We’re seeing elevated latency, timeouts, and interrupted streaming across gpt 5.1"
             " mini model and gpt 4.1 mini",
-            "The team is seeing elevated latency, timeouts, and interrupted streaming",
+            "gpt 5.1 mini model and gpt 4.1 mini: Elevated latency, timeouts, and interrupted"
+            " streaming",
+        ),
+        # Two questions joined: the first whole ("How speech models fail", 4 words, cut
+        # at "where", said less than the post's title).
+        (
+            "How speech models fail where it matters the most and what to do about it",
+            "How speech models fail where it matters the most",
+        ),
+        # Not on a participle whose phrase is cut off ("..., and editing, rolling out").
+        (
+            "A four-model video suite for generation, continuation, reference-driven workflows,"
+            " and editing, rolling out on Together AI starting with text-to-video.",
+            "A four-model video suite for generation, continuation, reference-driven workflows,"
+            " and editing",
         ),
         # A title that long says something: no "what the post says" after it.
         (
@@ -104,6 +125,38 @@ def test_a_long_title_ends_where_a_phrase_ends(source: str, expected: str) -> No
 )
 def test_a_title_is_not_cut_inside_a_name_a_figure_or_an_aside(title: str, expected: str) -> None:
     assert shorten(title) == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        # The symptom and what it affects fit without who reports it.
+        (
+            "Users in APAC region may face increased error in ChatGPT, Work, image generation,"
+            " file upload, Voice, and Codex Cloud",
+            "Increased error in ChatGPT, Work, image generation, file upload, Voice, and Codex"
+            " Cloud",
+        ),
+        # They do not: what it affects first, as a subject.
+        (
+            "The team is seeing elevated latency, timeouts, and interrupted streaming across"
+            " gpt 5.1 mini model and gpt 4.1 mini",
+            "gpt 5.1 mini model and gpt 4.1 mini: Elevated latency, timeouts, and interrupted"
+            " streaming",
+        ),
+        # The cut keeps what failed: left as cut ("Workspace Agents", "ChatGPT Work").
+        (
+            "Users may experience an increase in error rates in Workspace Agents and ChatGPT"
+            " Work on Web and Mobile",
+            "",
+        ),
+        # Not a status incident's words: a reporter it does not open with.
+        ("A new scheduler lands in the 2.14 release for every tenant of the cluster", ""),
+    ],
+)
+def test_a_status_title_keeps_what_it_affects(title: str, expected: str) -> None:
+    assert affected_first(title, shorten(title)) == expected
+    assert words(expected) <= TITLE_WORDS
 
 
 def test_every_corpus_title_fits_unless_nothing_can_end_it() -> None:

@@ -16,7 +16,13 @@ from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
 from service.engines.extractive.subject import subject as subject_of_post
-from service.engines.extractive.title_length import TITLE_WORDS, fits, shorten, words
+from service.engines.extractive.title_length import (
+    TITLE_WORDS,
+    affected_first,
+    fits,
+    shorten,
+    words,
+)
 from service.engines.extractive.words import (
     STOPWORDS,
     CaseTable,
@@ -172,7 +178,8 @@ def _fit(title: str, says: str, *, phrases: bool) -> str:
         return title
     if title.endswith(f": {says}"):
         title = title[: -len(says) - 2]
-    return shorten(title, phrases=phrases)
+    short = shorten(title, phrases=phrases)
+    return affected_first(title, short) or short
 
 
 _FIRST_SENTENCE_WORDS = 40  # longer, it reads as a paragraph, not a title

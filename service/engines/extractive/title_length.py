@@ -3,7 +3,8 @@ words ("Together AI adds 40+ image & video models, including Sora 2 and Veo 3, t
 end-to-end multimodal apps with ..."). Past ``TITLE_WORDS`` the title ends where a phrase
 of it ends: at a clause's comma or before a preposition, never inside a name ("Claude
 for Microsoft Office 365"), a figure ("from 8 to 256"), a list ("latency, timeouts, and
-interrupted streaming") or parentheses."""
+interrupted streaming") or parentheses. A status incident's title whose cut kept its
+symptom and lost what it affects is said without who reports it (``affected_first``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ _CUT = re.compile(
     r"(?:,|;|\.|\s[—–-])\s|(?<=\w)—(?=\w)|\s(?=\()|\s(?=(?:with|for|in|on|to|via|using|from|by|at|across|into|"
     r"through|while|when|where|after|before|including|without|within|during|as|"
     r"amid)\s)"
+    # Before a second question joined on ("How speech models fail where it matters the
+    # most | and what to do about it"): the first is a title, cut at "where" it was a stub.
+    r"|\s(?=and\s(?:what|how|why|when|where|which|who)\s)"
 )
 # Words a title does not end on: they leave it hanging ("Elevated errors for the").
 _HANGING = wordset(
@@ -72,6 +76,8 @@ def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
         return False
     if ". " in head and len(head.rsplit(". ", 1)[1].split()) < _SENTENCE_WORDS:
         return False  # "... you already use. Start": a sentence's first word or two
+    if _bare_verb(head):
+        return False  # "..., and editing, rolling out": rolling out on what?
     rest = title[m.end() :].lstrip()
     after = rest.split(" ", 1)[0]
     if after.lower() in _BASELINE:
@@ -91,6 +97,23 @@ def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
         if last == "up" and nxt and nxt[0][:1].isdigit():
             return False  # "up to 50%"
     return not _in_list(head, rest, cut == ",")
+
+
+_PARTICLES = wordset("out up down off in back over")
+
+
+def _bare_verb(head: str) -> bool:
+    """Whether ``head`` ends on a clause after its last comma that is a participle alone,
+    with its particle ("..., and editing, rolling out", "..., built in"): what it does
+    is said by the phrase cut off."""
+    if ", " not in head:
+        return False
+    clause = head.rsplit(", ", 1)[1].split()
+    if not 1 <= len(clause) <= 2 or not clause[0].isalpha() or not clause[0].islower():
+        return False
+    if len(clause) == 1:
+        return clause[0].endswith("ing")  # "..., starting"; "Gemma 4, explained" ends
+    return clause[0].endswith(("ing", "ed")) and clause[1].lower() in _PARTICLES
 
 
 _AUXILIARIES = wordset(
@@ -134,3 +157,43 @@ def _in_list(head: str, rest: str, comma: bool) -> bool:
         if len(item.split()) > _ITEM_WORDS:
             return False
     return False
+
+
+# Who sees a status incident, before what they see: "Users in APAC region may face", "We're
+# seeing" (in the third person, "The team is seeing"). A status title's words for it.
+_REPORTER = re.compile(
+    r"(?:(?:We['’]re|We are|The team is)\s+(?:seeing|investigating|experiencing)|"
+    r"Users?(?:\s+in\s+[\w\s\-]+?)?(?:\s+(?:may|might|could|will|can))?\s+"
+    r"(?:face|experience|see|notice|encounter|be seeing))\s+(?=[a-z])"
+)
+# Where a status title names what is affected: "increased error in ChatGPT, Work, ...".
+_AFFECTED = re.compile(r"\s(?:in|across|for|on|affecting|with)\s")
+
+
+def _names(text: str) -> bool:
+    """Whether ``text`` names a product or a model: a capital past its first word or a
+    figure ("ChatGPT", "gpt 5.1 mini")."""
+    ws = text.split()
+    return any(c.isdigit() for c in text) or any(w[:1].isupper() for w in ws[1:])
+
+
+def affected_first(title: str, short: str, most: int = TITLE_WORDS) -> str:
+    """A status incident's title too long (``title``, cut to ``short``) said without who
+    reports it, where the cut kept the symptom and lost what it affects ("Users in APAC
+    region may face increased error | in ChatGPT, Work, ..."): the product or model is
+    what a reader of a status page looks for. The symptom and what it affects when they
+    fit ("Increased error in ChatGPT, ..."), else what it affects, then the symptom
+    ("gpt 5.1 mini model and gpt 4.1 mini: Elevated latency, timeouts, and ..."); ""
+    when neither fits or the cut kept a name."""
+    m = _REPORTER.match(title)
+    if not m or _names(short[m.end() :]) or not _names(title[len(short) :]):
+        return ""
+    rest = title[m.end() :]
+    rest = rest[:1].upper() + rest[1:]
+    if words(rest) <= most:
+        return rest
+    for p in _AFFECTED.finditer(rest):
+        affected, symptom = rest[p.end() :], rest[: p.start()]
+        if _names(" " + affected) and words(affected) + words(symptom) <= most:
+            return f"{affected}: {symptom}"
+    return ""
