@@ -341,3 +341,48 @@ def test_a_clause_before_the_titles_colon_keeps_what_follows_it() -> None:
         "New in Together GPU Clusters: Reliability and control for production GPU clusters",
         "New in Together GPU Clusters: Autoscaling, observability, and self-healing",
     }
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Who the post is about, not a term its excerpt says once (in mixed case, 1.5
+        # times a plain name's weight): it was "TensorRT: Learn how Cursor ...", "OpenAI:
+        # Together Evaluations ...", "LoRA: Together AI expands ...". The title names it
+        # as its clause's subject: the title is the clause, the subject named once.
+        (
+            "Learn how Cursor partnered with Together AI to deliver real-time, low-latency"
+            " inference at scale",
+            "Learn how Cursor partnered with Together AI to deliver real-time, low-latency"
+            " inference at scale",
+        ),
+        (
+            "Together Evaluations now supports comparing top commercial APIs vs. open source"
+            " models",
+            "Together Evaluations now supports comparing top commercial APIs vs. open source"
+            " models",
+        ),
+        (
+            "Together AI expands fine-tuning service with more models, live metrics, and finer"
+            " controls",
+            "Together AI expands fine-tuning service with more models, live metrics, and finer"
+            " controls",
+        ),
+    ],
+)
+def test_the_subject_is_who_the_title_says_acts(source: str, expected: str) -> None:
+    assert explained_title(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Learn how Cursor partnered with Together AI", "Cursor"),
+        ("Together Evaluations now supports comparing", "Together Evaluations"),
+        ("Together AI expands fine-tuning service with more", "Together AI"),
+    ],
+)
+def test_the_subject_picked_is_the_one_the_title_opens_on(source: str, expected: str) -> None:
+    article = next(a for t, a in feed_items().items() if t.startswith(source))
+    whole = f"{article.title}\n{article.text}"
+    assert post_subject(article.title, [article.text], article.text, whole) == expected

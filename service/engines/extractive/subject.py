@@ -218,13 +218,29 @@ def subject(title: str, intro: Sequence[str], text: str, whole: str) -> str:
         # Near the title's start, where its subject is named: further on, a term the
         # title defines in passing ("... via multi-token prediction (MTP), powered by").
         return m.group(1)  # "Speculator System (ATLAS): ...": the title's own short name
-    m = re.match(r"(?i:how|why|when|where)\s+([A-Z][\w\-]+)(\s+[A-Z][\w\-]*)?\s+[a-z]", title)
+    m = re.match(
+        r"(?:(?:Learn|See|Discover|Read)\s+)?(?i:how|why|when|where)\s+([A-Z][\w\-]+)"
+        r"(\s+[A-Z][\w\-]*)?\s+[a-z]",
+        title,
+    )
     if m and is_name(m.group(1), text, placed=True):
         # "How Shopify built ...": the one who did it, named as the title names it
         # ("How Together AI built ...") when the post names it so too.
         two = m.group(1) + (m.group(2) or "")
         return two if m.group(2) and _count(two, text) else whole_name(m.group(1), whole)
 
+    m = re.match(r"([A-Z][\w\-.]*(?:\s+[A-Z][\w\-.]*){1,2})\s+(?:now\s+)?([a-z]+s)\s", title)
+    if (
+        m
+        and m.group(2) not in STOPWORDS | {"vs"}
+        and is_name(m.group(1).split()[0], text, placed=True)
+        and (_count(m.group(1), whole) >= 2 or m.group(1).rsplit(" ", 1)[1] in _PART.split("|"))
+    ):
+        # "Together Evaluations now supports ...": the title says what the name it opens
+        # with does, a name of two words or three (one, "Elevated errors", is a word)
+        # the post writes again or ends on "AI", "API" or "SDK" ("Together AI expands
+        # ..."); not a term its excerpt says once ("OpenAI", "LoRA").
+        return m.group(1)
     # In a title in sentence case ("Elevated errors for Sora API"), a capitalised word
     # past the first is a name; in Title Case every word is capitalised.
     sentence_cased = any(

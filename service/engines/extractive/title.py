@@ -136,7 +136,9 @@ def _title(
             # Room for the claim, what the post shows, in a title cut short where a phrase
             # ends: "D4RT: Teaching AI to see the world, up to 300x faster than prior
             # methods"; not where the cut takes the subject's name with it ("... to
-            # natively serve Kimi models").
+            # natively serve Kimi models"), nor a name the claim says again: "Together AI
+            # announces ... with Moonshot AI, 2.8T parameter Kimi K3" lost what the post
+            # does with Kimi.
             room = TITLE_WORDS - words(title) + words(new)
             short = shorten(new, room) if not listed else new
             cut = new[len(short) :]
@@ -144,12 +146,19 @@ def _title(
                 short == new
                 or words(short) < _SHORT_NEW
                 or (subject and re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", cut))
+                or _names_of(cut) & _names_of(claim)
             ):
                 continue
             title = _compose(subject, short, claim, says, listed=listed, clause=clause)
         if not claim or _checks(title, article):
             return _fit(title, says, phrases=with_claim), bool(claim)
     raise AssertionError("unreachable: the title without a claim is always returned")
+
+
+def _names_of(text: str) -> set[str]:
+    """The capitalised words of ``text`` past a sentence's first: names, as a title cut
+    and a claim share them."""
+    return {w for w in re.findall(r"(?<=\s)[A-Z][\w\-]*", text) if w.lower() not in STOPWORDS}
 
 
 _SHORT_NEW = 4  # words of what the title adds, at least, cut to make room for a claim
