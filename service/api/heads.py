@@ -1,6 +1,7 @@
 """A request head's count and clock, and where a request's body ends: what the HTTP
 protocols (service.api.protocol) bound a head by, in bytes (PLAINFEED_MAX_HEAD_BYTES)
-and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes."""
+and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes; and the Upgrade
+headers the server does not take, which the httptools parser is not shown."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ _HEAD_END = re.compile(rb"\n\r?\n")
 # digits are at its start, past leading zeros, and a trailer line is told from the empty
 # one by its first byte.
 _LINE_KEPT = 64
+# An Upgrade header's line start, as the parser reads its name (no space before the colon).
+_UPGRADE = b"upgrade:"
 
 
 class HeadCount:
@@ -149,6 +152,61 @@ def _kept(line: bytes) -> bytes:
     digits with one leading zero at most, or whether it is empty."""
     digits = line.lstrip(b"0")
     return (digits if len(digits) == len(line) else b"0" + digits)[:_LINE_KEPT]
+
+
+class IgnoredUpgrade:
+    """A request head as the httptools parser is fed it, less each Upgrade header naming
+    a protocol the server does not take (any but ``taken``: uvicorn's "websocket" when it
+    has a WebSocket protocol), which RFC 9110 7.8 lets a server ignore: the parser, told
+    of one, ends the request at its head (httptools 124), and the body of a POST asking
+    for h2c (Java's HttpClient and Ktor ask on every request) was read as the next
+    request (400), or dropped with the requests read at once with it. A line that may
+    be one is held until it ends; every other byte is passed on at once."""
+
+    def __init__(self, taken: bytes | None) -> None:
+        self.taken = taken
+        self.next_request()
+
+    def next_request(self) -> None:
+        self._at_line_start, self._held = True, b""
+
+    def feed(self, data: bytes) -> bytes:
+        """The bytes of ``data`` (the head's, in order) to feed the parser now."""
+        data, self._held = self._held + data, b""
+        start = 0
+        if not self._at_line_start:  # (the rest of a line begun in an earlier read)
+            start = data.find(b"\n") + 1
+            if not start:
+                return data
+        low = data.lower()
+        kept, i = [], 0
+        at = 0 if low.startswith(_UPGRADE) and not start else _next_upgrade(low, start - 1)
+        while at >= 0 and (nl := data.find(b"\n", at)) >= 0:
+            # Left out if its value (white space aside, as the parser reads it) is not the
+            # one taken; a line the parser refuses (ended by a bare LF) is passed on: a 400.
+            value = low[at + len(_UPGRADE) : nl - 1].strip(b" \t")
+            if value != self.taken and low[nl - 1 : nl] == b"\r":
+                kept.append(data[i:at])
+                i = nl + 1
+            at = _next_upgrade(low, nl)
+        # The last line, not whole: held if it may be an Upgrade header, its value (or the
+        # rest of its name) to come.
+        last = data.rfind(b"\n") + 1
+        tail = low[last:]
+        if tail and (tail.startswith(_UPGRADE) or _UPGRADE.startswith(tail)):
+            self._held = data[last:]
+            kept.append(data[i:last])
+        else:
+            kept.append(data[i:])
+        self._at_line_start = not tail or bool(self._held)
+        return b"".join(kept)
+
+
+def _next_upgrade(low: bytes, after: int) -> int:
+    """Where the next line naming Upgrade starts in ``low`` (a head, lowercased), the
+    line after ``after`` or a later one; -1 if none does."""
+    at = low.find(b"\n" + _UPGRADE, max(after, 0))
+    return at + 1 if at >= 0 else -1
 
 
 class HeadClock:

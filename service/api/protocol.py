@@ -7,7 +7,9 @@ protocol answers 400 itself, and a client that reads every error as JSON would c
 machine, httptools' raw bytes) and changes only the body and its type. Both refuse a
 request head over PLAINFEED_MAX_HEAD_BYTES the same way (431), before the parser buffers
 it, and one not whole within PLAINFEED_HEAD_TIMEOUT seconds (408): ``http_protocol``
-gives uvicorn the class with the settings' values.
+gives uvicorn the class with the settings' values. Both serve a request asking to upgrade
+to anything but a WebSocket (h2c: the service speaks no HTTP/2) as HTTP/1.1, its Upgrade
+ignored (RFC 9110 7.8), its body read and its connection kept.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from service.api.heads import BodyEnd, HeadClock, HeadCount
+from service.api.heads import BodyEnd, HeadClock, HeadCount, IgnoredUpgrade
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
 from service.config import Settings
 from service.errors import RequestTimeout
@@ -185,6 +187,14 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         super().on_response_complete()
         self._answered_mid_body(self.conn.their_state is h11.SEND_BODY)
 
+    def _unsupported_upgrade_warning(self) -> None:
+        # An Upgrade to anything but a WebSocket is ignored, the request served as
+        # HTTP/1.1 (h11 reads its body and denies the switch with the answer; the httptools
+        # protocol leaves the header out, IgnoredUpgrade): no warning for each request of
+        # a client that asks for h2c on every one (Java's HttpClient).
+        if self._get_upgrade() == b"websocket":  # (no WebSocket library: uvicorn's word)
+            super()._unsupported_upgrade_warning()
+
     def send_400_response(self, msg: str) -> None:
         body = bad_request_body(msg)
         headers = [
@@ -211,6 +221,7 @@ if HttpToolsProtocol is not None:
             super().__init__(*args, **kwargs)
             self._refused = False  # a head over the cap, its 431 after the answer in flight
             self._body: BodyEnd | None = None  # the body being read, after its head
+            self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
@@ -228,10 +239,12 @@ if HttpToolsProtocol is not None:
                         # stopped by any byte fed), and no head's clock starts.
                         return
                     self._clock.watch(self._head)
+                    fed = self._upgrade.feed(data[:n])
                 else:
                     n = self._body.take(data) if self._body is not None else len(data)
-                n = n or len(data)  # (the parser not where BodyEnd says: all of it, as before)
-                super().data_received(data[:n])
+                    n = n or len(data)  # (the parser not where BodyEnd says: all, as before)
+                    fed = data[:n]
+                super().data_received(fed)
                 if self.transport.get_protocol() is not self:
                     # Upgraded to a WebSocket: the connection is the new protocol's, and
                     # the bytes after the handshake were fed to a parser done with it,
@@ -272,6 +285,7 @@ if HttpToolsProtocol is not None:
             self._body = None
             self._body_read()
             self._head.next_request()
+            self._upgrade.next_request()
 
         def send_400_response(self, msg: str) -> None:
             _send_raw(self, b"400 Bad Request", bad_request_body(msg))
