@@ -5,7 +5,8 @@ more). Kinds:
 
 - ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
   ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge. German forms
-  too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``, ``1.362.998``.
+  too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``, ``1.362.998``, ``1.362,5``,
+  ``12,5 Sekunden``, ``1,2 Mio.``, ``3 Milliarden``, ``12,5 ms pro Schritt``.
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
   a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.

@@ -7,11 +7,18 @@ by a form English does not write, not by the words around it (a German sentence
 "TopK braucht 12,5 ms" holds no word a list of German words would know):
 
 - a comma before a German multiplier word ("mal", "Mal", "fach"), a percent sign or
-  "Prozent", or a unit symbol ("ms", "GB", "GHz", "W", "bit", an attached "x"): an
-  English list has its spaces ("2, 5 ms"), so an English "12,5 ms" (rare) is read as
-  12.5 ms too; not where English has a reading of it: thousands ("2,500%", "1,500 ms":
-  three digits after a lead of one to three), a year's clause comma ("In 2024,10% of
-  users"), a later group of thousands ("1,362,5%");
+  "Prozent", a unit symbol ("ms", "GB", "GHz", "W", "bit", an attached "x") or a German
+  word of time or scale ("Sekunden", "Stunden", "Mio.", "Milliarden"): an English list
+  has its spaces ("2, 5 ms"), so an English "12,5 ms" (rare) is read as 12.5 ms too; not
+  where English has a reading of it: thousands ("2,500%", "1,500 ms": three digits after
+  a lead of one to three), a year's clause comma ("In 2024,10% of users"), a later group
+  of thousands ("1,362,5%"). A bare "1,5" (no such word after it) stays 1 and 5: an
+  English list ("layers 1,5 and 7") writes it as German writes 1.5, and nothing in the
+  number tells them apart; nor does a German word that names no unit ("um 12,5
+  schneller": 12,5 what?), left as it was rather than guessed;
+- a comma after thousands grouped by points ("1.362,5", "1.362.998,5", whatever follows):
+  English writes no point before a group of three then a comma, but for a list of
+  decimals without spaces, "1.125,2.5" (a point and a digit after the figure: a list);
 - points grouping a number in threes, more than one of them ("1.362.998", no lead
   zero): English writes thousands with commas, and a version whose every part after
   the first has three digits is rarer than a German figure; one point ("1.362") stays
@@ -27,9 +34,16 @@ from __future__ import annotations
 import re
 
 # Unit symbols a decimal comma may stand before: times, sizes, rates of clocks, power,
-# bits (symbols only: a German text writes "Sekunden", which the extractor reads as no
-# unit anyway). An "x" only joined to the digits: "2,5 x 4" is a shape.
-_UNIT = r"(?:[nµum]?s|sec|min|h|[KMGTP]i?B|kB|[KMG]b|bits?|[kMG]?Hz|[kM]?W)(?!\w)"
+# bits; and the German words of times and scales (units.SPACED_UNITS reads them after a
+# number), which no English text writes after a number: "12,5 Sekunden", "1,2 Mio.",
+# "3,5 Milliarden" (not "Billion": English capitalises it in a title, "1,5 Billion"
+# would be a list of 1 and 5 billion; "Billionen", 10^12, is German only). An "x" only
+# joined to the digits: "2,5 x 4" is a shape.
+_UNIT = (
+    r"(?:[nµum]?s|sec|min|h|[KMGTP]i?B|kB|[KMG]b|bits?|[kMG]?Hz|[kM]?W"
+    r"|(?:Milli|Mikro|Nano)?[Ss]ekunden?|Minuten|Stunden|Tagen?|Wochen"
+    r"|Millionen|Milliarden?|Billionen|Tausend)(?!\w)|(?:Mio|Mrd|Tsd|Bio|Std|Sek)\."
+)
 
 # A German decimal comma: "2,5-mal", "2,5 mal", "2,5mal", "2,5 Mal", "2,5-fach",
 # "2,5fache" (2.5 times), and the first end of a range of them ("1,17- bis 3,66-mal");
@@ -41,7 +55,11 @@ _UNIT = r"(?:[nµum]?s|sec|min|h|[KMGTP]i?B|kB|[KMG]b|bits?|[kMG]?Hz|[kM]?W)(?!\
 DECIMAL_COMMA = re.compile(
     r",(?<=\d,)(?:(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:[mM]al|fach)"
     r"(?:e[mnrs]?)?(?![a-zäöüß]))"
-    r"|(?=(?P<d>\d+)(?:[x×](?![\w×])| ?(?:%|Prozent\b|" + _UNIT + r"))))"
+    r"|(?=(?P<d>\d+)(?:[x×](?![\w×])| ?(?:%|Prozent\b|" + _UNIT + r")))"
+    # After thousands grouped by points, whatever follows: "1.362,5" (decimal_point
+    # tells the points thousands). Not before a point or comma and a digit: the third
+    # figure of a list written without spaces ("1.125,2.5").
+    r"|(?<=\.\d{3},)(?=\d+(?![\d.,]\d|\d)))"
 )
 
 # A number grouped by points ending right before a comma: "1.362" of "1.362,5 ms".

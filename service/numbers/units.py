@@ -138,6 +138,38 @@ SPACED_UNITS: dict[str, tuple[str, int]] = {
     "billion": ("", 9),
     "bn": ("", 9),
     "trillion": ("", 12),
+    # German times and scales, capitalised nouns ("12,5 Sekunden", "1,2 Mio."): the
+    # source's "12.5 seconds", "1.2 million". A German "Milliarde" is 10^9, "Billion"
+    # 10^12: only its plural and abbreviation, as an English title's "3 Billion" is 10^9.
+    "Nanosekunde": ("ns", 0),
+    "Nanosekunden": ("ns", 0),
+    "Mikrosekunde": ("µs", 0),
+    "Mikrosekunden": ("µs", 0),
+    "Millisekunde": ("ms", 0),
+    "Millisekunden": ("ms", 0),
+    "Sekunde": ("s", 0),
+    "Sekunden": ("s", 0),
+    "Sek.": ("s", 0),
+    "Minute": ("min", 0),
+    "Minuten": ("min", 0),
+    "Stunde": ("h", 0),
+    "Stunden": ("h", 0),
+    "Std.": ("h", 0),
+    "Tag": ("day", 0),
+    "Tage": ("day", 0),
+    "Tagen": ("day", 0),
+    "Woche": ("week", 0),
+    "Wochen": ("week", 0),
+    "Tausend": ("", 3),
+    "Tsd.": ("", 3),
+    "Million": ("", 6),
+    "Millionen": ("", 6),
+    "Mio.": ("", 6),
+    "Milliarde": ("", 9),
+    "Milliarden": ("", 9),
+    "Mrd.": ("", 9),
+    "Billionen": ("", 12),
+    "Bio.": ("", 12),
 }
 
 # Nouns hyphenated to a number that are really units ("8-bit", "10-fold").
@@ -227,6 +259,16 @@ _RATE_NOUNS = {
     "iterations": "it",
     "it": "it",
     "its": "it",
+    # German (token, iteration read by the English words: the match ignores case).
+    "anfrage": "req",
+    "anfragen": "req",
+    "abfrage": "query",
+    "abfragen": "query",
+    "bild": "image",
+    "bilder": "image",
+    "schritt": "step",
+    "schritte": "step",
+    "iterationen": "it",
 }
 _RATE_TIMES = {
     "s": "s",
@@ -244,8 +286,18 @@ _RATE_TIMES = {
     "request": "req",
     "layer": "layer",
     "call": "call",
+    # German, read lower case ("pro Sekunde", "je Schritt", "pro Aufruf").
+    "sekunde": "s",
+    "stunde": "h",
+    "tag": "day",
+    "schritt": "step",
+    "anfrage": "req",
+    "schicht": "layer",
+    "aufruf": "call",
 }
-_PER_TAIL = r"(?:[ \t]*/[ \t]*|[ \t]+per[ \t]+)(?P<d>[A-Za-z]+)(?!\w)"
+# German "pro" and "je" too ("12,5 ms pro Schritt", "3 Token je Sekunde"): no English
+# text writes either between a figure and a word of time (_RATE_TIMES).
+_PER_TAIL = r"(?:[ \t]*/[ \t]*|[ \t]+(?:per|pro|je)[ \t]+)(?P<d>[A-Za-z]+)(?!\w)"
 _PER = re.compile(_PER_TAIL)
 _RATE = re.compile(
     r"[ \t]?(?P<n>" + _grouped(sorted(_RATE_NOUNS, key=len, reverse=True)) + r")" + _PER_TAIL,
