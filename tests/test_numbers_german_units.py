@@ -36,6 +36,8 @@ from tests.check_helpers import S, U, status
         ("kostet 1,2 Mio. €", "1,2 Mio.", "1.2e6", "", 5),
         ("kostet $1,2 Mio.", "$1,2 Mio.", "1.2e6", "$", 5),
         ("ein Anstieg um 12,5 Prozent", "12,5 Prozent", "12.5", "%", -1),
+        ("ein Anstieg um 2,5 Prozentpunkte", "2,5 Prozentpunkte", "2.5", "pp", -1),
+        ("ein Anstieg um 1 Prozentpunkt", "1 Prozentpunkt", "1", "pp", 0),
         # Rates: "pro" and "je" as "per".
         ("12,5 ms pro Schritt", "12,5 ms pro Schritt", "12.5", "ms/step", -1),
         ("12,5 ms je Schritt", "12,5 ms je Schritt", "12.5", "ms/step", -1),
@@ -94,7 +96,8 @@ SOURCE = (
     "TopK takes 12.5 seconds on MI355X. Warmup takes 3 milliseconds on MI355X. "
     "FlyDSL has 1.2 million users. FlyDSL runs 3 billion parameters. "
     "FlyDSL improves throughput by 12.5% on MI355X. Decoding takes 12.5 ms per step on "
-    "MI355X. The cache holds 1,362.5 MB on MI355X. FlyDSL processed 1,362.5 rows."
+    "MI355X. The cache holds 1,362.5 MB on MI355X. FlyDSL processed 1,362.5 rows. "
+    "Accuracy rose by 2.5 percentage points on MI355X."
 )
 
 
@@ -121,6 +124,8 @@ SOURCE = (
         ("Der Cache fasst 1.362,5 MB auf MI355X.", "1.362,5 MB", S),
         ("FlyDSL verarbeitete 1.362,5 Zeilen.", "1.362,5", S),  # no unit: one number
         ("FlyDSL verarbeitete 1.362,6 Zeilen.", "1.362,6", U),
+        ("Die Genauigkeit stieg um 2,5 Prozentpunkte auf MI355X.", "2,5 Prozentpunkte", S),
+        ("Die Genauigkeit stieg um 2,5 Prozent auf MI355X.", "2,5 Prozent", U),  # not pp
     ],
 )
 def test_a_german_unit_word_is_checked_as_the_source_unit(

@@ -6,16 +6,17 @@ The extractor is never told a text's language (the check compares two texts; a f
 by a form English does not write, not by the words around it (a German sentence
 "TopK braucht 12,5 ms" holds no word a list of German words would know):
 
-- a comma before a German multiplier word ("mal", "Mal", "fach"), a percent sign or
-  "Prozent", a unit symbol ("ms", "GB", "GHz", "W", "bit", an attached "x") or a German
-  word of time or scale ("Sekunden", "Stunden", "Mio.", "Milliarden"): an English list
-  has its spaces ("2, 5 ms"), so an English "12,5 ms" (rare) is read as 12.5 ms too; not
-  where English has a reading of it: thousands ("2,500%", "1,500 ms": three digits after
-  a lead of one to three), a year's clause comma ("In 2024,10% of users"), a later group
-  of thousands ("1,362,5%"). A bare "1,5" (no such word after it) stays 1 and 5: an
-  English list ("layers 1,5 and 7") writes it as German writes 1.5, and nothing in the
-  number tells them apart; nor does a German word that names no unit ("um 12,5
-  schneller": 12,5 what?), left as it was rather than guessed;
+- a comma before a German multiplier word ("mal", "Mal", "fach"), a percent sign,
+  "Prozent" or "Prozentpunkte", a unit symbol ("ms", "GB", "GHz", "W", "bit", an
+  attached "x") or a German word of time or scale ("Sekunden", "Stunden", "Mio.",
+  "Milliarden"): an English list has its spaces ("2, 5 ms"), so an English "12,5 ms"
+  (rare) is read as 12.5 ms too; not where English has a reading of it: thousands
+  ("2,500%", "1,500 ms": three digits after a lead of one to three), a year's clause
+  comma ("In 2024,10% of users"), a later group of thousands ("1,362,5%"). A bare "1,5"
+  (no such word after it) stays 1 and 5: an English list ("layers 1,5 and 7") writes it
+  as German writes 1.5, and nothing in the number tells them apart; nor does a German
+  word that names no unit ("um 12,5 schneller": 12,5 what?), left as it was rather than
+  guessed;
 - a comma after thousands grouped by points ("1.362,5", "1.362.998,5", whatever follows):
   English writes no point before a group of three then a comma, but for a list of
   decimals without spaces, "1.125,2.5" (a point and a digit after the figure: a list);
@@ -55,7 +56,7 @@ _UNIT = (
 DECIMAL_COMMA = re.compile(
     r",(?<=\d,)(?:(?=\d+(?:-? (?:bis|und|oder) \d+,\d+)?(?:-| )?(?:[mM]al|fach)"
     r"(?:e[mnrs]?)?(?![a-zäöüß]))"
-    r"|(?=(?P<d>\d+)(?:[x×](?![\w×])| ?(?:%|Prozent\b|" + _UNIT + r")))"
+    r"|(?=(?P<d>\d+)(?:[x×](?![\w×])| ?(?:%|Prozent(?:punkte?n?)?\b|" + _UNIT + r")))"
     # After thousands grouped by points, whatever follows: "1.362,5" (decimal_point
     # tells the points thousands). Not before a point or comma and a digit: the third
     # figure of a list written without spaces ("1.125,2.5").

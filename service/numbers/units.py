@@ -88,6 +88,9 @@ SPACED_UNITS: dict[str, tuple[str, int]] = {
     "percent": ("%", 0),
     "per cent": ("%", 0),
     "Prozent": ("%", 0),  # German
+    "Prozentpunkt": ("pp", 0),
+    "Prozentpunkte": ("pp", 0),
+    "Prozentpunkten": ("pp", 0),
     "percentage points": ("pp", 0),
     "percentage point": ("pp", 0),
     "pp": ("pp", 0),
