@@ -24,6 +24,7 @@ from service.worker import Worker
 from tests.durability_helpers import (
     FAST,
     all_done,
+    end_leases,
     explainers_per_item,
     items,
     states,
@@ -89,6 +90,9 @@ def test_a_worker_killed_mid_call_is_taken_over_and_nothing_is_explained_twice(
         assert len(killed) == 2
         assert states(engine) == {"processing": 2, "pending": 4}
         stub.release()  # the held answers go to a dead process; the next ones at once
+        # Their leases run out (as the clock would make them; a lease short enough to
+        # wait for also ran out under the living worker on a busy machine).
+        end_leases(engine)
 
         stack.enter_context(plainfeed("worker", tmp_path, env, "--concurrency", "2", name="second"))
         wait_until(lambda: all_done(engine, 6), 90, "the second worker to publish all")
@@ -251,6 +255,7 @@ def test_serve_on_sqlite_killed_with_work_in_flight_finishes_it_after_a_restart(
         first.kill()
         assert states(engine) == {"processing": 2, "pending": total - 2}
         stub.release()
+        end_leases(engine)  # as the clock would, for the jobs of the process killed
 
         serve("second")
         wait_until(lambda: all_done(engine, total), 120, "every item published")
@@ -276,9 +281,7 @@ def test_sigterm_stops_a_worker_within_the_grace_period_leaving_no_lease(
         # grace) or for good (past it): a 1.5 s reply delay let a slow test's worker
         # finish them and start two more before the SIGTERM.
         stub = stack.enter_context(StubProcess(tmp_path, gated=True))
-        env = plainfeed_env(
-            pg_url, stub.url, **{**FAST, "lease_seconds": 60, "shutdown_grace": grace}
-        )
+        env = plainfeed_env(pg_url, stub.url, **{**FAST, "shutdown_grace": grace})
         worker = stack.enter_context(plainfeed("worker", tmp_path, env, "--concurrency", "2"))
         wait_until(lambda: len(stub.calls()) >= 2, 60, "two calls in flight")
         worker.signal(signal.SIGTERM)
@@ -314,7 +317,7 @@ def test_sigterm_stops_serve_on_sqlite_releasing_the_jobs_it_cannot_finish(
     with ExitStack() as stack:
         # Held past the 1 s grace for sure: answered never, not after 30 s.
         stub = stack.enter_context(StubProcess(tmp_path, gated=True))
-        env = plainfeed_env(url, stub.url, **{**FAST, "lease_seconds": 60, "shutdown_grace": 1})
+        env = plainfeed_env(url, stub.url, **{**FAST, "shutdown_grace": 1})
         serve = stack.enter_context(
             plainfeed("serve", tmp_path, env, "--port", "0", "--workers", "2")
         )
