@@ -87,6 +87,9 @@ def test_an_idle_worker_does_not_spin_on_the_database(db: Engine) -> None:
         thread = threading.Thread(target=worker.run, daemon=True)
         try:
             thread.start()
+            # The second counted from the worker's first look: on a busy machine the thread
+            # may not have run at all in a second from its start (no turn counted).
+            wait_until(lambda: statements, 30, "the worker's first look")
             stop.wait(1.0)
         finally:
             stop.set()
