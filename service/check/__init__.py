@@ -259,7 +259,10 @@ Rules, in short (the module's tests spell them out):
   by a cell only that row holds ("about twice the 1,362,998 of the 256-GPU run"), or by
   size ("of the smaller run": the row smaller in the first column of size, GPUs, nodes,
   parameters, whose cells of the two differ, 256 GPUs to 512; not a latency), else of
-  the named row (``misattached``).
+  the named row (``misattached``). Of two rows a sentence names, a figure is the row's
+  named nearest it: "PP2-512, on 512 GPUs, is about twice as fast as PP2-256" says 512
+  of PP2-512 (not of PP4-512, which holds it too), and "PP2-256, on 512 GPUs, ..." is
+  ``misattached``, "the source's table gives it for PP2-512".
 - A heading that scopes its section to a platform or model, its last words "for" or "on"
   and a name with a digit or two capitals ("#### FlexAttention Tile Configs for RDNA3"),
   scopes its figures: one whose explainer sentence names the heading's subject

@@ -192,7 +192,13 @@ def row_support(
                 # figure the row lacks in every cell and another row labelled as one of
                 # the same family holds ("The PP2-512 run reached 1,362,998" of the
                 # PP2-256 row): the label named is what the figure is said of, though
-                # the words between are more than a window's.
+                # the words between are more than a window's; of two named, the nearer
+                # ("PP2-512, on 512 GPUs, ... PP2-256": 512 of PP2-512, not PP4-512).
+                holder = _nearest_holder(text, named, n) if len(named) > 1 else None
+                if holder is not None:
+                    if holder[0] != holder[1].label_text:
+                        crossed.setdefault(n.start, (holder[1].unit, f"for {holder[1].label_text}"))
+                    continue
                 mate = None if _holds(row, n) else _other_row(rows, named, row, n, family=True)
                 said_of = _said_of(text, nums, row, mate, n) if mate is not None else None
                 if mate is not None and said_of is mate:
@@ -279,6 +285,20 @@ def _holds(row: Row, n: Number, columns: Sequence[int] = ()) -> bool:
     cells = row.cell_numbers
     chosen = [cells[j] for j in columns if j < len(cells)] if columns else cells
     return any(_same(n, m) for cell in chosen for m in cell)
+
+
+def _nearest_holder(text: str, named: Sequence[Row], n: Number) -> tuple[str, Row] | None:
+    """The label named nearest ``n`` and the nearest named row that holds it, or None."""
+    low = text.lower()
+
+    def distance(row: Row) -> int:
+        label = row.label_text.lower()
+        spots = [m.start() for m in re.finditer(re.escape(label), low)] if label else []
+        return min((abs(n.start - p) for p in spots), default=len(text) + 1)
+
+    ordered = sorted(named, key=distance)  # two rows of one label stay together
+    holder = next((r for r in ordered if _holds(r, n)), None)
+    return None if holder is None else (ordered[0].label_text, holder)
 
 
 def _other_row(

@@ -1,0 +1,53 @@
+"""check: a figure of a sentence naming two rows of a source table, or said of a row by
+its label and column in words, is read of that row: the TorchTitan post's result tables
+(in the PyTorch blog feed's change of seed 000). Each faithful sentence beside a wrong one
+that stays flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from tests.titan_tables import flagged, results
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # The count is the row named beside it (PP2-512's 512 GPUs), not another row of
+        # the family that holds it too (PP4-512), where the sentence names a second row.
+        "PP2-512, on 512 GPUs, is about twice as fast as PP2-256.",
+        "PP2-512, on 512 GPUs, reaches 2,694,493 global TPS, about twice the 1,362,998 of PP2-256.",
+        "PP2-512, on 512 GPUs, is twice as fast as PP2-256, on 256 GPUs.",
+    ],
+)
+def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> None:
+    assert flagged(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "figure", "reason"),
+    [
+        # PP2-256 named beside 512, PP2-512 (which has it) further on.
+        (
+            "PP2-256, on 512 GPUs, is about half as fast as PP2-512.",
+            "512",
+            "the source's table gives it for PP2-512",
+        ),
+        (
+            "PP2-512, on 256 GPUs, is twice as fast as PP2-256, on 512 GPUs.",
+            "512",
+            "the source's table gives it for PP2-512",
+        ),
+        (
+            "Forced balanced routing reaches 813,168 global TPS, 1.19x the 470,918 of learned "
+            "routing.",
+            "470,918",
+            "the source's table gives it for Forced balanced",
+        ),
+    ],
+)
+def test_a_figure_of_another_row_is_flagged(sentence: str, figure: str, reason: str) -> None:
+    verdict = next(n for n in check_explainer(sentence, results()).numbers if n.text == figure)
+    assert verdict.status.value in ("misattached", "unsupported")
+    assert verdict.reason == reason
