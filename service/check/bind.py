@@ -231,7 +231,10 @@ class Binding:
             return unit.context
         start = window_start(unit.text, unit.start, number.start)
         end = window_end(unit.text, number.end, unit.end)
-        return unit.text[start:end]
+        # A table row's cell is said of its row's label and its column's header, however
+        # many cells stand between ("683,961 of learned routing": the "Learned" row).
+        cell = unit.cell_words(number.start)
+        return f"{unit.text[start:end]}\x00{cell}" if cell else unit.text[start:end]
 
     def nouns_near(self, unit: Unit, number: Number, *, strict: bool = True) -> int:
         """How surely ``unit`` says ``number`` of the same things, by its nouns: the

@@ -423,6 +423,9 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             idx.rows.extend(
                 make_row(first + 1 + k, first, heads, row) for k, row in enumerate(body)
             )
+            lowered = idx.units[first].text[idx.units[first].start : idx.units[first].end]
+            for u in range(first + 1, len(idx.units)):
+                idx.units[u].header = lowered
     idx.row_of = {row.unit: row for row in idx.rows}
     idx.text_blocks = len(blocks)
     if title.strip():

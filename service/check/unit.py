@@ -30,6 +30,7 @@ class Unit:
         "cased",
         "display",
         "end",
+        "header",
         "marks",
         "numbers",
         "start",
@@ -78,6 +79,21 @@ class Unit:
         # The opposite-pair words of its figures' clauses (check.scope), by figure start
         # (-1: the whole clause's), read once per source.
         self.marks: dict[int, frozenset[tuple[int | str, int]]] | None = None
+        # A table row's header row, lower case, its cells " | "-separated ("" for a unit
+        # of another kind): what each of its cells is (:meth:`cell_words`).
+        self.header = ""
+
+    def cell_words(self, pos: int) -> str:
+        """Of a table row (``header`` set), what its cell at ``pos`` in ``text`` is said
+        of: the row's label (its first cell) and the cell's column header; "" for a unit
+        of another kind."""
+        if not self.header or not self.start <= pos < self.end:
+            return ""
+        row = self.text[self.start : self.end]
+        j = row.count(" | ", 0, pos - self.start)
+        cells, heads = row.split(" | "), self.header.split(" | ")
+        head = heads[j] if 0 < j < len(heads) else ""
+        return f"{cells[0]} {head}" if j else ""
 
     @property
     def context(self) -> str:
