@@ -22,6 +22,9 @@ from tests.titan_tables import flagged, results
         # A row's cell said of its label in words, however many cells stand between
         # ("Learned" ... 683,961 under "Global TPS").
         "Forced balanced routing reaches 813,168 global TPS, 1.19x the 683,961 of learned routing.",
+        # A number word before a figure is no noun of it ("twice" of the 1,362,998), and
+        # "of the other run" says it of no name of the sentence.
+        "PP2-512 reaches 2,694,493 global TPS, about twice the 1,362,998 of the other run.",
     ],
 )
 def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> None:
@@ -53,6 +56,17 @@ def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> Non
             "routing.",
             "470,918",
             "the source's table gives it for Forced balanced",
+        ),
+        (
+            "PP2-512 reaches 2,694,493 global TPS, about twice the 1,362,998 of PP2-512.",
+            "1,362,998",
+            "the source's table gives it for PP2-256",
+        ),
+        (
+            "PP2-512 reaches 2,694,493 global TPS, about three times the 1,362,998 of the "
+            "other run.",
+            "three times",
+            "not in the source",
         ),
     ],
 )

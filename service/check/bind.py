@@ -103,6 +103,17 @@ def known_names(
     return out
 
 
+# A figure said of another thing than the sentence's names: "the 1,362,998 of the other
+# run", "the 80 ms of another model".
+_OF_OTHER = re.compile(r"\s+of\s+(?:the\s+other|another)\b", re.IGNORECASE)
+
+
+def said_of_other(s: str, n: Number) -> bool:
+    """Whether ``n`` is said of "the other" thing or "another" right after it: no name of
+    its sentence is what it is said of, so none is carried to it."""
+    return _OF_OTHER.match(s, n.end) is not None
+
+
 _OPENERS = "\"'([*_`"
 
 
@@ -341,7 +352,9 @@ def bind_numbers(
             prev = groups[g - 1][-1]
             left = split_gap(s, prev.end, first.start)[1]
             if left == prev.end:  # "8 bits instead of 16": the unit word describes both
-                noun_left = prev.start
+                # (From after a number word: "twice" of "about twice the 1,362,998 of the
+                # other run" is the figure before, no noun of this one.)
+                noun_left = prev.end if prev.kind == WORD else prev.start
                 if len(s[prev.end : first.start].split()) <= NEAR:
                     # "4.82x over ATen across 10 cases": one phrase, one measurement
                     inherit = chained

@@ -16,7 +16,7 @@ from service.check.beyond import (
     row_labels,
     title_counts,
 )
-from service.check.bind import Binding, bind_numbers, initial, known_names
+from service.check.bind import Binding, bind_numbers, initial, known_names, said_of_other
 from service.check.clauses import Clauses
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
@@ -272,6 +272,8 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             if n.kind in (QUANTITY, RANGE) or multiplier:
                 if binding.names:
                     own.update(dict.fromkeys(binding.names))
+                elif said_of_other(s, n):
+                    binding = _UNBOUND  # "the 1,362,998 of the other run": not of its names
                 elif not (binding.nouns and not n.unit):
                     # Said of its clause's names, else of the names of the sentence's
                     # figures so far, else of the last sentence that bound some.
