@@ -223,6 +223,10 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         (PT, "FlexAttention gets tuned tile configs for RDNA3. It is roughly 2-8x faster now."),
         (PT, "FlexAttention gets tuned tile configs for RDNA3. FlexAttention is 2-8x faster."),
         (PT, "The result is roughly 2-8x lower latency in the low-hundreds-of-tokens range."),
+        # A plain hardware noun the paragraph states once ("FlexAttention on AMD's RDNA3
+        # GPUs ..."), not in the figure's own sentence ("The result is roughly 2-8x").
+        (PT, "Flex attention on RDNA 3 GPUs gets roughly 2-8x lower latency."),
+        (PT, "On RDNA3 GPUs, FlexAttention gets roughly 2-8x lower latency."),
         # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
         (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),
         (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),

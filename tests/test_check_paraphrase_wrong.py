@@ -240,6 +240,11 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged
         (VLLM, "The team validated the pathway on Spyre with Gemma 3, Qwen3 and Granite 4.2."),
         (VLLM, "DeepSeek V3 and Kimi K3 reach million-token context by different approaches."),
         (PT, "On RDNA3, Flex attention is roughly 2–9x faster than before."),
+        # A hardware noun the paragraph does not state, or a name beside the one it does
+        # that the figure's clause lacks ("other AMD or NVIDIA hardware" is the sentence
+        # after, where the change does not apply).
+        (PT, "Flex attention on RDNA 3 CPUs gets roughly 2-8x lower latency."),
+        (PT, "Flex attention on NVIDIA GPUs gets roughly 2-8x lower latency."),
         # Another generation or rack size than the source's ("GB300 NVL72"; "tuned for
         # GB200"), one digit apart.
         (VLLM, "Rack-scale systems like the NVIDIA GB200 NVL72 need careful kernel engineering."),

@@ -126,9 +126,17 @@ Rules, in short (the module's tests spell them out):
   17%") must all occur in the source clause where that number stands, its paragraph
   label (a bold lead-in, or a caption's first sentence: "Figure 1: ... with Llama3-8B
   (...)." labels the sentences of its caption) or its headings; else ``misattached``.
-  A bare count
+  A plain hardware noun (GPUs, CPUs, TPUs, NPUs, nodes) named before the figure may
+  stand earlier in its source paragraph instead: "Flex attention on RDNA 3 GPUs gets
+  roughly 2-8x lower latency" of "FlexAttention on AMD's RDNA3 GPUs ... The result is
+  roughly 2-8x lower latency" (not one after the figure, "8x MI325X GPUs", a count of
+  them, nor one stated in a later sentence). A bare count
   without names must share a noun with the source number, near it ("256 tokens" vs
-  "256-token input"); a number with neither carries the names of its own clause (an
+  "256-token input"; of a source table row's cell, its row label and column header
+  too: "the 683,961 of learned routing" of the "Learned" row's Global TPS), a number
+  word before it no noun of it ("about twice the 1,362,998 of the other run": not
+  "twice"); a number said "of the other" or "of another" thing carries no names of its
+  sentence; a number with neither carries the names of its own clause (an
   aside in parentheses does not end it), else those of the figures before it in its
   sentence, else those of the last sentence of its paragraph that bound some (checked
   against the source sentence and the one before it, then the rest of its paragraph

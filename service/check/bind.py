@@ -167,6 +167,10 @@ class Binding:
     # A measured figure's plain-word subject ("uniform groups" of "Uniform groups reach
     # 1.23x"), names or none (:func:`~service.check.qualified.other_subject`).
     subject: str = ""
+    # Its names of plain hardware before it ("on RDNA 3 GPUs, ... 2-8x"): where it ran,
+    # which a post may state once, earlier in the paragraph (not "8x MI325X GPUs": a
+    # count of them).
+    setting: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -188,7 +192,10 @@ class Binding:
     def _held(self, unit: Unit, number: Number | None, paragraph: bool) -> tuple[bool, str]:
         """:meth:`names_hold`, and the window of the nouns when it read one."""
         if self.names:
-            return all(unit.mentions(n) for n in self.names), ""
+            return all(
+                unit.mentions(n) or (n in self.setting and unit.mentions(n, paragraph=True))
+                for n in self.names
+            ), ""
         if self.nouns:
             text = self._noun_window(unit, number)
             return any(find_noun(s, text) for s in self.nouns), text

@@ -33,6 +33,13 @@ class Name:
         return hash((self.start, self.end, self.key))
 
 
+# Plain hardware nouns a post states once in a paragraph, before its figures
+# ("FlexAttention on AMD's RDNA3 GPUs ... The result is roughly 2-8x lower latency"):
+# what they run on, though their own clause does not repeat it (not one stated after
+# them: "the Triton autotune search ... on MI300X GPU" is no "GPUs autotuning search";
+# keys, folded: "GPUs" is "gpu").
+HARDWARE_NOUNS = frozenset({"gpu", "cpu", "tpu", "npu", "node"})
+
 _OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches
 
 

@@ -23,7 +23,7 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
-from service.check.names import STOP_WORDS, Name, is_name
+from service.check.names import HARDWARE_NOUNS, STOP_WORDS, Name, is_name
 from service.check.qualified import subject_of
 from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
@@ -303,6 +303,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 far = far_names(s, nums, names, n, binding, scope[0]) if n.unit else ()
                 binding = Binding(
                     names=binding.names,
+                    setting=tuple(
+                        x for x in binding.names if x.start < n.start and x.key in HARDWARE_NOUNS
+                    ),
                     nouns=binding.nouns,
                     inherited=binding.inherited,
                     nearest=binding.nearest,
