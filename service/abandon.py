@@ -93,3 +93,20 @@ def read_sliced(
         except timed_out:
             if end is not None and time.monotonic() >= end:
                 raise
+
+
+def read_watched(
+    read: Callable[[float | None], bytes],
+    timeout: float | None,
+    timed_out: type[Exception],
+    what: str,
+    **extra: object,
+) -> bytes:
+    """``read(timeout)`` as one wait outside a job (the CLI's explain, the API's
+    synchronous one), and in a job :func:`read_sliced`, so that the read ends in
+    LeaseLost soon after the job's lease is lost. The socket reads of a fetch
+    (service.transport) and of a model call (service.engines.llm.client)."""
+    lost = _LOST.get()
+    if lost is None:
+        return read(timeout)
+    return read_sliced(read, timeout, timed_out, lost, what, **extra)

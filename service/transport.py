@@ -111,18 +111,13 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        left = _left(timeout, httpcore.ReadTimeout)
-        lost = abandon.current()
-        if lost is None:
-            return self._inner.read(max_bytes, left)
-        # In slices, the lease looked at between two, as a model call's answer is: a page
-        # server that answered slowly held a delivery whose lease was lost up to the fetch
-        # timeout (PLAINFEED_FETCH_TIMEOUT), for an outcome to be refused.
-        return abandon.read_sliced(
+        # In a job, in slices, the lease looked at between two, as a model call's answer
+        # is: a page server that answered slowly held a delivery whose lease was lost up
+        # to the fetch timeout (PLAINFEED_FETCH_TIMEOUT), for an outcome to be refused.
+        return abandon.read_watched(
             lambda wait: self._inner.read(max_bytes, wait),
-            left,
+            _left(timeout, httpcore.ReadTimeout),
             httpcore.ReadTimeout,
-            lost,
             "a fetch in flight",
         )
 

@@ -110,7 +110,7 @@ def _bound_answers(timeout: float, max_bytes: int) -> dict[str, list[Callable[..
 
 class _LeasedStream(httpcore2.NetworkStream):
     """A connection whose reads, in a job (service.abandon), wait in slices and raise
-    LeaseLost between two once the job's lease is lost (abandon.read_sliced): the read
+    LeaseLost between two once the job's lease is lost (abandon.read_watched): the read
     that raises leaves the answer unread, so httpcore closes the connection instead of
     handing it to the next request. Outside a job (the CLI's explain, the API's
     synchronous one) a read is one wait, as httpcore's own."""
@@ -119,14 +119,10 @@ class _LeasedStream(httpcore2.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        lost = abandon.current()
-        if lost is None:
-            return self._inner.read(max_bytes, timeout)
-        return abandon.read_sliced(
+        return abandon.read_watched(
             lambda wait: self._inner.read(max_bytes, wait),
             timeout,
             httpcore2.ReadTimeout,
-            lost,
             "the model call in flight",
             in_flight=True,  # the engine counts the call (taken, maybe billed)
         )
