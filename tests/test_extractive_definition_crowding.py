@@ -6,34 +6,16 @@ first the reader meets, where its definition goes."""
 from __future__ import annotations
 
 import re
-from functools import cache
-from pathlib import Path
 
 import pytest
 
-from service import clean
-from service.engines.base import ExplainOptions
-from service.engines.extractive import ExtractiveEngine
 from service.engines.extractive.definitions import define
-from service.engines.extractive.glossary import GlossaryEntry, load_glossary
 from service.models import Explainer
 from service.text import split_sentences
+from tests.definition_helpers import POSTS, explain_post, glossary_by_term
 
-DATA = Path(__file__).parent / "data" / "corpus" / "posts"
-PROMPTS = Path(__file__).parent.parent / "prompts"
 FLYDSL = "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"
 FP8 = "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
-
-
-@cache
-def _glossary() -> dict[str, GlossaryEntry]:
-    return {e.term: e for e in load_glossary(PROMPTS / "glossary.yaml")[1]}
-
-
-@cache
-def _explain(name: str) -> Explainer:
-    article = clean.article_from_document((DATA / name).read_bytes(), filename=name)
-    return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
 
 
 def _paragraphs(e: Explainer) -> list[str]:
@@ -42,16 +24,16 @@ def _paragraphs(e: Explainer) -> list[str]:
 
 def _labels(inside: str) -> list[str]:
     """The glossary terms named in a parenthesis ("MXFP8: ...; MXFP4: ...")."""
-    return [t for t in _glossary() if re.search(rf"(?:^|; ){re.escape(t)}: ", inside)]
+    return [t for t in glossary_by_term() if re.search(rf"(?:^|; ){re.escape(t)}: ", inside)]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in DATA.iterdir()))
+@pytest.mark.parametrize("name", sorted(p.name for p in POSTS.iterdir()))
 def test_no_parenthesis_in_a_sentence_holds_three_definitions(name: str) -> None:
     """A note after a sentence ("(kernel: ...; FP8: ....)") is set apart; one inside it
     is read through. The FlyDSL explainer's second sentence held "(speedup: ...;
     geometric mean: ...; baseline: ...)" and the FP8 one "fused Triton quantization
     kernels (kernel: ...; quantization: ...; Triton: ...)"."""
-    for para in _paragraphs(_explain(name)):
+    for para in _paragraphs(explain_post(name)):
         for m in re.finditer(r"\(([^()]*)\)", para):
             if m.group(1).endswith("."):
                 continue  # a note after the sentence
@@ -64,7 +46,7 @@ def test_the_fp8_explainers_kernels_share_a_parenthesis_of_two() -> None:
         "quantization overhead on DeepSeek-V3 671B MoE shapes, with individual kernel "
         "optimizations delivering up to a 6.2× speedup."
     )
-    out = define(sentence, tuple(_glossary().values()), set())
+    out = define(sentence, tuple(glossary_by_term().values()), set())
     groups = [m.group(1) for m in re.finditer(r"\(([^()]*)\)", out)]
     assert all(len(_labels(g)) <= 2 for g in groups), out
     # Each of the six is still defined, in the sentence or the note right after it.
@@ -88,7 +70,7 @@ def test_the_fp8_explainers_kernels_share_a_parenthesis_of_two() -> None:
     ],
 )
 def test_a_term_of_a_slash_pair_is_a_use(text: str, term: str, found: list[str]) -> None:
-    assert [m.group(0) for m in _glossary()[term].uses(text)] == found
+    assert [m.group(0) for m in glossary_by_term()[term].uses(text)] == found
 
 
 def test_mxfp8_is_defined_in_the_first_sentence_that_says_it() -> None:
@@ -96,16 +78,16 @@ def test_mxfp8_is_defined_in_the_first_sentence_that_says_it() -> None:
     met MXFP8 there, bare, and had it defined two sentences on, with its 2.04x. Now the
     note right after that sentence defines both ("scaled" is no noun a definition goes
     after, and one between the pair would part it)."""
-    sentences = [s for p in _paragraphs(_explain(FLYDSL)) for s in split_sentences(p)]
+    sentences = [s for p in _paragraphs(explain_post(FLYDSL)) for s in split_sentences(p)]
     i = next(i for i, s in enumerate(sentences) if "MXFP8" in s)
     assert "MXFP8/MXFP4 scaled GEMM" in sentences[i]
-    short = {t: _glossary()[t].short for t in ("MXFP8", "MXFP4")}
+    short = {t: glossary_by_term()[t].short for t in ("MXFP8", "MXFP4")}
     assert sentences[i + 1] == f"(MXFP8: {short['MXFP8']}; MXFP4: {short['MXFP4']}.)"
 
 
 def test_a_slash_pair_takes_the_definitions_after_the_noun_it_modifies() -> None:
     text = "The team compared MXFP8/MXFP4 kernels on MI355X for a day."
-    g = _glossary()
+    g = glossary_by_term()
     out = define(text, (g["MXFP8"], g["MXFP4"]), set())
     both = f"MXFP8: {g['MXFP8'].definition}; MXFP4: {g['MXFP4'].definition}"
     assert out == text.replace("kernels", f"kernels ({both})")
@@ -115,7 +97,7 @@ def test_a_figure_of_a_condition_parts_nothing_from_the_term_before_it() -> None
     """ "throughput on 8×MI300X GPU": the figure is the condition's, and a definition
     after "throughput" parts nothing; refused, four definitions went to one note after
     the FP8 explainer's figure caption."""
-    g = _glossary()
+    g = glossary_by_term()
     text = "A figure shows the training throughput on 8×MI300X GPU with Llama3-8B."
     out = define(text, (g["throughput"],), set())
     assert out == text.replace("throughput", f"throughput ({g['throughput'].definition})")
@@ -123,6 +105,8 @@ def test_a_figure_of_a_condition_parts_nothing_from_the_term_before_it() -> None
     said = "The new backend reduces latency by up to 50% on H100."
     assert f"latency ({g['latency'].definition})" not in define(said, (g["latency"],), set())
     notes = [
-        m.group(1) for p in _paragraphs(_explain(FP8)) for m in re.finditer(r"\. \(([^()]*)\.\)", p)
+        m.group(1)
+        for p in _paragraphs(explain_post(FP8))
+        for m in re.finditer(r"\. \(([^()]*)\.\)", p)
     ]
     assert notes and all(len(_labels(n)) <= 2 for n in notes), notes

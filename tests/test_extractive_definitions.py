@@ -19,26 +19,14 @@ from service.engines.extractive.glossary import GlossaryEntry, load_glossary
 from service.errors import TemplateError
 from service.models import Explainer
 from service.text import split_sentences
+from tests.definition_helpers import CORPUS, POSTS, PROMPTS, explain_post, glossary_by_term
 
-DATA = Path(__file__).parent / "data" / "corpus"
-PROMPTS = Path(__file__).parent.parent / "prompts"
 FP8 = "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
 
 
 @cache
-def _glossary() -> dict[str, GlossaryEntry]:
-    return {e.term: e for e in load_glossary(PROMPTS / "glossary.yaml")[1]}
-
-
-@cache
-def _explain(name: str) -> Explainer:
-    article = clean.article_from_document((DATA / "posts" / name).read_bytes(), filename=name)
-    return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
-
-
-@cache
 def _explain_item(feed: str, title: str) -> Explainer:
-    entries = parse.parse_feed((DATA / "feeds" / feed).read_bytes()).entries
+    entries = parse.parse_feed((CORPUS / "feeds" / feed).read_bytes()).entries
     article = next(a for a in map(clean.article_from_entry, entries) if a.title.startswith(title))
     return ExtractiveEngine(PROMPTS).explain(article, ExplainOptions()).explainer
 
@@ -49,17 +37,20 @@ def _prose(e: Explainer) -> str:
 
 def _defined(text: str, term: str) -> bool:
     """Whether ``term`` is defined in ``text``, at full length or by its short gloss."""
-    e = _glossary()[term]
+    e = glossary_by_term()[term]
     return any(d in text for d in (e.definition, e.plural, e.short) if d)
 
 
 @pytest.mark.parametrize(
     ("explainer", "terms"),
     [
-        (lambda: _explain(FP8), ("BF16", "MoE")),
-        (lambda: _explain("pytorch-blog-hardware-agnostic-models-in-vllm.md"), ("geometric mean",)),
+        (lambda: explain_post(FP8), ("BF16", "MoE")),
         (
-            lambda: _explain("pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"),
+            lambda: explain_post("pytorch-blog-hardware-agnostic-models-in-vllm.md"),
+            ("geometric mean",),
+        ),
+        (
+            lambda: explain_post("pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"),
             ("geometric mean",),
         ),
         (
@@ -76,7 +67,7 @@ def test_a_term_used_is_defined(explainer: object, terms: tuple[str, ...]) -> No
     assert callable(explainer)
     text = _prose(explainer())
     for term in terms:
-        assert _glossary()[term].pattern.search(text), term
+        assert glossary_by_term()[term].pattern.search(text), term
         assert _defined(text, term), term
 
 
@@ -104,7 +95,7 @@ def test_a_term_used_is_defined(explainer: object, terms: tuple[str, ...]) -> No
     ],
 )
 def test_a_definition_finds_a_place_where_the_term_is_first_used(text: str, expected: str) -> None:
-    glossary = [_glossary()[t] for t in ("MoE", "BF16", "geometric mean")]
+    glossary = [glossary_by_term()[t] for t in ("MoE", "BF16", "geometric mean")]
     assert define(text, glossary, set()) == expected
 
 
@@ -113,15 +104,15 @@ def test_two_terms_of_one_noun_phrase_share_a_parenthesis() -> None:
     definitions four words apart read as a list of asides, so "kernel" took the
     sentence's and HBM went undefined. Joined by "and" in one noun phrase, the two share
     one parenthesis; FP8 and quantization are defined earlier in that explainer."""
-    post = clean.article_from_document((DATA / "posts" / FP8).read_bytes(), filename=FP8).text
+    post = clean.article_from_document((POSTS / FP8).read_bytes(), filename=FP8).text
     sentence = next(s for s in split_sentences(post) if "HBM round-trips" in s)
-    assert define(sentence, list(_glossary().values()), {"FP8", "quantization"}).endswith(
+    assert define(sentence, list(glossary_by_term().values()), {"FP8", "quantization"}).endswith(
         "but the kernel launches and HBM round-trips (kernel: code containing the computation"
         " steps to execute on a chip; HBM: high-bandwidth memory stacked next to the chip)"
         " around it are not."
     )
     # Not across a clause: a comma between them parts two phrases, each defined in its own.
-    glossary = [_glossary()[t] for t in ("kernel", "HBM")]
+    glossary = [glossary_by_term()[t] for t in ("kernel", "HBM")]
     text = "The kernel launches are costly, and HBM round-trips are too."
     assert define(text, glossary, set()) == (
         "The kernel launches (kernel: code containing the computation steps to execute on a"
@@ -133,7 +124,7 @@ def test_two_terms_of_one_noun_phrase_share_a_parenthesis() -> None:
 def test_a_participle_after_a_term_is_no_noun_it_modifies() -> None:
     """ "the baseline built to get in front of users quickly": "built" starts a clause,
     so the definition does not go between it and "baseline" as after a noun."""
-    prose = _prose(_explain("pytorch-blog-how-shopify-built-a-continual-learning-loop.md"))
+    prose = _prose(explain_post("pytorch-blog-how-shopify-built-a-continual-learning-loop.md"))
     assert "the baseline built to get in front of users quickly" in prose
     assert "built (baseline:" not in prose
 
@@ -142,12 +133,12 @@ def test_a_term_inside_a_capitalised_name_is_not_that_term() -> None:
     """ "dispatch for AMD via the Composable Kernel backend (...; kernel: code containing
     the computation steps ...)": the name of AMD's kernel library is no use of "kernel".
     A capital that only starts a sentence, or beside a stop word, is the term still."""
-    glossary = [_glossary()["kernel"]]
+    glossary = [glossary_by_term()["kernel"]]
     text = "They dispatch for AMD via the Composable Kernel backend."
     assert define(text, glossary, set()) == text
     assert define("Kernel launches are costly.", glossary, set()) != "Kernel launches are costly."
     assert define("The Kernel launches are costly.", glossary, set()).count("(") == 1
-    prose = _prose(_explain(FP8))
+    prose = _prose(explain_post(FP8))
     assert "Composable Kernel backend" in prose
     assert not re.search(r"Composable Kernel backend \([^)]*kernel:", prose)
 
@@ -161,14 +152,16 @@ def test_a_term_said_right_before_its_figure_gets_its_short_gloss() -> None:
     time-to-first-token in the Shopify explainer stood right before a figure, where a
     definition parts the figure from its name, and all three went undefined. A gloss of a
     few words right after the term parts nothing."""
-    prose = _prose(_explain(SHOPIFY))
-    short = {t: _glossary()[t].short for t in ("latency", "throughput", "time-to-first-token")}
+    prose = _prose(explain_post(SHOPIFY))
+    short = {
+        t: glossary_by_term()[t].short for t in ("latency", "throughput", "time-to-first-token")
+    }
     assert f"reducing latency ({short['latency']}) and cutting costs by 96%" in prose
     assert f"time-to-first-token ({short['time-to-first-token']}) dropped about 19%" in prose
     assert f"raises throughput ({short['throughput']}): about 16% more" in prose
     # Without a short gloss, the rule stands: no definition right before a figure. Nor
     # past it, where it reads as said of the figure: after the sentence, named.
-    e = _glossary()["latency"]
+    e = glossary_by_term()["latency"]
     bare = GlossaryEntry(e.term, e.definition, e.pattern)
     text = "It cut latency by 38%."
     assert define(text, [bare], set()) == f"{text} (latency: {e.definition}.)"
@@ -178,7 +171,7 @@ def test_a_long_explainer_defines_its_jargon_in_short_glosses_within_its_words()
     """At full length the FlyDSL explainer's definitions ran past the words an explainer
     has (900): DSL, MLIR and nightly were cut, and FP8, FP4, ROCm and vLLM found no place
     (they modify "E4M3", "PyTorch nightly", "A/B tests")."""
-    explainer = _explain(FLYDSL)
+    explainer = explain_post(FLYDSL)
     prose = _prose(explainer)
     for term in ("FP8", "FP4", "ROCm", "vLLM", "MLIR", "DSL", "nightly"):
         assert _defined(prose, term), term
@@ -205,7 +198,7 @@ def test_a_long_explainer_defines_its_jargon_in_short_glosses_within_its_words()
     ],
 )
 def test_a_term_modifying_a_name_is_defined_after_it(text: str, expected: str) -> None:
-    glossary = [_glossary()[t] for t in ("ROCm", "nightly", "FP8")]
+    glossary = [glossary_by_term()[t] for t in ("ROCm", "nightly", "FP8")]
     assert define(text, glossary, set()) == expected
 
 
@@ -235,14 +228,14 @@ def test_a_capitalised_term_is_not_a_word_of_a_longer_name(text: str, defined: b
     definition. Whether the next word's capital makes one longer name depends on title
     case: reading only the next word ("in the definition?") also unmatched "A Triton
     Operator Stack", a title about Triton the language."""
-    triton = _glossary()["Triton"]
+    triton = glossary_by_term()["Triton"]
     assert (define(text, [triton], set()) != text) is defined
     assert bool(list(triton.uses(text))) is defined
 
 
 def test_a_name_with_a_capital_inside_after_a_term_is_no_longer_name() -> None:
     """ "ROCm PyTorch nightly" is PyTorch built for ROCm: the term is defined there."""
-    rocm = _glossary()["ROCm"]
+    rocm = glossary_by_term()["ROCm"]
     text = "Use a recent ROCm PyTorch build for new GPUs."
     assert define(text, [rocm], set()) == (
         f"Use a recent ROCm PyTorch build (ROCm: {rocm.definition}) for new GPUs."
@@ -272,10 +265,10 @@ def test_every_term_the_flydsl_explainer_uses_is_defined() -> None:
     used nowhere else, was never defined. The cap was not the cause: 26 terms were placed,
     under its 40. Each term of the glossary the explainer uses is defined now, in the
     sentence the reader first meets it in (a table row read as a sentence aside)."""
-    prose = _prose(_explain(FLYDSL))
+    prose = _prose(explain_post(FLYDSL))
     # In the order the reader meets them: vLLM, then A/B test.
     assert "In end-to-end vLLM A/B tests (vLLM: a model-serving engine; A/B test: a side" in prose
-    for e in _glossary().values():
+    for e in glossary_by_term().values():
         if e.pattern.search(_without_definitions(prose)):
             assert _defined(prose, e.term), e.term
 
@@ -283,7 +276,9 @@ def test_every_term_the_flydsl_explainer_uses_is_defined() -> None:
 def _without_definitions(text: str) -> str:
     """``text`` with every definition blanked out ("dtype: a tensor's number format" uses
     no "tensor" the reader meets bare), each character where it was."""
-    glosses = {d for e in _glossary().values() for d in (e.definition, e.plural, e.short) if d}
+    glosses = {
+        d for e in glossary_by_term().values() for d in (e.definition, e.plural, e.short) if d
+    }
     for d in sorted(glosses, key=len, reverse=True):
         text = text.replace(d, " " * len(d))
     return text
@@ -293,8 +288,8 @@ def test_a_definition_comes_after_the_term_it_defines() -> None:
     """ "accepts FP8 E4M3 (FP8: ...; FP4: ...) or packed FP4 E2M1 operands": FP4's gloss
     joined FP8's, before the reader met FP4. Two terms of one phrase share the parenthesis
     after both; a term that finds no room joins the next definition of its sentence."""
-    prose = _prose(_explain(FLYDSL))
-    fp8, fp4 = _glossary()["FP8"].short, _glossary()["FP4"].short
+    prose = _prose(explain_post(FLYDSL))
+    fp8, fp4 = glossary_by_term()["FP8"].short, glossary_by_term()["FP4"].short
     assert f"accepts FP8 E4M3 or packed FP4 E2M1 operands (FP8: {fp8}; FP4: {fp4})," in prose
     # MXFP8 and MXFP4 of the results: each defined in the sentence, after its name (in
     # the explainer, the first sentence's "MXFP8/MXFP4 scaled GEMM" defines them now).
@@ -302,22 +297,22 @@ def test_a_definition_comes_after_the_term_it_defines() -> None:
         "In end-to-end vLLM A/B tests, whole-request speedup reaches 1.13x for BF16, 2.04x "
         "for MXFP8, and 3.01x for MXFP4, with the result depending on model and concurrency."
     )
-    out = define(results, tuple(_glossary().values()), set())
+    out = define(results, tuple(glossary_by_term().values()), set())
     for term in ("MXFP8", "MXFP4"):
-        assert out.index(f" {term}") < out.index(_glossary()[term].definition), out
+        assert out.index(f" {term}") < out.index(glossary_by_term()[term].definition), out
     text = "It accepts FP8 E4M3 or packed FP4 E2M1 operands, with one scale per block."
-    glossary = [_glossary()[t] for t in ("FP8", "FP4")]
+    glossary = [glossary_by_term()[t] for t in ("FP8", "FP4")]
     assert define(text, glossary, set()) == text.replace(
         "operands,",
-        f"operands (FP8: {_glossary()['FP8'].definition}; FP4: {_glossary()['FP4'].definition}),",
+        f"operands (FP8: {glossary[0].definition}; FP4: {glossary[1].definition}),",
     )
     # Across the corpus posts: no definition before the first use of its term (its name
     # in a parenthesis, "(FP4: ...", is none).
-    names = [p.name for p in (DATA / "posts").iterdir()]
+    names = [p.name for p in POSTS.iterdir()]
     for name in names:
-        text = _prose(_explain(name))
+        text = _prose(explain_post(name))
         bare = _without_definitions(text)
-        for e in _glossary().values():
+        for e in glossary_by_term().values():
             glosses = [text.find(d) for d in {e.definition, e.plural, e.short} if d and d in text]
             uses = [m for m in e.uses(bare) if not bare.startswith(": ", m.end())]
             if glosses and uses:
