@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session, sessionmaker
 
 from service.api.app import create_app
 from service.models import CheckReport, CheckStatus, Explainer, ItemState, NumberVerdict, Section
@@ -61,26 +62,33 @@ def sessions(client: TestClient):  # type: ignore[no-untyped-def]
     return client.app.state.ctx.sessions  # type: ignore[attr-defined]
 
 
+def seed_blog_a(sm: sessionmaker[Session]) -> tuple[int, int]:
+    """The feed "Blog A" and its published item "Post A1": their ids."""
+    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
+    a1 = add_item(
+        sm,
+        a,
+        title="Post A1",
+        text="It runs 1.5x faster.",
+        explainer=explainer("A1: faster kernels"),
+        report=REPORT,
+        link="https://a.example/a1",
+        key="a1-guid",
+        author="Alice",
+        published=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
+    )
+    return a, a1
+
+
 def seed_ids(client: TestClient) -> dict[str, int]:
     """Two feeds, a published item of each and one of the first waiting for review."""
     sm = sessions(client)
-    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
+    a, a1 = seed_blog_a(sm)
     b = add_feed(sm, url="https://b.example/feed", name="Blog B")
     return {
         "a": a,
         "b": b,
-        "a1": add_item(
-            sm,
-            a,
-            title="Post A1",
-            text="It runs 1.5x faster.",
-            explainer=explainer("A1: faster kernels"),
-            report=REPORT,
-            link="https://a.example/a1",
-            key="a1-guid",
-            author="Alice",
-            published=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
-        ),
+        "a1": a1,
         "b1": add_item(
             sm,
             b,

@@ -13,9 +13,8 @@ import pytest
 
 from service.api.app import create_app
 from service.api.conditional import modified_since
-from tests.atom_helpers import REPORT, explainer
+from tests.atom_helpers import seed_blog_a
 from tests.conftest import LiveServer, make_settings
-from tests.seed_db import add_feed, add_item
 
 FAR = "Fri, 31 Dec 9999 23:59:59 GMT"
 
@@ -27,19 +26,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     db = tmp_path_factory.mktemp("conditional") / "plainfeed.db"
     app = create_app(make_settings(f"sqlite:///{db}"), workers=0)
     with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as c:
-        sessions = app.state.ctx.sessions
-        feed = add_feed(sessions, url="https://a.example/feed", name="Blog A")
-        add_item(
-            sessions,
-            feed,
-            title="Post A1",
-            text="It runs 1.5x faster.",
-            explainer=explainer("A1: faster kernels"),
-            report=REPORT,
-            link="https://a.example/a1",
-            key="a1-guid",
-            published=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
-        )
+        feed, _ = seed_blog_a(app.state.ctx.sessions)
         c.headers["x-feed"] = str(feed)
         yield c
 
