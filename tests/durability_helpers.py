@@ -22,21 +22,27 @@ FAST = {"lease_seconds": 60, "poll_interval": 0.1, "backoff_base": 0.2, "backoff
 
 def add_delivery(
     sessions: sessionmaker[Session],
-    body: bytes,
+    body: bytes | None,
     *,
     external_id: str | None = None,
     feed_id: int | None = None,
+    fetch_url: str | None = None,
 ) -> int:
-    """A received delivery of ``body`` (an RSS document) as the webhook stores it, queued
-    (for tests without an API process); its external id the body's hash unless given."""
+    """A received delivery as the webhook stores it, queued (for tests without an API
+    process): of ``body`` (an RSS document), its external id the body's hash unless
+    given; or with no body, a ping whose document is fetched from ``fetch_url``."""
+    if external_id is None:
+        assert body is not None, "a ping has no body to name it: give its external id"
+        external_id = "sha256:" + hashlib.sha256(body).hexdigest()
     with transaction(sessions) as s:
         d = t.Delivery(
-            external_id=external_id or "sha256:" + hashlib.sha256(body).hexdigest(),
+            external_id=external_id,
             feed_id=feed_id,
-            sender="raw",
-            content_type="application/rss+xml",
+            sender="json" if body is None else "raw",
+            content_type=None if body is None else "application/rss+xml",
             headers={},
             body=body,
+            fetch_url=fetch_url,
             state="received",
         )
         s.add(d)

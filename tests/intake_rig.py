@@ -77,6 +77,13 @@ class Rig:
             self.sessions, body, external_id=f"test:{self._n}", feed_id=self.feed_id
         )
 
+    def ping(self, url: str) -> int:
+        """A delivery with no document for the feed (a ping): its worker fetches ``url``."""
+        self._n += 1
+        return add_delivery(
+            self.sessions, None, external_id=f"ping:{self._n}", feed_id=self.feed_id, fetch_url=url
+        )
+
     def deliver(self, body: bytes) -> t.Delivery:
         """Store and process one delivery (no item is explained)."""
         did = self.store(body)

@@ -169,6 +169,17 @@ def ends_with_the_lease(
     assert "lease lost, result discarded" in caplog.text
 
 
+def the_new_holder_processes(r: Rig, did: int, items: int) -> t.Delivery:
+    """Once the other worker's lease on delivery ``did`` has run out too, the next turn
+    processes it: ``items`` new items, stored once, no error. The delivery after."""
+    take_over(r, t.Delivery, did, -1)
+    assert r.worker._one(queue.DELIVERIES)
+    d = r.delivery(did)
+    assert (d.state, d.items_new, d.error) == ("processed", items, None)
+    assert count(r, t.Item) == items
+    return d
+
+
 def count(r: Rig, table: type[t.Item] | type[t.Explainer]) -> int:
     with r.sessions() as s:
         return int(s.scalar(select(func.count()).select_from(table)) or 0)
@@ -196,11 +207,7 @@ def test_a_page_read_under_way_ends_once_the_lease_is_lost(
     )
     assert count(r, t.Item) == 0
 
-    take_over(r, t.Delivery, did, -1)
-    assert r.worker._one(queue.DELIVERIES)
-    d = r.delivery(did)
-    assert (d.state, d.items_new, d.problems) == ("processed", 2, None)
-    assert count(r, t.Item) == 2
+    assert the_new_holder_processes(r, did, 2).problems is None
     assert {i.content_source for i in r.items().values()} == {"page"}
 
 
@@ -212,18 +219,7 @@ def test_the_feeds_own_fetch_under_way_ends_once_the_lease_is_lost(
     r = rig(lease_seconds=2, fetch_timeout=60)
     url = origin.route("/feed.xml", body=rss([entry(i) for i in range(3)]), headers=RSS)
     reading, gate = held(origin, "/feed.xml")
-    with transaction(r.sessions) as s:
-        ping = t.Delivery(
-            external_id="ping:1",
-            feed_id=r.feed_id,
-            sender="json",
-            headers={},
-            fetch_url=url,
-            state="received",
-        )
-        s.add(ping)
-        s.flush()
-        did = ping.id
+    did = r.ping(url)
     try:
         ends_with_the_lease(r, t.Delivery, did, reading, caplog)
     finally:
@@ -233,11 +229,7 @@ def test_the_feeds_own_fetch_under_way_ends_once_the_lease_is_lost(
     assert (d.state, d.lease_owner, d.error) == ("processing", "other-worker", None)
     assert count(r, t.Item) == 0
 
-    take_over(r, t.Delivery, did, -1)
-    assert r.worker._one(queue.DELIVERIES)
-    d = r.delivery(did)
-    assert (d.state, d.items_new, d.error) == ("processed", 3, None)
-    assert count(r, t.Item) == 3
+    the_new_holder_processes(r, did, 3)
 
 
 def test_an_items_page_read_under_way_ends_once_the_lease_is_lost(
