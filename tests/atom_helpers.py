@@ -62,12 +62,12 @@ def sessions(client: TestClient):  # type: ignore[no-untyped-def]
     return client.app.state.ctx.sessions  # type: ignore[attr-defined]
 
 
-def seed_blog_a(sm: sessionmaker[Session]) -> tuple[int, int]:
-    """The feed "Blog A" and its published item "Post A1": their ids."""
-    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
-    a1 = add_item(
+def add_post_a1(sm: sessionmaker[Session], feed: int) -> int:
+    """The published item "Post A1" of ``feed`` (Blog A's, or a copy under another feed):
+    its id."""
+    return add_item(
         sm,
-        a,
+        feed,
         title="Post A1",
         text="It runs 1.5x faster.",
         explainer=explainer("A1: faster kernels"),
@@ -77,7 +77,12 @@ def seed_blog_a(sm: sessionmaker[Session]) -> tuple[int, int]:
         author="Alice",
         published=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
     )
-    return a, a1
+
+
+def seed_blog_a(sm: sessionmaker[Session]) -> tuple[int, int]:
+    """The feed "Blog A" and its published item "Post A1": their ids."""
+    a = add_feed(sm, url="https://a.example/feed", name="Blog A")
+    return a, add_post_a1(sm, a)
 
 
 def seed_ids(client: TestClient) -> dict[str, int]:

@@ -15,7 +15,16 @@ from sqlalchemy import select
 from service.models import CheckReport
 from service.parse import parse_feed
 from service.store import tables as t
-from tests.atom_helpers import ATOM, PUBLIC, REPORT, atom_client, explainer, seed_ids, sessions
+from tests.atom_helpers import (
+    ATOM,
+    PUBLIC,
+    REPORT,
+    add_post_a1,
+    atom_client,
+    explainer,
+    seed_ids,
+    sessions,
+)
 from tests.seed_db import add_feed, add_item
 
 
@@ -77,16 +86,7 @@ def test_a_post_of_two_feeds_is_one_entry_of_the_feed_of_all(
     """The same post under feed B, its explainer a copy of A1's: its own feed lists it,
     the feed of all feeds once."""
     sm = sessions(client)
-    copy = add_item(
-        sm,
-        ids["b"],
-        title="Post A1",
-        text="It runs 1.5x faster.",
-        explainer=explainer("A1: faster kernels"),
-        report=REPORT,
-        link="https://a.example/a1",
-        key="a1-guid",
-    )
+    copy = add_post_a1(sm, ids["b"])
     with sm.begin() as s:
         original = s.scalars(select(t.Explainer).where(t.Explainer.item_id == ids["a1"])).one()
         mine = s.scalars(select(t.Explainer).where(t.Explainer.item_id == copy)).one()
