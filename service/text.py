@@ -159,6 +159,15 @@ def split_blocks(text: str) -> list[Block]:
 _ABBREV = {
     "e.g", "i.e", "etc", "vs", "approx", "fig", "eq", "no", "dr", "mr", "ms", "inc", "al", "incl",
 }  # fmt: skip
+# German (an explainer for a feed set to "de"), in its own case: the scales and units
+# written after a figure, where German capitalises the noun that follows ("1,2 Mio.
+# Nutzer" is one sentence, the figure's noun with it), and the common abbreviations
+# before a noun. Case kept: "San Jose, CA. Explore ..." ends there. ("z. B.", "d. h.",
+# "u. a." end on one letter, never a sentence end already.)
+_GERMAN_ABBREV = {
+    "Mio", "Mrd", "Tsd", "Bio", "Std", "Sek", "ca", "bzw", "z.B", "d.h", "u.a", "inkl",
+    "bspw", "ggf", "evtl", "vgl", "Nr", "Abb",
+}  # fmt: skip
 # After a number "ms" is milliseconds, not a title: "from ~19 ms to ~7 ms. The ..." ends there.
 _UNIT_ABBREV = {"ms"}
 _NUMBER_END = re.compile(r"\d\s*$")
@@ -191,9 +200,14 @@ def split_sentences(text: str, *, normalised: bool = False, code: bool = False) 
     for m in (_SENT_END_CODE if code else _SENT_END).finditer(text):
         candidate = text[start : m.start() + 1].strip()
         head, _, last_word = candidate.rpartition(" ")
-        last = last_word.rstrip(".!?\"')]").lower()
+        written = last_word.rstrip(".!?\"')]")
+        last = written.lower()
         unit = last in _UNIT_ABBREV and _NUMBER_END.search(head) is not None
-        if (last in _ABBREV and not unit) or (len(last) == 1 and last.isalpha()):
+        if (
+            (last in _ABBREV and not unit)
+            or (len(last) == 1 and last.isalpha())
+            or written in _GERMAN_ABBREV
+        ):
             continue
         if candidate:
             out.append(candidate)

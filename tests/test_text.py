@@ -73,3 +73,21 @@ def test_a_sentence_may_start_with_a_lower_case_identifier() -> None:
         "torch.compile works.",
     ]
     assert split_sentences(text) == [text]
+
+
+def test_german_abbreviations_end_no_sentence() -> None:
+    # German capitalises the noun after a scale or unit: "1,2 Mio. Nutzer" is one phrase.
+    text = "Es sind 1,2 Mio. Nutzer und 3 Mrd. Parameter. Das dauert ca. 2 Std. Rechenzeit."
+    assert split_sentences(text) == [
+        "Es sind 1,2 Mio. Nutzer und 3 Mrd. Parameter.",
+        "Das dauert ca. 2 Std. Rechenzeit.",
+    ]
+    text = "Kernel wie z. B. TopK, d. h. Sortieren, bzw. Mischen, z.B. Triton. Ende."
+    assert split_sentences(text) == [text[: -len(" Ende.")], "Ende."]
+    # An English sentence still ends where it did.
+    assert split_sentences("In San Jose, CA. Explore more. It has 3 MIO. Then.") == [
+        "In San Jose, CA.",
+        "Explore more.",
+        "It has 3 MIO.",
+        "Then.",
+    ]
