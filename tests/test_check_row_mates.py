@@ -25,6 +25,12 @@ from tests.titan_tables import flagged, results
         # A number word before a figure is no noun of it ("twice" of the 1,362,998), and
         # "of the other run" says it of no name of the sentence.
         "PP2-512 reaches 2,694,493 global TPS, about twice the 1,362,998 of the other run.",
+        # A figure's unit noun names its column: the row's cell there holds it.
+        "PP2-256, on 256 GPUs, is about half as fast as PP2-512.",
+        "Learned routing reached 683,961 global TPS.",
+        "Forced balanced routing reached 813,168 global TPS.",
+        # A second figure of the column is compared with the row's, not said of it.
+        "Forced balanced routing reached 813,168 global TPS, against 683,961 global TPS before.",
     ],
 )
 def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> None:
@@ -44,6 +50,18 @@ def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> Non
             "PP2-512, on 256 GPUs, is twice as fast as PP2-256, on 512 GPUs.",
             "512",
             "the source's table gives it for PP2-512",
+        ),
+        # 256 is in PP2-512's row too, under DP: "256 GPUs" is of the GPUs column.
+        (
+            "PP2-512, on 256 GPUs, is twice as fast as PP2-256.",
+            "256",
+            "the source's table gives it for PP2-256",
+        ),
+        # Global TPS of the Learned row at 512 GPUs, said of forced balanced routing.
+        (
+            "Forced balanced routing reached 683,961 global TPS.",
+            "683,961",
+            "the source's table gives it for Learned",
         ),
         (
             "Forced balanced routing reaches 813,168 global TPS, 1.19x the 683,961 of forced "

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from service.check.caps import MAX_TABLE_CELLS, Cut
 from service.check.clauses import source_clauses
+from service.check.columns import column_noun, column_unit, render_row, with_columns
 from service.check.derive import Derived, Operands, quantize
 from service.check.names import (
     STOP_WORDS,
@@ -25,14 +26,7 @@ from service.check.names import (
     split_forms,
 )
 from service.check.sides import row_sides
-from service.check.table import (
-    Row,
-    column_noun,
-    column_unit,
-    make_row,
-    render_row,
-    with_columns,
-)
+from service.check.table import Row, make_row
 from service.check.unit import Hit, Unit, squeeze, word_set
 from service.numbers import Hedge, Number, extract_numbers, prepare
 from service.numbers.context import stated_bounds

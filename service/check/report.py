@@ -18,6 +18,7 @@ from service.check.beyond import (
 )
 from service.check.bind import Binding, bind_numbers, initial, known_names, said_of_other
 from service.check.clauses import Clauses
+from service.check.columns import render_row
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source
@@ -39,7 +40,7 @@ from service.check.setting import unstated_scope
 from service.check.shape import shapes
 from service.check.sides import row_sides, side_in_row
 from service.check.spacing import respaced
-from service.check.table import render_row, row_support
+from service.check.table import row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
 from service.frozen import slot_init

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 
 from service.check.bind import Binding, bind_numbers, known_names
 from service.check.clauses import Clauses
+from service.check.columns import column_unit
 from service.check.index import SourceIndex
 from service.check.names import Name
 from service.check.paired import of_pair
-from service.check.table import Row, column_unit
+from service.check.table import Row
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
 from service.numbers.context import LIST_GAP

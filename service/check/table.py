@@ -5,9 +5,7 @@ each with its column's name ("CUDA: 12.6, 13.0, 13.2 in 2.13; 12.6, 13.0, 13.2 i
 A row's figures are said of its label (first cell) and of their column's header, which a
 sentence written this way keeps apart with semicolons: no window of words sees that.
 
-Also how the index reads a source table: a row as a reader sees it (each cell after its
-column's name), and the unit a column's header gives its bare cells (the side a cell is
-stated as, a maximum or a minimum: :mod:`.sides`).
+How the index reads a table's rows and headers is :mod:`.columns`.
 """
 
 from __future__ import annotations
@@ -17,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from service.check.columns import column_unit
 from service.frozen import slot_init
-from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
+from service.numbers import Number, extract_numbers, identifier_key, prepare
 from service.numbers.number import (
     APPROX,
     IDENTIFIER,
     NO_HEDGE,
     QUANTITY,
     RANGE,
-    updated,
 )
 
 # One character of the set, then the rest of the run: a pattern that starts with a set
@@ -179,6 +177,8 @@ def row_support(
     else:
         lead = norm_words(text.split(":", 1)[0]) if ":" in text else ""
     described: dict[int, int] = {}  # figures said of another row by its cells' words
+    # The words after each figure: the column its unit noun names ("256 GPUs").
+    after = {n.start: norm_words(text[n.end : n.end + 40]) for n in figures}
     for row in named:
         backed: dict[int, int] = {}
         for n in figures:
@@ -194,17 +194,25 @@ def row_support(
                 # PP2-256 row): the label named is what the figure is said of, though
                 # the words between are more than a window's; of two named, the nearer
                 # ("PP2-512, on 512 GPUs, ... PP2-256": 512 of PP2-512, not PP4-512).
-                holder = _nearest_holder(text, named, n) if len(named) > 1 else None
+                noun = after[n.start]
+                holder = _nearest_holder(text, named, n, noun) if len(named) > 1 else None
                 if holder is not None:
                     if holder[0] != holder[1].label_text:
                         crossed.setdefault(n.start, (holder[1].unit, f"for {holder[1].label_text}"))
                     continue
-                mate = None if _holds(row, n) else _other_row(rows, named, row, n, family=True)
+                held = _holds(row, n, after=noun)
+                mate = None if held else _other_row(rows, named, row, n, noun, family=True)
                 said_of = _said_of(text, nums, row, mate, n) if mate is not None else None
                 if mate is not None and said_of is mate:
                     described[n.start] = mate.unit  # "the 1,362,998 of the 256-GPU run"
                 elif mate is not None and said_of is row:
                     crossed.setdefault(n.start, (mate.unit, f"for {mate.label_text}"))
+                elif mate is None and not held and _first_of_column(row, figures, after, n):
+                    # "Forced balanced routing reached 683,961 global TPS": the row's
+                    # figure of the column its noun names, which another row holds.
+                    owner = _other_row(rows, named, row, n, noun)
+                    if owner is not None:
+                        crossed.setdefault(n.start, (owner.unit, f"for {owner.label_text}"))
                 continue
             other = _other_column(row, part, n)
             if other is not None:
@@ -280,15 +288,41 @@ def _one(header: str) -> str:
     return header[:-2] + " " if header.endswith("s ") and header.count(" ") == 2 else header
 
 
-def _holds(row: Row, n: Number, columns: Sequence[int] = ()) -> bool:
-    """Whether a cell of ``row`` (of ``columns``, when given) holds ``n``."""
+def _noun_columns(row: Row, after: str) -> list[int]:
+    """The columns of ``row`` a figure's unit noun names (``after``: the normalised words
+    after it, " gpus ..." of "256 GPUs", " global tps ..." of "683,961 global TPS")."""
+    return [
+        j
+        for j, h in enumerate(row.headers)
+        if j and h and (after.startswith(h) or after.startswith(_one(h)))
+    ]
+
+
+def _first_of_column(row: Row, figures: Sequence[Number], after: dict[int, str], n: Number) -> bool:
+    """Whether ``n`` names a column of ``row`` by its unit noun that no figure before it
+    names: the row's own figure of that column, not one compared with it ("813,168
+    global TPS, against 683,961 global TPS before")."""
+    mine = set(_noun_columns(row, after[n.start]))
+    return bool(mine) and not any(
+        mine.intersection(_noun_columns(row, after[m.start])) for m in figures if m.start < n.start
+    )
+
+
+def _holds(row: Row, n: Number, columns: Sequence[int] = (), after: str = "") -> bool:
+    """Whether a cell of ``row`` (of ``columns``, when given; else of the columns its unit
+    noun names, ``after`` it, when the row has them: "256 GPUs" is no 256 under "DP")
+    holds ``n``."""
+    columns = columns or (_noun_columns(row, after) if after else ())
     cells = row.cell_numbers
     chosen = [cells[j] for j in columns if j < len(cells)] if columns else cells
     return any(_same(n, m) for cell in chosen for m in cell)
 
 
-def _nearest_holder(text: str, named: Sequence[Row], n: Number) -> tuple[str, Row] | None:
-    """The label named nearest ``n`` and the nearest named row that holds it, or None."""
+def _nearest_holder(
+    text: str, named: Sequence[Row], n: Number, after: str
+) -> tuple[str, Row] | None:
+    """The label named nearest ``n`` and the nearest named row that holds it (in the
+    column its unit noun names, ``after`` it: :func:`_holds`), or None."""
     low = text.lower()
 
     def distance(row: Row) -> int:
@@ -297,20 +331,27 @@ def _nearest_holder(text: str, named: Sequence[Row], n: Number) -> tuple[str, Ro
         return min((abs(n.start - p) for p in spots), default=len(text) + 1)
 
     ordered = sorted(named, key=distance)  # two rows of one label stay together
-    holder = next((r for r in ordered if _holds(r, n)), None)
+    holder = next((r for r in ordered if _holds(r, n, after=after)), None)
     return None if holder is None else (ordered[0].label_text, holder)
 
 
 def _other_row(
-    rows: Sequence[Row], named: Sequence[Row], row: Row, n: Number, *, family: bool = False
+    rows: Sequence[Row],
+    named: Sequence[Row],
+    row: Row,
+    n: Number,
+    after: str = "",
+    *,
+    family: bool = False,
 ) -> Row | None:
     """Another row of ``row``'s table, one the sentence does not name, that holds ``n``
-    (``family``: one whose label is an identifier of the family of ``row``'s)."""
+    (in the column its unit noun names, ``after`` it: :func:`_holds`; ``family``: one
+    whose label is an identifier of the family of ``row``'s)."""
     table = [r for r in rows if r.header_unit == row.header_unit and r not in named]
     if family:
         kind = _family(row.label_text)
         table = [r for r in table if kind and _family(r.label_text) == kind]
-    return next((r for r in table if _holds(r, n)), None)
+    return next((r for r in table if _holds(r, n, after=after)), None)
 
 
 # A run of letters or of digits of an identifier's key, to tell its family by.
@@ -355,96 +396,3 @@ def _backing(row: Row, part: str, n: Number) -> int | None:
         if row.headers[j] in part and any(_same(n, m) for m in numbers):
             return row.header_unit
     return None
-
-
-def render_row(header: Sequence[str], row: Sequence[str]) -> str:
-    """A table row as a reader sees it: each cell after its column's name."""
-    cells = []
-    for i, cell in enumerate(row):
-        name = header[i] if i < len(header) else ""
-        cells.append(f"{name}: {cell}" if name else cell)
-    return " | ".join(cells)
-
-
-# A header's unit: "Latency (ms)", "Throughput [tok/s]", "Speedup (x)", "Share (%)".
-_HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]\d]{1,16}?)\s*[)\]]\s*$")
-
-
-@lru_cache(maxsize=256)
-def column_unit(header: str) -> str:
-    """The unit a table column's header gives its cells ("" for none): in brackets after
-    its name ("Latency (ms)"), or the header that is a unit alone ("Hours": "36" under
-    it is 36 h, as "36 hours" in prose)."""
-    m = _HEADER_UNIT.search(header)
-    if m is None:
-        # (Not one letter: a column "x" or "h" is a coordinate or a dimension.)
-        alone = header.strip().lower()
-        return _unit_of(alone) if not alone.isalpha() or len(alone) > 1 else ""
-    return _unit_of(m.group(1))
-
-
-def _unit_of(words: str) -> str:
-    """The unit ``words`` name, read after a 1 ("" when they are more, or no unit)."""
-    found = extract_numbers(f"1 {words}", words=False)
-    if len(found) != 1 or found[0].kind != QUANTITY or found[0].end != len(words) + 2:
-        return ""
-    return found[0].unit if found[0].value == 1 else ""
-
-
-# A header that is one plural noun ("GPUs", "Nodes", "Experts"): what its cells count.
-_COUNTED = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]s")
-
-
-@lru_cache(maxsize=256)
-def column_noun(header: str) -> str:
-    """What a table column's bare counts count, lower case, where its header is one
-    plural noun and no unit ("gpus" of "GPUs"; "" for "LBS / microbatches", "Hours",
-    "Speedup (x)"): "256" under "GPUs" is "256 GPUs", as "256 GPUs" in prose is, and no
-    count of nodes."""
-    h = header.strip()
-    if not _COUNTED.fullmatch(h):
-        return ""
-    if h.lower().endswith(("ss", "us", "is")) and not h[:-1].isupper():
-        return ""  # a singular ("Status", "Bus"); not an acronym's plural ("GPUs")
-    found = extract_numbers(f"1 {h.lower()}", words=False)
-    return "" if any(n.unit for n in found) else h.lower()
-
-
-def with_columns(
-    text: str,
-    start: int,
-    nums: tuple[Number, ...],
-    column_units: Sequence[str],
-    sides: Sequence[Hedge] = (),
-    column_nouns: Sequence[str] = (),
-) -> tuple[Number, ...]:
-    """A table row's numbers (the row at ``start`` of ``text``), each bare figure with its
-    column's unit: "2.26" under "ATen (ms)" is 2.26 ms, as an explainer writes it; each
-    bare count with its column's noun (``column_nouns``: "256" under "GPUs" counts gpus);
-    and each plain value under a column ``sides`` gives a side a bound of that side: the
-    source's "| Max value | 240 |" backs "up to 240", not "a minimum of 240" (as
-    :func:`service.numbers.context.stated_bounds` reads "has a max of 240")."""
-    out = []
-    column, pos = 0, start
-    for n in nums:  # in order: the separators are counted once, not from the row's start
-        column += text.count(" | ", pos, n.start)
-        pos = max(pos, n.start)
-        unit = column_units[column] if column < len(column_units) else ""
-        if unit and not n.unit and n.kind in (QUANTITY, RANGE):
-            n = replace(n, unit=unit)
-        noun = column_nouns[column] if column < len(column_nouns) else ""
-        if noun and not (n.unit or n.noun) and n.kind == QUANTITY and _alone(text, n):
-            n = replace(n, noun=noun)
-        side = sides[column] if column < len(sides) else NO_HEDGE
-        if side is not NO_HEDGE and n.kind == QUANTITY and n.hedge is NO_HEDGE:
-            n = updated(n, hedge=side)
-        out.append(n)
-    return tuple(out)
-
-
-def _alone(text: str, n: Number) -> bool:
-    """Whether a cell holds the number alone ("| 256 |"; not "| 2 / 8 / 128 / 64 |")."""
-    before = text.rfind("|", 0, n.start)
-    after = text.find("|", n.end)
-    end = len(text) if after < 0 else after
-    return not text[before + 1 : n.start].strip() and not text[n.end : end].strip()
