@@ -35,6 +35,8 @@ def _titan(sentence: str, written: str) -> tuple[str, str | None]:
         ("PP2-512 used twice the GPUs of PP2-256.", "twice", "GPUs"),
         # "512 GPUs" is a cell, not the measure compared.
         ("PP2-512, on 512 GPUs, is about twice as fast as PP2-256.", "twice", "Global TPS"),
+        ("PP2-512, on 512 GPUs, is 98% faster than PP2-256.", "98%", "Global TPS"),
+        ("PP2-256, on 256 GPUs, is 49% slower than PP2-512.", "49%", "Global TPS"),
     ],
 )
 def test_a_comparison_of_two_rows_of_the_column_it_names_is_derived(
@@ -43,6 +45,17 @@ def test_a_comparison_of_two_rows_of_the_column_it_names_is_derived(
     status, reason = _titan(sentence, written)
     assert status == "derived"
     assert (reason or "").endswith(f", column {column})")
+
+
+def test_a_comparison_of_two_rows_names_the_cells_it_is_computed_from() -> None:
+    # 98% is also (5,324.21 - 128) / 5,324.21 of PP2-256's own TPS/GPU and DP cells: a
+    # coincidence, no operands of the comparison the sentence makes.
+    reason = _titan("PP2-512, on 512 GPUs, is 98% faster than PP2-256.", "98%")[1]
+    assert reason == (
+        "percent change of 2,694,493 and 1,362,998 (rows PP2-512 and PP2-256, column Global TPS)"
+    )
+    # The other way round stays flagged.
+    assert _titan("PP2-512, on 512 GPUs, is 49% faster than PP2-256.", "49%")[0] == "unsupported"
 
 
 @pytest.mark.parametrize(

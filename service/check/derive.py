@@ -218,6 +218,10 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
     half = Decimal(5).scaleb(q.exp - 1)
     lo = bisect.bisect_left(table, q.value - half, key=lambda d: d.value)
     across: list[tuple[bool, int, str]] = []  # (its column unnamed, unit, how)
+    # Two cells of one row in two columns, when the sentence names two rows: a value of
+    # one column of both ("98% faster" of PP2-512's and PP2-256's Global TPS) is the one
+    # computed, not 128 (DP) and 5,324.21 (TPS/GPU) of one that land on it too.
+    in_row: tuple[int, str] | None = None
     for d in table[lo:]:
         if d.value > q.value + half:
             break
@@ -225,7 +229,10 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
             continue  # 38% - 19% = 19% is a coincidence, not a derivation
         if d.other == d.unit:
             if binding.holds(idx.units[d.unit]):
-                return d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
+                found = d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
+                if d.unit not in idx.row_of:
+                    return found
+                in_row = in_row or found
         elif binding.clause is not None and (at := _across(idx, d, binding)) is not None:
             row = idx.row_of[d.unit]
             headers = idx.units[row.header_unit].display.split(" | ")
@@ -236,7 +243,7 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
                 rows = f"rows {row.label_text} and {idx.row_of[d.other].label_text}"
                 how = f"{d.how} of {d.a_text} and {d.b_text} ({rows}, column {header})"
                 across.append((not named, d.unit, how))
-    return min(across)[1:] if across else None
+    return min(across)[1:] if across else in_row
 
 
 def _of_column(
