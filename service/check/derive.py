@@ -230,8 +230,8 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
         if d.other == d.unit:
             if binding.holds(idx.units[d.unit]):
                 found = d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
-                if d.unit not in idx.row_of:
-                    return found
+                if d.unit not in idx.row_of or binding.clause is None:
+                    return found  # (no clause: no value of two rows to prefer)
                 in_row = in_row or found
         elif binding.clause is not None and (at := _across(idx, d, binding)) is not None:
             row = idx.row_of[d.unit]

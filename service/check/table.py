@@ -11,7 +11,7 @@ How the index reads a table's rows and headers is :mod:`.columns`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -177,8 +177,15 @@ def row_support(
     else:
         lead = norm_words(text.split(":", 1)[0]) if ":" in text else ""
     described: dict[int, int] = {}  # figures said of another row by its cells' words
-    # The words after each figure: the column its unit noun names ("256 GPUs").
-    after = {n.start: norm_words(text[n.end : n.end + 40]) for n in figures}
+    # The words after a figure, read when a figure needs its column ("256 GPUs"): most
+    # figures of a sentence naming a row are its cells.
+    after: dict[int, str] = {}
+
+    def words_after(m: Number) -> str:
+        if m.start not in after:
+            after[m.start] = norm_words(text[m.end : m.end + 40])
+        return after[m.start]
+
     for row in named:
         backed: dict[int, int] = {}
         for n in figures:
@@ -194,7 +201,7 @@ def row_support(
                 # PP2-256 row): the label named is what the figure is said of, though
                 # the words between are more than a window's; of two named, the nearer
                 # ("PP2-512, on 512 GPUs, ... PP2-256": 512 of PP2-512, not PP4-512).
-                noun = after[n.start]
+                noun = words_after(n)
                 holder = _nearest_holder(text, named, n, noun) if len(named) > 1 else None
                 if holder is not None:
                     if holder[0] != holder[1].label_text:
@@ -207,7 +214,7 @@ def row_support(
                     described[n.start] = mate.unit  # "the 1,362,998 of the 256-GPU run"
                 elif mate is not None and said_of is row:
                     crossed.setdefault(n.start, (mate.unit, f"for {mate.label_text}"))
-                elif mate is None and not held and _first_of_column(row, figures, after, n):
+                elif mate is None and not held and _first_of_column(row, figures, words_after, n):
                     # "Forced balanced routing reached 683,961 global TPS": the row's
                     # figure of the column its noun names, which another row holds.
                     owner = _other_row(rows, named, row, n, noun)
@@ -298,13 +305,15 @@ def _noun_columns(row: Row, after: str) -> list[int]:
     ]
 
 
-def _first_of_column(row: Row, figures: Sequence[Number], after: dict[int, str], n: Number) -> bool:
+def _first_of_column(
+    row: Row, figures: Sequence[Number], after: Callable[[Number], str], n: Number
+) -> bool:
     """Whether ``n`` names a column of ``row`` by its unit noun that no figure before it
     names: the row's own figure of that column, not one compared with it ("813,168
     global TPS, against 683,961 global TPS before")."""
-    mine = set(_noun_columns(row, after[n.start]))
+    mine = set(_noun_columns(row, after(n)))
     return bool(mine) and not any(
-        mine.intersection(_noun_columns(row, after[m.start])) for m in figures if m.start < n.start
+        mine.intersection(_noun_columns(row, after(m))) for m in figures if m.start < n.start
     )
 
 
