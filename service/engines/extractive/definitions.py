@@ -330,6 +330,11 @@ _FIGURE_AHEAD = 8  # words
 # "Rowwise FP8 training throughput", FP8, throughput, batch size and torch.compile went
 # to one note of four after the sentence.
 _CONDITION = re.compile(r"\s(?:on|with|across)\s")
+# A definition at the end of an of-phrase ("a later regression check of the current
+# all-layout kernel | over the same shapes reported a 1.12x aggregate speedup"): the
+# figure is said of the noun before "of", which the phrase parts from its verb already;
+# refused there, "kernel" went to a note after the FlyDSL explainer's sentence.
+_OF_PHRASE = re.compile(r"\sof\s+(?:[^\s,;:()—]+\s+){0,3}[^\s,;:()—\d]+$")
 
 
 def _before_a_figure(text: str, pos: int, end: int) -> bool:
@@ -340,6 +345,8 @@ def _before_a_figure(text: str, pos: int, end: int) -> bool:
     it ("MXFP8", "H100") is none, and a definition before it parts nothing."""
     if _CONDITION.match(text, pos):
         return False  # the figure is of a condition ("throughput (...) on 8×MI300X GPU")
+    if _OF_PHRASE.search(text, max(0, pos - 80), pos):
+        return False  # the figure is said of the noun the of-phrase qualifies
     ahead = re.split(r"[,;]\s|\s—", text[pos:end], maxsplit=1)[0]
     # Past a comma the figure is said of what follows it: the definition parts nothing
     # ("over BF16 (...), with peak memory nearly identical (~39 GB)").
