@@ -12,6 +12,7 @@ from service.engines.extractive.glossary import MAX_DEFINITIONS, GlossaryEntry
 from service.engines.extractive.inline import strip_refs
 from service.engines.extractive.naming import longer_name, name_once, names_listed
 from service.engines.extractive.phrases import ENGLISH, Wording
+from service.engines.extractive.repeats import without_repeat
 from service.engines.extractive.sentences import Cand, Draft
 from service.engines.extractive.style import finish, third_person
 from service.engines.extractive.subject import SUBJECT_COLON, strip_site_name
@@ -125,6 +126,14 @@ def _title(
                 # may misname one.
                 continue
             claim = lowered or claim
+            # "Together AI delivers fastest inference, up to 2x faster inference": the
+            # noun once, where the claim's comparison is of it ("up to 2x faster").
+            # Said only with the noun again, it is no claim, and no lesser one replaces it.
+            kept = without_repeat(new, claim)
+            if kept is None:
+                long = True
+                continue
+            claim = kept
         says = wording.says
         title = _compose(subject, new, claim, says, listed=listed, clause=clause)
         if claim and long:
@@ -149,6 +158,10 @@ def _title(
                 or _names_of(cut) & _names_of(claim)
             ):
                 continue
+            kept = without_repeat(short, claim)
+            if kept is None:
+                continue
+            claim = kept
             title = _compose(subject, short, claim, says, listed=listed, clause=clause)
         if not claim or _checks(title, article):
             return _fit(title, says, phrases=with_claim), bool(claim)
