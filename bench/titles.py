@@ -7,7 +7,8 @@ Prints "source title -> explainer title" for each post and item, then how many t
 have a subject labelled junk below (a status word, a determiner, a time zone, a unit, a
 capitalised common word, a compound adjective, a fragment of a longer name, a context
 word, a name split in two, a site name). The labels are a reviewer's, by hand, from the
-titles of September-October 2026; a new junk subject needs adding to ``JUNK``.
+titles of September-October 2026; a new junk subject needs adding to ``JUNK``. Then it
+lists the titles over ``TITLE_WORDS`` words (a list of names, which no cut may split).
 ``--compare`` lists every title that differs from an earlier ``--json`` run.
 """
 
@@ -21,6 +22,8 @@ from pathlib import Path
 from service import clean, parse
 from service.engines.base import ExplainOptions
 from service.engines.extractive import ExtractiveEngine
+from service.engines.extractive.title_length import TITLE_WORDS
+from service.engines.extractive.title_length import words as title_words
 from service.errors import EngineError
 from service.models import Article
 
@@ -100,6 +103,10 @@ def main() -> None:
     print(f"\n{len(bad)} of {len(rows)} titles have a junk subject:")
     for r in bad:
         print(f"  [{junk(r['source'], r['title'])}] {r['title'][:100]}")
+    long = [r for r in rows if title_words(r["title"]) > TITLE_WORDS]
+    print(f"\n{len(long)} of {len(rows)} titles are over {TITLE_WORDS} words:")
+    for r in long:
+        print(f"  [{title_words(r['title'])}] {r['title']}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     if args.compare:

@@ -114,6 +114,42 @@ def test_a_long_title_ends_where_a_phrase_ends(source: str, expected: str) -> No
             " cluster) ships today in beta",
             "Release notes: the new scheduler",
         ),
+        # In title case a capital says no name: a last phrase of "in" or "to" ends,
+        # not one of "for" ("Claude for Microsoft Office 365").
+        (
+            "SIMA 2: An Agent that Plays, Reasons, and Learns With You in Virtual 3D Worlds",
+            "SIMA 2: An Agent that Plays, Reasons, and Learns With You",
+        ),
+        (
+            "Gemma-4-31B-it-pearl: Together AI and Pearl Research Labs Team Up to Reduce the"
+            " Cost of AI Inference",
+            "Gemma-4-31B-it-pearl: Together AI and Pearl Research Labs Team Up",
+        ),
+        (
+            "Office: How Enterprise Teams Deploy and Govern Their Agents With Claude for"
+            " Microsoft Office 365",
+            "Office: How Enterprise Teams Deploy and Govern Their Agents With Claude for"
+            " Microsoft Office 365",
+        ),
+        # Where nothing else ends, a last "of" phrase of plain words; not one that names
+        # what the title is about, nor what a figure is of.
+        (
+            "Gemma Scope 2: Helping the AI safety community deepen understanding of complex"
+            " language model behavior",
+            "Gemma Scope 2: Helping the AI safety community deepen understanding",
+        ),
+        (
+            "Google DeepMind: Introducing the first preview and the developer release of the"
+            " next generation of Gemini Pro",
+            "Google DeepMind: Introducing the first preview and the developer release of the"
+            " next generation of Gemini Pro",
+        ),
+        (
+            "Research: Helping the AI safety community deepen its understanding of the"
+            " behavior of Gemma Scope",
+            "Research: Helping the AI safety community deepen its understanding of the"
+            " behavior of Gemma Scope",
+        ),
         # No place a phrase ends within the words: the title as it is.
         (
             "PyTorch Ecosystem Landscape Welcomes Perforated, AReaL, TorchJD, RLinf, Miles, SMG,"
@@ -161,9 +197,10 @@ def test_a_status_title_keeps_what_it_affects(title: str, expected: str) -> None
 
 def test_every_corpus_title_fits_unless_nothing_can_end_it() -> None:
     """Over the corpus feeds' items, titles ran to 26 words. Each is 14 words at most now,
-    or one with no place within them where a phrase ends (a list of names, a title in
-    title case whose prepositions sit between capitals, a post's first sentence whose
-    verb comes late)."""
+    or one with no place within them where a phrase ends: a list of names ("FedRAMP:
+    Codex, workspace analytics, ...", "PyTorch Ecosystem Landscape Welcomes Perforated,
+    AReaL, ..."). Three more were cut with ``extractive-34``: two in title case, whose
+    prepositions sit between capitals, and one whose last phrase is of "of"."""
     long = []
     for article in feed_items().values():
         if not article.text.strip():
@@ -172,4 +209,4 @@ def test_every_corpus_title_fits_unless_nothing_can_end_it() -> None:
         if words(title) > TITLE_WORDS:
             assert shorten(title, phrases=False) == title, title
             long.append(title)
-    assert len(long) <= 5, long
+    assert len(long) <= 2, long

@@ -63,7 +63,7 @@ def shorten(title: str, most: int = TITLE_WORDS, *, phrases: bool = True) -> str
             continue  # the subject and a word: no title
         if _can_end(title, head, m):
             best = head
-    return best or title
+    return best or _before_of(title, most, colon) or title
 
 
 def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
@@ -86,7 +86,14 @@ def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
     if not cut:  # before a preposition: not inside a name or a figure
         nxt = rest.split()[1:2]
         named = bool(nxt) and words[-1][:1].isupper() and nxt[0][:1].isupper()
-        if named and not rest.lower().startswith("on "):
+        prep = rest.split(" ", 1)[0].lower()
+        if named and prep in _RARE_IN_NAMES and _title_case(title):
+            # In title case every word has its capital, a name's or not: "Learns With You
+            # | in Virtual 3D Worlds", "Team Up | to Reduce the Cost of AI Inference"
+            # end there; a name joined by "for" ("Claude for Microsoft Office 365") or
+            # "with" is common, by these rare.
+            named = False
+        if named and prep != "on":
             # "Claude for Microsoft Office 365", "Mythos 5.1 and Claude Fable"; a name
             # with "on" in it is rare, a place a name runs on is not: kept whole, "Users
             # may experience an increase in error rates in Workspace Agents and ChatGPT
@@ -97,6 +104,42 @@ def _can_end(title: str, head: str, m: re.Match[str]) -> bool:
         if last == "up" and nxt and nxt[0][:1].isdigit():
             return False  # "up to 50%"
     return not _in_list(head, rest, cut == ",")
+
+
+# Prepositions that seldom join the words of one name ("on" is rare too: ``_can_end``).
+_RARE_IN_NAMES = wordset("to in into across through via within during")
+_TITLE_CASE_WORDS = 3  # content words a title has, at least, to be told in title case
+
+
+def _title_case(title: str) -> bool:
+    """Whether ``title`` (after its subject's colon) is written in title case: each of
+    at least a few content words capitalised."""
+    rest = title.split(": ", 1)[-1]
+    content = [w for w in re.findall(r"[A-Za-z][\w'’\-]*", rest) if w.lower() not in _HANGING]
+    return len(content) >= _TITLE_CASE_WORDS and all(w[:1].isupper() for w in content)
+
+
+def _before_of(title: str, most: int, colon: int) -> str:
+    """``title`` cut before a last "of" phrase, where no other phrase of it ends: "Gemma
+    Scope 2: Helping the AI safety community deepen understanding | of complex language
+    model behavior". Only a phrase of plain words to the title's end: one that names
+    something ("the next generation of Gemini") is what the title is about, and one in
+    title case cannot tell."""
+    best = ""
+    for m in re.finditer(r"\s(?=of\s)", title):
+        head, rest = title[: m.start()].rstrip(), title[m.end() + 3 :]
+        if words(head) > most:
+            break
+        if _CUT.search(rest) or re.search(r"[A-Z\d]", rest) or _title_case(title):
+            continue
+        if colon >= 0 and len(title[colon + 2 : m.start()].split()) < _SENTENCE_WORDS:
+            continue
+        last = head.rsplit(None, 1)[-1].lower() if head.split() else ""
+        if last[:1].isdigit():
+            continue  # what a figure is of: "up to 50% | of its time"
+        if last and last not in _HANGING and head.count("(") == head.count(")"):
+            best = head
+    return best
 
 
 _PARTICLES = wordset("out up down off in back over")
