@@ -111,18 +111,23 @@ def test_a_term_is_defined_in_the_sentence_the_reader_first_meets_it() -> None:
     """MXFP8 was met bare in the results ("1.13x for BF16 (...), 2.04x for MXFP8": one
     definition there already) and defined in the how-to, two sections on. The first
     sentence takes it, in place or at its end, or the note right after it ("MXFP8/MXFP4
-    scaled GEMM, ... and TopK (...). (MXFP8: ...; MXFP4: ....)"); a later one only where
-    it cannot."""
+    scaled GEMM, ... and TopK. (MXFP8: ...; MXFP4: ....)"). That sentence carries three
+    definitions in itself already (GPU, API, GEMM), its note two: RMSNorm and TopK are
+    defined at their next use (``IN_SENTENCE``), never before it."""
     _, glossary = load_glossary(PROMPTS / "glossary.yaml")
     sentences = [s for p in _explain(FLYDSL).all_text().split("\n") for s in split_sentences(p)]
     for term in ("MXFP8", "RMSNorm", "TopK"):
         e = next(e for e in glossary if e.term == term)
-        i = next(i for i, s in enumerate(sentences) if next(e.uses(s), None))
-        note = sentences[i + 1] if sentences[i + 1 :][:1] and sentences[i + 1][0] == "(" else ""
-        said = sentences[i] + " " + note
-        assert f"{term}: {e.short}" in said or f"({e.short})" in said, (term, said)
-    # TopK ends the sentence: the parenthesis after it is its own definition, not others'.
-    assert any(s.endswith(", and TopK (picking the largest values).") for s in sentences)
+        uses = [i for i, s in enumerate(sentences) if next(e.uses(s), None)]
+        at = next(i for i, s in enumerate(sentences) if e.short in s or e.definition in s)
+        assert at >= uses[0], (term, sentences[at])
+        if term == "MXFP8":
+            assert at <= uses[0] + 1, sentences[at]
+        else:
+            # At a later use: in its sentence or the note right after it.
+            assert at > uses[0] + 1 and {at, at - 1} & set(uses), (term, sentences[at])
+    # TopK ends the first sentence: no parenthesis after it, not another term's either.
+    assert any(s.endswith(", and TopK.") for s in sentences)
 
 
 def test_definition_at_first_use() -> None:

@@ -276,11 +276,14 @@ def _write(
     each attributed to the post, glossary terms defined at first use; a sentence of a
     roundup's section in the voice of the project it introduces (``who``: ``owners``)."""
     attributions = 0
-    sections: list[Section] = []
+    # Each section's paragraphs as runs of one kind of sentence, written before any is
+    # defined: a definition a crowded sentence has no room for goes to its next use,
+    # which may be in a paragraph after it (``define``'s ``later``).
+    written: list[tuple[Plan, list[list[tuple[str, str]]]]] = []
     for p, picked in zip(plans, chosen, strict=True):
         if not picked:
             continue
-        paras = []
+        runs_of = []
         for para in paragraphs(picked):
             sentences: list[str] = []
             attributed = False
@@ -294,17 +297,24 @@ def _write(
                 sentences.append(
                     write_sentence(text, attribute, case, draft.voice, who.get(id(c), ""), wording)
                 )
-            # A table row read as a sentence ("Llama3-8B (dense): result +13.4%
-            # throughput.") takes no definition: one there reads as another cell.
-            runs = itertools.groupby(zip(para, sentences, strict=True), lambda x: x[0].kind)
-            paras.append(
-                " ".join(
-                    " ".join(t for _, t in run)
-                    if kind == "table"
-                    else define(" ".join(t for _, t in run), glossary, defined, most)
-                    for kind, run in ((k, list(r)) for k, r in runs)
-                )
-            )
+            grouped = itertools.groupby(zip(para, sentences, strict=True), lambda x: x[0].kind)
+            runs_of.append([(k, " ".join(t for _, t in r)) for k, r in grouped])
+        written.append((p, runs_of))
+    # A table row read as a sentence ("Llama3-8B (dense): result +13.4% throughput.")
+    # takes no definition: one there reads as another cell.
+    prose = [t for _, runs_of in written for runs in runs_of for k, t in runs if k != "table"]
+    sections: list[Section] = []
+    done = 0
+    for p, runs_of in written:
+        paras = []
+        for runs in runs_of:
+            parts = []
+            for kind, said in runs:
+                if kind != "table":
+                    done += 1
+                    said = define(said, glossary, defined, most, " ".join(prose[done:]))
+                parts.append(said)
+            paras.append(" ".join(parts))
         code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)
         heading = heading_in(p.heading, wording.tag) if p.made else p.heading
         sections.append(Section(heading=heading, paragraphs=paras, code=code))

@@ -14,23 +14,114 @@ from service.engines.extractive.phrases import AFTERS
 from service.engines.extractive.term_phrase import OPENERS, definition_insert
 from service.text import split_sentences
 
+# A sentence carries at most this many definitions in itself: more ("(geometric mean:
+# ...; ATen: ...)", "(a Python language ...)", "(baseline: ...)" in the FlyDSL
+# explainer's second sentence) read as a glossary the sentence is lost in.
+IN_SENTENCE = 3
+_MOVES = 40  # rounds of moving a definition on, at most (each moves one term one use)
+
+# A placed definition: the term, where the reader met it, its sentence, and whether it is
+# in a note after that sentence rather than in it.
+Placed = tuple[str, int, int, bool]
+
 
 def define(
-    text: str, glossary: Sequence[GlossaryEntry], defined: set[str], most: int = MAX_DEFINITIONS
+    text: str,
+    glossary: Sequence[GlossaryEntry],
+    defined: set[str],
+    most: int = MAX_DEFINITIONS,
+    later: str = "",
 ) -> str:
     """A plain definition of each glossary term ``text`` uses, in the sentence of its
     first use: where the term ends its phrase if that reads well. Terms defined go into
     ``defined``, so that each is defined once per explainer, and no more than ``most``
-    of them."""
+    of them. A sentence that would carry more than ``IN_SENTENCE`` keeps those the reader
+    meets first; each other goes to the term's next use, in ``text`` or in ``later``
+    (the explainer's text after it, where ``define`` meets it again), else to the note
+    after the sentence."""
+    spans = _sentence_spans(text)
+    skip: dict[str, set[int]] = {}  # term -> the sentences where it is not defined
+    noted: dict[str, int] = {}  # term -> the sentence after which a note defines it
+    trial = set(defined)
+    out = text
+    for _ in range(_MOVES):
+        trial = set(defined)
+        out, placed = _place(text, glossary, trial, most, spans, skip, noted)
+        if not _move_on(text, glossary, placed, spans, skip, noted, later):
+            break
+    defined.update(trial)
+    return out
+
+
+def _move_on(
+    text: str,
+    glossary: Sequence[GlossaryEntry],
+    placed: Sequence[Placed],
+    spans: Sequence[tuple[int, int]],
+    skip: dict[str, set[int]],
+    noted: dict[str, int],
+    later: str,
+) -> bool:
+    """Whether a sentence carries more than ``IN_SENTENCE`` definitions: then those past
+    them move to the note after it (``noted``), or where that note has two, to their
+    next use (their sentence goes into ``skip``)."""
+    entries = {e.term: e for e in glossary}
+    by_sentence: dict[int, list[tuple[int, str]]] = {}
+    notes: dict[int, int] = {}  # sentence -> the terms of the note after it
+    for term, start, sent, note in placed:
+        if note:
+            notes[sent] = notes.get(sent, 0) + 1
+        else:
+            by_sentence.setdefault(sent, []).append((start, term))
+    for sent, terms in sorted(by_sentence.items()):
+        if len(terms) <= IN_SENTENCE:
+            continue
+        # Those the reader meets first stay; of the others, the first go to the note
+        # after the sentence, where the reader still has them in mind, two at most, and
+        # the rest to their next use, if any.
+        stop = spans[sent][1] if 0 <= sent < len(spans) else len(text)
+        room = _AT_END - notes.get(sent, 0)
+        for _, term in sorted(terms)[IN_SENTENCE:]:
+            room -= 1
+            if room < 0 and (
+                any(m.start() >= stop for m in entries[term].uses(text))
+                or any(True for _ in entries[term].uses(later))
+            ):
+                skip.setdefault(term, set()).add(sent)
+            else:
+                noted[term] = sent
+        return True
+    return False
+
+
+def _place(
+    text: str,
+    glossary: Sequence[GlossaryEntry],
+    defined: set[str],
+    most: int,
+    spans: list[tuple[int, int]],
+    skip: dict[str, set[int]],
+    noted: dict[str, int],
+) -> tuple[str, list[Placed]]:
+    """``text`` with its definitions (``define``) but at a sentence in ``skip`` and for a
+    term ``noted``, and where each went."""
+
+    def sentence_of(start: int) -> int:
+        return next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
+
     hits: list[tuple[int, int, GlossaryEntry]] = []
+    moved_ends: set[int] = set()  # where a term defined elsewhere is said: "and TopK | ."
     for e in glossary:
         if e.term in defined:
             continue
         for m in e.uses(text):
-            hits.append((m.start(), m.end(), e))
-    if not hits:
-        return text
-    spans = _sentence_spans(text)
+            if e.term in noted or sentence_of(m.start()) in skip.get(e.term, ()):
+                moved_ends.add(m.end())
+            else:
+                hits.append((m.start(), m.end(), e))
+    placed: list[Placed] = []
+    if not hits and not noted:
+        return text, placed
     ordered = sorted(hits, key=lambda h: (h[0], -h[1]))
     placed_in: dict[int, list[int]] = {}  # sentence -> where its definitions go
     taken: list[tuple[int, int]] = []
@@ -49,13 +140,10 @@ def define(
         """Whether another term, met first right at ``pos`` and not yet defined, ends the
         sentence there: a parenthesis of other terms after it reads as its definition
         ("and TopK (API: ...; MXFP8: ...)"), and TopK's own went to a note after it."""
-        return any(
+        return pos in moved_ends or any(
             b == pos and x.term != e.term and x.term not in defined and first_use[x.term] == a
             for a, b, x in ordered
         )
-
-    def sentence_of(start: int) -> int:
-        return next((i for i, (a, b) in enumerate(spans) if a <= start < b), -1)
 
     def in_place(start: int, end: int, e: GlossaryEntry, sent: int, last: bool = False) -> bool:
         nonlocal inserts
@@ -217,6 +305,7 @@ def define(
             if where(start, end, e, sentence_of(start)):
                 defined.add(e.term)
                 taken.append((start, end))
+                placed.append((e.term, start, sentence_of(start), False))
 
     define(
         lambda start, end, e, sent: (
@@ -234,12 +323,32 @@ def define(
         )
     )
     define(lambda start, end, e, sent: first.get(e.term) == sent and anyway(start, end, e, sent))
+    for e in glossary:
+        if e.term in noted and e.term not in defined and len(defined) < most:
+            # Moved out of a sentence that carries its share, with no use after it.
+            sent = noted[e.term]
+            body = text[: spans[sent][1] if 0 <= sent < len(spans) else len(text)].rstrip()
+            asides.setdefault(len(body), []).append(f"{e.term}: {e.definition}")
+            defined.add(e.term)
+            placed.append((e.term, spans[sent][0] if 0 <= sent < len(spans) else 0, sent, True))
+    in_notes = {x.split(": ", 1)[0] for said in asides.values() for x in said}
+    placed = [(t, a, sent, t in in_notes) for t, a, sent, _ in placed]
     # In the order the reader meets the terms.
     inserts += [(pos, f" ({'; '.join(x for _, x in sorted(said))})") for pos, said in ends.items()]
-    inserts += [(pos, f" ({'; '.join(said)}.)") for pos, said in asides.items()]
+    # A note after a sentence holds two at most, as a parenthesis in it does: past them
+    # ("(kernel: ...; MoE: ...; speedup: ....)"), a second note follows the first.
+    inserts += [
+        (
+            pos,
+            "".join(
+                f" ({'; '.join(said[i : i + _AT_END])}.)" for i in range(0, len(said), _AT_END)
+            ),
+        )
+        for pos, said in asides.items()
+    ]
     for pos, piece in sorted(inserts, reverse=True):
         text = text[:pos] + piece + text[pos:]
-    return text
+    return text, placed
 
 
 def _label(entry: GlossaryEntry, piece: str) -> str:

@@ -99,6 +99,9 @@ _NOUN_WORD = re.compile(
 # Nouns in "-ly", which reads as an adverb's ending ("a ROCm PyTorch nightly for ...").
 _LY_NOUNS = wordset("nightly weekly monthly daily family assembly supply anomaly rally")
 _MODIFIED_WORDS = 3  # a longer run after a term is no noun phrase it modifies
+# Short words that end on a stop and are no noun: "balancing throughput vs. latency" put
+# the definition in "vs (throughput: ...). latency", read as the sentence's end.
+_NO_NOUNS = wordset("vs versus etc via per")
 
 
 def _modified_noun(after: str) -> int | None:
@@ -114,7 +117,7 @@ def _modified_noun(after: str) -> int | None:
         # Not a noun: "the coding agent your team already uses", "the baseline built to".
         low = word.lower()
         adverb = re.search(r"[a-z](ly|ed)$", word) is not None and low not in _LY_NOUNS
-        if low in STOPWORDS or low in _PARTICIPLES or adverb:
+        if low in STOPWORDS or low in _PARTICIPLES or low in _NO_NOUNS or adverb:
             return None
         at = m.end()
         if low in _NOUN_OR_PARTICIPLE and after.startswith(" by ", at):
