@@ -217,7 +217,10 @@ Rules, in short (the module's tests spell them out):
   contributors), not "512-token output" nor "512 output tokens", and "256 tokens of
   output" or "256 new output tokens" counts tokens (not a "256 x 256 output tile"); a
   count of one plural noun counts it where the source's count is followed by words of
-  its own ("487 commits" for "2,995 commits from 487 contributors" is ``misattached``);
+  its own ("487 commits" for "2,995 commits from 487 contributors" is ``misattached``;
+  so is "1.2 million parameters" for "serves 1.2 million users", "model" in both), and so
+  does a name's plural ("512 GPUs" for "512 nodes with 8 GPUs each") or a German noun
+  spelt as its English cognate ("1,2 Millionen Parameter", "8 Experten");
   its noun may be missing only where the source's figure names nothing of its own after
   it ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"), and an item's
   mark alone in parentheses counts nothing ("3 design principles" is no "In case (3),

@@ -13,8 +13,14 @@ from collections.abc import Sequence
 from service.check.bind import Binding
 from service.check.index import SourceIndex
 from service.check.marks import CLAUSE_MARK, split_gap
-from service.check.names import STOP_WORDS, Name, content_words, name_pattern
-from service.check.scope import AFTER_NOUN, PLAIN_WORDS, noun_phrase
+from service.check.names import (
+    GERMAN_STOP_WORDS,
+    STOP_WORDS,
+    Name,
+    content_words,
+    name_pattern,
+)
+from service.check.scope import AFTER_NOUN, HEAD_WORDS, PLAIN_WORDS, noun_phrase
 from service.numbers import Number
 from service.numbers.direction import CHANGE_WORD
 from service.numbers.number import QUANTITY
@@ -147,9 +153,41 @@ def paired_words(s: str, span: tuple[int, int]) -> tuple[str, ...]:
 def direct_noun(s: str, n: Number) -> str:
     """The noun right after a bare count, when the phrase there is that one word ("487
     commits from"): what it counts (a phrase of more words is
-    :func:`~service.check.scope.counted_phrase`'s)."""
+    :func:`~service.check.scope.counted_phrase`'s). A capitalised word counts too where
+    its plural is a name's ("512 GPUs", "8 LLMs") or it is a German noun spelt as the
+    English one it is a cognate of (:data:`GERMAN_COUNTED`: "1,2 Millionen Parameter",
+    "8 Experten"): the one word of its phrase, as a plain plural must be."""
     words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
-    return words[0] if len(words) == 1 and words[0].endswith("s") else ""
+    if words:
+        return words[0] if len(words) == 1 and words[0].endswith("s") else ""
+    m = _CAPITALISED.match(s, n.end)
+    if m is None:
+        return ""
+    word = m.group(1)
+    lower = word.lower()
+    if not (_NAME_PLURAL.fullmatch(word) or lower in GERMAN_COUNTED):
+        return ""
+    # The phrase is that word alone: a word after it (but a stop word, English or
+    # German) makes it a phrase of more ("512 GPUs Llama", "8 Experten pro Schicht").
+    after = noun_phrase(s, m.end(), _STOP_BOTH, HEAD_WORDS, AFTER_NOUN)
+    return "" if after else lower
+
+
+# A capitalised word right after a count, up to a word's end (no hyphen or digit joined).
+_CAPITALISED = re.compile(r"\s+([A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)(?![\w-])")
+# A plural of a name of capitals: "GPUs", "TPUs", "LLMs" (not "H100s": a model's name).
+_NAME_PLURAL = re.compile(r"[A-Z][A-Z]+s")
+# German nouns a count counts that are spelt as the English ones are (the stem the
+# source's word is matched by: "parameter" finds "parameters", "experten" "experts",
+# "modelle" "models"), capitalised as German writes every noun. Only cognates: a German
+# noun of another spelling ("Nutzer" for "users", "Schichten" for "layers") cannot be
+# compared by its letters, and stays what it was, a noun of the figure the source must
+# have near it (a false alarm where it has the English word).
+GERMAN_COUNTED = frozenset(
+    "parameter token tokens experten modelle layer threads requests commits samples "  # noqa: SIM905
+    "batches kernels gpus cpus tpus".split()
+)
+_STOP_BOTH = STOP_WORDS | GERMAN_STOP_WORDS
 
 
 def kinds_of(idx: SourceIndex, s: str, *groups: Sequence[Name]) -> tuple[Name, ...]:
