@@ -3,7 +3,8 @@ figure before "Mio." or "Mrd." is read in its whole sentence (German capitalises
 noun after the abbreviation, which no longer ends it), and "und", "sind", "der", "mit"
 are no nouns of a figure (names.GERMAN_STOP_WORDS; not "die" or "hat", English nouns).
 A German noun stays one: "Nutzer" is not found as "users", a false alarm rather than a
-figure bound to nothing."""
+figure bound to nothing. German number words are checked as their values ("zweimal so
+schnell" as "twice as fast", "zwölf" as 12)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,25 @@ def test_german_function_words_are_no_content_words() -> None:
     assert content_words(text, limit=10) == ["drei", "nutzer", "die", "modelle"]
     # Words an English post names things with stay content words.
     assert not {"die", "hat", "fast", "war", "art", "man", "bin", "gut", "pro"} & GERMAN_STOP_WORDS
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        ("Das Modell ist zweimal so schnell.", "The model is twice as fast.", "zweimal", S),
+        ("Das Modell ist doppelt so schnell.", "The model is 2x faster.", "doppelt", S),
+        ("Das Modell ist dreimal so schnell.", "The model is 3x faster.", "dreimal", S),
+        # "dreimal so schnell" is a claim, as "three times faster" is ("zweimal" is read
+        # as "twice": only where the source has the value).
+        ("Das Modell ist dreimal so schnell.", "The model is 4x faster.", "dreimal", U),
+        ("Das Modell hat zwölf Layer.", "The model has 12 layers.", "zwölf", S),
+        ("Das Modell hat zwölf Layer.", "The model has twelve layers.", "zwölf", S),
+        ("Ein Dutzend Modelle wurden getestet.", "12 models were tested.", "Dutzend", S),
+        ("Zwanzig Prozent der Nutzer.", "20% of users.", "Zwanzig Prozent", S),
+        ("Der Durchsatz hat sich verdoppelt.", "Throughput doubled.", "verdoppelt", S),
+    ],
+)
+def test_a_german_number_word_is_checked_as_its_value(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

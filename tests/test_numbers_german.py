@@ -1,6 +1,7 @@
 """numbers and check: a German explainer's number forms (a feed set to "de"): a decimal
 comma joined to "mal", "Mal" after a space, a decimal comma before "%", "Prozent" or a unit
-symbol, points grouping thousands; a year's comma ("In 2024,100% of users") no decimal."""
+symbol, points grouping thousands; a year's comma ("In 2024,100% of users") no decimal; German
+number words ("zwölf", "Dutzend", "zweimal so schnell", "doppelt so")."""
 
 from __future__ import annotations
 
@@ -185,3 +186,32 @@ def test_a_german_source_backs_an_english_form() -> None:
     assert status(explainer, source, "1,362,998") == S
     assert status(explainer, source, "12.5 ms") == S
     assert status(explainer.replace("998", "999"), source, "1,362,999") == U
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        (
+            "Das Modell hat zwölf Schichten und fünf Köpfe.",
+            [("zwölf", "12", ""), ("fünf", "5", "")],
+        ),
+        ("innerhalb von zwei Tagen", [("zwei", "2", "")]),  # "halb" inside a word: none
+        ("ein Dutzend Modelle", [("Dutzend", "12", "")]),
+        ("Dutzende Modelle", []),  # dozens: no figure, as "dozens" is none
+        ("die Latenz ist halb so hoch", [("halb", "0.5", "")]),
+        ("zwanzig Prozent mehr", [("zwanzig Prozent", "20", "%")]),
+        # Multipliers before a comparison, as "twice as fast"; a count of calls else.
+        ("Das Modell ist zweimal so schnell.", [("zweimal", "2", "x")]),
+        ("TopK ist dreimal schneller", [("dreimal", "3", "x")]),
+        ("Es wurde zweimal aufgerufen.", [("zweimal", "2", "")]),
+        ("Der Kernel ist doppelt so schnell.", [("doppelt", "2", "x")]),
+        ("Der Puffer ist doppelt gepuffert.", []),  # as "double buffering": no figure
+        ("Der Durchsatz hat sich verdoppelt.", [("verdoppelt", "2", "x")]),
+        ("Die ELF-Datei und ELF files", []),  # the binary format, no eleven
+        ("ein, zwei oder drei", [("zwei", "2", ""), ("drei", "3", "")]),  # "ein": an article
+    ],
+)
+def test_german_number_words_are_read(text: str, read: list[tuple[str, str, str]]) -> None:
+    found = [(n.text, str(n.value), n.unit) for n in extract_numbers(text)]
+    assert found == read
+    assert all(n.kind == Kind.WORD for n in extract_numbers(text))

@@ -299,7 +299,9 @@ Rules, in short (the module's tests spell them out):
   ("twice as fast", "doubled"; "six times faster", which is reported always) is matched
   as a figure with unit ``x``: its hedge, binding and rounding as for "6x" ("six times
   faster" is no claim a "6 GPUs" backs); so is a share ("ninety percent", reported
-  always). A fraction ("two-thirds") is its quotient, not its count.
+  always). A fraction ("two-thirds") is its quotient, not its count. German number words
+  are read so: "zwölf" as "twelve", "zweimal so schnell" as "twice as fast", "dreimal
+  schneller" as "three times faster" (reported always), "doppelt so" as 2x.
 - Known limits: a source clause binds its names to its figures by nearness, as the
   explainer does (six words, not across a comma): in a long list sentence a name still
   goes with a figure it stands near but does not describe, and a bare count, a figure

@@ -1,7 +1,7 @@
 """Numbers in text: find every one, with its position, kind and normalised value.
 
 A number is any token with a digit, plus the number words one to twenty (and a few
-more). Kinds:
+more; the German too: "zwei" to "zwanzig", "Dutzend", "zweimal so schnell"). Kinds:
 
 - ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
   ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge. German forms

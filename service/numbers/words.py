@@ -1,5 +1,6 @@
 """Number words: "two", "dozen", "half", "twice", "double" (and when they are no count:
-"one" as a pronoun, "double buffering")."""
+"one" as a pronoun, "double buffering"), and their German: "zwei" to "zwanzig",
+"Dutzend", "halb", "zweimal"/"dreimal", "doppelt so"."""
 
 from __future__ import annotations
 
@@ -35,6 +36,33 @@ _WORD_VALUES.update(
         "triple": (3, "x"),
         "tripled": (3, "x"),
         "triples": (3, "x"),
+    }
+)
+# German: a feed set to "de" writes them (the extractor is never told the language; no
+# English text writes these words, but "ELF", a binary's format, read below). "ein",
+# "eine", "eins" are left out, as an article more often than a count (as "one" is read
+# only where it counts). The multipliers are read as "twice" is (below).
+_GERMAN_COUNTS = (
+    "zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn "  # noqa: SIM905
+    "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig".split()
+)
+_GERMAN_TIMES = {w + "mal": i + 2 for i, w in enumerate(_GERMAN_COUNTS[:9])}  # zweimal..zehnmal
+_WORD_VALUES.update({w: (i + 2, "") for i, w in enumerate(_GERMAN_COUNTS)})
+_WORD_VALUES.update({w: (v, "x") for w, v in _GERMAN_TIMES.items()})
+_WORD_VALUES.update(
+    {
+        "dreißig": (30, ""),
+        "vierzig": (40, ""),
+        "fünfzig": (50, ""),
+        "sechzig": (60, ""),
+        "siebzig": (70, ""),
+        "achtzig": (80, ""),
+        "neunzig": (90, ""),
+        "dutzend": (12, ""),
+        "halb": ("0.5", ""),
+        "doppelt": (2, "x"),
+        "verdoppelt": (2, "x"),
+        "verdreifacht": (3, "x"),
     }
 )
 
@@ -94,7 +122,7 @@ _DENOMINATORS = {
 _TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())  # noqa: SIM905
 _ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)", re.I)
 _FRACTION_LEADS = frozenset("htqfsen")  # the first letters of the fraction words
-_PERCENT_AFTER = re.compile(r"[ \t](?:percent|per[ \t]cent)(?!\w)|[ \t]?%", re.I)
+_PERCENT_AFTER = re.compile(r"[ \t](?:percent|per[ \t]cent|prozent)(?!\w)|[ \t]?%", re.I)
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
@@ -106,6 +134,14 @@ _COMPARISON = (
 _TIMES_AFTER = re.compile(r"(?:[ \t]times|-fold)" + _COMPARISON, re.I)
 # "twice as fast", "twice the throughput" are multiples; "runs twice" counts runs.
 _TWICE_COMPARES = re.compile(_COMPARISON, re.I)
+# The German: "zweimal so schnell", "dreimal schneller", "doppelt so hoch" are multiples;
+# "zweimal aufgerufen" counts calls, and "doppelt" elsewhere ("doppelt gepuffert") is no
+# figure, as "double buffering" is none.
+_GERMAN_COMPARES = re.compile(
+    r"\s+(?:so|mehr|weniger|schneller|langsamer|höher|niedriger|größer|kleiner|besser"
+    r"|schlechter|länger|kürzer|geringer|günstiger|teurer|breiter)(?!\w)",
+    re.I,
+)
 
 
 def number_words(text: str, s: str) -> list[Number]:
@@ -157,6 +193,10 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         if word.startswith(("doubl", "tripl")) and _SERVES_AS.match(s, end):
             continue  # "doubles as a stress test": serves as, no multiple
+        if word == "doppelt" and not _GERMAN_COMPARES.match(s, end):
+            continue
+        if word == "elf" and text[start:end] == "ELF":
+            continue  # the binary format, no eleven
         if word in ("double", "triple") and not (
             _DOUBLE_OK_AFTER.match(s, end) or _DOUBLE_OK_BEFORE.search(s, max(0, start - 10), start)
         ):
@@ -164,6 +204,8 @@ def number_words(text: str, s: str) -> list[Number]:
         value, unit = _WORD_VALUES[word]
         if word == "twice" and not _TWICE_COMPARES.match(s, end):
             unit = ""
+        elif word in _GERMAN_TIMES and not _GERMAN_COMPARES.match(s, end):
+            unit = ""  # "zweimal aufgerufen": a count of calls
         if ones is not None:
             value = int(value) + _COUNTS[ones.group(1).lower()]
         count = not unit and isinstance(value, int)
@@ -190,5 +232,8 @@ def stated_multiple(n: Number) -> bool:
     """Whether ``n`` is a count word made a multiplier before a comparison ("six times
     faster") or a share ("twenty percent"): a claim as "6 times faster" is, whether or not
     the source has the value ("twice", "doubled" are claims only where it has: "called
-    twice" counts calls)."""
-    return n.kind == WORD and n.unit in ("x", "%") and n.text.lower() not in _WORD_VALUES
+    twice" counts calls); "dreimal schneller" is one, "zweimal" is read as "twice"."""
+    word = n.text.lower()
+    if n.kind == WORD and n.unit == "x" and word in _GERMAN_TIMES:
+        return word != "zweimal"  # "dreimal so schnell" is "three times as fast"
+    return n.kind == WORD and n.unit in ("x", "%") and word not in _WORD_VALUES
