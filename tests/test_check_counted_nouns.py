@@ -75,3 +75,9 @@ def test_a_capitalised_word_in_a_longer_phrase_is_no_counted_noun() -> None:
     # "8 Experten pro Schicht": a phrase of more words than the noun; what the count
     # counts is left to the nouns near it ("experten" finds "experts").
     assert status("Das Modell hat 64 Experten pro Schicht.", MOE, "64") == S
+
+
+def test_the_source_noun_may_follow_a_product_name() -> None:
+    # Five words of the source's phrase: its noun after "AMD Instinct MI355X".
+    assert status("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X GPUs.", "8") == S
+    assert status("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X nodes.", "8") == M

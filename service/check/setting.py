@@ -284,8 +284,9 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         return kind
     if binding.direct and number.kind == QUANTITY and not number.unit:
         # What the source's count counts, right after it: "2,995 commits from 487
-        # contributors" gives 487 no commits, though "commits" stands near it.
-        theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+        # contributors" gives 487 no commits, though "commits" stands near it. Five words
+        # of it: the noun may follow a product's name ("8 AMD Instinct MI355X GPUs").
+        theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN, 5)
         theirs += [number.noun] if number.noun else []
         if theirs and not find_noun(binding.direct, " ".join(theirs)):
             return f'the source counts {" ".join(theirs)} there, not "{binding.direct}"'
