@@ -6,11 +6,17 @@ is not subscribed to (its URL went to the hub as the topic). On SQLite and Postg
 
 from __future__ import annotations
 
+import threading
+
 from sqlalchemy import select, text
 from sqlalchemy.orm import sessionmaker
 
+from service import queue
+from service.engines import get_engine
+from service.pipeline import Pipeline
 from service.store import tables as t
-from service.store.db import make_engine
+from service.store.db import make_engine, make_sessionmaker
+from service.worker import Worker
 from tests.conftest import make_settings
 from tests.live import running
 from tests.migration_helpers import migrated_over
@@ -149,3 +155,42 @@ def test_a_bodiless_delivery_is_refused_beside_one_stored_before_0017(db_url: st
             doc = {"feed_id": bad, "content": RSS, "content_type": "application/rss+xml"}
             assert svc.post(doc).status_code == 202
             assert svc.count(t.Delivery) == 3
+
+
+def test_a_bodiless_delivery_stored_before_0017_fails_at_once_saying_why(db_url: str) -> None:
+    # Its fetch was tried and refused ("only http(s) URLs are fetched, not javascript"):
+    # a reason that did not say the feed only takes documents, nor what to do. It is
+    # failed as the API refuses one now (422), its URL not fetched.
+    title_only = "urn:plainfeed:title:Status"
+    more = [{"url": JS}, {"url": title_only}]
+    with migrated_over(db_url, "0016", {}, {"url_error"}, more=more) as engine:
+        sessions = make_sessionmaker(engine)
+        with sessions.begin() as s:
+            feeds = {f.url: f.id for f in s.scalars(select(t.Feed))}
+            s.add_all(
+                t.Delivery(
+                    external_id=f"ping:{url}",
+                    feed_id=feeds[url],
+                    sender="json",
+                    headers={},
+                    body=None,
+                    fetch_url=url,
+                    state="received",
+                )
+                for url in (JS, title_only)
+            )
+        settings = make_settings(db_url, poll_interval=0)
+        pipeline = Pipeline(settings, sessions, get_engine(settings))
+        with Worker(pipeline, stop=threading.Event()) as worker:
+            assert worker._one(queue.DELIVERIES) and worker._one(queue.DELIVERIES)
+            assert not worker._one(queue.DELIVERIES)
+        with sessions() as s:
+            done = {d.fetch_url: d for d in s.scalars(select(t.Delivery))}
+            url_error = s.scalars(select(t.Feed.url_error).where(t.Feed.url == JS)).one()
+        for url, why in ((JS, url_error), (title_only, f"it is known by {title_only}")):
+            d = done[url]
+            assert (d.state, d.attempts, d.lease_owner) == ("failed", 1, None)
+            assert d.error == (
+                f"a delivery for feed {feeds[url]} must carry its document in the request "
+                f"body: {why}" + (", no http(s) URL to fetch" if url == title_only else "")
+            )

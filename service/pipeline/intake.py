@@ -19,6 +19,7 @@ from service.errors import (
     NotAFeed,
     PlainfeedError,
     SignatureError,
+    Unprocessable,
 )
 from service.models import FeedDoc
 from service.pipeline import order, outcome
@@ -27,7 +28,7 @@ from service.pipeline.base import insert_ignore
 from service.pipeline.entries import feed_address, feed_title, registered_feed
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import normal_url, note_shown, shown
+from service.store.feeds import bodiless_refused, normal_url, note_shown, shown
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,12 @@ class Intake(Apply):
                 url = fetch_url or (feed.url if feed is not None else None)
                 if not url:
                     raise FeedParseError("delivery has no feed document and nothing to fetch")
+                refused = bodiless_refused(feed) if feed is not None and url == feed.url else None
+                if refused:
+                    # Stored before migration 0017 refused it (422): its fetch would be
+                    # refused too ("only http(s) URLs are fetched"), a reason that did not
+                    # say the feed can only take documents, nor what to do.
+                    raise Unprocessable(refused)
                 # Forced (a rollback): not conditional, the origin's older document
                 # is the one asked for, and it would be answered 304.
                 got = self._fetch_feed(None if force else feed, url)

@@ -25,7 +25,7 @@ from service.ingest import Incoming
 from service.pipeline.base import PipelineBase
 from service.store import tables as t
 from service.store.db import transaction
-from service.store.feeds import feeds_named, never_fetched, url_forms
+from service.store.feeds import bodiless_refused, feeds_named, url_forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +74,9 @@ def _refuse_unfetchable(feed: t.Feed | None, incoming: Incoming) -> None:
     Asked before the delivery is looked for among those stored: a bodiless delivery
     waiting for such a feed, stored before migration 0017 refused them, took the new one
     in as its duplicate (200), and the sender never learnt that its pings cannot work."""
-    why = never_fetched(feed) if incoming.body is None and feed is not None else None
-    if why and feed is not None:
-        raise Unprocessable(
-            f"a delivery for feed {feed.id} must carry its document in the request body: {why}"
-        )
+    why = bodiless_refused(feed) if incoming.body is None and feed is not None else None
+    if why:
+        raise Unprocessable(why)
 
 
 class Receive(PipelineBase):

@@ -40,6 +40,16 @@ def never_fetched(feed: t.Feed) -> str | None:
     return f"it is known by {feed.url}, no http(s) URL to fetch"
 
 
+def bodiless_refused(feed: t.Feed) -> str | None:
+    """Why a delivery without a document for ``feed`` is not taken (its URL is never
+    fetched: :func:`never_fetched`), or None. The API's 422 says it, and so does a worker
+    that takes one stored before migration 0017 refused them."""
+    why = never_fetched(feed)
+    if why is None:
+        return None
+    return f"a delivery for feed {feed.id} must carry its document in the request body: {why}"
+
+
 def url_forms(url: str) -> list[str]:
     """The forms a feed's address may be stored in: its normal form, and as written (a
     feed registered by its self link before addresses were normalised)."""
