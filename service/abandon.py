@@ -7,8 +7,8 @@ Besides the steps' checks, the waits between them end when the lease is lost: a 
 backoff (:func:`sleep`), a wait for the rate limiter's slot or token
 (service.ratelimit), and a model call in flight, whose answer is read in short slices
 that look at the lease between them (:func:`read_sliced`: service.engines.llm.client),
-as a fetch's answer is (a feed's, a page's: service.transport) and a host name's lookup
-waited for (service.resolving)."""
+as a fetch's answer is (a feed's, a page's: service.transport), its connect and TLS
+handshake (service.connecting), and a host name's lookup waited for (service.resolving)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from service.errors import LeaseLost
+
+T = TypeVar("T")
 
 _LOST: ContextVar[threading.Event | None] = ContextVar("lease_lost", default=None)
 
@@ -70,26 +73,41 @@ def read_sliced(
     **extra: object,
 ) -> bytes:
     """``read(seconds)``, one socket read of a job's answer that raises ``timed_out`` when
-    no byte came within ``seconds``, asked in slices of at most :data:`LOOK_SECONDS` until
-    ``timeout`` has passed (None: no end), and LeaseLost (``what`` abandoned, with
-    ``extra``) raised between two once ``lost`` is set: a socket wait cannot be woken by
-    the event. Used by a fetch (service.transport) and a model call
-    (service.engines.llm.client); the caller that raises leaves the answer unread, and
-    httpcore closes the connection instead of handing it to the next request.
+    no byte came within ``seconds``, asked in slices (:func:`sliced`). Used by a fetch
+    (service.transport) and a model call (service.engines.llm.client); the caller that
+    raises leaves the answer unread, and httpcore closes the connection instead of
+    handing it to the next request.
 
     A read that timed out took no bytes (a TLS record read in part stays in the TLS
     layer's buffer): asking it again is the same read."""
+    return sliced(read, timeout, timed_out, lost, what, **extra)
+
+
+def sliced(
+    wait: Callable[[float], T],
+    timeout: float | None,
+    timed_out: type[Exception],
+    lost: threading.Event,
+    what: str,
+    **extra: object,
+) -> T:
+    """``wait(seconds)``, a wait that raises ``timed_out`` when what it waits for did not
+    come within ``seconds`` (a socket's read, a connect's or a handshake's next step:
+    service.connecting), asked in slices of at most :data:`LOOK_SECONDS` until
+    ``timeout`` has passed (None: no end), and LeaseLost (``what`` abandoned, with
+    ``extra``) raised between two once ``lost`` is set: a socket wait cannot be woken by
+    the event. Asking ``wait`` again after it timed out must be the same wait."""
     end = None if timeout is None else time.monotonic() + timeout
     while True:
         if lost.is_set():
             raise LeaseLost(f"lease lost: {what} abandoned", **extra)
         left = LOOK_SECONDS if end is None else end - time.monotonic()
         if left <= 0:
-            # Not a read given no time: a socket whose timeout is 0 does not wait, and
+            # Not a wait given no time: a socket whose timeout is 0 does not wait, and
             # its read raised "would block" (a ReadError, not a timeout) with no byte there.
             raise timed_out("timed out")
         try:
-            return read(min(LOOK_SECONDS, left))
+            return wait(min(LOOK_SECONDS, left))
         except timed_out:
             if end is not None and time.monotonic() >= end:
                 raise

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import socket
 import ssl
 import time
 import zlib
@@ -18,7 +19,11 @@ from typing import Any
 import httpcore
 import httpx
 
-from service import abandon
+# httpcore's stream over a plain or TLS socket, as its SyncBackend makes it: the streams
+# of the connects and handshakes done here (service.connecting) are read as its own are.
+from httpcore._backends.sync import SyncStream
+
+from service import abandon, connecting
 from service.errors import FetchError
 from service.resolving import (
     RESOLVERS,
@@ -134,7 +139,14 @@ class _DeadlineStream(httpcore.NetworkStream):
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
         left = _left(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, left))
+        lost = abandon.current()
+        sock = self._inner.get_extra_info("socket")
+        if lost is None or not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
+            return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, left))
+        # In a job, in slices, the lease looked at between two: a server that accepted
+        # the connection and never answered TLS held the worker up to the fetch timeout.
+        tls = connecting.handshake(sock, ssl_context, server_hostname, left, lost)
+        return _DeadlineStream(SyncStream(tls))
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -170,12 +182,28 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         for address in addresses:
             left = _left(timeout, httpcore.ConnectTimeout)
             try:
-                stream = self._inner.connect_tcp(address, port, left, local_address, socket_options)
+                stream = self._connect(address, port, left, local_address, socket_options)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failed = exc
                 continue
             return _DeadlineStream(stream)
         raise failed
+
+    def _connect(
+        self,
+        address: str,
+        port: int,
+        timeout: float | None,
+        local_address: str | None,
+        socket_options: Any,
+    ) -> httpcore.NetworkStream:
+        lost = abandon.current()
+        if lost is None:
+            return self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+        # In a job, in slices, the lease looked at between two: a host that drops the
+        # connect (black-holed) held the worker up to the fetch timeout, lease lost or not.
+        sock = connecting.connect(address, port, timeout, lost, local_address, socket_options)
+        return SyncStream(sock)
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Any = None

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from service import queue
 from service.config import Settings
@@ -132,3 +132,17 @@ def pages_seen(origin: Origin) -> list[str]:
 
 def serve_pages(origin: Origin, n: int) -> list[str]:
     return [origin.route(f"/posts/p{i}", body=PAGE, headers=HTML) for i in range(n)]
+
+
+def take_over(r: Rig, table: type[t.Delivery] | type[t.Item], job: int, minutes: float) -> None:
+    """Another worker holds ``job``'s lease for ``minutes`` (its lease ran out meanwhile);
+    negative: that worker's lease has run out in turn."""
+    with transaction(r.sessions) as s:
+        s.execute(
+            update(table)
+            .where(table.id == job)
+            .values(
+                lease_owner="other-worker",
+                lease_until=datetime.now(UTC) + timedelta(minutes=minutes),
+            )
+        )

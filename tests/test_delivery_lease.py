@@ -29,6 +29,7 @@ from tests.intake_rig import (
     rigs,
     rss,
     serve_pages,
+    take_over,
 )
 from tests.origin import Origin, Seen
 from tests.procs import wait_until
@@ -115,20 +116,6 @@ def test_a_delivery_run_with_its_lease_lost_reads_no_page_and_writes_no_outcome(
     d = r.delivery(did)
     assert (d.state, d.lease_owner, d.error) == ("processing", "worker-1", None)
     assert r.items() == {}
-
-
-def take_over(r: Rig, table: type[t.Delivery] | type[t.Item], job: int, minutes: float) -> None:
-    """Another worker holds ``job``'s lease for ``minutes`` (its lease ran out meanwhile);
-    negative: that worker's lease has run out in turn."""
-    with transaction(r.sessions) as s:
-        s.execute(
-            update(table)
-            .where(table.id == job)
-            .values(
-                lease_owner="other-worker",
-                lease_until=datetime.now(UTC) + timedelta(minutes=minutes),
-            )
-        )
 
 
 def held(origin: Origin, path: str) -> tuple[threading.Event, threading.Event]:
