@@ -243,8 +243,10 @@ def _inflate(chunks: Iterable[bytes], coding: str, url: str) -> Iterator[bytes]:
     gzip = coding in ("gzip", "x-gzip")
     d = zlib.decompressobj(16 + zlib.MAX_WBITS if gzip else zlib.MAX_WBITS)
     started = False  # "deflate" is zlib-wrapped by the RFC, raw by some servers
+    sent = False  # any byte at all: an empty body with a coding named is empty
     for chunk in chunks:
         data = chunk
+        sent = sent or bool(chunk)
         while data:
             try:
                 out = d.decompress(data, _PIECE)
@@ -267,6 +269,13 @@ def _inflate(chunks: Iterable[bytes], coding: str, url: str) -> Iterator[bytes]:
                 data = d.unconsumed_tail  # left over when the output was cut at a piece
     while not d.eof and (out := d.decompress(b"", _PIECE)):
         yield out  # what zlib still held when the body ended
+    if sent and not d.eof:
+        # The stream's end (a gzip member's trailer, deflate's last block) never came:
+        # an origin that died mid-body on a connection whose close ends the body (no
+        # Content-Length), or a proxy that ended the chunks of an answer it lost. Taken
+        # whole, half a page was stored and explained as the post. A fetch error, tried
+        # again (transient).
+        raise FetchError(f"{url} sent a {coding} body cut short (its end never came)")
 
 
 def decoded(resp: httpx.Response, url: str) -> Iterator[bytes]:

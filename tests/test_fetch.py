@@ -383,6 +383,33 @@ def test_compressed_feeds_are_read_whole(coding: str, tmp_path: Path) -> None:
         assert fetch.fetch_url(url, settings).body == body
 
 
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+@pytest.mark.parametrize("framing", ["close", "chunked"])
+def test_a_compressed_body_cut_short_is_a_transient_fetch_error(
+    coding: str, framing: str, tmp_path: Path
+) -> None:
+    # An origin that died mid-body on a connection whose close ends the body (no
+    # Content-Length), or a proxy that ended its chunks: the coding's own end never came.
+    # Taken whole, half a page was stored and explained as the post.
+    page = PAGE.read_bytes()
+    whole = gzip.compress(page) if coding == "gzip" else zlib.compress(page)
+    wire = whole[: len(whole) // 2]
+    framed = wire if framing == "close" else b"%x\r\n%s\r\n0\r\n\r\n" % (len(wire), wire)
+    head = "Connection: close" if framing == "close" else "Transfer-Encoding: chunked"
+
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(
+            f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: {coding}\r\n"
+            f"{head}\r\n\r\n".encode()
+            + framed
+        )
+
+    settings = make_settings(f"sqlite:///{tmp_path / 'c.db'}")
+    with raw_origin(answer) as url, pytest.raises(FetchError, match="cut short") as raised:
+        fetch.fetch_url(url, settings)
+    assert fetch.transient(raised.value)
+
+
 def test_a_content_coding_not_asked_for_is_a_fetch_error(
     origin: Origin, settings: Settings
 ) -> None:
