@@ -149,9 +149,18 @@ def claim(
     return [Claim(r.id, r.attempts + 1, expired=r.state == spec.running) for r in picks]
 
 
-def renew(session: Session, spec: QueueSpec, job_id: int, owner: str, lease_seconds: float) -> bool:
+def renew(
+    session: Session,
+    spec: QueueSpec,
+    job_id: int,
+    owner: str,
+    lease_seconds: float,
+    attempts: int | None = None,
+) -> bool:
     """Extend the lease. False when the job is no longer running under any worker (it was
-    finished, or deleted): nothing to renew. Raise LeaseLost when another worker owns it."""
+    finished, or deleted): nothing to renew. Raise LeaseLost when another worker owns it,
+    or, given the claim's ``attempts``, when another worker claimed it since (its count
+    is higher) and finished it already."""
     t = spec.table.__table__.c
     res = session.execute(
         update(spec.table.__table__)
@@ -162,12 +171,25 @@ def renew(session: Session, spec: QueueSpec, job_id: int, owner: str, lease_seco
         return True
     # A heartbeat that fires between the job's finish and the end of its block finds the
     # row finished: that is no loss, and reporting it as one sent operators hunting.
-    holder = session.execute(
-        select(t.lease_owner).where(t.id == job_id, t.state == spec.running)
-    ).scalar_one_or_none()
-    if holder is None:
+    row = session.execute(
+        select(t.lease_owner, t.state, t.attempts).where(t.id == job_id)
+    ).one_or_none()
+    if row is None:
         return False
-    raise LeaseLost(f"lease on {spec.table.__tablename__} {job_id} lost by {owner} to {holder}")
+    if row.state == spec.running:
+        raise LeaseLost(
+            f"lease on {spec.table.__tablename__} {job_id} lost by {owner} to {row.lease_owner}"
+        )
+    if attempts is not None and row.attempts > attempts:
+        # Not this worker's finish: one that took the job over (this worker's lease ran
+        # out while its heartbeat could not reach the database) finished it meanwhile.
+        # Taken for finished, the job went on paying for calls (a repair) whose result
+        # the store refuses.
+        raise LeaseLost(
+            f"lease on {spec.table.__tablename__} {job_id} lost by {owner}: "
+            "another worker took it over and finished it"
+        )
+    return False
 
 
 @functools.cache

@@ -33,10 +33,14 @@ class Heartbeat:
     thread start and a join, two waits on the scheduler, on every item.
     """
 
-    def __init__(self, renew: Callable[[queue.QueueSpec, int], bool], every: float) -> None:
+    def __init__(
+        self, renew: Callable[[queue.QueueSpec, int, int | None], bool], every: float
+    ) -> None:
         self._renew = renew
         self._every = every
-        self._job: tuple[queue.QueueSpec, int] | None = None
+        # The running job: its queue, its id, and its claim's attempts (None: not known),
+        # which tell this worker's own finish from another's that took the job over.
+        self._job: tuple[queue.QueueSpec, int, int | None] | None = None
         # Set once the running job's lease is known lost: the job stops at its next paid
         # step (service.abandon) instead of paying for a result that will be refused.
         self._lost = threading.Event()
@@ -45,9 +49,11 @@ class Heartbeat:
         self._lock = threading.Lock()
 
     @contextmanager
-    def beating(self, spec: queue.QueueSpec, job_id: int) -> Iterator[threading.Event]:
-        """Keep the lease of ``job_id`` alive while the block runs; the event yielded is
-        set when the lease is lost."""
+    def beating(
+        self, spec: queue.QueueSpec, job_id: int, attempts: int | None = None
+    ) -> Iterator[threading.Event]:
+        """Keep the lease of ``job_id`` (claimed with ``attempts``) alive while the block
+        runs; the event yielded is set when the lease is lost."""
         with self._lock:
             # Closed (Worker.run_once refuses to claim then), no thread is started again
             # (a job claimed as the pool's shutdown closed it is handed back at once:
@@ -56,7 +62,7 @@ class Heartbeat:
                 self._thread = threading.Thread(target=self._run, daemon=True, name="heartbeat")
                 self._thread.start()
         lost = self._lost = threading.Event()
-        self._job = (spec, job_id)
+        self._job = (spec, job_id, attempts)
         try:
             yield lost
         finally:
@@ -134,7 +140,9 @@ class Worker:
         self._extras_due = 0.0  # and at the extra jobs, while items keep the worker busy
         lease = self.settings.lease_seconds
         self.heartbeat = Heartbeat(
-            lambda spec, job_id: renew_lease(pipeline.sessions, spec, job_id, self.name, lease),
+            lambda spec, job_id, attempts: renew_lease(
+                pipeline.sessions, spec, job_id, self.name, lease, attempts
+            ),
             every=max(0.5, lease / 3),
         )
 
@@ -221,7 +229,8 @@ class Worker:
             log.warning("%s %s: released at shutdown", spec.table.__tablename__, claim.id)
             return True
         try:
-            with self.heartbeat.beating(spec, claim.id) as lost, abandon.watching(lost):
+            beat = self.heartbeat.beating(spec, claim.id, claim.attempts)
+            with beat as lost, abandon.watching(lost):
                 if spec is queue.DELIVERIES:
                     self.pipeline.process_delivery(claim, self.name)
                 else:

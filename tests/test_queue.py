@@ -78,6 +78,49 @@ def test_renewing_a_finished_job_is_no_lost_lease(db: Engine) -> None:
         assert item is not None and item.state == "published" and item.lease_until is None
 
 
+def test_a_job_another_worker_took_over_and_finished_is_a_lost_lease(db: Engine) -> None:
+    # This worker's heartbeat could not reach the database for a lease's time; another
+    # worker claimed the job and finished it. Not this worker's finish: its claim's
+    # attempts tell (the other's claim counted one more).
+    (item_id,) = _items(db, 1)
+    sm = make_sessionmaker(db)
+    with transaction(sm) as s:
+        (mine,) = queue.claim(s, queue.ITEMS, "w1", 30)
+    with transaction(sm) as s:
+        (theirs,) = queue.claim(
+            s, queue.ITEMS, "w2", 30, now=datetime.now(UTC) + timedelta(seconds=31)
+        )
+        queue.finish(s, queue.ITEMS, item_id, "w2", state="published")
+    finished = "another worker took it over and finished it"
+    with pytest.raises(LeaseLost, match=finished), transaction(sm) as s:
+        queue.renew(s, queue.ITEMS, item_id, "w1", 30, mine.attempts)
+    # The finisher's own heartbeat, firing after its finish, loses nothing.
+    with transaction(sm) as s:
+        assert queue.renew(s, queue.ITEMS, item_id, "w2", 30, theirs.attempts) is False
+
+
+def test_a_job_put_back_by_its_own_worker_is_no_lost_lease(db: Engine) -> None:
+    # Backed off with its attempt given back (waiting for another item's explainer): the
+    # count is lower than the claim's, not higher.
+    (item_id,) = _items(db, 1)
+    sm = make_sessionmaker(db)
+    with transaction(sm) as s:
+        (mine,) = queue.claim(s, queue.ITEMS, "w1", 30)
+        queue.retry_later(
+            s,
+            queue.ITEMS,
+            item_id,
+            "w1",
+            attempts=1,
+            max_attempts=3,
+            error="wait",
+            delay=60,
+            refund=True,
+        )
+    with transaction(sm) as s:
+        assert queue.renew(s, queue.ITEMS, item_id, "w1", 30, mine.attempts) is False
+
+
 def test_a_stolen_lease_names_its_new_holder(db: Engine) -> None:
     (item_id,) = _items(db, 1)
     sm = make_sessionmaker(db)

@@ -138,12 +138,14 @@ def renew_lease(
     job_id: int,
     owner: str,
     lease_seconds: float,
+    attempts: int | None = None,
 ) -> bool:
     """Renew a running job's lease; False only when another worker has taken it over (a
-    job finished meanwhile is not a loss)."""
+    job finished meanwhile is not a loss, unless ``attempts``, the claim's, says another
+    worker claimed it since: see queue.renew)."""
     try:
         with transaction(sessions) as s:
-            queue.renew(s, spec, job_id, owner, lease_seconds)
+            queue.renew(s, spec, job_id, owner, lease_seconds, attempts)
         return True
     except LeaseLost:
         return False
