@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
 import threading
+from pathlib import Path
 from types import TracebackType
 
 # /proc/net/tcp's state of a socket whose SYN went out unanswered.
@@ -136,3 +138,36 @@ class SilentTLS:
         self._thread.join(10)
         for c in self._held:
             c.close()
+
+
+def localhost_certificate(directory: Path) -> tuple[str, str]:
+    """A self-signed certificate for localhost and 127.0.0.1, and its key, made in
+    ``directory`` for this run by the openssl command line: no key is kept in the
+    repository (a committed private key reads as a leaked secret to every scanner)."""
+    pem, key = directory / "localhost.pem", directory / "localhost.key"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-days",
+            "2",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(pem),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return str(pem), str(key)

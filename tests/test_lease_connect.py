@@ -23,12 +23,10 @@ from sqlalchemy import Engine, func, select
 from service import connecting, queue
 from service.errors import LeaseLost
 from service.store import tables as t
-from tests.conftest import DATA
-from tests.connect_helpers import BlackHole, SilentTLS
+from tests.connect_helpers import BlackHole, SilentTLS, localhost_certificate
 from tests.intake_rig import Rig, entry, rigs, rss, take_over
 from tests.procs import wait_until
 
-TLS = DATA / "tls"
 RSS = "application/rss+xml; charset=utf-8"
 
 
@@ -94,16 +92,20 @@ def test_a_connect_under_way_ends_once_the_lease_is_lost_and_leaves_nothing() ->
 # --- the TLS handshake -----------
 
 
-def trusting() -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=str(TLS / "localhost.pem"))
-    return context
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    return localhost_certificate(tmp_path_factory.mktemp("tls"))
+
+
+def trusting(certificate: tuple[str, str]) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=certificate[0])
 
 
 @pytest.fixture
-def tls_server() -> Iterator[int]:
-    """A loopback TLS server (tests/data/tls) that echoes what it is sent, once."""
+def tls_server(certificate: tuple[str, str]) -> Iterator[int]:
+    """A loopback TLS server (a certificate made for the run) that echoes what it is sent, once."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(TLS / "localhost.pem", TLS / "localhost.key")
+    context.load_cert_chain(*certificate)
     server = socket.create_server(("127.0.0.1", 0))
 
     def serve() -> None:
@@ -126,10 +128,12 @@ def tls_server() -> Iterator[int]:
         thread.join(10)
 
 
-def test_a_handshake_in_slices_gives_a_stream_read_as_httpcores(tls_server: int) -> None:
+def test_a_handshake_in_slices_gives_a_stream_read_as_httpcores(
+    tls_server: int, certificate: tuple[str, str]
+) -> None:
     lost = threading.Event()
     sock = connecting.connect("127.0.0.1", tls_server, 5.0, lost)
-    tls = connecting.handshake(sock, trusting(), "localhost", 5.0, lost)
+    tls = connecting.handshake(sock, trusting(certificate), "localhost", 5.0, lost)
     with tls:
         assert tls.getblocking() and tls.version() is not None
         tls.sendall(b"hello over TLS")
@@ -152,7 +156,9 @@ def test_a_handshake_under_way_ends_once_the_lease_is_lost() -> None:
     with SilentTLS() as silent:
         sock = connecting.connect("127.0.0.1", silent.port, 5.0, threading.Event())
         with pytest.raises(LeaseLost) as raised:
-            connecting.handshake(sock, trusting(), "localhost", 30.0, lost_after(0.5))
+            # A server that never answers: what the client would trust is not reached.
+            context = ssl.create_default_context()
+            connecting.handshake(sock, context, "localhost", 30.0, lost_after(0.5))
         assert raised.value.detail == "lease lost: a TLS handshake under way abandoned"
         assert sock.fileno() == -1
     assert open_fds() == before  # the server's end closed with it
