@@ -107,7 +107,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-34"
+ENGINE_VERSION = "extractive-35"
 
 
 class ExtractiveEngine:

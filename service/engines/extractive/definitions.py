@@ -18,6 +18,7 @@ from service.text import split_sentences
 # ...; ATen: ...)", "(a Python language ...)", "(baseline: ...)" in the FlyDSL
 # explainer's second sentence) read as a glossary the sentence is lost in.
 IN_SENTENCE = 3
+_NOTES = 2  # notes after a sentence, of _AT_END each, at most: past them it is lost
 _MOVES = 40  # rounds of moving a definition on, at most (each moves one term one use)
 
 # A placed definition: the term, where the reader met it, its sentence, and whether it is
@@ -36,9 +37,9 @@ def define(
     first use: where the term ends its phrase if that reads well. Terms defined go into
     ``defined``, so that each is defined once per explainer, and no more than ``most``
     of them. A sentence that would carry more than ``IN_SENTENCE`` keeps those the reader
-    meets first; each other goes to the term's next use, in ``text`` or in ``later``
-    (the explainer's text after it, where ``define`` meets it again), else to the note
-    after the sentence."""
+    meets first; the others go to the notes after the sentence (two of two at most), and
+    past them to the term's next use, in ``text`` or in ``later`` (the explainer's text
+    after it, where ``define`` meets it again), else to a note all the same."""
     spans = _sentence_spans(text)
     skip: dict[str, set[int]] = {}  # term -> the sentences where it is not defined
     noted: dict[str, int] = {}  # term -> the sentence after which a note defines it
@@ -63,8 +64,8 @@ def _move_on(
     later: str,
 ) -> bool:
     """Whether a sentence carries more than ``IN_SENTENCE`` definitions: then those past
-    them move to the note after it (``noted``), or where that note has two, to their
-    next use (their sentence goes into ``skip``)."""
+    them move to the notes after it (``noted``), or where its two notes have two each,
+    to their next use (their sentence goes into ``skip``)."""
     entries = {e.term: e for e in glossary}
     by_sentence: dict[int, list[tuple[int, str]]] = {}
     notes: dict[int, int] = {}  # sentence -> the terms of the note after it
@@ -76,11 +77,11 @@ def _move_on(
     for sent, terms in sorted(by_sentence.items()):
         if len(terms) <= IN_SENTENCE:
             continue
-        # Those the reader meets first stay; of the others, the first go to the note
-        # after the sentence, where the reader still has them in mind, two at most, and
-        # the rest to their next use, if any.
+        # Those the reader meets first stay; the others go to the notes right after it,
+        # where the reader has them in mind, and the rest to their next use, if any: left
+        # for it, FlyDSL's RMSNorm and TopK were defined a section and a paragraph on.
         stop = spans[sent][1] if 0 <= sent < len(spans) else len(text)
-        room = _AT_END - notes.get(sent, 0)
+        room = _NOTES * _AT_END - notes.get(sent, 0)
         for _, term in sorted(terms)[IN_SENTENCE:]:
             room -= 1
             if room < 0 and (
@@ -111,10 +112,12 @@ def _place(
 
     hits: list[tuple[int, int, GlossaryEntry]] = []
     moved_ends: set[int] = set()  # where a term defined elsewhere is said: "and TopK | ."
+    met: dict[str, int] = {}  # term -> where the reader first meets it
     for e in glossary:
         if e.term in defined:
             continue
         for m in e.uses(text):
+            met.setdefault(e.term, m.start())
             if e.term in noted or sentence_of(m.start()) in skip.get(e.term, ()):
                 moved_ends.add(m.end())
             else:
@@ -336,7 +339,9 @@ def _place(
     # In the order the reader meets the terms.
     inserts += [(pos, f" ({'; '.join(x for _, x in sorted(said))})") for pos, said in ends.items()]
     # A note after a sentence holds two at most, as a parenthesis in it does: past them
-    # ("(kernel: ...; MoE: ...; speedup: ....)"), a second note follows the first.
+    # ("(kernel: ...; MoE: ...; speedup: ....)"), a second note follows; in reading order.
+    for said in asides.values():
+        said.sort(key=lambda x: met.get(x.split(": ", 1)[0], len(text)))
     inserts += [
         (
             pos,
