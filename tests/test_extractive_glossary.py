@@ -237,15 +237,16 @@ def test_no_definition_between_a_figure_and_what_it_is_said_of() -> None:
 
 def test_a_table_row_read_as_a_sentence_takes_no_definition() -> None:
     """ "result +13.4% throughput, how much work is done ..." read as one more cell: the
-    term is defined in prose instead."""
+    term is defined in a note after the rows instead (definition_tables)."""
     text = _explain("pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html")
     prose = text.all_text()
     assert "Llama3-8B (dense): optimization Rowwise FP8 vs BF16; result +13.4% throughput." in prose
     (row,) = [p for s in text.sections for p in s.paragraphs if "Llama3-8B (dense)" in p]
-    assert "(" not in row.replace("(dense)", "").replace("(7,290→1,170µs)", "")
+    rows, _, notes = row.partition("FP8 gap. ")
+    assert "(" not in rows.replace("(dense)", "").replace("(7,290→1,170µs)", "")
     throughput = next(
         e for e in load_glossary(PROMPTS / "glossary.yaml")[1] if e.term == "throughput"
     )
-    # In the prose after the table, right after the term: "Rowwise FP8 training
-    # throughput (...) on 8×MI300X GPU", the figure there a condition's.
-    assert f"training throughput ({throughput.short}) on 8×MI300X GPU" in prose
+    assert notes.startswith("(") and f"throughput: {throughput.short}" in notes, row
+    # Not again in the prose after the table.
+    assert "training throughput on 8×MI300X GPU" in prose

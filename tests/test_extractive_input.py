@@ -207,9 +207,9 @@ def test_a_kept_caption_says_what_it_is() -> None:
     prose = _explain(
         "pytorch-blog-fp8-training-on-amd-gpus-with-torchtitan-and-torchao.html"
     ).all_text()
-    # "throughput" defined after it (the figure after is the condition's).
-    assert "A figure in the post shows the Rowwise FP8 training throughput (" in prose
-    assert ") on 8×MI300X GPU with Llama3-8B" in prose
+    # ("throughput" is defined after the table of results before it.)
+    assert "A figure in the post shows the Rowwise FP8 training throughput on 8×MI300X GPU" in prose
+    assert "on 8×MI300X GPU with Llama3-8B" in prose
     assert "\nRowwise FP8 training throughput" not in prose
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from service.config import DEFAULT_PROMPTS_DIR
 from service.engines.base import ExplainOptions
 from service.engines.extractive.blocks import MAX_CODE_LINES
+from service.engines.extractive.definition_tables import table_notes
 from service.engines.extractive.definitions import define
 from service.engines.extractive.figures import number_tokens
 from service.engines.extractive.glossary import (
@@ -301,7 +302,7 @@ def _write(
             runs_of.append([(k, " ".join(t for _, t in r)) for k, r in grouped])
         written.append((p, runs_of))
     # A table row read as a sentence ("Llama3-8B (dense): result +13.4% throughput.")
-    # takes no definition: one there reads as another cell.
+    # takes no definition: one there reads as another cell; notes after the rows do.
     prose = [t for _, runs_of in written for runs in runs_of for k, t in runs if k != "table"]
     sections: list[Section] = []
     done = 0
@@ -313,6 +314,8 @@ def _write(
                 if kind != "table":
                     done += 1
                     said = define(said, glossary, defined, most, " ".join(prose[done:]))
+                else:
+                    said += table_notes(said, glossary, defined, most)
                 parts.append(said)
             paras.append(" ".join(parts))
         code = next((draft.codes[i] for i in p.sections if i in draft.codes), None)
