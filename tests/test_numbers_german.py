@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 
+from service.check import check_explainer
 from service.numbers import Kind, extract_numbers
 from tests.check_helpers import S, U, status
 
@@ -215,3 +216,60 @@ def test_german_number_words_are_read(text: str, read: list[tuple[str, str, str]
     found = [(n.text, str(n.value), n.unit) for n in extract_numbers(text)]
     assert found == read
     assert all(n.kind == Kind.WORD for n in extract_numbers(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # "elf" is the binary format in English text, in any case: a file's extension
+        # ("firmware.elf"), "elf binary", "Elf headers"; eleven before a German noun.
+        ("Flash the firmware.elf image.", []),
+        ("The elf binary and its Elf headers load fast.", []),
+        ("Das Team testete elf Modelle.", [("elf", "11", "")]),
+        ("Elf Modelle wurden getestet.", [("Elf", "11", "")]),
+        # German writes a count in lower case: a capital inside a sentence is a noun or
+        # a name ("außer Acht lassen": attention; "die Elf": a team), not a count.
+        ("Man darf das nicht außer Acht lassen.", []),
+        ("Die Elf gewann das Spiel.", []),
+        ("We used the Sieben scheduler.", []),
+        ("Acht Modelle wurden getestet. Vier liefen.", [("Acht", "8", ""), ("Vier", "4", "")]),
+        ("## Zwei Modelle im Vergleich", [("Zwei", "2", "")]),
+        ("| Drei | Modelle |", [("Drei", "3", "")]),
+        ("ein Dutzend Modelle", [("Dutzend", "12", "")]),  # a noun, capitalised
+        ("halb-automatische Tests", []),  # as "half-" joined: no figure
+        # "drei Mal" is Duden's spelling of "dreimal": a multiplier before a comparison.
+        ("Das Modell ist drei Mal so schnell.", [("drei Mal", "3", "x")]),
+        ("Das Modell ist zwei Mal schneller.", [("zwei Mal", "2", "x")]),
+        ("Der Kernel lief drei Mal.", [("drei", "3", "")]),
+    ],
+)
+def test_german_number_words_that_are_no_count_are_not_read(
+    text: str, read: list[tuple[str, str, str]]
+) -> None:
+    assert [(n.text, str(n.value), n.unit) for n in extract_numbers(text)] == read
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # "drei Mal so schnell" is a claim as "dreimal so schnell" is; "zwei Mal" as "twice".
+        ("Das Modell ist drei Mal so schnell.", "The model is 3x faster.", "drei Mal", S),
+        ("Das Modell ist drei Mal so schnell.", "The model is 4x faster.", "drei Mal", U),
+        ("Das Modell ist zwei Mal so schnell.", "The model is 2x faster.", "zwei Mal", S),
+    ],
+)
+def test_a_multiplier_written_apart_is_checked_as_one(
+    explainer: str, source: str, written: str, expected: str
+) -> None:
+    assert status(explainer, source, written) == expected
+
+
+def test_a_name_or_a_file_is_no_figure_of_the_check() -> None:
+    # Neither was a figure: "elf" read as 11 and "Acht" as 8 were reported supported
+    # wherever the source had the value.
+    source = "The ELF loader maps 11 sections. Latency was 8 ms."
+    for explainer in (
+        "The elf loader maps sections.",
+        "Die Latenz darf man nicht außer Acht lassen.",
+    ):
+        assert check_explainer(explainer, source).numbers == []

@@ -38,8 +38,9 @@ _WORD_VALUES.update(
         "triples": (3, "x"),
     }
 )
-# German: a feed set to "de" writes them (the extractor is never told the language; no
-# English text writes these words, but "ELF", a binary's format, read below). "ein",
+# German: a feed set to "de" writes them (the extractor is never told the language; an
+# English text writes few of these words, and those as names: "ELF", the binary format,
+# and a capitalised one, read below: :func:`_german_count`). "ein",
 # "eine", "eins" are left out, as an article more often than a count (as "one" is read
 # only where it counts). The multipliers are read as "twice" is (below).
 _GERMAN_COUNTS = (
@@ -47,24 +48,26 @@ _GERMAN_COUNTS = (
     "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig".split()
 )
 _GERMAN_TIMES = {w + "mal": i + 2 for i, w in enumerate(_GERMAN_COUNTS[:9])}  # zweimal..zehnmal
+_GERMAN_OTHERS: dict[str, tuple[int | str, str]] = {
+    "dreißig": (30, ""),
+    "vierzig": (40, ""),
+    "fünfzig": (50, ""),
+    "sechzig": (60, ""),
+    "siebzig": (70, ""),
+    "achtzig": (80, ""),
+    "neunzig": (90, ""),
+    "dutzend": (12, ""),
+    "halb": ("0.5", ""),
+    "doppelt": (2, "x"),
+    "verdoppelt": (2, "x"),
+    "verdreifacht": (3, "x"),
+}
 _WORD_VALUES.update({w: (i + 2, "") for i, w in enumerate(_GERMAN_COUNTS)})
 _WORD_VALUES.update({w: (v, "x") for w, v in _GERMAN_TIMES.items()})
-_WORD_VALUES.update(
-    {
-        "dreißig": (30, ""),
-        "vierzig": (40, ""),
-        "fünfzig": (50, ""),
-        "sechzig": (60, ""),
-        "siebzig": (70, ""),
-        "achtzig": (80, ""),
-        "neunzig": (90, ""),
-        "dutzend": (12, ""),
-        "halb": ("0.5", ""),
-        "doppelt": (2, "x"),
-        "verdoppelt": (2, "x"),
-        "verdreifacht": (3, "x"),
-    }
-)
+_WORD_VALUES.update(_GERMAN_OTHERS)
+# The German words read as counts only where written as counts are (:func:`_german_count`);
+# "Dutzend" is a noun, capitalised wherever it stands.
+_GERMAN = (frozenset(_GERMAN_COUNTS) | _GERMAN_TIMES.keys() | _GERMAN_OTHERS.keys()) - {"dutzend"}
 
 
 def trie(words: list[str]) -> str:
@@ -143,6 +146,31 @@ _GERMAN_COMPARES = re.compile(
     re.I,
 )
 
+# "drei Mal so schnell": Duden's other spelling of "dreimal", a multiplier so too.
+_GERMAN_MAL = re.compile(r"[ \t]mal(?=" + _GERMAN_COMPARES.pattern + ")", re.I)
+# What starts a sentence, a heading, a table cell or a list item, before a word.
+_OPENERS = frozenset('.!?:;|#*-(\n"\u201e\u201c')
+_NOUN_AFTER = re.compile(r"\s+[A-ZÄÖÜ]")  # a German noun after a count: "elf Modelle"
+
+
+def _german_count(text: str, s: str, start: int, end: int, word: str) -> bool:
+    """Whether the German number word at ``start`` counts. German writes a count in lower
+    case: a capital inside a sentence (not where one starts: a heading, a cell, an
+    item) makes it a noun or a name ("außer Acht lassen": attention; "die Elf": a team;
+    "the Sieben scheduler"). "elf" is the binary format in English text in any case
+    ("firmware.elf", "elf binary", "Elf headers", "ELF"): eleven only before a German
+    noun ("elf Modelle")."""
+    written = text[start:end]
+    if not written.islower():
+        i = start
+        while i and s[i - 1] in " \t":
+            i -= 1
+        if i and s[i - 1] not in _OPENERS:
+            return False
+    if word == "elf":
+        return written != "ELF" and s[start - 1 : start] != "." and bool(_NOUN_AFTER.match(s, end))
+    return True
+
 
 def number_words(text: str, s: str) -> list[Number]:
     """The number words of the prepared text ``s`` that count something."""
@@ -183,7 +211,9 @@ def number_words(text: str, s: str) -> list[Number]:
             after, lead = s[end : end + 1], s[end + 1 : end + 2].lower()
         elif raw.endswith("-"):
             compound = re.match(r"[\w-]+", s[start:])
-            if word == "half" or (compound and compound.group(0).lower() in _HYPHEN_IDIOMS):
+            if word in ("half", "halb") or (
+                compound and compound.group(0).lower() in _HYPHEN_IDIOMS
+            ):
                 continue
             if word.startswith("doubl"):
                 continue
@@ -193,10 +223,10 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         if word.startswith(("doubl", "tripl")) and _SERVES_AS.match(s, end):
             continue  # "doubles as a stress test": serves as, no multiple
+        if word in _GERMAN and not _german_count(text, s, start, end, word):
+            continue
         if word == "doppelt" and not _GERMAN_COMPARES.match(s, end):
             continue
-        if word == "elf" and text[start:end] == "ELF":
-            continue  # the binary format, no eleven
         if word in ("double", "triple") and not (
             _DOUBLE_OK_AFTER.match(s, end) or _DOUBLE_OK_BEFORE.search(s, max(0, start - 10), start)
         ):
@@ -210,6 +240,8 @@ def number_words(text: str, s: str) -> list[Number]:
             value = int(value) + _COUNTS[ones.group(1).lower()]
         count = not unit and isinstance(value, int)
         times = _TIMES_AFTER.match(s, end) if count and lead in ("t", "f") else None
+        if times is None and count and lead == "m" and word in _GERMAN:
+            times = _GERMAN_MAL.match(s, end)  # "drei Mal so schnell": "dreimal"
         if times is not None:
             unit, end = "x", times.end()
         percent = (
@@ -232,8 +264,9 @@ def stated_multiple(n: Number) -> bool:
     """Whether ``n`` is a count word made a multiplier before a comparison ("six times
     faster") or a share ("twenty percent"): a claim as "6 times faster" is, whether or not
     the source has the value ("twice", "doubled" are claims only where it has: "called
-    twice" counts calls); "dreimal schneller" is one, "zweimal" is read as "twice"."""
-    word = n.text.lower()
+    twice" counts calls); "dreimal schneller" is one, "zweimal" is read as "twice" (and
+    "drei Mal", "zwei Mal" as the words joined)."""
+    word = "".join(n.text.lower().split())
     if n.kind == WORD and n.unit == "x" and word in _GERMAN_TIMES:
         return word != "zweimal"  # "dreimal so schnell" is "three times as fast"
     return n.kind == WORD and n.unit in ("x", "%") and word not in _WORD_VALUES
