@@ -81,3 +81,47 @@ def test_the_source_noun_may_follow_a_product_name() -> None:
     # Five words of the source's phrase: its noun after "AMD Instinct MI355X".
     assert status("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X GPUs.", "8") == S
     assert status("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X nodes.", "8") == M
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written"),
+    [
+        # A count of a GPU model is a count of GPUs: its name with a digit, in the
+        # plural or before no noun of its own (a figure, the clause's end).
+        ("The run used 8 GPUs.", "The run used 8 H100s.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 NVIDIA H100s.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 AMD MI300Xs.", "8"),
+        ("The run used 8 GPUs.", "Each node has 8 H100 80GB.", "8"),
+        ("The run used 8 GPUs.", "The run used 8x A100 80GB GPUs.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 RTX 4090s.", "8"),
+        ("Der Lauf nutzte 8 GPUs.", "The run used 8 H100s.", "8"),
+        ("The cluster has 16 GPUs.", "The cluster has 16 Blackwells.", "16"),
+        ("The run used 4 CPUs.", "The run used 4 Intel Xeons.", "4"),
+        ("The run used 4 TPUs.", "The run used 4 TPU v5e chips.", "4"),
+        # An abbreviation's plural the source does not write may stand for its words.
+        ("It compared 8 LLMs.", "It compared 8 open models.", "8"),
+        ("The team merged 40 PRs.", "The team merged 40 pull requests.", "40"),
+        ("The team fixed 30 CVEs.", "The team fixed 30 vulnerabilities.", "30"),
+    ],
+)
+def test_a_product_or_an_abbreviation_backs_the_plain_plural(
+    explainer: str, source: str, written: str
+) -> None:
+    assert status(explainer, source, written) == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written"),
+    [
+        # A product with a noun of its own counts that noun: nodes, not GPUs.
+        ("The run used 8 GPUs.", "The run used 8 H100 nodes.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X nodes.", "8"),
+        # The source writes the name and counts other things with the figure.
+        ("The suite has 8 LLMs.", "The suite has 8 tasks for LLMs.", "8"),
+        ("The run used 512 GPUs.", "The run used 512 nodes. Each holds 8 GPUs.", "512"),
+    ],
+)
+def test_a_product_or_a_name_counting_other_things_stays_misattached(
+    explainer: str, source: str, written: str
+) -> None:
+    assert status(explainer, source, written) == M

@@ -219,8 +219,11 @@ Rules, in short (the module's tests spell them out):
   count of one plural noun counts it where the source's count is followed by words of
   its own ("487 commits" for "2,995 commits from 487 contributors" is ``misattached``;
   so is "1.2 million parameters" for "serves 1.2 million users", "model" in both), and so
-  does a name's plural ("512 GPUs" for "512 nodes with 8 GPUs each") or a German noun
-  spelt as its English cognate ("1,2 Millionen Parameter", "8 Experten");
+  does a name's plural where the source writes the name too ("512 GPUs" for "512 nodes
+  with 8 GPUs each"; "40 PRs" for "40 pull requests" passes: an abbreviation) or a
+  German noun spelt as its English cognate ("1,2 Millionen Parameter", "8 Experten");
+  a hardware noun ("8 GPUs") is backed by a count of a model's name ("8 H100s", "8x
+  A100 80GB", "16 Blackwells"; not "8 H100 nodes": ``check.products``);
   its noun may be missing only where the source's figure names nothing of its own after
   it ("8-256 concurrent requests" for "concurrency ranges from 8 to 256"), and an item's
   mark alone in parentheses counts nothing ("3 design principles" is no "In case (3),

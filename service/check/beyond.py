@@ -154,9 +154,12 @@ def direct_noun(s: str, n: Number) -> str:
     """The noun right after a bare count, when the phrase there is that one word ("487
     commits from"): what it counts (a phrase of more words is
     :func:`~service.check.scope.counted_phrase`'s). A capitalised word counts too where
-    its plural is a name's ("512 GPUs", "8 LLMs") or it is a German noun spelt as the
-    English one it is a cognate of (:data:`GERMAN_COUNTED`: "1,2 Millionen Parameter",
-    "8 Experten"): the one word of its phrase, as a plain plural must be."""
+    it is a German noun spelt as the English one it is a cognate of
+    (:data:`GERMAN_COUNTED`: "1,2 Millionen Parameter", "8 Experten"), or a name's plural
+    ("512 GPUs", "8 LLMs"), returned as written: an abbreviation may stand for the
+    source's words ("40 PRs" for "40 pull requests"), and counts only where the source
+    writes it too (:func:`~service.check.setting.said_elsewhere`). The one word of its
+    phrase, as a plain plural must be."""
     words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
     if words:
         return words[0] if len(words) == 1 and words[0].endswith("s") else ""
@@ -170,7 +173,9 @@ def direct_noun(s: str, n: Number) -> str:
     # The phrase is that word alone: a word after it (but a stop word, English or
     # German) makes it a phrase of more ("512 GPUs Llama", "8 Experten pro Schicht").
     after = noun_phrase(s, m.end(), _STOP_BOTH, HEAD_WORDS, AFTER_NOUN)
-    return "" if after else lower
+    if after:
+        return ""
+    return lower if lower in GERMAN_COUNTED else word
 
 
 # A capitalised word right after a count, up to a word's end (no hyphen or digit joined).
@@ -185,7 +190,7 @@ _NAME_PLURAL = re.compile(r"[A-Z][A-Z]+s")
 # have near it (a false alarm where it has the English word).
 GERMAN_COUNTED = frozenset(
     "parameter token tokens experten modelle layer threads requests commits samples "  # noqa: SIM905
-    "batches kernels gpus cpus tpus".split()
+    "batches kernels".split()
 )
 _STOP_BOTH = STOP_WORDS | GERMAN_STOP_WORDS
 

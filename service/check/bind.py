@@ -19,6 +19,7 @@ from service.check.names import (
     is_name,
     name_pattern,
 )
+from service.check.products import PRODUCT_KINDS, counts_products, product_kind
 from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
     Clause,
@@ -156,7 +157,9 @@ class Binding:
     # several ("Grouped GEMM"; :func:`~service.check.setting.said_of_kind`).
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
-    direct: str = ""  # the one noun right after a bare count: "commits" of "487 commits"
+    # The one noun right after a bare count: "commits" of "487 commits"; a name's plural
+    # as written ("GPUs": :func:`~service.check.beyond.direct_noun`).
+    direct: str = ""
     # The names a "respectively" pairs with the other figures of its list: not its own;
     # with no names, where the plain words it pairs it with stand.
     others: tuple[Name, ...] = ()
@@ -191,14 +194,22 @@ class Binding:
 
     def _held(self, unit: Unit, number: Number | None, paragraph: bool) -> tuple[bool, str]:
         """:meth:`names_hold`, and the window of the nouns when it read one."""
+        # A source count of a model's name is a count of its kind: "8 H100s" names no
+        # GPUs, but counts them (:mod:`~service.check.products`).
         if self.names:
             return all(
-                unit.mentions(n) or (n in self.setting and unit.mentions(n, paragraph=True))
+                unit.mentions(n)
+                or (n in self.setting and unit.mentions(n, paragraph=True))
+                or (number is not None and n.key in PRODUCT_KINDS and counts_products(unit, number))
                 for n in self.names
             ), ""
         if self.nouns:
             text = self._noun_window(unit, number)
-            return any(find_noun(s, text) for s in self.nouns), text
+            return any(find_noun(s, text) for s in self.nouns) or (
+                number is not None
+                and any(map(product_kind, self.nouns))
+                and counts_products(unit, number)
+            ), text
         if self.inherited:  # the topic of the sentence before: so may the source's be
             held = all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
             return held, ""

@@ -23,6 +23,7 @@ from service.check.names import (
     name_pattern,
     noun_pattern,
 )
+from service.check.products import counts_products, product_kind
 from service.check.qualified import other_kind, other_subject
 from service.check.scope import (
     AFTER_NOUN,
@@ -282,16 +283,28 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     kind = other_subject(unit, number, binding.subject) if binding.subject else ""
     if kind:
         return kind
-    if binding.direct and number.kind == QUANTITY and not number.unit:
+    direct = binding.direct.lower()
+    # A name's plural (written with capitals: "GPUs", "PRs") is what the count counts
+    # where the source writes the name too ("512 nodes with 8 GPUs each"); else it may
+    # abbreviate the source's words ("40 PRs" for "40 pull requests", "8 LLMs" for "8
+    # open models"). A hardware kind is a noun of its own ("8 GPUs" for "8 nodes": no).
+    if direct != binding.direct and not product_kind(direct) and not find_noun(direct, unit.text):
+        direct = ""
+    if direct and number.kind == QUANTITY and not number.unit:
         # What the source's count counts, right after it: "2,995 commits from 487
         # contributors" gives 487 no commits, though "commits" stands near it. Five words
         # of it: the noun may follow a product's name ("8 AMD Instinct MI355X GPUs").
         theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN, 5)
         theirs += [number.noun] if number.noun else []
-        if theirs and not find_noun(binding.direct, " ".join(theirs)):
-            return f'the source counts {" ".join(theirs)} there, not "{binding.direct}"'
+        if (
+            theirs
+            and not find_noun(direct, " ".join(theirs))
+            and not (product_kind(direct) and counts_products(unit, number))
+        ):
+            # (A model's name is its kind: "8 GPUs" for "8x A100 80GB".)
+            return f'the source counts {" ".join(theirs)} there, not "{direct}"'
         if item_mark(unit.text, number):
-            return f'the source\'s ({number.text}) marks an item, no count of "{binding.direct}"'
+            return f'the source\'s ({number.text}) marks an item, no count of "{direct}"'
     if binding.conditions:
         missing = unstated_condition(unit, binding.conditions)
         if missing:
