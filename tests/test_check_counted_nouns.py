@@ -125,3 +125,26 @@ def test_a_product_or_a_name_counting_other_things_stays_misattached(
     explainer: str, source: str, written: str
 ) -> None:
     assert status(explainer, source, written) == M
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # The source's noun is read past a model's name (words with capitals, the last
+        # with a digit or two capitals), not past plain words: three of them, as before.
+        ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X GPUs.", "8", S),
+        ("The run used 8 GPUs.", "The run used 8 NVIDIA H100 SXM GPUs.", "8", S),
+        ("The cluster has 8 GPUs.", "The cluster has 8 nodes hosting H100 GPUs.", "8", M),
+        ("The cluster has 8 GPUs.", "The cluster has 8 servers hosting NVIDIA H100 GPUs.", "8", M),
+        (
+            "The project has 487 commits.",
+            "The project has 487 contributors pushing daily small commits.",
+            "487",
+            M,
+        ),
+    ],
+)
+def test_the_source_noun_is_read_past_a_name_not_past_plain_words(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

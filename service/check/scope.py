@@ -267,12 +267,11 @@ def noun_phrase(
     stop: frozenset[str],
     words: re.Pattern[str],
     after: frozenset[str] = frozenset(),
-    limit: int = 3,
 ) -> list[str]:
-    """The words of the noun phrase at ``pos``: up to ``limit``, up to a stop word (or one
-    of ``after``), lower case; an adjective of amount (:data:`_AMOUNT`) goes on past."""
+    """The words of the noun phrase at ``pos``: up to three, up to a stop word (or one of
+    ``after``), lower case; an adjective of amount (:data:`_AMOUNT`) goes on past."""
     out: list[str] = []
-    for _ in range(limit + 2):
+    for _ in range(5):
         m = words.match(s, pos)
         if m is None:
             break
@@ -283,7 +282,7 @@ def noun_phrase(
         if word in stop or len(word) < 3 or word in after:
             break
         out.append(word)
-        if len(out) == limit:
+        if len(out) == 3:
             break
     return out
 

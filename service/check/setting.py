@@ -259,6 +259,11 @@ def _own_words(unit: Unit, number: Number, nouns: Sequence[str]) -> bool:
 
 
 _CONTENT = re.compile(r"[a-z]{4,}")  # a word of a figure's own before it
+# A model's name right after a source count, in its own case: up to three words of
+# capitals, the last with a digit or two capitals ("AMD Instinct MI355X", "NVIDIA H100").
+_MODEL_NAME = re.compile(
+    r"(?:[ \t]+[A-Z](?:[\w.-]*\w)?){0,2}[ \t]+(?=\w*(?:\d|[A-Z]\w*[A-Z]))[A-Z](?:[\w.-]*\w)?"
+)
 
 
 def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
@@ -292,9 +297,13 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         direct = ""
     if direct and number.kind == QUANTITY and not number.unit:
         # What the source's count counts, right after it: "2,995 commits from 487
-        # contributors" gives 487 no commits, though "commits" stands near it. Five words
-        # of it: the noun may follow a product's name ("8 AMD Instinct MI355X GPUs").
-        theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN, 5)
+        # contributors" gives 487 no commits, though "commits" stands near it. Its
+        # noun may follow a model's name ("8 AMD Instinct MI355X GPUs"), not more plain
+        # words than three ("8 nodes hosting H100 GPUs" counts nodes).
+        model = _MODEL_NAME.match(unit.cased, number.end)
+        at = number.end if model is None else model.end()
+        theirs = unit.text[number.end : at].split()
+        theirs += noun_phrase(unit.text, at, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
         theirs += [number.noun] if number.noun else []
         if (
             theirs
