@@ -273,3 +273,14 @@ def test_a_name_or_a_file_is_no_figure_of_the_check() -> None:
         "Die Latenz darf man nicht außer Acht lassen.",
     ):
         assert check_explainer(explainer, source).numbers == []
+
+
+def test_a_german_fraction_is_its_quotient() -> None:
+    # "zwei Drittel" is two-thirds, not 2 (it was supported by any 2 of the source).
+    found = extract_numbers("Zwei Drittel der Nutzer und drei Viertel der Modelle")
+    assert [(n.text, round(n.value, 3)) for n in found if n.value is not None] == [
+        ("Zwei Drittel", Decimal("0.667")),
+        ("drei Viertel", Decimal("0.750")),
+    ]
+    source = "Two-thirds of users are happy. We used 2 GPUs."
+    assert status("Zwei Drittel der Nutzer sind zufrieden.", source, "Zwei Drittel") == S

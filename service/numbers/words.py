@@ -122,6 +122,14 @@ _DENOMINATORS = {
     "half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
     "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }  # fmt: skip
+# "zwei Drittel", "drei Viertel": the German, written apart (a noun, capitalised).
+_GERMAN_DENOMINATORS = {
+    "drittel": 3, "viertel": 4, "fünftel": 5, "sechstel": 6, "siebtel": 7, "achtel": 8,
+    "neuntel": 9, "zehntel": 10,
+}  # fmt: skip
+_GERMAN_FRACTION_AFTER = re.compile(" (?P<d>" + "|".join(_GERMAN_DENOMINATORS) + r")(?!\w)", re.I)
+_GERMAN_FRACTION_LEADS = frozenset("dvfsanz")
+_GERMAN_NUMERATORS = frozenset(_GERMAN_COUNTS[:9])  # zwei .. zehn
 _TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())  # noqa: SIM905
 _ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)", re.I)
 _FRACTION_LEADS = frozenset("htqfsen")  # the first letters of the fraction words
@@ -188,18 +196,23 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         word = raw.rstrip("-").lower()
         end = start + len(word)
+        if word in _GERMAN and not _german_count(text, s, start, end, word):
+            continue
         # What can follow a word made more than a count starts with one of these (each
         # pattern is tried only then: most words are followed by a space and a noun).
         after, lead = s[end : end + 1], s[end + 1 : end + 2].lower()
         fraction = (
             _FRACTION_AFTER.match(s, end)
             if after in ("-", " ") and lead in _FRACTION_LEADS and word in _COUNTS
+            else _GERMAN_FRACTION_AFTER.match(s, end)
+            if after == " " and lead in _GERMAN_FRACTION_LEADS and word in _GERMAN_NUMERATORS
             else None
         )
         if fraction is not None:
             # Its value as a Decimal quotient: the same words in the source give the same.
-            denominator = _DENOMINATORS[fraction.group("d").lower().rstrip("s")]
-            quotient = Decimal(_COUNTS[word]) / denominator
+            d = fraction.group("d").lower()
+            denominator = _DENOMINATORS.get(d.rstrip("s")) or _GERMAN_DENOMINATORS[d]
+            quotient = Decimal(int(_WORD_VALUES[word][0])) / denominator
             end = taken = fraction.end()
             out.append(
                 Number(text=text[start:end], start=start, end=end, kind=WORD, value=quotient)
@@ -223,8 +236,6 @@ def number_words(text: str, s: str) -> list[Number]:
             continue
         if word.startswith(("doubl", "tripl")) and _SERVES_AS.match(s, end):
             continue  # "doubles as a stress test": serves as, no multiple
-        if word in _GERMAN and not _german_count(text, s, start, end, word):
-            continue
         if word == "doppelt" and not _GERMAN_COMPARES.match(s, end):
             continue
         if word in ("double", "triple") and not (
