@@ -148,3 +148,20 @@ def test_the_source_noun_is_read_past_a_name_not_past_plain_words(
     explainer: str, source: str, written: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, source, written) == expected
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [("The run used 2 CPUs.", S), ("The run used 2 GPUs.", M)],
+)
+def test_a_model_counts_the_kind_its_paragraph_says_it_is(
+    explainer: str, expected: CheckStatus
+) -> None:
+    # "Xeon CPUs" in the paragraph: "2 Xeons" counts CPUs, no GPUs.
+    source = "The run used 2 Xeons. The Xeon CPUs fed the data loaders."
+    assert status(explainer, source, "2") == expected
+
+    # The model's name before the point that ends its sentence: "H100s." is "H100s".
+    source = "The run used 8 H100s. The H100 GPUs were cool."
+    assert status("The run used 8 GPUs.", source, "8") == S
+    assert status("The run used 8 CPUs.", source, "8") == M

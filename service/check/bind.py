@@ -200,15 +200,18 @@ class Binding:
             return all(
                 unit.mentions(n)
                 or (n in self.setting and unit.mentions(n, paragraph=True))
-                or (number is not None and n.key in PRODUCT_KINDS and counts_products(unit, number))
+                or (
+                    number is not None
+                    and n.key in PRODUCT_KINDS
+                    and counts_products(unit, number, n.key)
+                )
                 for n in self.names
             ), ""
         if self.nouns:
             text = self._noun_window(unit, number)
             return any(find_noun(s, text) for s in self.nouns) or (
                 number is not None
-                and any(map(product_kind, self.nouns))
-                and counts_products(unit, number)
+                and any(product_kind(s) and counts_products(unit, number, s) for s in self.nouns)
             ), text
         if self.inherited:  # the topic of the sentence before: so may the source's be
             held = all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)

@@ -1,10 +1,11 @@
 """A count of products: "8 H100s", "8 NVIDIA H100s", "8x A100 80GB" count GPUs, a
 model's name standing for its kind. The explainer's plain hardware noun ("8 GPUs")
-is backed by such a source count, whatever kind the model is of (a name does not
-say it: "8 CPUs" for "8 H100s" passes too, a known limit), where the name has a digit
-or is a capitalised plural ("16 Blackwells", "4 Xeons"; a title-case "8 Nodes" passes
-too, a known limit) and has no noun of its own after it ("8 H100 nodes" counts
-nodes)."""
+is backed by such a source count where the name has a digit or is a capitalised
+plural ("16 Blackwells", "4 Xeons"; a title-case "8 Nodes" passes too, a known limit)
+and has no noun of its own after it ("8 H100 nodes" counts nodes). Its kind is the
+one its paragraph writes it with ("the Xeon CPUs": "2 GPUs" for "2 Xeons" is none),
+else any (a name alone does not say it: "8 CPUs" for "8 H100s" passes, a known
+limit)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ PRODUCT_KINDS = frozenset({"gpu", "cpu", "tpu", "npu"})
 # 4090s"). "8x A100": the "x" of a count.
 _PRODUCT = re.compile(
     r"x?[ \t]+(?:[A-Z][A-Za-z-]*[ \t]+){0,2}?"
-    r"(?:[A-Z][A-Za-z]*\d[\w.-]*|[A-Z][a-z]+s|(?<=[A-Za-z][ \t])\d+[A-Za-z]*)(?![\w-])"
+    r"(?P<model>[A-Z][A-Za-z]*\d(?:[\w.-]*\w)?|[A-Z][a-z]+s|(?<=[A-Za-z][ \t])\d+[A-Za-z]*)"
+    r"(?![\w-])"
 )
+_KIND_AFTER = r"s?[ \t-]+(gpu|cpu|tpu|npu)s?(?![a-z])"  # "Xeon CPUs", "H100-GPU"
 
 
 def product_kind(noun: str) -> bool:
@@ -33,10 +36,13 @@ def product_kind(noun: str) -> bool:
     return noun.lower().removesuffix("s") in PRODUCT_KINDS
 
 
-def counts_products(unit: Unit, number: Number) -> bool:
-    """Whether the source's count ``number`` counts a model's name: its name right after
-    it (:data:`_PRODUCT`), and no noun after that name."""
+def counts_products(unit: Unit, number: Number, kind: str) -> bool:
+    """Whether the source's count ``number`` counts a model's name (:data:`_PRODUCT`) of
+    ``kind`` ("gpu"): no noun after the name, and no other kind written after it in the
+    paragraph (read only here: most counts name no model)."""
     m = _PRODUCT.match(unit.cased, number.end)
-    if m is None:
+    if m is None or noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN):
         return False
-    return not noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+    model = re.escape(m.group("model").lower().removesuffix("s"))
+    said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
+    return not said or kind.lower().removesuffix("s") in said

@@ -308,7 +308,7 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         if (
             theirs
             and not find_noun(direct, " ".join(theirs))
-            and not (product_kind(direct) and counts_products(unit, number))
+            and not (product_kind(direct) and counts_products(unit, number, direct))
         ):
             # (A model's name is its kind: "8 GPUs" for "8x A100 80GB".)
             return f'the source counts {" ".join(theirs)} there, not "{direct}"'
