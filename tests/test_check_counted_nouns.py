@@ -97,6 +97,11 @@ def test_the_source_noun_may_follow_a_product_name() -> None:
         ("Der Lauf nutzte 8 GPUs.", "The run used 8 H100s.", "8"),
         ("The cluster has 16 GPUs.", "The cluster has 16 Blackwells.", "16"),
         ("The run used 4 CPUs.", "The run used 4 Intel Xeons.", "4"),
+        # A device noun after the model's name is the model's: "MI355X accelerators".
+        ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X accelerators.", "8"),
+        ("The run used 512 GPUs.", "The run used 512 MI300X accelerators.", "512"),
+        ("The run used 4 CPUs.", "The run used 4 AMD EPYC 9654 processors.", "4"),
+        ("The run used 8 GPUs.", "The run used 8 NVIDIA H100 cards.", "8"),
         ("The run used 4 TPUs.", "The run used 4 TPU v5e chips.", "4"),
         # An abbreviation's plural the source does not write may stand for its words.
         ("It compared 8 LLMs.", "It compared 8 open models.", "8"),

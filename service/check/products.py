@@ -2,7 +2,8 @@
 model's name standing for its kind. The explainer's plain hardware noun ("8 GPUs")
 is backed by such a source count where the name has a digit or is a capitalised
 plural ("16 Blackwells", "4 Xeons"; a title-case "8 Nodes" passes too, a known limit)
-and has no noun of its own after it ("8 H100 nodes" counts nodes). Its kind is the
+and has no noun of its own after it ("8 H100 nodes" counts nodes; a device noun is
+its own: "8 MI300X accelerators", "4 EPYC 9654 processors"). Its kind is the
 one its paragraph writes it with ("the Xeon CPUs": "2 GPUs" for "2 Xeons" is none),
 else any (a name alone does not say it: "8 CPUs" for "8 H100s" passes, a known
 limit)."""
@@ -28,6 +29,8 @@ _PRODUCT = re.compile(
     r"(?P<model>[A-Z][A-Za-z]*\d(?:[\w.-]*\w)?|[A-Z][a-z]+s|(?<=[A-Za-z][ \t])\d+[A-Za-z]*)"
     r"(?![\w-])"
 )
+# Nouns of a device a model's name may stand before: what the model is.
+_DEVICES = frozenset({"accelerator", "card", "chip", "device", "processor"})
 _KIND_AFTER = r"s?[ \t-]+(gpu|cpu|tpu|npu)s?(?![a-z])"  # "Xeon CPUs", "H100-GPU"
 
 
@@ -38,10 +41,14 @@ def product_kind(noun: str) -> bool:
 
 def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     """Whether the source's count ``number`` counts a model's name (:data:`_PRODUCT`) of
-    ``kind`` ("gpu"): no noun after the name, and no other kind written after it in the
-    paragraph (read only here: most counts name no model)."""
+    ``kind`` ("gpu"): no noun after the name but a device's (:data:`_DEVICES`), and no
+    other kind written after it in the paragraph (read only here: most counts name no
+    model)."""
     m = _PRODUCT.match(unit.cased, number.end)
-    if m is None or noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN):
+    if m is None:
+        return False
+    after = noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+    if after and not (len(after) == 1 and after[0].removesuffix("s") in _DEVICES):
         return False
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
