@@ -102,6 +102,9 @@ def test_the_source_noun_may_follow_a_product_name() -> None:
         ("The run used 512 GPUs.", "The run used 512 MI300X accelerators.", "512"),
         ("The run used 4 CPUs.", "The run used 4 AMD EPYC 9654 processors.", "4"),
         ("The run used 8 GPUs.", "The run used 8 NVIDIA H100 cards.", "8"),
+        # "8x H100 node": a node of 8 H100s (misattached since 77bfed2, "counts h100 node").
+        ("We trained on 8 GPUs.", "We trained on a single 8x H100 node.", "8"),
+        ("## Training on 8 GPUs", "## Setup\n\nWe trained on one 8x MI300X server.", "8"),
         ("The run used 4 TPUs.", "The run used 4 TPU v5e chips.", "4"),
         # An abbreviation's plural the source does not write may stand for its words.
         ("It compared 8 LLMs.", "It compared 8 open models.", "8"),

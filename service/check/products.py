@@ -3,7 +3,8 @@ model's name standing for its kind. The explainer's plain hardware noun ("8 GPUs
 is backed by such a source count where the name has a digit or is a capitalised
 plural ("16 Blackwells", "4 Xeons"; a title-case "8 Nodes" passes too, a known limit)
 and has no noun of its own after it ("8 H100 nodes" counts nodes; a device noun is
-its own: "8 MI300X accelerators", "4 EPYC 9654 processors"). Its kind is the
+its own: "8 MI300X accelerators", "4 EPYC 9654 processors"; and "8x H100 node" is a
+node of eight H100s). Its kind is the
 one its paragraph writes it with ("the Xeon CPUs": "2 GPUs" for "2 Xeons" is none),
 else any (a name alone does not say it: "8 CPUs" for "8 H100s" passes, a known
 limit)."""
@@ -23,9 +24,9 @@ PRODUCT_KINDS = frozenset({"gpu", "cpu", "tpu", "npu"})
 # After a count, in the source's own case: up to two words of its maker or line
 # ("NVIDIA", "AMD Instinct"), then the model's name with a digit ("H100s", "MI300X"),
 # a capitalised plural ("Blackwells"), or digits after a word of its line ("RTX
-# 4090s"). "8x A100": the "x" of a count.
+# 4090s").
 _PRODUCT = re.compile(
-    r"x?[ \t]+(?:[A-Z][A-Za-z-]*[ \t]+){0,2}?"
+    r"[ \t]+(?:[A-Z][A-Za-z-]*[ \t]+){0,2}?"
     r"(?P<model>[A-Z][A-Za-z]*\d(?:[\w.-]*\w)?|[A-Z][a-z]+s|(?<=[A-Za-z][ \t])\d+[A-Za-z]*)"
     r"(?![\w-])"
 )
@@ -44,11 +45,15 @@ def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     ``kind`` ("gpu"): no noun after the name but a device's (:data:`_DEVICES`), and no
     other kind written after it in the paragraph (read only here: most counts name no
     model)."""
-    m = _PRODUCT.match(unit.cased, number.end)
+    m = _PRODUCT.match(unit.cased, number.end)  # (prepared: "8x H100" reads "8  H100")
     if m is None:
         return False
     after = noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
-    if after and not (len(after) == 1 and after[0].removesuffix("s") in _DEVICES):
+    # A device's noun is the model's; a singular noun after a count of more than one is
+    # what the models make up ("8x H100 node": a node of eight H100s).
+    one = after[0] if len(after) == 1 else ""
+    compound = bool(one) and not one.endswith("s") and number.value != 1
+    if after and not (compound or one.removesuffix("s") in _DEVICES):
         return False
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
