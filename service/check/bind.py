@@ -19,7 +19,7 @@ from service.check.names import (
     is_name,
     name_pattern,
 )
-from service.check.products import PRODUCT_KINDS, counts_products, product_kind
+from service.check.products import counts_kind
 from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
     Clause,
@@ -157,9 +157,7 @@ class Binding:
     # several ("Grouped GEMM"; :func:`~service.check.setting.said_of_kind`).
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
-    # The one noun right after a bare count: "commits" of "487 commits"; a name's plural
-    # as written ("GPUs": :func:`~service.check.beyond.direct_noun`).
-    direct: str = ""
+    direct: str = ""  # the one noun right after a bare count ("487 commits"); a name's as written
     # The names a "respectively" pairs with the other figures of its list: not its own;
     # with no names, where the plain words it pairs it with stand.
     others: tuple[Name, ...] = ()
@@ -200,19 +198,12 @@ class Binding:
             return all(
                 unit.mentions(n)
                 or (n in self.setting and unit.mentions(n, paragraph=True))
-                or (
-                    number is not None
-                    and n.key in PRODUCT_KINDS
-                    and counts_products(unit, number, n.key)
-                )
+                or counts_kind(unit, number, n.key)
                 for n in self.names
             ), ""
         if self.nouns:
             text = self._noun_window(unit, number)
-            return any(find_noun(s, text) for s in self.nouns) or (
-                number is not None
-                and any(product_kind(s) and counts_products(unit, number, s) for s in self.nouns)
-            ), text
+            return any(find_noun(s, text) or counts_kind(unit, number, s) for s in self.nouns), text
         if self.inherited:  # the topic of the sentence before: so may the source's be
             held = all(unit.mentions(n, near=True, paragraph=paragraph) for n in self.inherited)
             return held, ""

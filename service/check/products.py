@@ -58,3 +58,9 @@ def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
     return not said or kind.lower().removesuffix("s") in said
+
+
+def counts_kind(unit: Unit, number: Number | None, noun: str) -> bool:
+    """Whether the source's ``number`` (None: a value derived from several, no count)
+    counts models of the kind ``noun`` names ("gpus", a name's key "gpu")."""
+    return number is not None and product_kind(noun) and counts_products(unit, number, noun)
