@@ -205,7 +205,7 @@ def number_words(text: str, s: str) -> list[Number]:
             _FRACTION_AFTER.match(s, end)
             if after in ("-", " ") and lead in _FRACTION_LEADS and word in _COUNTS
             else _GERMAN_FRACTION_AFTER.match(s, end)
-            if after == " " and lead in _GERMAN_FRACTION_LEADS and word in _GERMAN_NUMERATORS
+            if word in _GERMAN_NUMERATORS and after == " " and lead in _GERMAN_FRACTION_LEADS
             else None
         )
         if fraction is not None:
@@ -251,7 +251,7 @@ def number_words(text: str, s: str) -> list[Number]:
             value = int(value) + _COUNTS[ones.group(1).lower()]
         count = not unit and isinstance(value, int)
         times = _TIMES_AFTER.match(s, end) if count and lead in ("t", "f") else None
-        if times is None and count and lead == "m" and word in _GERMAN:
+        if times is None and lead == "m" and count and word in _GERMAN:
             times = _GERMAN_MAL.match(s, end)  # "drei Mal so schnell": "dreimal"
         if times is not None:
             unit, end = "x", times.end()
