@@ -3,7 +3,9 @@ sentence compares and, for speed, the right way round: "PP2-512 has twice the TP
 PP2-256" (5,262.68 against 5,324.21) was derived from the Global TPS column, "PP2-256 is
 twice as fast as PP2-512" from the same two cells, "PP8-512 is 2.0x faster than PP2-256"
 from the GPUs column, and "Forced balanced routing is 2x faster than learned routing" from
-two contexts, 192K and 96K, of rows a shared label names neither of."""
+two contexts, 192K and 96K, of rows a shared label names neither of; and one of two
+columns of one row is the sentence's only where it names them: "PP2-256 is 98% faster"
+was derived from its TPS/GPU and DP cells."""
 
 from __future__ import annotations
 
@@ -175,3 +177,49 @@ def test_an_amount_of_a_time_column_is_read_by_its_words(explainer: str, status:
     assert v.status == status
     if "step time" in explainer:
         assert status == U or (v.reason or "").endswith("column Step time (ms))")
+
+
+# Two cells of one row are two measures: a value computed from them is the sentence's
+# only where it names both columns, or one and a claim whose unsaid base is the other,
+# the right way round. "PP2-256 is 98% faster" was derived from (5,324.21 - 128) /
+# 5,324.21, its TPS/GPU and DP cells, and "the kernel is 2.25x faster" from the two
+# latencies of a row the sentence names neither column of.
+TWO_COLUMNS = (
+    "Kernel latency by shape.\n\n| Shape | ATen (ms) | FlyDSL (ms) |\n|---|---|---|\n"
+    "| Small | 3.0 | 1.5 |\n| Large | 9.0 | 4.0 |\n\n"
+    "Training throughput.\n\n| Model | BF16 TFLOPS | FP8 TFLOPS |\n|---|---|---|\n"
+    "| Llama 8B | 400 | 520 |\n| Llama 70B | 380 | 570 |\n"
+)
+
+
+def test_a_value_of_two_columns_of_one_row_that_names_neither_is_unsupported() -> None:
+    for sentence in ("PP2-256 is 98% faster.", "On PP2-256, throughput is 98% higher."):
+        status, reason = _titan(sentence, "98%")
+        assert (status, reason) == ("unsupported", "not in the source")
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "status"),
+    [
+        # Both columns named, by the words that tell their headers apart ("FP8", "BF16").
+        ("On the small shape, FlyDSL is 2x faster than ATen.", "2x", D),
+        ("On the large shape, FlyDSL takes 2.25x less time than ATen.", "2.25x", D),
+        ("On Llama 70B, FP8 is 50% faster than BF16.", "50%", D),
+        ("On Llama 70B, BF16 is 50% faster than FP8.", "50%", U),
+        ("On the small shape, ATen is 2x faster than FlyDSL.", "2x", U),
+        # One named, the other the base the claim leaves unsaid.
+        ("On the small shape, FlyDSL is 2x faster.", "2x", D),
+        ("On the small shape, ATen is 2x faster.", "2x", U),
+        # Neither: no computation the sentence asks for.
+        ("On the large shape, the kernel is 2.25x faster.", "2.25x", U),
+        ("For Llama 70B, throughput is 50% higher.", "50%", U),
+        ("Llama 70B is 50% faster.", "50%", U),  # (1.5 / 3.0 of the other table too)
+    ],
+)
+def test_a_value_of_two_columns_of_one_row_is_read_where_the_sentence_names_them(
+    explainer: str, written: str, status: object
+) -> None:
+    v = verdict(explainer, TWO_COLUMNS, written)
+    assert v.status == status
+    if status == D:
+        assert (v.reason or "").startswith(("ratio of ", "percent change of "))

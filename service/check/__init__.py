@@ -18,7 +18,12 @@ Each number of the explainer gets a verdict:
   only, and the row it puts before the claim the faster ("faster") or the slower
   ("slower") by it, the base of "N% faster than" the row after; of an amount, the row
   before "twice the", "2x more", "N% more/less than" the one with more or less, the
-  part before "N% of"): a rounding, the end
+  part before "N% of"; from two cells of one table row in two columns, only where the
+  sentence names both columns, by the words that tell their headers apart, "FP8 is 50%
+  faster than BF16" of "BF16 TFLOPS" and "FP8 TFLOPS", or one and a claim whose unsaid
+  base is the other, "FlyDSL is 2x faster" of "ATen (ms)" and "FlyDSL (ms)", the right
+  way round: "PP2-256 is 98% faster" is no (5,324.21 - 128) / 5,324.21 of its TPS/GPU
+  and DP cells): a rounding, the end
   of a range, the span of several values (not for a change: "went from 5,996 to
   7,156" says which came first), a ratio (the larger over the smaller), difference,
   sum or percentage (of two figures at most eight apart in it), or a multiplier

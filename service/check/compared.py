@@ -9,8 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from service.check.table import norm_words
+
+if TYPE_CHECKING:
+    from service.check.derive import Derived
+    from service.check.index import SourceIndex
+    from service.numbers import Number
 
 # A claim of speed between two things, in a sentence's normalised words (table.norm_words):
 # the thing before it is the faster ("A is 2x faster than B"), or, of "slower", the thing
@@ -44,19 +50,22 @@ def named_columns(words: str, headers: Sequence[str]) -> set[int]:
     """The columns (past the first, of labels) whose header, its unit in brackets aside
     ("Step time (ms)": "step time"), sentence ``words`` names as a measure, not as a
     cell's unit after a figure ("twice the TPS/GPU", not "on 512 GPUs")."""
-    named = set()
-    for j, header in enumerate(headers):
-        h = norm_words(_BRACKETED.sub(" ", header))
-        if not j or len(h) <= 3:
-            continue
-        at = words.find(h)
-        while at >= 0:
-            before = words[:at].split()
-            if not (before and before[-1][:1].isdigit()):
-                named.add(j)
-                break
-            at = words.find(h, at + 1)
-    return named
+    return {j for j, header in enumerate(headers) if j and column_place(words, header) >= 0}
+
+
+def column_place(words: str, header: str) -> int:
+    """Where sentence ``words`` names a column by its ``header`` as a measure (unit in
+    brackets aside, not after a figure: :func:`named_columns`); -1 for nowhere."""
+    h = norm_words(_BRACKETED.sub(" ", header))
+    if len(h) <= 3:
+        return -1
+    at = words.find(h)
+    while at >= 0:
+        before = words[:at].split()
+        if not (before and before[-1][:1].isdigit()):
+            return at
+        at = words.find(h, at + 1)
+    return -1
 
 
 _BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
@@ -116,3 +125,76 @@ def way_round(claim: tuple[int, bool, bool], at: tuple[int, int], faster: int, b
     if (before if before_faster else 1 - before) != faster:
         return False
     return base < 0 or not than or base == 1 - before
+
+
+def in_row_claimed(
+    words: str,
+    figure: str,
+    how: str,
+    headers: tuple[str, str],
+    senses: tuple[int, int],
+    larger: int,
+) -> bool:
+    """Whether sentence ``words`` asks for a value computed ``how`` from two cells of one
+    table row, in the columns of ``headers`` (their :func:`column_sense`; cell ``larger``,
+    0 or 1, the larger): it names both columns ("FP8 is 1.5x faster than BF16" of "FP8
+    TFLOPS" and "BF16 TFLOPS", by the words that tell the two apart), or one, the other
+    read as the base a claim of speed or amount leaves unsaid ("FlyDSL is 2x faster" of
+    "ATen (ms)" and "FlyDSL (ms)"), the right way round. Two cells of a row are two
+    measures: "PP2-256 is 98% faster" is no ratio of its TPS/GPU and DP cells."""
+    at = [column_place(words, h) for h in headers]
+    for i, h in enumerate(headers):
+        if at[i] < 0:  # by the words only this column's header has ("fp8" of "FP8 TFLOPS")
+            own = set(norm_words(_BRACKETED.sub(" ", h)).split())
+            own -= set(norm_words(_BRACKETED.sub(" ", headers[1 - i])).split())
+            places = [words.find(f" {w} ") for w in own if len(w) > 1]
+            if places and min(places) >= 0:
+                at[i] = min(places) + 1
+    if max(at) < 0:
+        return False
+    claim = speed_claim(words)
+    if claim is not None:
+        way = senses[0] if senses[0] == senses[1] else 0
+        if not way:
+            return False  # "faster" of two measures of no one sense (a time, a count)
+        faster = larger if way > 0 else 1 - larger
+        base = 1 if how == "percent change" and way > 0 else -1
+    else:
+        claim = amount_claim(words, figure, how)
+        if claim is None:
+            return min(at) >= 0  # both named: "the FP8 and BF16 TFLOPS differ by 150"
+        faster = 0 if how == "percentage" else larger
+        base = 1
+    if min(at) < 0:  # the one unnamed: the base the claim leaves unsaid, across it
+        named = max(at)
+        at = [a if a >= 0 else (len(words) if named < claim[0] else 0) for a in at]
+    return way_round(claim, (at[0], at[1]), faster, base)
+
+
+def in_row_asked(idx: SourceIndex, d: Derived, s: str, q: Number) -> bool:
+    """Whether sentence ``s`` asks for value ``d`` of two cells of one table row, in two
+    of its columns (:func:`in_row_claimed`), of any columns the two figures stand in."""
+    unit, row = idx.units[d.unit], idx.row_of[d.unit]
+    headers = idx.units[row.header_unit].display.split(" | ")
+    columns: dict[str, list[int]] = {d.a_text: [], d.b_text: []}
+    j, pos = 0, unit.start
+    for n in unit.numbers:  # the separators before each counted once
+        j += unit.text.count(" | ", pos, n.start)
+        pos = max(pos, n.start)
+        if n.text in columns and j < len(headers):
+            columns[n.text].append(j)
+    words, figure = norm_words(s), norm_words(q.text)
+    larger = 0 if d.a > d.b else 1
+    return any(
+        in_row_claimed(
+            words,
+            figure,
+            d.how,
+            (headers[ja], headers[jb]),
+            (column_sense(headers[ja], row.units[ja]), column_sense(headers[jb], row.units[jb])),
+            larger,
+        )
+        for ja in columns[d.a_text]
+        for jb in columns[d.b_text]
+        if ja != jb
+    )

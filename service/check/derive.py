@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from service.check.compared import (
     amount_claim,
     column_sense,
+    in_row_asked,
     named_columns,
     speed_claim,
     way_round,
@@ -232,7 +233,8 @@ def arithmetic(idx: SourceIndex, q: Number, binding: Binding) -> tuple[int, str]
                 found = d.unit, f"{d.how} of {d.a_text} and {d.b_text}"
                 if d.unit not in idx.row_of or binding.clause is None:
                     return found  # (no clause: no value of two rows to prefer)
-                in_row = in_row or found
+                if in_row is None and in_row_asked(idx, d, binding.clause.sentence.text, q):
+                    in_row = found
         elif binding.clause is not None and (at := _across(idx, d, binding)) is not None:
             row = idx.row_of[d.unit]
             headers = idx.units[row.header_unit].display.split(" | ")
