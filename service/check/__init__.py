@@ -134,8 +134,14 @@ Rules, in short (the module's tests spell them out):
   A plain hardware noun (GPUs, CPUs, TPUs, NPUs, nodes) named before the figure may
   stand earlier in its source paragraph instead: "Flex attention on RDNA 3 GPUs gets
   roughly 2-8x lower latency" of "FlexAttention on AMD's RDNA3 GPUs ... The result is
-  roughly 2-8x lower latency" (not one after the figure, "8x MI325X GPUs", a count of
-  them, nor one stated in a later sentence). A bare count
+  roughly 2-8x lower latency", and one after the figure right after a platform's name,
+  "roughly 2-8x faster on RDNA3 GPUs" (not a count of them, "8x MI325X GPUs", nor one
+  the source states in a later sentence). A lower-case noun
+  of hardware ("nodes", "cards", "machines") is no name: "on RDNA 3 nodes" says the
+  scope RDNA3 as "on RDNA 3 GPUs" does. A chip vendor's name right before a product's
+  ("AMD's RDNA3 GPUs", "NVIDIA H100"; names.VENDORS) says whose it is and is no name
+  of the figure (the product's is); before a plain hardware noun ("AMD GPUs") it is.
+  A bare count
   without names must share a noun with the source number, near it ("256 tokens" vs
   "256-token input"; of a source table row's cell, its row label and column header
   too: "the 683,961 of learned routing" of the "Learned" row's Global TPS), a number

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,6 +40,48 @@ class Name:
 # them: "the Triton autotune search ... on MI300X GPU" is no "GPUs autotuning search";
 # keys, folded: "GPUs" is "gpu").
 HARDWARE_NOUNS = frozenset({"gpu", "cpu", "tpu", "npu", "node"})
+
+# Chip vendors (folded keys). A vendor's name right before a product's ("AMD's RDNA3
+# GPUs", "NVIDIA H100") says whose the product is, not where its figure was measured:
+# the product binds the figure, and the vendor, which a post may never write next to
+# it ("#### FlexAttention Tile Configs for RDNA3", AMD in another sentence), is no name
+# the source must say there. Before a plain hardware noun ("AMD GPUs") it is the name.
+VENDORS = frozenset({"amd", "nvidia", "intel", "apple", "qualcomm", "google", "arm"})
+_OWNER = re.compile(r"(?:['\u2019]s)?\s+")
+
+
+def setting_noun(s: str, names: Sequence[Name], x: Name, figure: int, ends: Sequence[int]) -> bool:
+    """Whether name ``x`` of sentence ``s`` is a plain hardware noun that says where the
+    figure at ``figure`` ran, which a source may state once, earlier in its paragraph:
+    one before the figure ("On RDNA 3 GPUs, ... 2-8x"), or after it right after a
+    product's name ("2-8x faster on RDNA3 GPUs"); not after a figure and a product
+    ("8x MI325X GPUs": a count of them; ``ends``: where the sentence's figures end)."""
+    if x.key not in HARDWARE_NOUNS:
+        return False
+    if x.start < figure:
+        return True
+    product = next((p for p in names if p.end + 1 == x.start and s[p.end] == " "), None)
+    if product is None or product.key in HARDWARE_NOUNS:
+        return False
+    before = s[: product.start].rstrip()
+    return not any(e == len(before) for e in ends) and not before[-1:].isdigit()
+
+
+def without_vendors(s: str, names: list[Name]) -> list[Name]:
+    """``names`` (of sentence ``s``, in order) but a vendor's right before a product's."""
+    out = []
+    for x, after in itertools.zip_longest(names, names[1:]):
+        if (
+            after is not None
+            and x.key in VENDORS
+            and after.key not in VENDORS
+            and after.key not in HARDWARE_NOUNS
+            and _OWNER.fullmatch(s, x.end, after.start)
+        ):
+            continue
+        out.append(x)
+    return out
+
 
 _OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches
 

@@ -24,7 +24,13 @@ from service.check.extreme import match_extreme
 from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
-from service.check.names import HARDWARE_NOUNS, STOP_WORDS, Name, is_name
+from service.check.names import (
+    STOP_WORDS,
+    Name,
+    is_name,
+    setting_noun,
+    without_vendors,
+)
 from service.check.qualified import subject_of
 from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
@@ -237,7 +243,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         sides = shapes(idx, s, nums) if len(nums) > 1 else {}
         directional: bool | None = None  # read at the sentence's first quantity
         wording: Sentence | None = None  # its opposite-pair words, read on first use
-        names = known_names(s, nums, idx)
+        names = without_vendors(s, known_names(s, nums, idx))
         bindings = bind_numbers(s, nums, names, leading=True)
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
@@ -305,7 +311,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 binding = Binding(
                     names=binding.names,
                     setting=tuple(
-                        x for x in binding.names if x.start < n.start and x.key in HARDWARE_NOUNS
+                        x
+                        for x in binding.names
+                        if setting_noun(s, names, x, n.start, [m.end for m in nums])
                     ),
                     nouns=binding.nouns,
                     inherited=binding.inherited,
