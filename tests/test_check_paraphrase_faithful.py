@@ -227,6 +227,16 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         # GPUs ..."), not in the figure's own sentence ("The result is roughly 2-8x").
         (PT, "Flex attention on RDNA 3 GPUs gets roughly 2-8x lower latency."),
         (PT, "On RDNA3 GPUs, FlexAttention gets roughly 2-8x lower latency."),
+        # A phrase ending the sentence after a comma names what its figures are of.
+        (FP8, "FP8 training delivers a 13.4% throughput gain over BF16, on Llama3-8B."),
+        (FP8, "Peak memory stays nearly identical, at about 39 GB, on Llama3-8B."),
+        (FP8, "The colwise kernel reached 6.2x per MoE layer, on DeepSeek-V3 671B shapes."),
+        (FP8, "Throughput went from 5,996 to 7,027 tok/s, on DeepSeek-V3 671B."),
+        (FP8, "The forward fusion gave a 17% end-to-end gain, measured on 8x MI325X GPUs."),
+        (FLY, "Grouped GEMM is 1.95x faster than ATen, across 24 cases."),
+        # A vendor before the platform, a hardware noun after it (the paragraph's).
+        (PT, "Flex attention is roughly 2-8x faster on AMD's RDNA3 GPUs."),
+        (PT, "On AMD's RDNA3 GPUs, Flex attention gets roughly 2-8x lower latency."),
         # A hardware name is an identifier, matched verbatim, hyphen or space between parts.
         (VLLM, "Rack-scale systems like the NVIDIA GB300 NVL72 need careful kernel engineering."),
         (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),

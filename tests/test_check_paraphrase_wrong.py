@@ -257,6 +257,14 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged
         (FLY, "TopK ist 2,5-mal schneller als ATen."),
         (FLY, "Bei TopK ist FlyDSL 1,17- bis 3,66-mal schneller als ATen."),  # RMSNorm's
         (FP8, "Der Rückwärtsdurchlauf wurde auf DeepSeek-MoE-16B 6,2-fach schneller."),
+        # A model in a phrase ending the sentence after a comma is the figures' too, as
+        # one leading it is: 39 GB and 13.4% are Llama3-8B's, 6.2x DeepSeek-V3's, 17%
+        # DeepSeek-V3 671B's on MI325X.
+        (FP8, "Peak memory stays nearly identical, at about 39 GB, on DeepSeek-V3 671B."),
+        (FP8, "FP8 training delivers a 13.4% throughput gain over BF16, on DeepSeek-V3 671B."),
+        (FP8, "The colwise scales kernel reached a 6.2x speedup, on Llama3-8B."),
+        (FP8, "The forward fusion gave a 17% end-to-end gain, measured on Llama3-8B."),
+        (FP8, "Throughput rose 17%, with DeepSeek-MoE-16B."),
         # Known limits: a figure with no name of its own, said of another plain-word
         # metric, condition or model (one word apart from the source's, or in another
         # sentence); a count or version moved to another thing; an identifier's digit.
@@ -310,3 +318,12 @@ def test_a_figure_of_another_subject_names_the_source_s_subject() -> None:
     assert verdict.reason == (
         "the source says it of the projection dimension cases, not the uniform groups"
     )
+
+
+def test_a_model_in_a_phrase_ending_the_sentence_names_what_is_not_there() -> None:
+    text, title = article(FP8)
+    sentence = "Peak memory stays nearly identical, at about 39 GB, on DeepSeek-V3 671B."
+    found = [n for n in check_explainer(sentence, text, title=title).numbers if n.text == "39 GB"]
+    assert [(n.status.value, n.reason) for n in found] == [
+        ("misattached", "the source gives it for other things (deepseek-v3-671b not there)")
+    ]

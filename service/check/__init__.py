@@ -128,9 +128,12 @@ Rules, in short (the module's tests spell them out):
   across a comma or a relative clause, but for a phrase leading the sentence or a
   clause after a semicolon or colon, whose names go with each measured figure up to the
   next one: "On MI325X GPUs, the kernel reaches 6.2x"; "...; on MI325X, fusion added
-  17%") must all occur in the source clause where that number stands, its paragraph
-  label (a bold lead-in, or a caption's first sentence: "Figure 1: ... with Llama3-8B
-  (...)." labels the sentences of its caption) or its headings; else ``misattached``.
+  17%", and for a phrase ending the sentence after a comma, whose names go with each
+  measured figure of its clause before it: "Peak memory stays nearly identical, at about
+  39 GB, on DeepSeek-V3 671B") must all occur in the source clause where that number
+  stands, its paragraph label (a bold lead-in, or a caption's first sentence: "Figure
+  1: ... with Llama3-8B (...)." labels the sentences of its caption) or its headings;
+  else ``misattached``.
   A plain hardware noun (GPUs, CPUs, TPUs, NPUs, nodes) named before the figure may
   stand earlier in its source paragraph instead: "Flex attention on RDNA 3 GPUs gets
   roughly 2-8x lower latency" of "FlexAttention on AMD's RDNA3 GPUs ... The result is
@@ -349,7 +352,8 @@ Rules, in short (the module's tests spell them out):
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
 :mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
-:mod:`.marks` and :mod:`.clauses` (where a sentence's clauses start),
+:mod:`.marks` and :mod:`.clauses` (where a sentence's clauses start), :mod:`.phrases`
+(a phrase leading a clause or ending the sentence, naming what its figures are of),
 :mod:`.respectively` and :mod:`.paired` (figures listed "respectively" with their names,
 in the explainer and in the source), :mod:`.extreme` (a stated maximum or minimum),
 :mod:`.scope` (what a figure's clause says beyond names: conditions, counts, asides),

@@ -19,6 +19,7 @@ from service.check.names import (
     is_name,
     name_pattern,
 )
+from service.check.phrases import leading_phrases, trailing_names
 from service.check.products import counts_kind
 from service.check.respectively import paired_names, paired_phrases
 from service.check.scope import (
@@ -26,7 +27,6 @@ from service.check.scope import (
     aside_only,
     compound_head,
     heads_agree,
-    leading_phrases,
     names_things,
     opposed,
 )
@@ -353,6 +353,8 @@ def bind_numbers(
     groups = list_runs(s, seq)
     phrases = leading_phrases(s, start, end) if leading and (names or len(seq) > 1) else []
     leads = _leading_names(seq, names, name_starts, phrases)
+    if leading and names:  # a phrase ending it: its names go back, as a lead's go on
+        leads += trailing_names(s, start, end, seq, names, name_starts)
     conditions = _leading_figures(seq, phrases)
     out: dict[int, Binding] = {}
     chained: tuple[Name, ...] = ()

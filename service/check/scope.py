@@ -21,43 +21,6 @@ from service.numbers import Number
 from service.numbers.context import list_runs
 from service.numbers.number import NO_HEDGE, QUANTITY, RANGE, WORD
 
-# A phrase that opens a sentence and names what its figures are measured on or of ("On
-# MI325X GPUs, the kernel reaches 6.2x"; "For Llama 3.3 70B, ..."; "In BF16, ..."): its
-# names reach past the comma after it, where a figure's six words do not. A comma
-# inside a figure ("At 2,000 requests per minute, ...") does not end it.
-_LEADING = re.compile(
-    r"\s*(?:[-*]\s+)?(?:on|for|in|with|using|under|at|across)\s+"
-    r"(?:(?:the|an?)\s+)?(?P<rest>(?:[^,;:()\n]|,(?=\d)){1,80}?),\s",
-    re.I,
-)
-# A phrase the sentence's subject starts in is no leading phrase: "On MoE shapes this
-# data movement, not the 8-bit math, dominated": an article or a pronoun after its first
-# words, or more words than a name and its noun take.
-_SUBJECT = re.compile(r"\b(?:the|an?|this|that|these|those|it|its|we|they|our|there)\b", re.I)
-_REACH_END = re.compile(r"[;:](?=\s)")
-
-
-def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
-    """Where each phrase leading a clause of ``s[start:end]`` (a preposition, then words
-    up to a comma) lies, and where the figures it names things for end: at the next
-    semicolon or colon (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x
-    for MXFP8, and 1.68x for MXFP4"). A clause starts the sentence or follows a
-    semicolon or colon ("...; on MI325X, forward fusion added 17%"): one match each."""
-    out: list[tuple[int, int, int]] = []
-    pos = start
-    while pos < end:
-        # (Most sentences have neither mark: two finds in C, not a regex search.)
-        marked = s.find(";", pos, end) >= 0 or s.find(":", pos, end) >= 0
-        stop = _REACH_END.search(s, pos, end) if marked else None
-        reach = stop.start() if stop else end
-        m = _LEADING.match(s, pos, reach)
-        if m and len(m.group("rest").split()) <= 6 and not _SUBJECT.search(m.group("rest")):
-            out.append((m.start(), m.end(), reach))
-        if stop is None:
-            break
-        pos = stop.end()
-    return out
-
 
 def figure_scope(
     s: str, nums: Sequence[Number], n: Number, start: int = 0, end: int | None = None
