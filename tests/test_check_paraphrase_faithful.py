@@ -234,6 +234,8 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         (FP8, "Throughput went from 5,996 to 7,027 tok/s, on DeepSeek-V3 671B."),
         (FP8, "The forward fusion gave a 17% end-to-end gain, measured on 8x MI325X GPUs."),
         (FLY, "Grouped GEMM is 1.95x faster than ATen, across 24 cases."),
+        (FLY, "FlyDSL gives a 1.10x geometric-mean speedup on BF16 dense matrix multiplication."),
+        (FLY, "For grouped GEMM, FlyDSL reaches 1.20x over Triton and 1.95x over ATen."),
         # A vendor before the platform, a hardware noun after it (the paragraph's).
         (PT, "Flex attention is roughly 2-8x faster on AMD's RDNA3 GPUs."),
         (PT, "On AMD's RDNA3 GPUs, Flex attention gets roughly 2-8x lower latency."),

@@ -265,6 +265,13 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged
         (FP8, "The colwise scales kernel reached a 6.2x speedup, on Llama3-8B."),
         (FP8, "The forward fusion gave a 17% end-to-end gain, measured on Llama3-8B."),
         (FP8, "Throughput rose 17%, with DeepSeek-MoE-16B."),
+        # Dense GEMM moved to grouped, and back (1.10x is the BF16 dense suite's, 1.20x
+        # the grouped cases').
+        (
+            FLY,
+            "The companies reported a 1.10 times speedup for BF16 grouped matrix multiplication.",
+        ),
+        (FLY, "For dense matrix multiplication, FlyDSL reaches 1.20x over Triton across 24 cases."),
         # Known limits: a figure with no name of its own, said of another plain-word
         # metric, condition or model (one word apart from the source's, or in another
         # sentence); a count or version moved to another thing; an identifier's digit.
@@ -326,4 +333,19 @@ def test_a_model_in_a_phrase_ending_the_sentence_names_what_is_not_there() -> No
     found = [n for n in check_explainer(sentence, text, title=title).numbers if n.text == "39 GB"]
     assert [(n.status.value, n.reason) for n in found] == [
         ("misattached", "the source gives it for other things (deepseek-v3-671b not there)")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written", "word"),
+    [
+        ("FlyDSL gives 1.10 times for BF16 grouped matrix multiplication.", "1.10 times", "dense"),
+        ("For dense matrix multiplication, FlyDSL reaches 1.20x over Triton.", "1.20x", "grouped"),
+    ],
+)
+def test_dense_and_grouped_gemm_are_opposite(sentence: str, written: str, word: str) -> None:
+    text, title = article(FLY)
+    found = [n for n in check_explainer(sentence, text, title=title).numbers if n.text == written]
+    assert [(n.status.value, n.reason) for n in found] == [
+        ("misattached", f'the source gives it for the opposite ("{word}")')
     ]

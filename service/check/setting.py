@@ -115,7 +115,10 @@ def opposite_setting(
         if other is None:
             pair, side = next(iter(said))
             assert isinstance(pair, int)
-            other = (hit[0], PAIRS[pair][side].split()[0])
+            # The side's word the source writes ("grouped", not "sparse", its pair-mate).
+            forms = PAIRS[pair][side].split()
+            low = unit.paragraph.lower()  # its clause, paragraph and headings
+            other = (hit[0], next((w for w in forms if w in low), forms[0]))
     return other
 
 
