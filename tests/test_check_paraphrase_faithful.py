@@ -236,6 +236,8 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         (FLY, "Grouped GEMM is 1.95x faster than ATen, across 24 cases."),
         (FLY, "FlyDSL gives a 1.10x geometric-mean speedup on BF16 dense matrix multiplication."),
         (FLY, "For grouped GEMM, FlyDSL reaches 1.20x over Triton and 1.95x over ATen."),
+        (FP8, "With rowwise scaling, FP8 training gives a 13.4% gain over BF16 on Llama3-8B."),
+        (FP8, "The column-wise scales kernel gives a 6.2x speedup per MoE layer."),
         # A vendor before the platform, a hardware noun after it (the paragraph's).
         (PT, "Flex attention is roughly 2-8x faster on AMD's RDNA3 GPUs."),
         (PT, "On AMD's RDNA3 GPUs, Flex attention gets roughly 2-8x lower latency."),

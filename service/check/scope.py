@@ -63,6 +63,9 @@ PAIRS = (
     # Grouped GEMM (of experts) is told from dense GEMM as sparse is from dense: a
     # figure of one is not the other's ("1.10x for BF16 dense GEMM", "1.95x ... grouped").
     ("dense", "sparse grouped"),
+    # A scaling's granularity: a scale per row, or per column, tensor or tile ("Rowwise FP8
+    # ... 13.4%", "the colwise scales kernel ... 6.2x").
+    ("rowwise row-wise", "colwise columnwise column-wise tensorwise tensor-wise blockwise"),
     ("cold", "warm"),
     ("static", "dynamic"),
     ("synchronous sync", "asynchronous async"),

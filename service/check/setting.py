@@ -96,25 +96,41 @@ def opposite_setting(
     if not mine:
         return None
     pairs = {p for p, side in mine if isinstance(p, int) and (p, 1 - side) not in mine}
-    if not pairs:
-        return None  # a clause that says both sides of its pairs ("256 in, 512 out")
-    if any(m in mine for m in unit_marks(idx.units[chosen[0]], chosen[1])):
-        return None  # the figure the binding found is said on the explainer's side
-    words = [w for p in pairs for w in _WORDS[p]]
+    # Each pair apart: "the colwise kernel ... in the forward pass" says colwise as the
+    # source's clause does, and forward where it says backward.
+    chosen_marks = unit_marks(idx.units[chosen[0]], chosen[1])
+    for pair in sorted(p for p in pairs if isinstance(p, int)):
+        if any(m in mine and m[0] == pair for m in chosen_marks):
+            continue  # the figure the binding found is said on the explainer's side
+        found = _other_side(pair, mine, idx, hits, holds)
+        if found is not None:
+            return found
+    return None  # (no pairs: a clause that says both sides of its pairs, "256 in, 512 out")
+
+
+def _other_side(
+    pair: int,
+    mine: set[tuple[int | str, int]],
+    idx: SourceIndex,
+    hits: Sequence[Hit],
+    holds: Callable[[Hit], bool],
+) -> tuple[int, str] | None:
+    """:func:`opposite_setting` of one ``pair``: the first unit of a hit that holds whose
+    clause, else setting, says only its other side, and that side's word there; None
+    when one says the explainer's side (``mine``) of the value, or none says either."""
     other: tuple[int, str] | None = None
     for hit in hits:
         unit = idx.units[hit[0]]
-        if not _present(unit, words):
+        if not _present(unit, _WORDS[pair]):
             continue
-        said = {m for m in unit_marks(unit, hit[1]) if m[0] in pairs}
-        said = said or {m for m in _setting(unit) if m[0] in pairs}
+        said = {m for m in unit_marks(unit, hit[1]) if m[0] == pair}
+        said = said or {m for m in _setting(unit) if m[0] == pair}
         if not said or not holds(hit):
             continue
         if said & mine:
             return None  # this side (or both) is said of the value somewhere
         if other is None:
-            pair, side = next(iter(said))
-            assert isinstance(pair, int)
+            side = next(iter(said))[1]
             # The side's word the source writes ("grouped", not "sparse", its pair-mate).
             forms = PAIRS[pair][side].split()
             low = unit.paragraph.lower()  # its clause, paragraph and headings
