@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from service.frozen import slot_init
-from service.numbers import fold
+from service.numbers import Number, fold
 
 _NOT_NAMES = frozenset({"I", "A", "An", "The"})
 _SEP = r"[\x00\s_\-]+"  # folded text has NULs, raw text spaces, hyphens, underscores
@@ -50,12 +50,14 @@ VENDORS = frozenset({"amd", "nvidia", "intel", "apple", "qualcomm", "google", "a
 _OWNER = re.compile(r"(?:['\u2019]s)?\s+")
 
 
-def setting_noun(s: str, names: Sequence[Name], x: Name, figure: int, ends: Sequence[int]) -> bool:
+def setting_noun(
+    s: str, names: Sequence[Name], x: Name, figure: int, nums: Sequence[Number]
+) -> bool:
     """Whether name ``x`` of sentence ``s`` is a plain hardware noun that says where the
     figure at ``figure`` ran, which a source may state once, earlier in its paragraph:
     one before the figure ("On RDNA 3 GPUs, ... 2-8x"), or after it right after a
     product's name ("2-8x faster on RDNA3 GPUs"); not after a figure and a product
-    ("8x MI325X GPUs": a count of them; ``ends``: where the sentence's figures end)."""
+    ("8x MI325X GPUs": a count of them; ``nums``: the sentence's figures)."""
     if x.key not in HARDWARE_NOUNS:
         return False
     if x.start < figure:
@@ -64,7 +66,7 @@ def setting_noun(s: str, names: Sequence[Name], x: Name, figure: int, ends: Sequ
     if product is None or product.key in HARDWARE_NOUNS:
         return False
     before = s[: product.start].rstrip()
-    return not any(e == len(before) for e in ends) and not before[-1:].isdigit()
+    return not before[-1:].isdigit() and not any(m.end == len(before) for m in nums)
 
 
 def without_vendors(s: str, names: list[Name]) -> list[Name]:

@@ -25,6 +25,7 @@ from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import (
+    HARDWARE_NOUNS,
     STOP_WORDS,
     Name,
     is_name,
@@ -313,7 +314,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     setting=tuple(
                         x
                         for x in binding.names
-                        if setting_noun(s, names, x, n.start, [m.end for m in nums])
+                        if x.key in HARDWARE_NOUNS and setting_noun(s, names, x, n.start, nums)
                     ),
                     nouns=binding.nouns,
                     inherited=binding.inherited,
