@@ -71,6 +71,8 @@ def setting_noun(
 
 def without_vendors(s: str, names: list[Name]) -> list[Name]:
     """``names`` (of sentence ``s``, in order) but a vendor's right before a product's."""
+    if not any(x.key in VENDORS for x in names):
+        return names  # most sentences: no vendor, no new list
     out = []
     for x, after in itertools.zip_longest(names, names[1:]):
         if (
