@@ -2,14 +2,14 @@
 cases), checked against the real post: a figure put on another model, format, metric or
 baseline, a unit changed, digits added, a hedge turned are flagged, and a moved figure's
 reason names what the source says. Known limits are marked xfail (``limit``: strict, a fix
-must say so here; none left). The faithful ones: ``test_check_paraphrase_faithful.py``."""
+must say so here: dense/grouped GEMM). The faithful ones: ``test_check_paraphrase_faithful.py``."""
 
 from __future__ import annotations
 
 import pytest
 
 from service.check import check_explainer
-from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged
+from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged, limit
 
 
 @pytest.mark.parametrize(
@@ -266,12 +266,19 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged
         (FP8, "The forward fusion gave a 17% end-to-end gain, measured on Llama3-8B."),
         (FP8, "Throughput rose 17%, with DeepSeek-MoE-16B."),
         # Dense GEMM moved to grouped, and back (1.10x is the BF16 dense suite's, 1.20x
-        # the grouped cases').
-        (
+        # the grouped cases'): "dense"/"grouped" as an opposite pair caught both, but cost
+        # the first check 0.5M instructions (+0.9%: "grouped" stands in most clauses of
+        # the FlyDSL post, each then read for the pair words); left for now.
+        limit(
             FLY,
             "The companies reported a 1.10 times speedup for BF16 grouped matrix multiplication.",
+            "dense/grouped is no opposite pair (its cost)",
         ),
-        (FLY, "For dense matrix multiplication, FlyDSL reaches 1.20x over Triton across 24 cases."),
+        limit(
+            FLY,
+            "For dense matrix multiplication, FlyDSL reaches 1.20x over Triton across 24 cases.",
+            "dense/grouped is no opposite pair (its cost)",
+        ),
         # A scaling's granularity moved: 13.4% is rowwise FP8's, 6.2x the colwise kernel's.
         (FP8, "FP8 training delivers a 13.4% throughput gain over BF16 with tensorwise scaling."),
         (FP8, "With blockwise scales, FP8 training gives a 13.4% gain over BF16 on Llama3-8B."),
@@ -340,15 +347,13 @@ def test_a_model_in_a_phrase_ending_the_sentence_names_what_is_not_there() -> No
     ]
 
 
-@pytest.mark.parametrize(
-    ("sentence", "written", "word"),
-    [
-        ("FlyDSL gives 1.10 times for BF16 grouped matrix multiplication.", "1.10 times", "dense"),
-        ("For dense matrix multiplication, FlyDSL reaches 1.20x over Triton.", "1.20x", "grouped"),
-    ],
-)
-def test_dense_and_grouped_gemm_are_opposite(sentence: str, written: str, word: str) -> None:
-    _opposite(FLY, sentence, written, word)
+def test_an_opposite_setting_is_named_by_the_word_the_source_writes() -> None:
+    # The heading says "Blockwise", of the side whose first word is "colwise".
+    source = "## Blockwise scaling\n\nThe kernel gives a 1.3x speedup.\n"
+    found = check_explainer("With rowwise scaling, the kernel gives a 1.3x speedup.", source)
+    assert [(n.status.value, n.reason) for n in found.numbers] == [
+        ("misattached", 'the source gives it for the opposite ("blockwise")')
+    ]
 
 
 @pytest.mark.parametrize(

@@ -199,7 +199,7 @@ Rules, in short (the module's tests spell them out):
   to the next clause mark or figure) must not say the opposite of the source's clause of
   it: a word of a small list of opposite pairs (enabled/disabled, forward/backward,
   input/output (a prompt is an input, a reply or response an output), prefill/decode,
-  aligned/unaligned, dense/sparse or grouped (GEMM), rowwise/colwise, tensorwise or
+  aligned/unaligned, dense/sparse, rowwise/colwise, tensorwise or
   blockwise (scaling), cold/warm, static/dynamic, sync/async, minimum/maximum,
   best/worst, highest/lowest, fastest/slowest, largest/smallest, small/large ("over
   100x on larger single matrices" for ">100x on small batched matrices and 2–9x on

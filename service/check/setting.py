@@ -131,7 +131,7 @@ def _other_side(
             return None  # this side (or both) is said of the value somewhere
         if other is None:
             side = next(iter(said))[1]
-            # The side's word the source writes ("grouped", not "sparse", its pair-mate).
+            # The side's word the source writes ("blockwise", not "colwise", its first).
             forms = PAIRS[pair][side].split()
             low = unit.paragraph.lower()  # its clause, paragraph and headings
             other = (hit[0], next((w for w in forms if w in low), forms[0]))
