@@ -221,6 +221,9 @@ def test_a_head_over_the_cap_pipelined_during_an_answer_is_refused_after_it(
 
 
 @pytest.mark.parametrize(
+    "base", [ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"]
+)
+@pytest.mark.parametrize(
     ("seconds", "head", "expected"),
     [
         (30.0, _big_head(MAX_HEAD_BYTES + 1024), "431"),
@@ -229,12 +232,12 @@ def test_a_head_over_the_cap_pipelined_during_an_answer_is_refused_after_it(
     ids=["too-large", "too-slow"],
 )
 def test_blank_lines_before_a_head_do_not_end_it(
-    settings: Settings, seconds: float, head: bytes, expected: str
+    settings: Settings, base: Any, seconds: float, head: bytes, expected: str
 ) -> None:
-    # httptools skips empty lines before a request line (RFC 9112 2.2); the head count
-    # took "\r\n\r\n" for a head's end, and the head after it was read unbounded in size
-    # and time. (h11 refuses such lines: a 400.)
-    quick = type("Quick", (ProblemHttpToolsProtocol,), {"head_seconds": seconds})
+    # Both protocols skip empty lines before a request line (RFC 9112 2.2); the head
+    # count took "\r\n\r\n" for a head's end, and the head after it was read unbounded
+    # in size and time.
+    quick = type("Quick", (base,), {"head_seconds": seconds})
     for port in serve_on_loopback(create_app(settings, workers=0), quick):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"\r\n\r\n")

@@ -99,11 +99,17 @@ def test_plainfeed_serve_takes_the_head_cap_from_its_setting(tmp_path: Path) -> 
     assert status.startswith("HTTP/1.1 431"), status
 
 
-def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(settings: Settings) -> None:
+@pytest.mark.parametrize(
+    "base", [ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"]
+)
+def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(
+    settings: Settings, base: Any
+) -> None:
     # The CRLF started the head's clock (here 3 s, 30 by default) and stopped uvicorn's
     # keep-alive close (here 0.3 s, 5 by default): the connection ended in a 408 answer
-    # to no request; it is closed as an idle one is, saying nothing.
-    protocol = bounded(ProblemHttpToolsProtocol, MAX_HEAD_BYTES, 3.0)
+    # to no request; it is closed as an idle one is, saying nothing. (h11 answered it
+    # with a 400.)
+    protocol = bounded(base, MAX_HEAD_BYTES, 3.0)
     for port in serve_on_loopback(
         create_app(settings, workers=0), protocol, timeout_keep_alive=0.3
     ):
@@ -121,10 +127,15 @@ def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(settings: Sett
             assert _answers(s) == [b"HTTP/1.1 200 OK"]
 
 
-def test_blank_lines_first_on_a_connection_do_not_stop_its_clock(settings: Settings) -> None:
+@pytest.mark.parametrize(
+    "base", [ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"]
+)
+def test_blank_lines_first_on_a_connection_do_not_stop_its_clock(
+    settings: Settings, base: Any
+) -> None:
     # The clock runs from the connection's start (there is no keep-alive close yet):
     # blank lines sent every so often must not stop it, or they held it for good.
-    protocol = bounded(ProblemHttpToolsProtocol, MAX_HEAD_BYTES, 0.5)
+    protocol = bounded(base, MAX_HEAD_BYTES, 0.5)
     for port in serve_on_loopback(create_app(settings, workers=0), protocol):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             try:

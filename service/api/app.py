@@ -23,6 +23,7 @@ from service.api import (
     pages,
     problems,
     subscribers,
+    targets,
     utf8,
     webhooks,
     websub,
@@ -131,6 +132,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app.add_middleware(limits.BodyTimeout, seconds=settings.body_timeout)
     # Around it: it sees whether the body was asked of the server (Expect: 100-continue).
     app.add_middleware(limits.UnaskedBodyClose)
+    # Outermost: CONNECT and "*" are answered before anything reads the request.
+    app.add_middleware(targets.RequestTargets)
     app.include_router(webhooks.router)
     app.include_router(websub.router)
     app.include_router(feeds.router)

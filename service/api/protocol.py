@@ -23,6 +23,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from service.api.heads import BodyEnd, HeadClock, HeadCount, IgnoredUpgrade
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
+from service.api.targets import origin_form, with_host
 from service.config import Settings
 from service.errors import RequestTimeout
 
@@ -157,6 +158,39 @@ class _HeadGuard(asyncio.Protocol):
         _send_raw(self, HEADERS_TOO_LARGE, headers_too_large_body(self.max_head_bytes))
 
 
+class _Connection(h11.Connection):
+    """h11's server side, reading what it refused or misread the way httptools reads it:
+    the empty lines before a request line are skipped (RFC 9112 2.2: a server should;
+    h11 answered a stray CRLF between requests with a 400), and an absolute-form target
+    is its path (service.api.targets)."""
+
+    def next_event(self) -> Any:
+        if self.their_state is h11.IDLE:
+            # (h11's buffer, private: it has no public way to drop bytes it holds. The
+            # blank lines of a pipeline wait there, read at once with the request before.)
+            data = self._receive_buffer._data
+            blank = 0
+            while blank < len(data) and data[blank] in b"\r\n":
+                blank += 1
+            if blank:
+                self._receive_buffer.maybe_extract_at_most(blank)
+        event = super().next_event()
+        if isinstance(event, h11.Request) and (origin := origin_form(event.target)):
+            authority, target = origin
+            event = h11.Request(
+                method=event.method,
+                target=target,
+                headers=with_host(event.headers, authority),
+                http_version=event.http_version,
+            )
+        return event
+
+
+def _holds_nothing(conn: h11.Connection) -> bool:
+    """Whether no byte waits in ``conn``'s buffer (a head begun in an earlier read)."""
+    return not conn._receive_buffer
+
+
 class ProblemH11Protocol(_HeadGuard, H11Protocol):
     """uvicorn's h11 protocol with a problem details body on a request it cannot parse,
     and a head over the cap refused."""
@@ -165,7 +199,7 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         super().__init__(*args, **kwargs)
         # h11's own bound, of a head that came in pieces, the same as the whole head's:
         # its 16 KiB refused (400) a head httptools takes.
-        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self.max_head_bytes)
+        self.conn = _Connection(h11.SERVER, max_incomplete_event_size=self.max_head_bytes)
 
     def data_received(self, data: bytes) -> None:
         if not self._head.reading and self.conn.their_state is h11.IDLE:
@@ -175,8 +209,11 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         if self._head.over:
             self._too_large()
             return
-        # Any byte starts the clock: h11 refuses a blank line before a request line (400)
-        # but waits on a lone CR, which uvicorn's keep-alive close no longer bounds.
+        if not self._head.begun and _holds_nothing(self.conn):
+            # Blank lines before a request line, which _Connection skips: not fed, so
+            # that uvicorn's keep-alive close still runs (any byte fed stops it), as the
+            # httptools protocol does; the head's clock runs from the connection's start.
+            return
         self._clock.watch(self._head, started=True)
         super().data_received(data)
         # (Read to its end: the next request's body, read at once, is not that one.)
@@ -222,12 +259,13 @@ if HttpToolsProtocol is not None:
             self._refused = False  # a head over the cap, its 431 after the answer in flight
             self._body: BodyEnd | None = None  # the body being read, after its head
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
+            self._tunnel = False  # a CONNECT read: what follows it is no request
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
             # end, then the next request's head) was fed whole, and the parser told where
             # the body ended only in its midst: the head after it went uncounted.
-            while data and not self.transport.is_closing():
+            while data and not self.transport.is_closing() and not self._tunnel:
                 if self._head.reading:
                     n = self._head.read(data)
                     if self._head.over:
@@ -278,7 +316,28 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
+            # The targets uvicorn reads as a URL (service.api.targets): an absolute form
+            # to its path, and its authority the Host (uvicorn kept the Host sent, and
+            # failed on "http://x", which has no path: a 400); CONNECT's "host:port",
+            # which is no URL (a 400), given to the app as its path, as h11 gives it.
+            connect = self.url if self.parser.get_method() == b"CONNECT" else None
+            if connect is not None:
+                # (The bytes after it, which the parser takes for the tunnel's, are
+                # dropped: fed to it, they were a 400 written after the app's answer.)
+                self._tunnel, self.url = True, b"/"
+            elif origin := origin_form(self.url):
+                authority, self.url = origin
+                self.headers[:] = with_host(self.headers, authority)  # (the scope's list)
             super().on_headers_complete()
+            if connect is not None and self.scope.get("path") == "/":
+                self.scope["path"] = connect.decode("latin-1")
+                self.scope["raw_path"] = connect
+
+        def _unsupported_upgrade_warning(self) -> None:
+            # The parser takes a CONNECT for an upgrade, and its bytes after the head for
+            # the tunnel's (dropped): the app answers it (targets.RequestTargets).
+            if self.scope.get("method") != "CONNECT":
+                super()._unsupported_upgrade_warning()
 
         def on_message_complete(self) -> None:
             super().on_message_complete()

@@ -1,0 +1,99 @@
+"""Request targets other than a path (RFC 9112 3.2), answered the same way whichever HTTP
+parser read them (service.api.protocol): the absolute form a proxy's client sends, read
+as the path it names on the host it names; CONNECT's authority form, refused (the
+service is no proxy); and the asterisk form, of OPTIONS only, which asks about the
+server as a whole.
+
+h11 gave an absolute-form target to the app whole ("/http://x/healthz": 404) where
+httptools took its path, and httptools refused one with no path ("http://x") and any
+CONNECT with a 400 of the parser's, where h11 routed CONNECT's "host:port" (404);
+"OPTIONS *" was a 404 of "/*" on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.api.problems import _routes, problem
+
+# The methods the server takes somewhere, for "OPTIONS *" (HEAD: every GET route's,
+# service.api.limits.HeadAsGet; OPTIONS: this answer).
+_ALWAYS = frozenset({"HEAD", "OPTIONS"})
+_SCHEMES = (b"http://", b"https://")
+
+Headers = list[tuple[bytes, bytes]]
+
+
+def origin_form(target: bytes) -> tuple[bytes, bytes] | None:
+    """The authority and origin-form target (path and query) of an absolute-form
+    ``target`` ("http://host:8080/p?q" gives "host:8080" and "/p?q"; no path is "/");
+    None for any other form. RFC 9112 3.2.2: a server must take the absolute form."""
+    if not target[:8].lower().startswith(_SCHEMES):
+        return None
+    rest = target.split(b"//", 1)[1]
+    end = min((i for i in (rest.find(b"/"), rest.find(b"?")) if i >= 0), default=len(rest))
+    authority = rest[:end].rpartition(b"@")[2]  # (user info is no part of a Host)
+    path = rest[end:]
+    return authority, (path if path.startswith(b"/") else b"/" + path)
+
+
+def with_host(headers: Sequence[tuple[bytes, bytes]], authority: bytes) -> Headers:
+    """``headers`` with the Host of an absolute-form target's ``authority``: RFC 9112
+    3.2.2 has a server ignore the Host sent with one (a client sends both to a proxy)."""
+    kept = [(k, v) for k, v in headers if k.lower() != b"host"]
+    return [(b"host", authority), *kept]
+
+
+class RequestTargets:
+    """CONNECT and the asterisk form answered before any route is looked for: both
+    parsers give the app the target (CONNECT's "host:port", "*") as its path.
+
+    CONNECT is a 405 (Method Not Allowed), as nginx answers it: the method is one HTTP
+    defines and a server may know, and 405 says it is the method that is refused, where
+    a 400 would blame the request's syntax, which is sound. Its target is a tunnel to
+    another host, which the service does not open: the resource allows no method, so
+    Allow is empty (RFC 9110 10.2.1 names this use). The connection is closed after the
+    answer: what a client sends after a CONNECT may be the tunnel's bytes, not a request.
+
+    "OPTIONS *" is a 200 with Allow naming the methods the server takes somewhere, and no
+    content (RFC 9110 9.3.7); another method with "*" is a 400, as the form is OPTIONS's
+    alone (RFC 9112 3.2.4)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        response: Response
+        if scope["method"] == "CONNECT":
+            detail = (
+                "CONNECT asks for a tunnel to another host: this server is no proxy, and opens none"
+            )
+            headers = {"Allow": "", "Connection": "close"}
+            response = problem(
+                405, "method-not-allowed", "Method Not Allowed", detail, headers=headers
+            )
+        elif scope["path"] == "*" and scope["method"] == "OPTIONS":
+            response = Response(headers={"Allow": _server_methods(scope)})
+        elif scope["path"] == "*":
+            detail = f"the target * is for OPTIONS only, not {scope['method']}"
+            response = problem(400, "bad-http-request", "Malformed HTTP request", detail)
+        else:
+            await self.app(scope, receive, send)
+            return
+        await response(scope, receive, send)
+
+
+def _server_methods(scope: Scope) -> str:
+    """The methods of every route of the app ``scope`` is of."""
+    app = scope.get("app")
+    routes = getattr(getattr(app, "router", None), "routes", [])
+    methods = set(_ALWAYS)
+    for route in _routes(routes):
+        methods.update(getattr(route, "methods", None) or ())
+    return ", ".join(sorted(methods))

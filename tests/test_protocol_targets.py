@@ -1,0 +1,174 @@
+"""Request targets other than a path (service.api.targets) and blank lines between
+requests, answered alike by both of uvicorn's HTTP parsers: raw bytes to a real server
+on loopback."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.api.app import create_app
+from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
+from tests.conftest import make_settings, read_answer, serve_on_loopback
+
+PROTOCOLS = [ProblemHttpToolsProtocol, ProblemH11Protocol]
+IDS = ["httptools", "h11"]
+CLOSING = (b"connection", b"close")
+CLOSE = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+
+
+@pytest.fixture(params=PROTOCOLS, ids=IDS)
+def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
+    settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}")
+    yield from serve_on_loopback(create_app(settings, workers=0), request.param)
+
+
+async def _echo(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An application that answers what the protocol made of the request."""
+    if scope["type"] != "http":
+        return
+    headers = dict(scope["headers"])
+    seen = {
+        "method": scope["method"],
+        "path": scope["path"],
+        "raw_path": scope["raw_path"].decode("latin-1"),
+        "query": scope["query_string"].decode("latin-1"),
+        "host": headers.get(b"host", b"").decode("latin-1"),
+    }
+    body = json.dumps(seen).encode()
+    length = (b"content-length", str(len(body)).encode())
+    # (A 2xx to CONNECT opens a tunnel, which has no answer's body.)
+    status = 405 if scope["method"] == "CONNECT" else 200
+    await send({"type": "http.response.start", "status": status, "headers": [length, CLOSING]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture(params=PROTOCOLS, ids=IDS)
+def echo_port(request: pytest.FixtureRequest) -> Iterator[int]:
+    yield from serve_on_loopback(_echo, request.param)
+
+
+def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        return read_answer(s)
+
+
+def statuses(port: int, raw: bytes) -> list[bytes]:
+    """The status lines of every answer to ``raw``, read until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
+
+
+def test_connect_is_a_405_problem_and_the_connection_closes(port: int) -> None:
+    # httptools refused it (400, the parser's "Invalid HTTP request received."), h11
+    # routed "example.com:443" (404) and kept the connection for a tunnel's bytes.
+    raw = b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+    status, headers, body = exchange(port, raw + b"\x16\x03\x01 a TLS hello" + CLOSE)
+    assert status == "HTTP/1.1 405 Method Not Allowed"
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["allow"] == ""  # no method is taken for a tunnel
+    assert headers["connection"].lower() == "close"
+    problem = json.loads(body)  # (one answer: nothing after the CONNECT is read)
+    assert problem["type"].endswith("/method-not-allowed")
+    assert problem["status"] == 405
+    assert "no proxy" in problem["detail"]
+
+
+def test_connect_reaches_the_app_with_its_authority(echo_port: int) -> None:
+    raw = b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+    status, _, body = exchange(echo_port, raw)
+    assert status.startswith("HTTP/1.1 405"), status
+    seen = json.loads(body)
+    assert (seen["method"], seen["path"]) == ("CONNECT", "example.com:443")
+
+
+def test_options_asterisk_names_the_server_s_methods(port: int) -> None:
+    status, headers, body = exchange(port, b"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n" + CLOSE)
+    assert status == "HTTP/1.1 200 OK"  # (was a 404 of "/*")
+    assert body.endswith(b'{"status":"ok"}')  # the connection was kept: CLOSE answered
+    allowed = set(headers["allow"].split(", "))
+    assert {"GET", "HEAD", "POST", "DELETE", "OPTIONS"} <= allowed
+    assert headers["content-length"] == "0"
+
+
+def test_asterisk_of_another_method_is_a_400_problem(port: int) -> None:
+    status, headers, body = exchange(port, b"GET * HTTP/1.1\r\nHost: x\r\n\r\n" + CLOSE)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/problem+json"
+    assert json.loads(body.partition(b"}")[0] + b"}")["type"].endswith("/bad-http-request")
+
+
+@pytest.mark.parametrize(
+    ("target", "path", "query"),
+    [
+        (b"http://real.example/items/1?limit=2", "/items/1", "limit=2"),
+        (b"HTTP://real.example", "/", ""),  # no path: httptools' URL had none (400)
+        (b"https://u@real.example?a=1", "/", "a=1"),
+        (b"http://real.example/a%20b", "/a b", ""),
+    ],
+    ids=["path-and-query", "no-path", "user-info-and-query", "escaped"],
+)
+def test_an_absolute_form_target_is_its_path_on_its_host(
+    echo_port: int, target: bytes, path: str, query: str
+) -> None:
+    # h11 gave the app the whole URL as the path ("/http://..." was a 404). RFC 9112
+    # 3.2.2: the Host sent with it is ignored for the target's.
+    raw = b"GET " + target + b" HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n"
+    status, _, body = exchange(echo_port, raw)
+    assert status.startswith("HTTP/1.1 200"), status
+    seen = json.loads(body)
+    assert (seen["path"], seen["query"], seen["host"]) == (path, query, "real.example")
+    assert seen["raw_path"] == path.replace(" ", "%20")
+
+
+def test_an_absolute_form_target_is_routed(port: int) -> None:
+    raw = b"GET http://x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    status, _, body = exchange(port, raw)
+    assert status == "HTTP/1.1 200 OK"
+    assert json.loads(body) == {"status": "ok"}
+
+
+GET = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+CHECK = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "It is 1.5x faster."})
+POST = (
+    b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"Content-Length: %d\r\n\r\n%s" % (len(CHECK), CHECK.encode())
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        GET + b"\r\n" + CLOSE,
+        GET + b"\r\n\r\n\n" + GET + b"\r\n" + CLOSE,
+        POST + b"\r\n" + CLOSE,  # an old client's CRLF after a POST's body (RFC 9112 2.2)
+    ],
+    ids=["one-crlf", "blank-lines-twice", "after-a-body"],
+)
+def test_blank_lines_between_pipelined_requests_are_skipped(port: int, raw: bytes) -> None:
+    # h11 answered the CRLF with a 400 (RFC 9112 2.2: a server should ignore at least
+    # one empty line before a request line); httptools skipped it.
+    assert statuses(port, raw) == [b"HTTP/1.1 200 OK"] * (raw.count(b"HTTP/1.1\r\n"))
+
+
+def test_blank_lines_in_reads_of_their_own_are_skipped(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"\r\n")  # before the first request, then between two
+        s.sendall(GET)
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        s.sendall(b"\r")
+        s.sendall(b"\n\r\n")
+        s.sendall(CLOSE)
+        status, _, _ = read_answer(s)
+    assert status == "HTTP/1.1 200 OK"
