@@ -96,6 +96,41 @@ def test_body_end_reads_leading_zeros_and_extensions_however_split() -> None:
     assert taken == len(body) and bytewise.take(b"GET") == 0
 
 
+def _chunks(sizes: list[int], line: bytes = b"%x") -> bytes:
+    """Chunks of these sizes, their data what a last chunk's line looks like."""
+    return b"".join(line % n + b"\r\n" + (b"0\r\n" * n)[:n] + b"\r\n" for n in sizes)
+
+
+def test_body_end_reads_runs_of_chunks_of_one_size_however_split() -> None:
+    # Chunks of one size after another are passed a window at a time (heads._run), no
+    # longer a chunk a turn; a run ends at a chunk of another size, at one whose line
+    # is written otherwise ("010"), and where a read ends in the midst of a chunk.
+    body = (
+        _chunks([16] * 40 + [3, 3, 16, 16])
+        + _chunks([16] * 5, b"0%x")
+        + _chunks([1] * 70 + [2] * 3 + [5] * 20)
+        + b"0\r\n\r\n"
+    )
+    for cut in range(1, len(body)):
+        split = BodyEnd(CHUNKED)
+        assert split.take(body[:cut]) == cut
+        assert split.take(body[cut:] + b"GET") == len(body) - cut, cut
+    whole = BodyEnd(CHUNKED)
+    assert whole.take(body + b"GET") == len(body) and whole.take(b"GET") == 0
+
+
+def test_body_end_within_takes_a_read_amid_a_body_or_a_chunk() -> None:
+    length = BodyEnd([(b"content-length", b"10")])
+    assert length.within(4) and length.within(6) and not length.within(1)
+    assert length.take(b"GET") == 0
+    chunked = BodyEnd(CHUNKED)
+    assert not chunked.within(1)  # a size line first: take reads it
+    assert chunked.take(b"5\r\nab") == 5
+    assert chunked.within(3) and chunked.within(2)  # "cde" and its CRLF
+    assert not chunked.within(1)  # the next line
+    assert chunked.take(b"0\r\n\r\nGET") == 5
+
+
 def test_body_end_of_a_size_the_parser_refuses_is_all_body() -> None:
     # (The parser answers 400 and closes: nothing after it is a request.)
     assert BodyEnd(CHUNKED).take(b"zz\r\nhello\r\n0\r\n\r\nGET") == len(

@@ -82,6 +82,17 @@ class BodyEnd:
         self._state = "size"  # of a chunked body: size, data, trailer, then end (or bad)
         self._line = b""
 
+    def within(self, n: int) -> bool:
+        """Whether the next ``n`` bytes are all of the body, none past a chunk's data
+        (then they are taken): :meth:`take`'s answer for a read amid a long body or a
+        chunk, in a step."""
+        if n > self.left or (self.chunked and self._state != "data"):
+            return False
+        self.left -= n
+        if self.chunked and not self.left:
+            self._state = "size"
+        return True
+
     def take(self, data: bytes) -> int:
         """How many of ``data``'s first bytes are the body's: all of them until its end,
         none after it. (Framing the parser refuses is all body: the parser answers 400.)"""
@@ -109,6 +120,7 @@ class BodyEnd:
         turn: a body of tiny chunks, each a turn of take's with its line copied, split
         and stripped, took several times as long to read as it took uvicorn alone."""
         find = data.find
+        last = 0  # the size of the chunk before
         while (nl := find(b"\n", i)) >= 0:
             try:
                 # int() reads the digits past any number of leading zeros, as the parser
@@ -123,7 +135,11 @@ class BodyEnd:
             if nl + 3 + size > end:  # the chunk's data (and CRLF) goes on in a later read
                 self.left, self._state = nl + 3 + size - end, "data"
                 return end
-            i = nl + 3 + size
+            if size == last:  # a run of chunks of one size, as a client's buffer sends
+                i = _run(data, nl + 3 + size, data[i : nl + 1], nl + 3 + size - i, end)
+            else:
+                i = nl + 3 + size
+            last = size
         return i
 
     def _one_line(self, data: bytes, i: int, end: int) -> int:
@@ -145,6 +161,28 @@ class BodyEnd:
             return end
         self.left, self._state = size + 2, ("data" if size else "trailer")
         return nl + 1
+
+
+def _run(data: bytes, i: int, line: bytes, unit: int, end: int) -> int:
+    """Past the chunks of ``data`` from ``i`` whose size line is ``line`` (the same bytes),
+    each ``unit`` bytes with its data and CRLF, and whole before ``end``. Compared a
+    window of chunks at a time, a strided slice for each byte of the line (in C), the
+    window doubled while all of it matches: a body of 16-byte chunks took 2.5 times as
+    long to read as uvicorn alone took, a chunk a turn of _sizes' loop (bench.framing).
+    A run cut short costs one window of 16."""
+    window = 16
+    while k := min(window, (end - i) // unit):
+        same = k
+        for o in range(len(line)):
+            column = data[i + o : i + o + same * unit : unit]
+            same = len(column) - len(column.lstrip(line[o : o + 1]))
+            if not same:
+                return i
+        i += same * unit
+        if same < k:
+            return i
+        window *= 2
+    return i
 
 
 def _kept(line: bytes) -> bytes:

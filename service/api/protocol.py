@@ -265,6 +265,16 @@ if HttpToolsProtocol is not None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
             # end, then the next request's head) was fed whole, and the parser told where
             # the body ended only in its midst: the head after it went uncounted.
+            body = self._body
+            if (
+                body is not None
+                and not (self._head.reading or self._tunnel or self.transport.is_closing())
+                and body.within(len(data))
+            ):
+                # All of it amid a body, as most reads of a long body are: fed as it is
+                # (no split, no copy): a tiny read costs little more than uvicorn's alone.
+                super().data_received(data)
+                return
             while data and not self.transport.is_closing() and not self._tunnel:
                 if self._head.reading:
                     n = self._head.read(data)
@@ -281,14 +291,14 @@ if HttpToolsProtocol is not None:
                 else:
                     n = self._body.take(data) if self._body is not None else len(data)
                     n = n or len(data)  # (the parser not where BodyEnd says: all, as before)
-                    fed = data[:n]
+                    fed = data[:n] if n < len(data) else data
                 super().data_received(fed)
                 if self.transport.get_protocol() is not self:
                     # Upgraded to a WebSocket: the connection is the new protocol's, and
                     # the bytes after the handshake were fed to a parser done with it,
                     # whose 400 was written into it. Dropped, as uvicorn drops them.
                     return
-                data = data[n:]
+                data = data[n:] if n < len(data) else b""
 
         def _refuse(self) -> None:
             if self.cycle is not None and not self.cycle.response_complete:
