@@ -172,3 +172,13 @@ def test_blank_lines_in_reads_of_their_own_are_skipped(port: int) -> None:
         s.sendall(CLOSE)
         status, _, _ = read_answer(s)
     assert status == "HTTP/1.1 200 OK"
+
+
+def test_a_body_framed_two_ways_is_a_400_and_the_connection_closes(port: int) -> None:
+    # h11 read it by its Transfer-Encoding (422 of an empty body) and served the request
+    # after it on the same connection: RFC 9112 6.1 has the connection closed.
+    raw = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + GET
+    )
+    assert statuses(port, raw) == [b"HTTP/1.1 400 Bad Request"]

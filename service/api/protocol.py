@@ -175,6 +175,12 @@ class _Connection(h11.Connection):
             if blank:
                 self._receive_buffer.maybe_extract_at_most(blank)
         event = super().next_event()
+        if isinstance(event, h11.Request) and _framed_twice(event):
+            # Content-Length and Transfer-Encoding both: h11 read the body as chunked and
+            # kept the connection, RFC 9112 6.1 has it closed after the answer (a body
+            # framed two ways smuggles a request past a proxy reading the other). A 400,
+            # as httptools answers it.
+            raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding")
         if isinstance(event, h11.Request) and (origin := origin_form(event.target)):
             authority, target = origin
             event = h11.Request(
@@ -184,6 +190,11 @@ class _Connection(h11.Connection):
                 http_version=event.http_version,
             )
         return event
+
+
+def _framed_twice(event: h11.Request) -> bool:
+    names = {name for name, _ in event.headers}
+    return b"content-length" in names and b"transfer-encoding" in names
 
 
 def _holds_nothing(conn: h11.Connection) -> bool:
