@@ -61,3 +61,17 @@ def test_patterns_with_negated_classes_are_refused() -> None:
         ascii_twin(re.compile(r"\S+"))
     with pytest.raises(ValueError):
         ascii_twin(re.compile(r"\W"))
+
+
+def test_name_tokens_from_capitals_are_the_name_token_scan_with_a_capital() -> None:
+    rng = random.Random(7)
+    pieces = [*_FRAGMENTS, "a" * 250, "B" + "c" * 260, "x.y", "a..B", "_.=Z", "=+", "v1.2"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+        if not text.isascii():
+            continue
+        for start, end in ((0, len(text)), (1, len(text)), (2, max(2, len(text) - 2))):
+            scan = bind._NAME_TOKEN_ASCII.finditer(text, start, end)
+            expected = [m.span() for m in scan if any(c.isupper() for c in m.group(0))]
+            found = [m.span() for m in bind.name_tokens(text, start, end)]
+            assert found == expected, (text, start, end)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from service.check.index import SourceIndex
@@ -51,6 +51,41 @@ _NAME_TOKEN = re.compile(
 # by a table look-up, not by calls into the Unicode database for each character.
 _NAME_TOKEN_ASCII = re.compile(_NAME_TOKEN.pattern, re.ASCII)
 _DIGIT = re.compile(r"\d")
+# For ASCII text the tokens are found from their capitals: a pattern that starts with a
+# set is skipped ahead in C to the next capital, where _NAME_TOKEN (look-behinds first)
+# is tried at every position, some 630 instructions a character of lower-case prose.
+_CAPITAL = re.compile(r"[A-Z]")
+_WORD_TOKEN_ASCII = re.compile(r"\w(?:\w|[.=+](?=\w))*", re.ASCII)
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"  # \w, for an ASCII character
+
+
+def name_tokens(s: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """``_NAME_TOKEN_ASCII.finditer(s, start, end)`` of an ASCII ``s``, but its tokens
+    that hold no capital (it yields those only when its look-ahead reaches a capital past
+    them: "abc..Def" gives "abc"; a name never holds none). From each capital not inside
+    a token already read: back to its token's start (a word character or a joiner
+    between two, as the pattern's look-behinds refuse to start within), the token read
+    from there by the same steps. The pattern's look-ahead reaches a capital 256
+    characters from the start at most, and its look-behinds see before ``start``: a
+    token whose first capital lies further, or that starts before ``start``, is none."""
+    pos = start
+    while True:
+        cap = _CAPITAL.search(s, pos, end)
+        if cap is None:
+            return
+        first = t = cap.start()
+        while t > 0 and (
+            _word_char(s[t - 1]) or (s[t - 1] in ".=+" and t > 1 and _word_char(s[t - 2]))
+        ):
+            t -= 1
+        token = _WORD_TOKEN_ASCII.match(s, t, end)
+        assert token is not None  # s[t] is a word character, and t < end
+        if t >= start and first - t <= 256:
+            yield token
+        pos = token.end()
 
 
 def known_names(
@@ -65,8 +100,9 @@ def known_names(
         if idx.has(pattern, n.key):
             out.append(Name(n.start, n.end, n.key, pattern))
     starts = [n.start for n in nums]
-    tokens = _NAME_TOKEN_ASCII if s.isascii() else _NAME_TOKEN
-    for m in tokens.finditer(s, start, len(s) if end is None else end):
+    end = len(s) if end is None else end
+    scan = name_tokens(s, start, end) if s.isascii() else _NAME_TOKEN.finditer(s, start, end)
+    for m in scan:
         token = m.group(0)
         if token.islower() or _DIGIT.search(token):
             continue  # ordinary words; numbers and identifiers are handled above
