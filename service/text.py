@@ -184,6 +184,27 @@ _SENT_END_CODE = re.compile(
 )
 
 
+# The characters ``str.split()`` splits ASCII text at, but the space.
+_ASCII_BREAKS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+
+
+def single_spaced(text: str) -> str:
+    """``" ".join(text.split())``: the text's runs of white space as one space, none at
+    its ends. Most paragraphs are so already (their lines were stripped and joined by a
+    space), and are returned as they are: an ASCII text with no other white space
+    character, no two spaces in a row and none at an end (tests for ``in`` in C, where the
+    split and join build and copy a string per word)."""
+    if (
+        text.isascii()
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+        and not any(map(text.__contains__, _ASCII_BREAKS))
+    ):
+        return text
+    return " ".join(text.split())
+
+
 def split_sentences(text: str, *, normalised: bool = False, code: bool = False) -> list[str]:
     """Split a paragraph into sentences without breaking numbers or abbreviations.
 
@@ -192,7 +213,7 @@ def split_sentences(text: str, *, normalised: bool = False, code: bool = False) 
     lower case may start a sentence too (:data:`_SENT_END_CODE`).
     """
     if not normalised:
-        text = " ".join(text.split())
+        text = single_spaced(text)
     if not text:
         return []
     out: list[str] = []

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from service.text import split_blocks, split_sentences
+import random
+
+from service.text import single_spaced, split_blocks, split_sentences
 
 
 def test_escaped_pipe_stays_inside_its_cell() -> None:
@@ -91,3 +93,13 @@ def test_german_abbreviations_end_no_sentence() -> None:
         "It has 3 MIO.",
         "Then.",
     ]
+
+
+def test_single_spaced_is_the_split_and_join_of_any_text() -> None:
+    rng = random.Random(5)
+    pieces = ["a", "b.", " ", "  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85"]
+    pieces += ["\xa0", "\u2003", "é"]
+    for _ in range(50000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert single_spaced(text) == " ".join(text.split()), repr(text)
+    assert single_spaced("Two  spaces, then\ta tab ") == "Two spaces, then a tab"

@@ -31,7 +31,7 @@ from service.check.unit import Hit, Unit, squeeze, word_set
 from service.numbers import Hedge, Number, extract_numbers, prepare
 from service.numbers.context import stated_bounds
 from service.numbers.number import QUANTITY, RANGE, WORD
-from service.text import split_blocks, split_sentences
+from service.text import single_spaced, split_blocks, split_sentences
 
 _DIGIT = re.compile(r"\d")
 
@@ -330,9 +330,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
     for b, block in enumerate(blocks):
         if section:
             idx.sections[b] = section
-        text = (
-            " ".join(block.text.split()) if block.kind in ("paragraph", "list_item") else block.text
-        )
+        text = single_spaced(block.text) if block.kind in ("paragraph", "list_item") else block.text
         prepared = prepare(text)
         lower = prepared.lower()
         idx.block_text.append(lower)
