@@ -9,7 +9,7 @@ import re
 import pytest
 
 from service.ascii import ascii_twin
-from service.check import bind, condition, marks, scope
+from service.check import condition, marks, name_tokens, scope
 from service.numbers import tokens
 
 # Fragments the twins' patterns look for, the four separators Unicode's \s holds and
@@ -28,7 +28,7 @@ _TWINS = [
     (marks.COORDINATOR, marks._COORDINATOR_ASCII),
     (scope._OPPOSITE, scope._OPPOSITE_ASCII),
     (tokens._TAIL, tokens._TAIL_ASCII),
-    (bind._NAME_TOKEN, bind._NAME_TOKEN_ASCII),
+    (name_tokens.NAME_TOKEN, name_tokens._NAME_TOKEN_ASCII),
 ]
 
 
@@ -71,7 +71,7 @@ def test_name_tokens_from_capitals_are_the_name_token_scan_with_a_capital() -> N
         if not text.isascii():
             continue
         for start, end in ((0, len(text)), (1, len(text)), (2, max(2, len(text) - 2))):
-            scan = bind._NAME_TOKEN_ASCII.finditer(text, start, end)
+            scan = name_tokens._NAME_TOKEN_ASCII.finditer(text, start, end)
             expected = [m.span() for m in scan if any(c.isupper() for c in m.group(0))]
-            found = [m.span() for m in bind.name_tokens(text, start, end)]
+            found = [m.span() for m in name_tokens.name_tokens(text, start, end)]
             assert found == expected, (text, start, end)
