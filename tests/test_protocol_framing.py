@@ -5,12 +5,14 @@ raw bytes to a real server on loopback."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httptools
 import pytest
 
 from service.api.app import create_app
@@ -136,6 +138,102 @@ def test_body_end_of_a_size_the_parser_refuses_is_all_body() -> None:
     assert BodyEnd(CHUNKED).take(b"zz\r\nhello\r\n0\r\n\r\nGET") == len(
         b"zz\r\nhello\r\n0\r\n\r\nGET"
     )
+
+
+# Size lines int(x, 16) reads and the parser refuses: a sign, "0x", "_", white space,
+# an LF without its CR. "-6" and "-a91f25;x" set the body's end back: take went round
+# for good (the event loop held, every connection with it) or raised.
+REFUSED_SIZES = [
+    b"-6",
+    b"-a91f25;x",
+    b"-0",
+    b"+5",
+    b"0x5",
+    b"5_0",
+    b" 5",
+    b"5 ",
+    b"5\t",
+    b"\t5",
+    b"5\x0b",
+    b"5 ;a=b",
+]
+
+
+@pytest.mark.timeout(60, method="thread")  # a take that goes round for good ends the run
+@pytest.mark.parametrize("size", REFUSED_SIZES)
+def test_a_size_line_the_parser_refuses_is_answered_400_and_the_server_goes_on(
+    port: int, size: bytes
+) -> None:
+    body = b"3\r\nabc\r\n" + size + b"\r\nhello\r\n0\r\n\r\n"
+    head = b"POST /check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    assert _answers(port, head + body) == [b"HTTP/1.1 400 Bad Request"]
+    assert _answers(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == [
+        b"HTTP/1.1 200 OK"
+    ]
+
+
+@pytest.mark.timeout(60, method="thread")  # a take that goes round for good ends the run
+@pytest.mark.parametrize("size", [*REFUSED_SIZES, b"5", b"5\n", b"5;a"])
+def test_body_end_of_a_size_line_is_where_the_parser_ends_or_all_body_however_split(
+    size: bytes,
+) -> None:
+    line = size if size.endswith(b"\n") else size + b"\r\n"
+    body = b"3\r\nabc\r\n" + line + b"hello\r\n0\r\n\r\nGET / HTTP/1.1\r\n"
+    parser = _ParserEnd()
+    end = parser.feed(body)
+    for cut in range(len(body) + 1):
+        split = BodyEnd(CHUNKED)
+        taken = split.take(body[:cut]) + split.take(body[cut:])
+        # Where the parser ends the body, there; where it refuses the line, all of it.
+        assert taken == (end if end is not None else len(body)), (cut, taken, end)
+
+
+@pytest.mark.timeout(60, method="thread")  # a take that goes round for good ends the run
+def test_body_end_ends_a_body_where_the_parser_does_for_random_framing() -> None:
+    # Random bytes of a chunked body's alphabet, a size line's few bytes at a time: the
+    # body ends where httptools' parser ends it, whole or split, and take always returns
+    # (no size line sets it back). (Where the parser refuses the framing it answers 400
+    # and closes: where the body was said to end matters no more.)
+    rng = random.Random(20261201)
+    pieces = [b"0", b"1", b"3", b"a", b"F", b"-", b"+", b"x", b"_", b" ", b";", b"\r", b"\n"]
+    pieces += [b"\r\n", b"abc", b"0\r\n\r\n"]
+    ended = 0
+    for _ in range(3000):
+        body = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) + b"GET"
+        end = _ParserEnd().feed(body)
+        cut = rng.randint(0, len(body))
+        split = BodyEnd(CHUNKED)
+        taken = split.take(body[:cut]) + split.take(body[cut:])
+        whole = BodyEnd(CHUNKED).take(body)
+        assert 0 <= whole <= len(body) and 0 <= taken <= len(body), body
+        if end is not None:
+            assert whole == taken == end, (body, cut)
+            ended += 1
+    assert ended > 100  # (the cases the parser ends are many enough to tell)
+
+
+class _ParserEnd:
+    """Where httptools' parser ends a chunked request's body: fed a byte at a time."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.parser = httptools.HttpRequestParser(self)
+        self.parser.feed_data(b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+
+    def on_message_complete(self) -> None:
+        self.done = True
+
+    def feed(self, body: bytes) -> int | None:
+        """How many bytes of ``body`` are the body's; None if the parser refuses it (or
+        it does not end)."""
+        for i in range(len(body)):
+            try:
+                self.parser.feed_data(body[i : i + 1])
+            except httptools.HttpParserError:
+                return None
+            if self.done:
+                return i + 1
+        return None
 
 
 def test_bytes_sent_with_a_websocket_handshake_are_not_read_as_http(port: int) -> None:

@@ -17,6 +17,11 @@ _HEAD_END = re.compile(rb"\n\r?\n")
 # digits are at its start, past leading zeros, and a trailer line is told from the empty
 # one by its first byte.
 _LINE_KEPT = 64
+# A chunk's size as the parser reads it: hex digits alone (RFC 9112 7.1), which int(x, 16)
+# is not: it takes a sign, "0x", "_" and white space. "-6" set the body's end back before
+# its own line, and "-a91f25;x" a chunk's data before the read's start: take went round
+# for good on the event loop, the whole server held by one request's first line.
+_HEX = re.compile(rb"[0-9A-Fa-f]+")
 # An Upgrade header's line start, as the parser reads its name (no space before the colon).
 _UPGRADE = b"upgrade:"
 
@@ -122,13 +127,13 @@ class BodyEnd:
         find = data.find
         last = 0  # the size of the chunk before
         while (nl := find(b"\n", i)) >= 0:
-            try:
-                # int() reads the digits past any number of leading zeros, as the parser
-                # does (a line kept to 64 bytes made "000...05" a last chunk, and the
-                # body's end, and the head after it, was read in the wrong place).
-                size = int(data[i:nl], 16)
-            except ValueError:
-                return i  # an extension, or bad
+            # Digits and a CR, else an extension, or bad (_one_line). int() reads them
+            # past any number of leading zeros, as the parser does (a line kept to 64
+            # bytes made "000...05" a last chunk, and the body's end, and the head after
+            # it, was read in the wrong place).
+            if data[nl - 1 : nl] != b"\r" or not _HEX.fullmatch(data, i, nl - 1):
+                return i
+            size = int(data[i:nl], 16)
             if not size:
                 self._state = "trailer"
                 return nl + 1
@@ -154,11 +159,13 @@ class BodyEnd:
             if not line.rstrip(b"\r"):  # the empty line that ends the message
                 self._state = "end"
             return nl + 1
-        try:
-            size = int(line.split(b";", 1)[0], 16)
-        except ValueError:
+        # Digits, an extension perhaps, and the CR before the LF (the parser refuses a
+        # bare LF: read as a line end, the body ended before where the parser found it).
+        digits = line[:-1].split(b";", 1)[0]
+        if line[-1:] != b"\r" or not _HEX.fullmatch(digits):
             self._state = "bad"
             return end
+        size = int(digits, 16)
         self.left, self._state = size + 2, ("data" if size else "trailer")
         return nl + 1
 
@@ -187,9 +194,11 @@ def _run(data: bytes, i: int, line: bytes, unit: int, end: int) -> int:
 
 def _kept(line: bytes) -> bytes:
     """The start of a chunk-size or trailer line kept while the rest of it comes: its
-    digits with one leading zero at most, or whether it is empty."""
+    digits with one leading zero at most, or whether it is empty; and its last byte (a
+    CR, or not, before the LF to come)."""
     digits = line.lstrip(b"0")
-    return (digits if len(digits) == len(line) else b"0" + digits)[:_LINE_KEPT]
+    kept = digits if len(digits) == len(line) else b"0" + digits
+    return kept if len(kept) <= _LINE_KEPT else kept[:_LINE_KEPT] + kept[-1:]
 
 
 class IgnoredUpgrade:
