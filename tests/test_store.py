@@ -163,3 +163,26 @@ def test_migrations_come_down_keeping_the_rows_that_refer_to_a_table(db_url: str
         engine.dispose()
     assert all(len(rows) == 1 and rows[0] is not None for rows in before), before
     assert after == before
+
+
+def test_a_postgres_connection_probes_its_server_and_bounds_its_writes(pg_url: str) -> None:
+    # libpq waits the kernel's 2 hours before its first keepalive probe and ~15 minutes
+    # for an unacknowledged write: a worker on a connection to a host gone was held that
+    # long. What the server's own socket reports of this connection's options is not the
+    # client's, so libpq's own parameters are read; a URL's own value wins.
+    def params(url: str) -> dict[str, str]:
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                info = conn.connection.dbapi_connection.info  # type: ignore[union-attr]
+                return dict(info.get_parameters())
+        finally:
+            engine.dispose()
+
+    given = params(pg_url)
+    assert given["keepalives"] == "1"
+    assert (given["keepalives_idle"], given["keepalives_interval"]) == ("30", "10")
+    assert (given["keepalives_count"], given["tcp_user_timeout"]) == ("3", "60000")
+    assert given["connect_timeout"] == "10"
+    sep = "&" if "?" in pg_url else "?"
+    assert params(f"{pg_url}{sep}keepalives_idle=5")["keepalives_idle"] == "5"

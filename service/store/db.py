@@ -34,6 +34,19 @@ _migrate_lock = threading.Lock()
 # host that accepts the connection and never answers hung every command; a URL's own
 # ``?connect_timeout=`` wins.
 CONNECT_TIMEOUT = 10
+# How a PostgreSQL connection finds its server gone (a host down, a network cut): libpq's
+# keepalives wait the kernel's 2 hours of silence before the first probe, and a write
+# waits for the kernel's ~15 minutes of retransmissions, so a worker blocked on a dead
+# connection held its thread, and a pooled one failed its next use only then. Probes
+# after 30 s idle, every 10 s, 3 unanswered: dead in about a minute; an unacknowledged
+# write gives up after 60 s. A URL's own parameter of the same name wins.
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 60_000,  # ms
+}
 
 
 def _reason(exc: BaseException) -> str:
@@ -115,8 +128,9 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
             event.listen(engine, "begin", _sqlite_begin)
             return engine
         connect_args: dict[str, Any] = {}
-        if u.get_driver_name() in ("psycopg", "psycopg2") and "connect_timeout" not in u.query:
-            connect_args["connect_timeout"] = CONNECT_TIMEOUT
+        if u.get_driver_name() in ("psycopg", "psycopg2"):
+            libpq = {"connect_timeout": CONNECT_TIMEOUT, **KEEPALIVES}
+            connect_args.update((k, v) for k, v in libpq.items() if k not in u.query)
         return create_engine(
             url,
             pool_size=pool_size,
