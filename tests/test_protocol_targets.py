@@ -174,6 +174,41 @@ def test_blank_lines_in_reads_of_their_own_are_skipped(port: int) -> None:
     assert status == "HTTP/1.1 200 OK"
 
 
+@pytest.mark.parametrize(
+    ("coding", "status"),
+    [
+        (b"gzip, chunked", b"HTTP/1.1 501 Not Implemented"),
+        (b"GZIP ,chunked", b"HTTP/1.1 501 Not Implemented"),
+        (b"gzip\r\nTransfer-Encoding: chunked", b"HTTP/1.1 501 Not Implemented"),
+        (b"deflate, br, chunked", b"HTTP/1.1 501 Not Implemented"),
+        # Chunked not last: the body's length cannot be told, a 400 (RFC 9112 6.3).
+        (b"gzip", b"HTTP/1.1 400 Bad Request"),
+        (b"chunked, gzip", b"HTTP/1.1 400 Bad Request"),
+    ],
+    ids=["gzip-chunked", "case-and-space", "two-fields", "three", "gzip-alone", "gzip-last"],
+)
+def test_a_transfer_coding_not_decoded_is_a_501_problem_and_the_connection_closes(
+    port: int, coding: bytes, status: bytes
+) -> None:
+    # RFC 9112 6.1: a server SHOULD answer 501 to a transfer coding it does not know.
+    # httptools undid the chunked coding and gave the app the body still gzipped (422),
+    # h11 answered 400; the request after it on the connection is not served.
+    chunk = CHECK.encode()
+    raw = (
+        b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: " + coding + b"\r\n\r\n"
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(chunk), chunk) + GET
+    )
+    assert statuses(port, raw) == [status]
+    if status.endswith(b"501 Not Implemented"):
+        _, headers, body = exchange(port, raw)
+        assert headers["content-type"] == "application/problem+json"
+        problem = json.loads(body)
+        assert problem["type"].endswith("/transfer-coding-not-implemented")
+        first = coding.split(b",")[0].split(b"\r")[0].strip().lower().decode()
+        assert problem["status"] == 501 and first in problem["detail"], problem
+
+
 def test_a_body_framed_two_ways_is_a_400_and_the_connection_closes(port: int) -> None:
     # h11 read it by its Transfer-Encoding (422 of an empty body) and served the request
     # after it on the same connection: RFC 9112 6.1 has the connection closed.

@@ -170,6 +170,36 @@ class BodyEnd:
         return nl + 1
 
 
+# A head's Transfer-Encoding and Content-Length fields, as h11 reads them (white space
+# after the colon, none before it).
+_FRAMING_FIELD = re.compile(rb"^(transfer-encoding|content-length):[ \t]*([^\r\n]*)", re.I | re.M)
+
+
+def framing_fields(head: bytes) -> list[tuple[bytes, bytes]]:
+    """The framing fields of a request ``head`` (its bytes) with their names lowercased."""
+    return [(k.lower(), v) for k, v in _FRAMING_FIELD.findall(head)]
+
+
+def unknown_codings(headers: Sequence[tuple[bytes, bytes]]) -> list[bytes]:
+    """The transfer codings a request's body is sent in that the service does not decode
+    (any but chunked), where chunked is the last, as both parsers need it to be, and no
+    Content-Length frames the body too (a 400): answered 501 (RFC 9112 6.1). httptools
+    undid the chunked coding and gave the app the body still gzipped (a 422 of its JSON),
+    h11 answered 400."""
+    if any(k.lower() == b"content-length" for k, _ in headers):
+        return []
+    codings = [
+        c.strip(b" \t").lower()
+        for k, v in headers
+        if k.lower() == b"transfer-encoding"
+        for c in v.split(b",")
+    ]
+    codings = [c for c in codings if c]
+    if not codings or codings[-1] != b"chunked":
+        return []
+    return [c for c in codings[:-1] if c != b"chunked"]
+
+
 def _run(data: bytes, i: int, line: bytes, unit: int, end: int) -> int:
     """Past the chunks of ``data`` from ``i`` whose size line is ``line`` (the same bytes),
     each ``unit`` bytes with its data and CRLF, and whole before ``end``. Compared a

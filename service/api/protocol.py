@@ -21,7 +21,14 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from service.api.heads import BodyEnd, HeadClock, HeadCount, IgnoredUpgrade
+from service.api.heads import (
+    BodyEnd,
+    HeadClock,
+    HeadCount,
+    IgnoredUpgrade,
+    framing_fields,
+    unknown_codings,
+)
 from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
 from service.api.targets import origin_form, with_host
 from service.config import Settings
@@ -53,6 +60,24 @@ def _problem(status: int, slug: str, title: str, detail: str) -> bytes:
     return json.dumps(
         {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
     ).encode()
+
+
+def not_implemented_body(codings: list[bytes]) -> bytes:
+    """The problem document for a body sent in a transfer coding the service does not
+    decode (heads.unknown_codings)."""
+    names = ", ".join(c.decode("latin-1") for c in codings)
+    return _problem(
+        501,
+        "transfer-coding-not-implemented",
+        "Transfer coding not implemented",
+        f"the request body is sent in {names} (Transfer-Encoding); the service decodes "
+        "only chunked: send the body as it is, with Content-Encoding if compressed",
+    )
+
+
+class _CodingRefused(Exception):
+    """Raised in the httptools parser's callback to stop it at a head whose transfer
+    coding the service does not decode: the parser's error is answered 501, not 400."""
 
 
 def headers_too_large_body(limit: int) -> bytes:
@@ -164,7 +189,12 @@ class _Connection(h11.Connection):
     h11 answered a stray CRLF between requests with a 400), and an absolute-form target
     is its path (service.api.targets)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refused: list[bytes] = []  # the transfer codings of a request refused (501)
+
     def next_event(self) -> Any:
+        head = b""
         if self.their_state is h11.IDLE:
             # (h11's buffer, private: it has no public way to drop bytes it holds. The
             # blank lines of a pipeline wait there, read at once with the request before.)
@@ -174,7 +204,15 @@ class _Connection(h11.Connection):
                 blank += 1
             if blank:
                 self._receive_buffer.maybe_extract_at_most(blank)
-        event = super().next_event()
+            head = bytes(data[: data.find(b"\n\r\n") + 1])  # (h11 takes it from the buffer)
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError:
+            # h11 refuses every transfer coding but chunked, with a 400: where chunked is
+            # the last (else it is a 400: RFC 9112 6.3), the codings it names are read from
+            # the head, for a 501.
+            self.refused = unknown_codings(framing_fields(head))
+            raise
         if isinstance(event, h11.Request) and _framed_twice(event):
             # Content-Length and Transfer-Encoding both: h11 read the body as chunked and
             # kept the connection, RFC 9112 6.1 has it closed after the answer (a body
@@ -244,14 +282,16 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
             super()._unsupported_upgrade_warning()
 
     def send_400_response(self, msg: str) -> None:
-        body = bad_request_body(msg)
+        refused = self.conn.refused if isinstance(self.conn, _Connection) else []
+        status, reason = (501, b"Not Implemented") if refused else (400, b"Bad Request")
+        body = not_implemented_body(refused) if refused else bad_request_body(msg)
         headers = [
             (b"content-type", MEDIA_TYPE.encode()),
             (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),
         ]
         for event in (
-            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Response(status_code=status, headers=headers, reason=reason),
             h11.Data(data=body),
             h11.EndOfMessage(),
         ):
@@ -271,6 +311,7 @@ if HttpToolsProtocol is not None:
             self._body: BodyEnd | None = None  # the body being read, after its head
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
             self._tunnel = False  # a CONNECT read: what follows it is no request
+            self._codings: list[bytes] = []  # a head's transfer codings refused (501)
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
@@ -337,6 +378,9 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
+            self._codings = unknown_codings(self.headers)
+            if self._codings:
+                raise _CodingRefused  # (the parser's error: send_400_response answers)
             # The targets uvicorn reads as a URL (service.api.targets): an absolute form
             # to its path, and its authority the Host (uvicorn kept the Host sent, and
             # failed on "http://x", which has no path: a 400); CONNECT's "host:port",
@@ -368,6 +412,9 @@ if HttpToolsProtocol is not None:
             self._upgrade.next_request()
 
         def send_400_response(self, msg: str) -> None:
+            if self._codings:
+                _send_raw(self, b"501 Not Implemented", not_implemented_body(self._codings))
+                return
             _send_raw(self, b"400 Bad Request", bad_request_body(msg))
 
 
