@@ -114,10 +114,10 @@ def test_asterisk_of_another_method_is_a_400_problem(port: int) -> None:
     [
         (b"http://real.example/items/1?limit=2", "/items/1", "limit=2"),
         (b"HTTP://real.example", "/", ""),  # no path: httptools' URL had none (400)
-        (b"https://u@real.example?a=1", "/", "a=1"),
+        (b"https://real.example?a=1", "/", "a=1"),
         (b"http://real.example/a%20b", "/a b", ""),
     ],
-    ids=["path-and-query", "no-path", "user-info-and-query", "escaped"],
+    ids=["path-and-query", "no-path", "query-no-path", "escaped"],
 )
 def test_an_absolute_form_target_is_its_path_on_its_host(
     echo_port: int, target: bytes, path: str, query: str
@@ -130,6 +130,41 @@ def test_an_absolute_form_target_is_its_path_on_its_host(
     seen = json.loads(body)
     assert (seen["path"], seen["query"], seen["host"]) == (path, query, "real.example")
     assert seen["raw_path"] == path.replace(" ", "%20")
+
+
+@pytest.mark.parametrize(
+    ("target", "fault"),
+    [
+        (b"http:///healthz", "no host"),
+        (b"http://:80/healthz", "no host"),
+        (b"http://?a=1", "no host"),
+        (b"http://u@x/healthz", "user info"),
+        (b"https://u:secret@x/healthz", "user info"),
+        (b"http://@/healthz", "user info"),
+    ],
+)
+def test_an_absolute_form_target_of_no_host_or_with_user_info_is_a_400_problem(
+    port: int, target: bytes, fault: str
+) -> None:
+    # RFC 9110 4.2.1: a recipient must reject an http URI of an empty host; 4.2.4: user
+    # info should be an error (it hides the host from a reader; a password in a request
+    # line is written to every log). Both parsers served them as their path's own (200).
+    raw = b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n" + GET
+    status, headers, body = exchange(port, raw)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    problem = json.loads(body)
+    assert problem["type"].endswith("/bad-http-request") and fault in problem["detail"]
+    assert b"secret" not in body
+
+
+@pytest.mark.parametrize("target", [b"http://[::1]:8080/healthz", b"http://x:80/healthz"])
+def test_an_absolute_form_target_of_a_bracketed_host_or_a_port_is_routed(
+    port: int, target: bytes
+) -> None:
+    raw = b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    assert exchange(port, raw)[0] == "HTTP/1.1 200 OK"
 
 
 def test_an_absolute_form_target_is_routed(port: int) -> None:

@@ -15,24 +15,22 @@ ignored (RFC 9110 7.8), its body read and its connection kept.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from service.api.heads import (
-    BodyEnd,
-    HeadClock,
-    HeadCount,
-    IgnoredUpgrade,
-    framing_fields,
-    unknown_codings,
+from service.api.heads import BodyEnd, HeadClock, HeadCount, IgnoredUpgrade, framing_fields
+from service.api.problems import MEDIA_TYPE
+from service.api.refusals import (
+    Refusal,
+    bad_request_body,
+    head_too_slow_body,
+    headers_too_large_body,
+    refusal,
 )
-from service.api.problems import MEDIA_TYPE, PROBLEM_BASE
-from service.api.targets import origin_form, with_host
+from service.api.targets import origin_form, target_fault, with_host
 from service.config import Settings
-from service.errors import RequestTimeout
 
 try:  # uvicorn[standard] brings httptools, which uvicorn prefers; h11 is always there
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -51,53 +49,9 @@ HEADERS_TOO_LARGE = b"431 Request Header Fields Too Large"
 HEAD_SECONDS = 30.0
 
 
-def bad_request_body(msg: str) -> bytes:
-    """The problem document for a request the HTTP parser refused (``msg``: uvicorn's)."""
-    return _problem(400, "bad-http-request", "Malformed HTTP request", msg)
-
-
-def _problem(status: int, slug: str, title: str, detail: str) -> bytes:
-    return json.dumps(
-        {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
-    ).encode()
-
-
-def not_implemented_body(codings: list[bytes]) -> bytes:
-    """The problem document for a body sent in a transfer coding the service does not
-    decode (heads.unknown_codings)."""
-    names = ", ".join(c.decode("latin-1") for c in codings)
-    return _problem(
-        501,
-        "transfer-coding-not-implemented",
-        "Transfer coding not implemented",
-        f"the request body is sent in {names} (Transfer-Encoding); the service decodes "
-        "only chunked: send the body as it is, with Content-Encoding if compressed",
-    )
-
-
-class _CodingRefused(Exception):
-    """Raised in the httptools parser's callback to stop it at a head whose transfer
-    coding the service does not decode: the parser's error is answered 501, not 400."""
-
-
-def headers_too_large_body(limit: int) -> bytes:
-    return _problem(
-        431,
-        "headers-too-large",
-        "Request header fields too large",
-        f"the request line and headers are over {limit} bytes (PLAINFEED_MAX_HEAD_BYTES)",
-    )
-
-
-def head_too_slow_body(seconds: float) -> bytes:
-    return _problem(
-        408,
-        RequestTimeout.slug,
-        # (Its own title: RequestTimeout's says "Request body timeout".)
-        "Request head timeout",
-        f"the request line and headers did not arrive whole within {seconds:g} seconds "
-        "(PLAINFEED_HEAD_TIMEOUT)",
-    )
+class _Refused(Exception):
+    """Raised in the httptools parser's callback to stop it at a head refused: the
+    parser's error is answered with the refusal, not the parser's 400."""
 
 
 def _send_raw(protocol: Any, status: bytes, body: bytes) -> None:
@@ -191,7 +145,7 @@ class _Connection(h11.Connection):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.refused: list[bytes] = []  # the transfer codings of a request refused (501)
+        self.refused: Refusal | None = None  # a request refused, its answer
 
     def next_event(self) -> Any:
         head = b""
@@ -211,7 +165,7 @@ class _Connection(h11.Connection):
             # h11 refuses every transfer coding but chunked, with a 400: where chunked is
             # the last (else it is a 400: RFC 9112 6.3), the codings it names are read from
             # the head, for a 501.
-            self.refused = unknown_codings(framing_fields(head))
+            self.refused = refusal(framing_fields(head), b"")
             raise
         if isinstance(event, h11.Request) and _framed_twice(event):
             # Content-Length and Transfer-Encoding both: h11 read the body as chunked and
@@ -219,6 +173,9 @@ class _Connection(h11.Connection):
             # framed two ways smuggles a request past a proxy reading the other). A 400,
             # as httptools answers it.
             raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding")
+        if isinstance(event, h11.Request) and (fault := target_fault(event.target)):
+            self.refused = Refusal(400, b"Bad Request", bad_request_body(fault))
+            raise h11.RemoteProtocolError(fault)
         if isinstance(event, h11.Request) and (origin := origin_form(event.target)):
             authority, target = origin
             event = h11.Request(
@@ -282,9 +239,8 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
             super()._unsupported_upgrade_warning()
 
     def send_400_response(self, msg: str) -> None:
-        refused = self.conn.refused if isinstance(self.conn, _Connection) else []
-        status, reason = (501, b"Not Implemented") if refused else (400, b"Bad Request")
-        body = not_implemented_body(refused) if refused else bad_request_body(msg)
+        refused = self.conn.refused if isinstance(self.conn, _Connection) else None
+        status, reason, body = refused or (400, b"Bad Request", bad_request_body(msg))
         headers = [
             (b"content-type", MEDIA_TYPE.encode()),
             (b"content-length", str(len(body)).encode()),
@@ -311,7 +267,7 @@ if HttpToolsProtocol is not None:
             self._body: BodyEnd | None = None  # the body being read, after its head
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
             self._tunnel = False  # a CONNECT read: what follows it is no request
-            self._codings: list[bytes] = []  # a head's transfer codings refused (501)
+            self._refusal: Refusal | None = None  # a head the service refuses, its answer
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
@@ -378,9 +334,9 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
-            self._codings = unknown_codings(self.headers)
-            if self._codings:
-                raise _CodingRefused  # (the parser's error: send_400_response answers)
+            self._refusal = refusal(self.headers, self.url)
+            if self._refusal:
+                raise _Refused  # (the parser's error: send_400_response answers)
             # The targets uvicorn reads as a URL (service.api.targets): an absolute form
             # to its path, and its authority the Host (uvicorn kept the Host sent, and
             # failed on "http://x", which has no path: a 400); CONNECT's "host:port",
@@ -412,8 +368,9 @@ if HttpToolsProtocol is not None:
             self._upgrade.next_request()
 
         def send_400_response(self, msg: str) -> None:
-            if self._codings:
-                _send_raw(self, b"501 Not Implemented", not_implemented_body(self._codings))
+            if self._refusal:
+                status, reason, body = self._refusal
+                _send_raw(self, b"%d %s" % (status, reason), body)
                 return
             _send_raw(self, b"400 Bad Request", bad_request_body(msg))
 

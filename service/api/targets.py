@@ -40,6 +40,22 @@ def origin_form(target: bytes) -> tuple[bytes, bytes] | None:
     return authority, (path if path.startswith(b"/") else b"/" + path)
 
 
+def target_fault(target: bytes) -> str | None:
+    """Why an absolute-form ``target`` is refused, else None: an empty host, which a
+    recipient must reject (RFC 9110 4.2.1: "http:///items", "http://:80/"), or user
+    info, which it should take for an error (4.2.4: a password in a request line is
+    written to every log on its way). Both parsers served them as the path's own."""
+    if not target[:8].lower().startswith(_SCHEMES):
+        return None
+    rest = target.split(b"//", 1)[1]
+    end = min((i for i in (rest.find(b"/"), rest.find(b"?")) if i >= 0), default=len(rest))
+    if b"@" in rest[:end]:
+        return "the request target names user info (user@host), which HTTP does not send"
+    if not rest[:end].partition(b":")[0] and not rest[:end].startswith(b"["):
+        return "the request target names no host"
+    return None
+
+
 def with_host(headers: Sequence[tuple[bytes, bytes]], authority: bytes) -> Headers:
     """``headers`` with the Host of an absolute-form target's ``authority``: RFC 9112
     3.2.2 has a server ignore the Host sent with one (a client sends both to a proxy)."""

@@ -1,0 +1,76 @@
+"""The answers the HTTP protocols (service.api.protocol) write themselves, to a head the
+parser refuses or the service does: problem documents (RFC 9457), as the API answers
+every error, and what decides them for a head the parser took (``refusal``)."""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from service.api.heads import unknown_codings
+from service.api.problems import PROBLEM_BASE
+from service.api.targets import target_fault
+from service.errors import RequestTimeout
+
+
+def bad_request_body(msg: str) -> bytes:
+    """The problem document for a request the HTTP parser refused (``msg``: uvicorn's)."""
+    return _problem(400, "bad-http-request", "Malformed HTTP request", msg)
+
+
+def _problem(status: int, slug: str, title: str, detail: str) -> bytes:
+    return json.dumps(
+        {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail}
+    ).encode()
+
+
+def not_implemented_body(codings: list[bytes]) -> bytes:
+    """The problem document for a body sent in a transfer coding the service does not
+    decode (heads.unknown_codings)."""
+    names = ", ".join(c.decode("latin-1") for c in codings)
+    return _problem(
+        501,
+        "transfer-coding-not-implemented",
+        "Transfer coding not implemented",
+        f"the request body is sent in {names} (Transfer-Encoding); the service decodes "
+        "only chunked: send the body as it is, with Content-Encoding if compressed",
+    )
+
+
+class Refusal(NamedTuple):
+    """The answer to a head the parser took and the service refuses: its status and
+    reason, and its problem body."""
+
+    status: int
+    reason: bytes
+    body: bytes
+
+
+def refusal(headers: list[tuple[bytes, bytes]], target: bytes) -> Refusal | None:
+    """The answer to a head whose body is sent in a transfer coding the service does
+    not decode (501), or whose absolute-form target is refused (400), else None."""
+    if codings := unknown_codings(headers):
+        return Refusal(501, b"Not Implemented", not_implemented_body(codings))
+    if fault := target_fault(target):
+        return Refusal(400, b"Bad Request", bad_request_body(fault))
+    return None
+
+
+def headers_too_large_body(limit: int) -> bytes:
+    return _problem(
+        431,
+        "headers-too-large",
+        "Request header fields too large",
+        f"the request line and headers are over {limit} bytes (PLAINFEED_MAX_HEAD_BYTES)",
+    )
+
+
+def head_too_slow_body(seconds: float) -> bytes:
+    return _problem(
+        408,
+        RequestTimeout.slug,
+        # (Its own title: RequestTimeout's says "Request body timeout".)
+        "Request head timeout",
+        f"the request line and headers did not arrive whole within {seconds:g} seconds "
+        "(PLAINFEED_HEAD_TIMEOUT)",
+    )
