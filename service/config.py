@@ -98,6 +98,15 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(
         default=120.0, gt=0, le=MAX_SECONDS, description="Seconds per LLM request."
     )
+    # A connection to the endpoint opens within seconds or not at all: with the request's
+    # 120 s, a host that drops packets held a worker that long at each try, its lease
+    # lost long before (the reads watch the lease, a connect cannot).
+    llm_connect_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=MAX_SECONDS,
+        description="Seconds to open a connection to the LLM endpoint (at most llm_timeout).",
+    )
     llm_max_attempts: int = Field(
         default=4, ge=1, le=MAX_TRIES, description="Tries per LLM call (tenacity)."
     )

@@ -4,6 +4,7 @@ error carried with it."""
 
 from __future__ import annotations
 
+import socket
 import time
 from datetime import UTC, datetime
 
@@ -126,6 +127,28 @@ def test_connection_refused_is_retryable() -> None:
     engine = LLMEngine(settings, modes=ModeMemory(), limiter=RateLimiter(1, 60_000))
     with pytest.raises(LLMRetryable, match="cannot reach"):
         engine.explain(SMALL, OPTIONS)
+
+
+@pytest.mark.timeout(60, method="thread")  # (before: each try waited llm_timeout, 120 s)
+def test_a_host_that_drops_connections_costs_a_try_the_connect_timeout() -> None:
+    # A listener whose backlog is full drops each new SYN, as a host behind a firewall
+    # that drops packets does: the connect waited the request's whole llm_timeout.
+    with socket.socket() as full:
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        url = f"http://127.0.0.1:{full.getsockname()[1]}/v1"
+        with socket.create_connection(full.getsockname()):  # (the one the backlog holds)
+            with StubLLM() as stub:
+                settings = settings_for(
+                    stub,
+                    openai_base_url=url,
+                    llm_timeout=120.0,
+                    llm_connect_timeout=0.5,
+                    llm_max_attempts=2,
+                )
+            engine = LLMEngine(settings, modes=ModeMemory(), limiter=RateLimiter(1, 60_000))
+            with pytest.raises(LLMRetryable, match=r"no connection within 0\.5s"):
+                engine.explain(SMALL, OPTIONS)
 
 
 def test_parse_retry_after_forms() -> None:

@@ -196,8 +196,11 @@ def openai_client(settings: Settings) -> openai.OpenAI:
     """A client for the settings' endpoint; retries are ours (``with_retries``), an
     answer must arrive whole within ``llm_timeout`` and ``MAX_ANSWER_BYTES``, and a job's
     call ends once its lease is lost (:func:`watch_leases`)."""
+    timeout = httpx2.Timeout(
+        settings.llm_timeout, connect=min(settings.llm_connect_timeout, settings.llm_timeout)
+    )
     http_client = openai.DefaultHttpxClient(
-        timeout=settings.llm_timeout,
+        timeout=timeout,
         event_hooks=_bound_answers(settings.llm_timeout, MAX_ANSWER_BYTES),
     )
     watch_leases(http_client)
@@ -206,7 +209,7 @@ def openai_client(settings: Settings) -> openai.OpenAI:
         # Local servers (llama.cpp, vLLM, Ollama) take any key; the client insists on one.
         api_key=settings.openai_api_key or "not-needed",
         max_retries=0,  # tenacity retries, so that Retry-After and the caps are ours
-        timeout=settings.llm_timeout,
+        timeout=timeout,
         http_client=http_client,
     )
 
@@ -284,6 +287,11 @@ def create(
         try:
             return client.chat.completions.create(**request)
         except openai.APITimeoutError as exc:
+            if isinstance(exc.__cause__, httpx2.ConnectTimeout):
+                raise LLMRetryable(
+                    f"cannot reach the LLM endpoint {client.base_url}: no connection "
+                    f"within {client.timeout.connect:g}s"  # type: ignore[union-attr]
+                ) from exc
             raise LLMRetryable(f"LLM request timed out after {timeout:g}s") from exc
         except openai.APIConnectionError as exc:
             raise LLMRetryable(f"cannot reach the LLM endpoint {client.base_url}: {exc}") from exc
