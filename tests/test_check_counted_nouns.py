@@ -173,3 +173,54 @@ def test_a_model_counts_the_kind_its_paragraph_says_it_is(
     source = "The run used 8 H100s. The H100 GPUs were cool."
     assert status("The run used 8 GPUs.", source, "8") == S
     assert status("The run used 8 CPUs.", source, "8") == M
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written"),
+    [
+        # The head of the source's phrase is what it counts, not a word before it that
+        # says of what: GPU nodes, GPU hours are no GPUs (all four passed: "gpu" found
+        # "gpus" anywhere in the phrase).
+        ("The run used 512 GPUs.", "The run used 512 GPU nodes.", "512"),
+        ("The run used 8 GPUs.", "The run took 8 GPU-hours.", "8"),
+        ("The run used 8 GPUs.", "The run took 8 H100 GPU hours.", "8"),
+        ("The team has 40 engineers.", "The team has 40 engineering managers.", "40"),
+        # A measure is no count: 8 hours, 8 ms "on GPUs" (passed: a bare count matches a
+        # figure of any unit, and "GPUs" stood near it).
+        ("The run used 8 GPUs.", "Training took 8 hours on GPUs.", "8"),
+        ("The run used 8 GPUs.", "Each step took 8 ms on GPUs.", "8"),
+        # (The check dump's one change: the FlyDSL explainer against the PyTorch 2.14 post.)
+        (
+            "It keeps one scale per 32 values.",
+            "It narrows them to 32-bit integers when the value fits.",
+            "32",
+        ),
+    ],
+)
+def test_a_count_of_other_things_beside_the_noun_is_misattached(
+    explainer: str, source: str, written: str
+) -> None:
+    assert status(explainer, source, written) == M
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written"),
+    [
+        # Their faithful twins stay supported.
+        ("The run used 512 GPU nodes.", "The run used 512 GPU nodes.", "512"),
+        ("The run took 8 GPU-hours.", "The run took 8 GPU-hours.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 MI300X GPUs.", "8"),
+        ("The run used 4 TPUs.", "The run used 4 TPU v5e chips.", "4"),
+    ],
+)
+def test_a_count_of_the_noun_itself_stays_supported(
+    explainer: str, source: str, written: str
+) -> None:
+    assert status(explainer, source, written) == S
+
+
+def test_the_reason_names_the_measure() -> None:
+    found = verdict("The run used 8 GPUs.", "Each step took 8 ms on GPUs.", "8")
+    assert found.reason == 'the source measures 8 ms there, no count of "gpus"'
+    found = verdict("The run used 512 GPUs.", "The run used 512 GPU nodes.", "512")
+    assert found.reason == 'the source counts gpu nodes there, not "gpus"'

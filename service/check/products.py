@@ -31,7 +31,7 @@ _PRODUCT = re.compile(
     r"(?![\w-])"
 )
 # Nouns of a device a model's name may stand before: what the model is.
-_DEVICES = frozenset({"accelerator", "card", "chip", "device", "processor"})
+DEVICES = frozenset({"accelerator", "card", "chip", "device", "processor"})
 _KIND_AFTER = r"s?[ \t-]+(gpu|cpu|tpu|npu)s?(?![a-z])"  # "Xeon CPUs", "H100-GPU"
 
 
@@ -42,7 +42,7 @@ def product_kind(noun: str) -> bool:
 
 def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     """Whether the source's count ``number`` counts a model's name (:data:`_PRODUCT`) of
-    ``kind`` ("gpu"): no noun after the name but a device's (:data:`_DEVICES`), and no
+    ``kind`` ("gpu"): no noun after the name but a device's (:data:`DEVICES`), and no
     other kind written after it in the paragraph (read only here: most counts name no
     model)."""
     m = _PRODUCT.match(unit.cased, number.end)  # (prepared: "8x H100" reads "8  H100")
@@ -53,7 +53,7 @@ def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     # what the models make up ("8x H100 node": a node of eight H100s).
     one = after[0] if len(after) == 1 else ""
     compound = bool(one) and not one.endswith("s") and number.value != 1
-    if after and not (compound or one.removesuffix("s") in _DEVICES):
+    if after and not (compound or one.removesuffix("s") in DEVICES):
         return False
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)

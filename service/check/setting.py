@@ -23,7 +23,7 @@ from service.check.names import (
     name_pattern,
     noun_pattern,
 )
-from service.check.products import counts_products, product_kind
+from service.check.products import DEVICES, counts_products, product_kind
 from service.check.qualified import other_kind, other_subject
 from service.check.scope import (
     AFTER_NOUN,
@@ -285,6 +285,23 @@ _MODEL_NAME = re.compile(
 )
 
 
+# Plurals that are none: "class", "bus", "basis" (as scope.counted_phrase reads them).
+_SINGULAR_S = ("ss", "us", "is")
+
+
+def _counted(words: Sequence[str]) -> str:
+    """What the words after a source count count: the head of the phrase, its first
+    plural (the last part of one joined: "gpu-hours" counts hours), not a word before
+    it that says of what ("512 GPU nodes" counts nodes, "8 GPU hours" hours); all the
+    words where none is a plural ("8 H100 80GB", "8 GPU") or the head is a device's
+    noun, whose kind the words before say ("4 TPU v5e chips" counts TPUs)."""
+    for word in words:
+        if word.endswith("s") and not word.endswith(_SINGULAR_S):
+            head = word.rsplit("-", 1)[-1]
+            return " ".join(words) if head.removesuffix("s") in DEVICES else head
+    return " ".join(words)
+
+
 def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     """:meth:`Binding.against` for what a figure's clause says beyond its six words: a
     name further off (``far``: in the unit's context, else its paragraph up to its
@@ -314,6 +331,12 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     # open models"). A hardware kind is a noun of its own ("8 GPUs" for "8 nodes": no).
     if direct != binding.direct and not product_kind(direct) and not find_noun(direct, unit.text):
         direct = ""
+    if direct and number.kind == QUANTITY and number.unit and "/" not in number.unit:
+        # A measure ("8 ms on GPUs", "8 hours"), no count of anything: "8 GPUs" is not
+        # it, though "GPUs" stands near it (a rate, "8 requests per second", is left to
+        # the nouns: "8 requests each second" says it).
+        measure = number.text if not number.text[-1].isdigit() else f"{number.text} {number.unit}"
+        return f'the source measures {measure} there, no count of "{direct}"'
     if direct and number.kind == QUANTITY and not number.unit:
         # What the source's count counts, right after it: "2,995 commits from 487
         # contributors" gives 487 no commits, though "commits" stands near it. Its
@@ -326,7 +349,7 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
         theirs += [number.noun] if number.noun else []
         if (
             theirs
-            and not find_noun(direct, " ".join(theirs))
+            and not find_noun(direct, _counted(theirs))
             and not (product_kind(direct) and counts_products(unit, number, direct))
         ):
             # (A model's name is its kind: "8 GPUs" for "8x A100 80GB".)
