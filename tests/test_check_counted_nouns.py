@@ -195,6 +195,13 @@ def test_a_model_counts_the_kind_its_paragraph_says_it_is(
             "It narrows them to 32-bit integers when the value fits.",
             "32",
         ),
+        # A device noun says its kind: processors are CPUs, accelerators no CPUs.
+        ("The run used 8 GPUs.", "The run used 8 AMD EPYC 9654 processors.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 Xeon Platinum 8480 processors.", "8"),
+        ("The run used 8 CPUs.", "The run used 8 AMD Instinct MI300X accelerators.", "8"),
+        # A system's line: eight DGX H100s are 64 GPUs; a GB200 NVL72 is a rack of 72.
+        ("The run used 8 GPUs.", "We trained on 8 DGX H100s.", "8"),
+        ("The run used 4 GPUs.", "We trained on 4 GB200 NVL72.", "4"),
     ],
 )
 def test_a_count_of_other_things_beside_the_noun_is_misattached(
@@ -211,6 +218,10 @@ def test_a_count_of_other_things_beside_the_noun_is_misattached(
         ("The run took 8 GPU-hours.", "The run took 8 GPU-hours.", "8"),
         ("The run used 8 GPUs.", "The run used 8 MI300X GPUs.", "8"),
         ("The run used 4 TPUs.", "The run used 4 TPU v5e chips.", "4"),
+        ("The run used 8 CPUs.", "The run used 8 AMD EPYC 9654 processors.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI300X accelerators.", "8"),
+        ("The run used 8 NPUs.", "The run used 8 Gaudi3 accelerators.", "8"),
+        ("We trained on 8 GPUs.", "We trained on a single 8x H100 node.", "8"),
     ],
 )
 def test_a_count_of_the_noun_itself_stays_supported(

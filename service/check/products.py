@@ -3,11 +3,11 @@ model's name standing for its kind. The explainer's plain hardware noun ("8 GPUs
 is backed by such a source count where the name has a digit or is a capitalised
 plural ("16 Blackwells", "4 Xeons"; a title-case "8 Nodes" passes too, a known limit)
 and has no noun of its own after it ("8 H100 nodes" counts nodes; a device noun is
-its own: "8 MI300X accelerators", "4 EPYC 9654 processors"; and "8x H100 node" is a
-node of eight H100s). Its kind is the
-one its paragraph writes it with ("the Xeon CPUs": "2 GPUs" for "2 Xeons" is none),
-else any (a name alone does not say it: "8 CPUs" for "8 H100s" passes, a known
-limit)."""
+its own, of the kind it says: "8 MI300X accelerators", "4 EPYC 9654 processors"; and
+"8x H100 node" is a node of eight H100s), nor a system's line before it ("8 DGX
+H100s": 64 GPUs). Its kind is the one its paragraph writes it with ("the Xeon CPUs":
+"2 GPUs" for "2 Xeons" is none), else any (a name alone does not say it: "8 CPUs" for
+"8 H100s" passes, a known limit)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,18 @@ _PRODUCT = re.compile(
     r"(?P<model>[A-Z][A-Za-z]*\d(?:[\w.-]*\w)?|[A-Z][a-z]+s|(?<=[A-Za-z][ \t])\d+[A-Za-z]*)"
     r"(?![\w-])"
 )
-# Nouns of a device a model's name may stand before: what the model is.
+# Nouns of a device a model's name may stand before: what the model is; and the kinds
+# a device noun says (a processor is a CPU, an accelerator or a card no CPU: "8 GPUs"
+# for "8 AMD EPYC 9654 processors" is none), where "chip" and "device" say none.
 DEVICES = frozenset({"accelerator", "card", "chip", "device", "processor"})
+_ACCELERATORS = frozenset({"gpu", "tpu", "npu"})
+_DEVICE_KINDS = {
+    "processor": frozenset({"cpu"}),
+    "accelerator": _ACCELERATORS,
+    "card": _ACCELERATORS,
+}
+# A system's line before a model's name: "8 DGX H100s" are eight systems of eight GPUs.
+_SYSTEMS = re.compile(r"\b(?:DGX|HGX|MGX)\b")
 _KIND_AFTER = r"s?[ \t-]+(gpu|cpu|tpu|npu)s?(?![a-z])"  # "Xeon CPUs", "H100-GPU"
 
 
@@ -46,14 +56,18 @@ def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     other kind written after it in the paragraph (read only here: most counts name no
     model)."""
     m = _PRODUCT.match(unit.cased, number.end)  # (prepared: "8x H100" reads "8  H100")
-    if m is None:
+    if m is None or _SYSTEMS.search(m.group(0)):
         return False
     after = noun_phrase(unit.text, m.end(), STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
     # A device's noun is the model's; a singular noun after a count of more than one is
-    # what the models make up ("8x H100 node": a node of eight H100s).
+    # what the models make up ("8x H100 node": a node of eight H100s), a plain word: a
+    # name after it is a system's ("4 GB200 NVL72" are four racks of 72 GPUs).
     one = after[0] if len(after) == 1 else ""
-    compound = bool(one) and not one.endswith("s") and number.value != 1
-    if after and not (compound or one.removesuffix("s") in DEVICES):
+    compound = one.isalpha() and not one.endswith("s") and number.value != 1
+    device = one.removesuffix("s")
+    if after and not (compound or device in DEVICES):
+        return False
+    if kind.lower().removesuffix("s") not in _DEVICE_KINDS.get(device, PRODUCT_KINDS):
         return False
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
