@@ -223,3 +223,30 @@ def test_a_value_of_two_columns_of_one_row_is_read_where_the_sentence_names_them
     assert v.status == status
     if status == D:
         assert (v.reason or "").startswith(("ratio of ", "percent change of "))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # A measure per GPU, in words: TPS/GPU is 5,262.68 against 5,324.21, no 2x (the
+        # four were derived from Global TPS, the column the words "per GPU" do not name).
+        "PP2-512 has 2x the TPS per GPU of PP2-256.",
+        "PP2-512 is 2x faster per GPU than PP2-256.",
+        "Per GPU, PP2-512 is 2x faster than PP2-256.",
+        "PP2-512 reaches 2x the TFLOPs per GPU of PP2-256.",
+    ],
+)
+def test_a_comparison_per_gpu_is_of_a_column_per_gpu(sentence: str) -> None:
+    assert _titan(sentence, "2x")[0] == "unsupported"
+
+
+def test_a_measure_per_gpu_named_in_words_is_its_column() -> None:
+    status, reason = _titan("PP2-256 has about 1% more TPS per GPU than PP2-512.", "1%")
+    assert status == "derived"
+    assert reason == (
+        "percent change of 5,324.21 and 5,262.68 (rows PP2-256 and PP2-512, column TPS/GPU)"
+    )
+    # "per GPU" alone: a column per GPU (TPS/GPU and TFLOPs/GPU agree here).
+    status, reason = _titan("Per GPU, PP2-256 is about 1% faster than PP2-512.", "1%")
+    assert status == "derived"
+    assert (reason or "").endswith("/GPU)")

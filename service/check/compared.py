@@ -49,22 +49,37 @@ def column_sense(header: str, unit: str) -> int:
 def named_columns(words: str, headers: Sequence[str]) -> set[int]:
     """The columns (past the first, of labels) whose header, its unit in brackets aside
     ("Step time (ms)": "step time"), sentence ``words`` names as a measure, not as a
-    cell's unit after a figure ("twice the TPS/GPU", not "on 512 GPUs")."""
-    return {j for j, header in enumerate(headers) if j and column_place(words, header) >= 0}
+    cell's unit after a figure ("twice the TPS/GPU", not "on 512 GPUs"); where it names
+    none, those of a measure per thing its "per" phrase names ("faster per GPU")."""
+    named = {j for j, header in enumerate(headers) if j and column_place(words, header) >= 0}
+    if named:
+        return named
+    return {
+        j for j, header in enumerate(headers) if j and column_place(words, header, per=True) >= 0
+    }
 
 
-def column_place(words: str, header: str) -> int:
+def column_place(words: str, header: str, *, per: bool = False) -> int:
     """Where sentence ``words`` names a column by its ``header`` as a measure (unit in
-    brackets aside, not after a figure: :func:`named_columns`); -1 for nowhere."""
-    h = norm_words(_BRACKETED.sub(" ", header))
-    if len(h) <= 3:
+    brackets aside, not after a figure: :func:`named_columns`); -1 for nowhere. A header
+    of a measure per thing ("TPS/GPU") is named in words too ("TPS per GPU"), and
+    (``per``: where no column is named so) by its "per" phrase alone ("2x faster per
+    GPU": no ratio of Global TPS)."""
+    bare = _BRACKETED.sub(" ", header)
+    forms = [norm_words(bare)]
+    if len(forms[0]) <= 3:
         return -1
-    at = words.find(h)
-    while at >= 0:
-        before = words[:at].split()
-        if not (before and before[-1][:1].isdigit()):
-            return at
-        at = words.find(h, at + 1)
+    if "/" in bare:
+        measure, _, thing = bare.rpartition("/")
+        forms = [*forms, norm_words(f"{measure} per {thing}")]
+        forms = [norm_words(f"per {thing}")] if per else forms
+    for h in forms:
+        at = words.find(h)
+        while at >= 0:
+            before = words[:at].split()
+            if not (before and before[-1][:1].isdigit()):
+                return at
+            at = words.find(h, at + 1)
     return -1
 
 
