@@ -29,6 +29,9 @@ from tests.titan_tables import flagged, results
         "PP2-256, on 256 GPUs, is about half as fast as PP2-512.",
         "Learned routing reached 683,961 global TPS.",
         "Forced balanced routing reached 813,168 global TPS.",
+        # The row's own cell of the column its words name.
+        "PP2-256 reached 5,324.21 TPS per GPU.",
+        "PP2-256 reached 1,362,998 global TPS.",
         # A second figure of the column is compared with the row's, not said of it.
         "Forced balanced routing reached 813,168 global TPS, against 683,961 global TPS before.",
     ],
@@ -56,6 +59,18 @@ def test_a_figure_of_the_row_it_is_said_of_raises_no_alarm(sentence: str) -> Non
             "PP2-512, on 256 GPUs, is twice as fast as PP2-256.",
             "256",
             "the source's table gives it for PP2-256",
+        ),
+        # The named row's figure of another column than its unit noun names (both were
+        # supported: no other row holds it, and the general binding took any cell).
+        (
+            "PP2-256 reached 5,324.21 global TPS.",
+            "5,324.21",
+            "the source's table gives it under tps gpu",
+        ),
+        (
+            "Learned routing at 512 GPUs reached 1,335.86 global TPS.",
+            "1,335.86",
+            "the source's table gives it under tps gpu",
         ),
         # Global TPS of the Learned row at 512 GPUs, said of forced balanced routing.
         (

@@ -218,8 +218,11 @@ def row_support(
                     # "Forced balanced routing reached 683,961 global TPS": the row's
                     # figure of the column its noun names, which another row holds.
                     owner = _other_row(rows, named, row, n, noun)
+                    other = _other_column(row, noun, n) if owner is None else None
                     if owner is not None:
                         crossed.setdefault(n.start, (owner.unit, f"for {owner.label_text}"))
+                    elif other is not None:  # "5,324.21 global TPS": the row's TPS/GPU
+                        crossed.setdefault(n.start, (row.unit, f"under {other}"))
                 continue
             other = _other_column(row, part, n)
             if other is not None:
