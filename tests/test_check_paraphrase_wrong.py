@@ -369,6 +369,37 @@ def test_row_and_column_or_tensor_scaling_are_opposite(
     _opposite(FP8, sentence, written, word)
 
 
+# Two granularities besides rowwise: each is the opposite of the other (both passed, one
+# side of the pair as they were).
+GRAINS = (
+    "FP8 training with tensorwise scaling is 10% faster than BF16. With blockwise scaling, "
+    "FP8 training is 5% faster than BF16."
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written", "expected"),
+    [
+        (
+            "FP8 with blockwise scaling is 10% faster than BF16.",
+            "10%",
+            ("misattached", "tensorwise"),
+        ),
+        ("FP8 with tensorwise scaling is 5% faster than BF16.", "5%", ("misattached", "blockwise")),
+        ("FP8 with colwise scaling is 5% faster than BF16.", "5%", ("misattached", "blockwise")),
+        ("FP8 with tensorwise scaling is 10% faster than BF16.", "10%", ("supported", "")),
+        ("With blockwise scales, FP8 training is 5% faster than BF16.", "5%", ("supported", "")),
+    ],
+)
+def test_tensor_and_block_scaling_are_opposite_too(
+    sentence: str, written: str, expected: tuple[str, str]
+) -> None:
+    found = [n for n in check_explainer(sentence, GRAINS).numbers if n.text == written]
+    status, word = expected
+    reason = f'the source gives it for the opposite ("{word}")' if word else None
+    assert [(n.status.value, n.reason) for n in found] == [(status, reason)]
+
+
 def _opposite(slug: str, sentence: str, written: str, word: str) -> None:
     text, title = article(slug)
     found = [n for n in check_explainer(sentence, text, title=title).numbers if n.text == written]

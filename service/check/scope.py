@@ -53,7 +53,7 @@ def figure_scope(
 # Only pairs whose words are no prepositions ("on"/"off", "before"/"after" say where and
 # when more often than which), but for "with"/"without" said of the same thing
 # (condition.with_marks: "with X disabled" says "without X" only of "X").
-PAIRS = (
+PAIRS: tuple[tuple[str, ...], ...] = (
     ("enable enables enabled enabling", "disable disables disabled disabling"),
     ("forward fwd", "backward backwards bwd"),
     # A prompt is the input, a reply or a response the output (of a model's request).
@@ -61,9 +61,11 @@ PAIRS = (
     ("prefill prefills", "decode decodes decoding"),
     ("aligned", "unaligned misaligned"),
     ("dense", "sparse"),
-    # A scaling's granularity: a scale per row, or per column, tensor or tile ("Rowwise FP8
-    # ... 13.4%", "the colwise scales kernel ... 6.2x").
-    ("rowwise row-wise", "colwise columnwise column-wise tensorwise tensor-wise blockwise"),
+    # A scaling's granularity: a scale per row, per column, per tensor or per tile, each
+    # the opposite of the others ("Rowwise FP8 ... 13.4%", "the colwise scales kernel ...
+    # 6.2x"; "tensorwise" for a blockwise figure is as wrong as "rowwise"). A negation
+    # of one ("not rowwise") says none of the other three: no side.
+    ("rowwise row-wise", "colwise columnwise column-wise", "tensorwise tensor-wise", "blockwise"),
     ("cold", "warm"),
     ("static", "dynamic"),
     ("synchronous sync", "asynchronous async"),
@@ -126,6 +128,8 @@ def _marked(
         for m in (_OPPOSITE_ASCII if seg is not None else _OPPOSITE).finditer(s, start, end):
             pair, side = _SIDE[m.group(0).lower()]
             if negated(s, start, m.start()):
+                if len(PAIRS[pair]) > 2:
+                    continue
                 side = 1 - side
             out.append((m.start(), (pair, side)))
     if with_too and (seg is None or "with" in seg or "using" in seg):

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 _SETTING = -2  # the key of a unit's setting in its memo of marks (Unit.marks)
 
 
-def _stems(words: tuple[str, str]) -> tuple[str, ...]:
+def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
     """The words of a pair that hold no shorter one of it ("input" finds "inputs")."""
     forms = [w for side in words for w in side.split()]
     return tuple(w for w in forms if not any(v != w and v in w for v in forms))
@@ -95,7 +95,9 @@ def opposite_setting(
     mine = {mark for mark in clause.marks if isinstance(mark[0], int)}
     if not mine:
         return None
-    pairs = {p for p, side in mine if isinstance(p, int) and (p, 1 - side) not in mine}
+    # A pair the clause says one side of (not both, nor two granularities of four).
+    said = [p for p, _ in mine]
+    pairs = {p for p in said if isinstance(p, int) and said.count(p) == 1}
     # Each pair apart: "the colwise kernel ... in the forward pass" says colwise as the
     # source's clause does, and forward where it says backward.
     chosen_marks = unit_marks(idx.units[chosen[0]], chosen[1])
