@@ -168,8 +168,11 @@ _GERMAN_ABBREV = {
     "Mio", "Mrd", "Tsd", "Bio", "Std", "Sek", "ca", "bzw", "z.B", "d.h", "u.a", "inkl",
     "bspw", "ggf", "evtl", "vgl", "Nr", "Abb",
 }  # fmt: skip
-# After a number "ms" is milliseconds, not a title: "from ~19 ms to ~7 ms. The ..." ends there.
+# After a number "ms" is milliseconds, not a title: "from ~19 ms to ~7 ms. The ..." ends there;
+# and a unit of one letter, in lower case, no initial: "Cold start takes 12 s. Warm ..."
+# (read as "12 s. Warm" of one sentence, the next one's words were the figure's clause).
 _UNIT_ABBREV = {"ms"}
+_UNIT_LETTERS = {"s", "h"}
 _NUMBER_END = re.compile(r"\d\s*$")
 # The match starts at the stop itself (a leading character class lets the search skip
 # ahead, where a look-behind is tried at every position): the sentence ends one after.
@@ -223,10 +226,11 @@ def split_sentences(text: str, *, normalised: bool = False, code: bool = False) 
         head, _, last_word = candidate.rpartition(" ")
         written = last_word.rstrip(".!?\"')]")
         last = written.lower()
-        unit = last in _UNIT_ABBREV and _NUMBER_END.search(head) is not None
+        unit = last in _UNIT_ABBREV or written in _UNIT_LETTERS
+        unit = unit and _NUMBER_END.search(head) is not None
         if (
             (last in _ABBREV and not unit)
-            or (len(last) == 1 and last.isalpha())
+            or (len(last) == 1 and last.isalpha() and not unit)
             or written in _GERMAN_ABBREV
         ):
             continue

@@ -406,3 +406,12 @@ def _opposite(slug: str, sentence: str, written: str, word: str) -> None:
     assert [(n.status.value, n.reason) for n in found] == [
         ("misattached", f'the source gives it for the opposite ("{word}")')
     ]
+
+
+def test_a_sentence_after_a_unit_of_one_letter_is_no_clause_of_its_figure() -> None:
+    # "12 s. Warm start takes 3 s." was one sentence: "warm" stood in the 12 s's clause.
+    source = "Cold start takes 12 s. Warm start takes 3 s."
+    found = check_explainer("A warm start takes 12 s.", source).numbers
+    assert [(n.status.value, n.reason) for n in found] == [
+        ("misattached", 'the source gives it for the opposite ("cold")')
+    ]

@@ -103,3 +103,15 @@ def test_single_spaced_is_the_split_and_join_of_any_text() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert single_spaced(text) == " ".join(text.split()), repr(text)
     assert single_spaced("Two  spaces, then\ta tab ") == "Two spaces, then a tab"
+
+
+def test_a_sentence_ends_after_a_unit_of_one_letter_not_after_an_initial() -> None:
+    # "12 s. Warm start ..." was one sentence: the check read the next one's words
+    # ("warm") as the clause of its 12 s, and "A warm start takes 12 s" passed.
+    text = "Cold start takes 12 s. Warm start takes 3 s. It ran for 2 h. J. Smith and 2 A. Lee."
+    assert split_sentences(text) == [
+        "Cold start takes 12 s.",
+        "Warm start takes 3 s.",
+        "It ran for 2 h.",
+        "J. Smith and 2 A. Lee.",
+    ]
