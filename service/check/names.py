@@ -69,8 +69,10 @@ def setting_noun(
     return not before[-1:].isdigit() and not any(m.end == len(before) for m in nums)
 
 
-def without_vendors(s: str, names: list[Name]) -> list[Name]:
-    """``names`` (of sentence ``s``, in order) but a vendor's right before a product's."""
+def without_vendors(s: str, names: list[Name], source: str = "") -> list[Name]:
+    """``names`` (of sentence ``s``, in order) but a vendor's right before a product's,
+    unless the ``source`` (its lower-case text) writes that product after another
+    vendor's name (:func:`_other_vendor`)."""
     if not any(x.key in VENDORS for x in names):
         return names  # most sentences: no vendor, no new list
     out = []
@@ -81,10 +83,26 @@ def without_vendors(s: str, names: list[Name]) -> list[Name]:
             and after.key not in VENDORS
             and after.key not in HARDWARE_NOUNS
             and _OWNER.fullmatch(s, x.end, after.start)
+            and not _other_vendor(source, x.key, after)
         ):
             continue
         out.append(x)
     return out
+
+
+_VENDOR_BEFORE = re.compile(r"(?<![a-z])(" + "|".join(sorted(VENDORS)) + r")(?:['\u2019]s)?\s+$")
+
+
+def _other_vendor(source: str, vendor: str, product: Name) -> bool:
+    """Whether ``source`` writes ``product`` right after a vendor's name other than
+    ``vendor`` ("NVIDIA H100" where the explainer says "AMD's H100"): the explainer's
+    vendor is then a name of its figure, which the source must say there (the figure
+    passed, the vendor dropped). Read only for a vendor before a product (few sentences)."""
+    for m in product.pattern.finditer(source):
+        found = _VENDOR_BEFORE.search(source, max(0, m.start() - 12), m.start())
+        if found is not None and found.group(1) != vendor:
+            return True
+    return False
 
 
 _OPTIONAL_PARTS = 16  # at most, of a long name that its shorter form matches

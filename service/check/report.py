@@ -244,7 +244,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         sides = shapes(idx, s, nums) if len(nums) > 1 else {}
         directional: bool | None = None  # read at the sentence's first quantity
         wording: Sentence | None = None  # its opposite-pair words, read on first use
-        names = without_vendors(s, known_names(s, nums, idx))
+        names = without_vendors(s, known_names(s, nums, idx), idx.joined)
         bindings = bind_numbers(s, nums, names, leading=True)
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
