@@ -265,6 +265,12 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged,
         (FP8, "The colwise scales kernel reached a 6.2x speedup, on Llama3-8B."),
         (FP8, "The forward fusion gave a 17% end-to-end gain, measured on Llama3-8B."),
         (FP8, "Throughput rose 17%, with DeepSeek-MoE-16B."),
+        # So after the base of a comparison, and after "as" (both passed: no such phrase).
+        (
+            FP8,
+            "Rowwise FP8 training gives a 13.4% throughput gain, against BF16 on DeepSeek-V3 671B.",
+        ),
+        (FP8, "Peak memory stays nearly identical, at about 39 GB, as on DeepSeek-V3 671B."),
         # Dense GEMM moved to grouped, and back (1.10x is the BF16 dense suite's, 1.20x
         # the grouped cases'): "dense"/"grouped" as an opposite pair caught both, but cost
         # the first check 0.5M instructions (+0.9%: "grouped" stands in most clauses of

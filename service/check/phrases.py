@@ -51,9 +51,13 @@ def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
 
 # A phrase that ends a sentence after a comma and names what its figures were measured
 # on ("..., at about 39 GB, on DeepSeek-V3 671B."; "..., measured on Llama3-8B."): the
-# leading phrase's twin, its names reaching back over commas to the clause's start.
+# leading phrase's twin, its names reaching back over commas to the clause's start. So
+# after the base of a comparison ("..., against BF16 on DeepSeek-V3 671B.", one word:
+# the base itself is checked as the sentence's other figures and names are) and after
+# "as" ("..., as on Llama3-8B.": there as well, so there too).
 _TRAILING = re.compile(
-    r",\s+(?:(?:measured|tested|run|benchmarked)\s+)?(?:on|for|with|using|across|under|in)\s+"
+    r",\s+(?:(?:against|over|versus|vs\.?)\s+[^\s,;:()]+\s+|(?:just\s+)?as\s+)?"
+    r"(?:(?:measured|tested|run|benchmarked)\s+)?(?:on|for|with|using|across|under|in)\s+"
     r"(?:(?:the|an?)\s+)?(?P<rest>[^,;:()\n]{1,80}?)[\s.!?]*$",
     re.I,
 )
