@@ -85,3 +85,26 @@ def test_a_german_number_word_is_checked_as_its_value(
     explainer: str, source: str, written: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, source, written) == expected
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # The direction of a change in German words, as in English ones: each of the
+        # wrong four passed, "sinkt um 10 %" read with no direction.
+        ("Die Latenz sinkt um 10 %.", "Latency rose by 10%.", "10 %", U),
+        ("Die Latenz steigt um 10 Prozent.", "Latency dropped by 10%.", "10 Prozent", U),
+        ("Der Speicherbedarf ist 10 % niedriger.", "Memory use is 10% higher.", "10 %", U),
+        ("Der Speicherbedarf wurde um 10 % gesenkt.", "Memory use rose by 10%.", "10 %", U),
+        ("Die Latenz sinkt um 10 %.", "Latency dropped by 10%.", "10 %", S),
+        ("Die Latenz steigt um 10 Prozent.", "Latency rose by 10%.", "10 Prozent", S),
+        ("Der Speicherbedarf ist 10 % niedriger.", "Memory use is 10% lower.", "10 %", S),
+        ("Der Speicherbedarf sinkt um 10 %.", "Memory use: -10%.", "10 %", S),
+        ("Der Durchsatz ist um 16 % gestiegen.", "Throughput rose 16%.", "16 %", S),
+        ("Die Latenz sinkt auf 10 ms.", "Latency is 10 ms.", "10 ms", S),  # a level
+    ],
+)
+def test_a_german_change_keeps_its_direction(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

@@ -1,5 +1,6 @@
 """The direction of a change a number is written with: down ("fell by 12%", "a 12%
-reduction", "12% lower", "-12%"), up ("rose 12%", "a 12% gain", "+12%"), or none said.
+reduction", "12% lower", "-12%"), up ("rose 12%", "a 12% gain", "+12%"), or none said;
+in German words too ("sinkt um 12 %", "12 % niedriger", "um 12 % gestiegen").
 
 The check compares a figure written with words with one written with a sign ("drops
 12%" for "-12%") and keeps them from being turned around ("rises 12%" for "-12%")."""
@@ -18,17 +19,28 @@ _DOWN_VERBS = (
     r"fell|falls?|falling|dropp(?:ed|ing)|drops?|declin(?:ed|es|e|ing)|decreas(?:ed|es|e|ing)"
     r"|reduc(?:ed|es|e|ing)|cuts?|cutting|shr[aiu]nk(?:s|ing)?|slash(?:ed|es|ing)?"
     r"|trimm(?:ed|ing)|trims?|sank|sinks?|plung(?:ed|es|e)|dipp(?:ed|ing)|dips?|sav(?:ed|es|e)"
+    # German (an explainer of a feed set to "de"): "sinkt um 10 %", "wurde um 10 % gesenkt".
+    r"|sinkt|sinken|gesunken|fällt|fallen|fiel|gefallen|senkt|senken|gesenkt"
+    r"|reduziert|reduzieren|verringert|verringern|schrumpft|geschrumpft"
 )
 _UP_VERBS = (
     r"rose|rises?|rising|grew|grows?|growing|increas(?:ed|es|e|ing)|jump(?:ed|s|ing)?"
     r"|climb(?:ed|s|ing)?|gain(?:ed|s|ing)?|boost(?:ed|s|ing)?|rais(?:ed|es|e|ing)"
     r"|soar(?:ed|s|ing)?|surg(?:ed|es|e|ing)"
+    r"|steigt|steigen|stieg|gestiegen|wächst|wachsen|wuchs|gewachsen|erhöht|erhöhen"
 )
 _DOWN_NOUNS = r"reductions?|decreases?|drops?|declines?|cuts?|falls?|dips?|savings?|slowdowns?"
 _UP_NOUNS = r"increases?|rises?|gains?|growth|jumps?|boosts?|uplifts?"
 # "12% lower", "12 percent less memory"; "12% more"/"higher" (not "or more": a hedge).
-_DOWN_AFTER = _DOWN_NOUNS + r"|less|fewer|lower|smaller|shorter|cheaper|down"
-_UP_AFTER = _UP_NOUNS + r"|more|higher|larger|bigger|greater|longer|up"
+_DOWN_AFTER = (
+    _DOWN_NOUNS + r"|less|fewer|lower|smaller|shorter|cheaper|down"
+    r"|weniger|niedriger|geringer|kleiner|kürzer|günstiger"  # "10 % niedriger"
+    r"|gesunken|gesenkt|reduziert|verringert|gefallen|geschrumpft"  # "um 10 % gesenkt"
+)
+_UP_AFTER = (
+    _UP_NOUNS + r"|more|higher|larger|bigger|greater|longer|up"
+    r"|mehr|höher|größer|länger|gestiegen|erhöht|gewachsen"
+)
 
 # A word that says which way a figure moved, not what it measures ("time to first token
 # dropped 19%": the figure is of "time to first token").
@@ -50,7 +62,7 @@ _OBJECT = r"(?:\s+(?!(?:to|from|at|of|in|on|for|with|than|as|by|into|onto)\b)[\w
 
 def _before(verbs: str, nouns: str, extra: str) -> re.Pattern[str]:
     return re.compile(
-        rf"\b(?:(?:{verbs})(?:\s+[\w-]+){{0,4}}?\s+by{_HEDGE}"
+        rf"\b(?:(?:{verbs})(?:\s+[\w-]+){{0,4}}?\s+(?:by|um){_HEDGE}"
         rf"|(?:{verbs}){_OBJECT}{_HEDGE}|(?:{nouns})\s+of{_HEDGE}|{extra})\s*$",
         re.I,
     )
@@ -72,14 +84,18 @@ _STEMS = (
     "fell", "fall", "drop", "declin", "decreas", "reduc", "cut", "shr", "slash", "trim",
     "sank", "sink", "plung", "dip", "sav", "slowdown", "lower", "down", "rose", "rise",
     "rising", "grew", "grow", "increas", "jump", "climb", "gain", "boost", "rais", "soar",
-    "surg",
+    "surg", "sink", "gesunk", "fällt", "fallen", "fiel", "gefall", "senk", "gesenk",
+    "reduz", "verring", "schrumpf", "geschrumpf", "steig", "stieg", "gestieg", "wächst",
+    "wachs", "wuchs", "gewachs", "erhöh",
 )  # fmt: skip
 # The same for the words after a number (the first two: one may stand between).
 _AFTER_STEMS = (
     "reduc", "decreas", "drop", "declin", "cut", "fall", "dip", "saving", "slowdown", "less",
     "fewer", "lower", "smaller", "shorter", "cheaper", "down", "increas", "rise", "gain",
     "growth", "jump", "boost", "uplift", "more", "higher", "larger", "bigger", "greater",
-    "longer", "up",
+    "longer", "up", "wenig", "niedrig", "gering", "klein", "kürz", "günstig", "mehr", "höh",
+    "größ", "läng", "gesunk", "gesenk", "reduz", "verring", "gefall", "geschrumpf", "gestieg",
+    "erhöh", "gewachs",
 )  # fmt: skip
 
 
