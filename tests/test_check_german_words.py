@@ -108,3 +108,22 @@ def test_a_german_change_keeps_its_direction(
     explainer: str, source: str, written: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, source, written) == expected
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # A count word before a unit of time is a time, as its digits are: "twelve hours"
+        # was a bare 12, backed by the source's "12 minutes" (both languages).
+        ("Training takes twelve hours.", "Training takes 12 minutes.", "twelve hours", U),
+        ("Das Training dauert zwölf Stunden.", "Training takes 12 minutes.", "zwölf Stunden", U),
+        ("Training takes twelve hours.", "Training takes 12 hours.", "twelve hours", S),
+        ("Das Training dauert zwölf Stunden.", "Training takes 12 hours.", "zwölf Stunden", S),
+        ("Training takes 12 hours.", "Training takes twelve hours.", "12 hours", S),
+        ("The team shipped it in three weeks.", "It shipped in 3 weeks.", "three weeks", S),
+    ],
+)
+def test_a_count_word_before_a_unit_of_time_is_a_time(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected

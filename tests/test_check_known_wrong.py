@@ -32,22 +32,6 @@ def test_a_count_word_of_other_things_is_misattached(explainer: str) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a number word reads no unit of time after it (words.number_words: only "
-    "'percent' and 'times'), so 'twelve hours' is a bare 12, backed by '12 minutes'",
-)
-@pytest.mark.parametrize(
-    ("explainer", "written"),
-    [
-        ("Training takes twelve hours.", "twelve"),
-        ("Das Training dauert zwölf Stunden.", "zwölf"),
-    ],
-)
-def test_a_count_word_with_another_unit_is_unsupported(explainer: str, written: str) -> None:
-    assert status(explainer, "Training takes 12 minutes.", written) == U
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="the source's digits before 'times' are a multiplier whatever follows "
     "(units: 'times' is x), where a number word is one only before a comparison: "
     "'runs 3 times' (a count of runs) backs '3 times as fast'",

@@ -196,7 +196,8 @@ def test_a_german_source_backs_an_english_form() -> None:
             "Das Modell hat zwölf Schichten und fünf Köpfe.",
             [("zwölf", "12", ""), ("fünf", "5", "")],
         ),
-        ("innerhalb von zwei Tagen", [("zwei", "2", "")]),  # "halb" inside a word: none
+        # "halb" inside a word: none; "Tagen" a unit of time, as "days" is.
+        ("innerhalb von zwei Tagen", [("zwei Tagen", "2", "day")]),
         ("ein Dutzend Modelle", [("Dutzend", "12", "")]),
         ("Dutzende Modelle", []),  # dozens: no figure, as "dozens" is none
         ("die Latenz ist halb so hoch", [("halb", "0.5", "")]),

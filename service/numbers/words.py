@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 
 from service.numbers.number import WORD, Number
+from service.numbers.units import SPACED_UNITS
 
 _WORD_VALUES: dict[str, tuple[int | str, str]] = {
     w: (i + 1, "")
@@ -135,6 +136,14 @@ _ONES_AFTER = re.compile(r"-(one|two|three|four|five|six|seven|eight|nine)(?!\w)
 _FRACTION_LEADS = frozenset("htqfsen")  # the first letters of the fraction words
 _PERCENT_AFTER = re.compile(r"[ \t](?:percent|per[ \t]cent|prozent)(?!\w)|[ \t]?%", re.I)
 _SERVES_AS = re.compile(r"\s+as\s+an?\s+(?!result\b)", re.I)
+# A unit of time after a count word: "twelve hours", "zwölf Stunden" are 12 h, as "12
+# hours" is (a bare 12 was backed by the source's "12 minutes"); the words of
+# units.SPACED_UNITS, in full (no "s", "h": "two s" is no time).
+_TIME_AFTER = re.compile(
+    r"[ \t](?P<u>(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?"
+    r"|(?:Milli|Mikro|Nano)?[Ss]ekunden?|Minuten?|Stunden?|Tagen?|Tag|Wochen?)(?!\w)"
+)
+_TIME_LEADS = frozenset("smhdwnt")  # their first letters, lower case (most words: none)
 # "six times faster", "three times the throughput", "five-fold more": a count word made a
 # multiplier, as "6 times" is (unit x; the words joined, as the digits' unit is). Only
 # before a comparison: "ran three times." counts runs.
@@ -262,6 +271,13 @@ def number_words(text: str, s: str) -> list[Number]:
         )
         if percent is not None:  # "twenty percent": a share, as "20 percent" is
             unit, end = "%", percent.end()
+        timed = (
+            _TIME_AFTER.match(s, end)
+            if count and not unit and after == " " and lead in _TIME_LEADS
+            else None
+        )
+        if timed is not None and timed.group("u") in SPACED_UNITS:
+            unit, end = SPACED_UNITS[timed.group("u")][0], timed.end()
         out.append(
             Number(
                 text=text[start:end], start=start, end=end, kind=WORD,
