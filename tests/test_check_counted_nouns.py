@@ -97,6 +97,10 @@ def test_the_source_noun_may_follow_a_product_name() -> None:
         ("Der Lauf nutzte 8 GPUs.", "The run used 8 H100s.", "8"),
         ("The cluster has 16 GPUs.", "The cluster has 16 Blackwells.", "16"),
         ("The run used 4 CPUs.", "The run used 4 Intel Xeons.", "4"),
+        ("The run used 4 CPUs.", "The run used 4 Graviton3s.", "4"),
+        ("The run used 8 GPUs.", "The run used 8 L40S.", "8"),
+        # A name of no family known says no kind: either is taken.
+        ("The run used 8 NPUs.", "The run used 8 Ascend 910Bs.", "8"),
         # A device noun after the model's name is the model's: "MI355X accelerators".
         ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X accelerators.", "8"),
         ("The run used 512 GPUs.", "The run used 512 MI300X accelerators.", "512"),
@@ -124,6 +128,16 @@ def test_a_product_or_an_abbreviation_backs_the_plain_plural(
         # A product with a noun of its own counts that noun: nodes, not GPUs.
         ("The run used 8 GPUs.", "The run used 8 H100 nodes.", "8"),
         ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI355X nodes.", "8"),
+        # A family's name says its kind: an H100 is no CPU, a Xeon no GPU, a Llama no
+        # hardware (passed: a name alone said no kind).
+        ("The run used 8 CPUs.", "The run used 8 H100s.", "8"),
+        ("The run used 8 TPUs.", "The run used 8 NVIDIA H100s.", "8"),
+        ("The run used 8 CPUs.", "The run used 8 AMD MI300Xs.", "8"),
+        ("The run used 8 CPUs.", "The run used 8 RTX 4090s.", "8"),
+        ("The run used 8 GPUs.", "The run used 8 Intel Xeon 8480s.", "8"),
+        ("The run used 4 GPUs.", "The run used 4 Graviton3s.", "4"),
+        ("The run used 8 GPUs.", "Results for 8 Llama3-8B.", "8"),
+        ("The run used 4 GPUs.", "It served 4 Qwen2.5-7B replicas.", "4"),
         # The source writes the name and counts other things with the figure.
         ("The suite has 8 LLMs.", "The suite has 8 tasks for LLMs.", "8"),
         ("The run used 512 GPUs.", "The run used 512 nodes. Each holds 8 GPUs.", "512"),

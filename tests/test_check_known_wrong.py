@@ -60,15 +60,6 @@ def test_short_and_long_prompts_are_opposite() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="products._PRODUCT reads any capitalised name with a digit after a count as "
-    "a model of hardware, an LLM's too ('8 Llama3-8B'): a name alone says no kind",
-)
-def test_a_count_of_a_language_model_is_no_count_of_gpus() -> None:
-    assert status("The run used 8 GPUs.", "Results for 8 Llama3-8B.", "8") == M
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="a false alarm: the subject named in an earlier sentence of the paragraph "
     "('FlexAttention on AMD's RDNA3 GPUs ...', then 'The result is roughly 2-8x') is "
     "read only for plain hardware nouns (Binding.setting) and a heading's scope, so "

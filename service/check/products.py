@@ -6,8 +6,9 @@ and has no noun of its own after it ("8 H100 nodes" counts nodes; a device noun 
 its own, of the kind it says: "8 MI300X accelerators", "4 EPYC 9654 processors"; and
 "8x H100 node" is a node of eight H100s), nor a system's line before it ("8 DGX
 H100s": 64 GPUs). Its kind is the one its paragraph writes it with ("the Xeon CPUs":
-"2 GPUs" for "2 Xeons" is none), else any (a name alone does not say it: "8 CPUs" for
-"8 H100s" passes, a known limit)."""
+"2 GPUs" for "2 Xeons" is none), else the one its family's name says ("8 CPUs" for
+"8 H100s" and "8 GPUs" for "8 Llama3-8B", a language model, are none: _FAMILIES), else
+any (a name of no family known: "16 Foos" for "16 Foo2s")."""
 
 from __future__ import annotations
 
@@ -43,6 +44,25 @@ _DEVICE_KINDS = {
 # A system's line before a model's name: "8 DGX H100s" are eight systems of eight GPUs.
 _SYSTEMS = re.compile(r"\b(?:DGX|HGX|MGX)\b")
 _KIND_AFTER = r"s?[ \t-]+(gpu|cpu|tpu|npu)s?(?![a-z])"  # "Xeon CPUs", "H100-GPU"
+# The kind a model's family name says, in the words before and of the model's name:
+# NVIDIA's and AMD's data-centre and desktop GPUs, the server CPUs, Google's TPUs, and
+# language models, which are no hardware ("8 Llama3-8B" are eight runs of a model). A
+# superchip or an APU (GB200, GH200, MI300A) says no one kind, nor does a name not here.
+_FAMILIES = (
+    (
+        "gpu",
+        re.compile(
+            r"\b(?:[ABHLV]\d{2,3}[A-Z]?|MI\d{3}X?|RTX|GTX|GeForce|Radeon|Quadro|Blackwells?"
+            r"|Hoppers?|T4|L4|L40S?|K80)s?(?![\w-])"
+        ),
+    ),
+    ("cpu", re.compile(r"\b(?:Xeon|EPYC|Ryzen|Threadripper|Graviton\d*|Altra)s?(?![\w-])")),
+    ("tpu", re.compile(r"\b(?:Trillium|Ironwood)s?(?![\w-])")),
+    (
+        "model",
+        re.compile(r"\b(?:Llama|Qwen|Mistral|Mixtral|Gemma|DeepSeek|GPT|Phi|Falcon|BERT|Whisper)"),
+    ),
+)
 
 
 def product_kind(noun: str) -> bool:
@@ -68,6 +88,9 @@ def counts_products(unit: Unit, number: Number, kind: str) -> bool:
     if after and not (compound or device in DEVICES):
         return False
     if kind.lower().removesuffix("s") not in _DEVICE_KINDS.get(device, PRODUCT_KINDS):
+        return False
+    family = next((f for f, name in _FAMILIES if name.search(m.group(0))), None)
+    if family is not None and family != kind.lower().removesuffix("s"):
         return False
     model = re.escape(m.group("model").lower().removesuffix("s"))
     said = re.findall(rf"(?<![a-z0-9]){model}{_KIND_AFTER}", unit.text)
