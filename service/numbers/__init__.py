@@ -10,7 +10,8 @@ more; the German too: "zwei" to "zwanzig", "Dutzend", "zweimal so schnell"). Kin
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
   a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
-- ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``.
+- ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``;
+  a model's plural and a decade, no seconds: ``RTX 4090s``, ``the 1990s``.
 - ``word``: ``two``, ``twenty-four``, ``dozen``, ``half``, ``twice``, ``double``, ``six
   times`` (before a comparison), ``two-thirds``.
 
@@ -21,8 +22,9 @@ blanked out, so positions always point into the text as given.
 Modules, in the order the extractor applies them: :mod:`.normalise` (the text as read,
 folded keys; German decimal commas by :mod:`.german`), :mod:`.tokens` (tokens holding a
 digit and their kinds), :mod:`.units` (units on the digits, after a space, rates; German
-thousands by :mod:`.german`), :mod:`.context` (hedges, signs, ranges, lists, versions
-after a product), :mod:`.words` (number words), :mod:`.extract` (the passes in order).
+thousands by :mod:`.german`; digits and an "s" that name a model or a decade by
+:mod:`.plural`), :mod:`.context` (hedges, signs, ranges, lists, versions after a
+product), :mod:`.words` (number words), :mod:`.extract` (the passes in order).
 """
 
 from service.numbers.extract import extract_numbers

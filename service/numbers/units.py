@@ -14,6 +14,7 @@ from service.numbers.number import (
     Number,
     updated,
 )
+from service.numbers.plural import plural_name
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 
@@ -323,7 +324,9 @@ def _decimal(num: str) -> tuple[Decimal, int]:
 
 
 def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | None:
-    """A quantity when ``core`` is a numeral with an attached unit or currency, or bare."""
+    """A quantity when ``core`` is a numeral with an attached unit or currency, or bare;
+    the identifier of a model's plural or a decade that digits and an "s" end
+    (:mod:`.plural`)."""
     m = QUANTITY_TOKEN.fullmatch(core)
     if m is None:
         # German thousands ("1.362.998", "1.362,5 ms" read as "1.362.5"): tried only
@@ -333,8 +336,17 @@ def quantity(text: str, start: int, core: str, *, noun: str = "") -> Number | No
         if m is None:
             return None
     cur, num, attached = m.groups()
+    if attached:
+        # Seconds, or a name's plural ("RTX 4090s", "the 1990s"): told here, where only a
+        # figure with its unit on its digits is asked.
+        if attached == "s":
+            named = plural_name(text, start, core)
+            if named is not None:
+                return named
+        unit, scale = _ATTACHED_UNITS[attached]
+    else:
+        unit, scale = "", 0
     value, exp = _decimal(num)
-    unit, scale = _ATTACHED_UNITS[attached] if attached else ("", 0)
     if cur:
         unit = CURRENCY[cur]
     if noun in _HYPHEN_UNITS and not unit:
