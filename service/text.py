@@ -174,16 +174,23 @@ _GERMAN_ABBREV = {
 _UNIT_ABBREV = {"ms"}
 _UNIT_LETTERS = {"s", "h"}
 _NUMBER_END = re.compile(r"\d\s*$")
+# The brackets and quotes a stop may close: "(about 2x faster.)", 'he said "it is 3x."'.
+CLOSERS = "\"')]’”»"
+_CLOSED = f"[{re.escape(CLOSERS)}]*"
 # The match starts at the stop itself (a leading character class lets the search skip
-# ahead, where a look-behind is tried at every position): the sentence ends one after.
-_SENT_END = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# ahead, where a look-behind is tried at every position) and takes the closers after it:
+# the sentence ends where the match does, its ")" or quote with it (cut at the stop, the
+# closer went to neither sentence). The space after is only looked at; the next
+# sentence's strip drops it.
+_SENT_END = re.compile(rf"[.!?]{_CLOSED}(?=\s+[\"'(\[]?[A-Z0-9])")
+_STOPS_CLOSERS = ".!?" + CLOSERS  # stripped off a sentence's last word to read it
 # Or a code name that keeps its lower case there ("lu_factor and lu_solve move ...",
 # "torch.compile works"), for the number check: the sentence before would hold its
 # figures and names too ("Cholesky gets ... results. lu_factor ... 2–9x" gave Cholesky
 # the 2–9x). (The extractive engine keeps such sentences with the one before them: "Three
 # additions ...: torch.autograd.graph.node_creation_hook ..." reads as one.)
 _SENT_END_CODE = re.compile(
-    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[a-z][a-z0-9]*(?:_|\.[a-z])))"
+    rf"[.!?]{_CLOSED}(?=\s+[\"'(\[]?(?:[A-Z0-9]|[a-z][a-z0-9]*(?:_|\.[a-z])))"
 )
 
 
@@ -222,9 +229,10 @@ def split_sentences(text: str, *, normalised: bool = False, code: bool = False) 
     out: list[str] = []
     start = 0
     for m in (_SENT_END_CODE if code else _SENT_END).finditer(text):
-        candidate = text[start : m.start() + 1].strip()
+        end = m.end()
+        candidate = text[start:end].strip()
         head, _, last_word = candidate.rpartition(" ")
-        written = last_word.rstrip(".!?\"')]")
+        written = last_word.rstrip(_STOPS_CLOSERS)
         last = written.lower()
         unit = last in _UNIT_ABBREV or written in _UNIT_LETTERS
         unit = unit and _NUMBER_END.search(head) is not None
@@ -236,8 +244,15 @@ def split_sentences(text: str, *, normalised: bool = False, code: bool = False) 
             continue
         if candidate:
             out.append(candidate)
-        start = m.end()
+        start = end
     tail = text[start:].strip()
     if tail:
         out.append(tail)
     return out
+
+
+def ends_at_stop(text: str) -> bool:
+    """Whether ``text`` ends at a ``.``, ``!`` or ``?``, past the closers after it: a
+    sentence of :func:`split_sentences` ends so ("It is fast (about 2x faster.)"). (As
+    ``text[-1:] in ".!?"``, which it replaces for them, an empty text counts.)"""
+    return text.rstrip(CLOSERS)[-1:] in ".!?"

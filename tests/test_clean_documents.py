@@ -136,6 +136,10 @@ def test_article_from_entry_prefers_content() -> None:
         ("<h2>TL;DR</h2><p>Foo got faster.</p>", "Foo got faster."),
         # A fragment that opens with a heading: that heading.
         ("<h2>Foo 2.1 is out</h2><p>It is faster.</p>", "Foo 2.1 is out"),
+        # A first sentence with the bracket or quote its stop closes (it was cut at the
+        # stop: "Foo 2.1 is out (and 2x faster."; and read on past a curly quote).
+        ("<p>Foo 2.1 is out (and 2x faster.) More text.</p>", "Foo 2.1 is out (and 2x faster.)"),
+        ("<p>Ada said “Foo 2.1 is out.” More text.</p>", "Ada said “Foo 2.1 is out.”"),
     ],
 )
 def test_an_untitled_fragment_is_titled_by_how_it_opens(html: str, title: str) -> None:

@@ -82,8 +82,7 @@ def test_mxfp8_is_defined_in_the_first_sentence_that_says_it() -> None:
     i = next(i for i, s in enumerate(sentences) if "MXFP8" in s)
     assert "MXFP8/MXFP4 scaled GEMM" in sentences[i]
     short = {t: glossary_by_term()[t].short for t in ("MXFP8", "MXFP4")}
-    # (split_sentences keeps no ")" of a note another note follows: ".) (RMSNorm: ...")
-    assert sentences[i + 1].startswith(f"(MXFP8: {short['MXFP8']}; MXFP4: {short['MXFP4']}.")
+    assert sentences[i + 1] == f"(MXFP8: {short['MXFP8']}; MXFP4: {short['MXFP4']}.)"
 
 
 def test_a_slash_pair_takes_the_definitions_after_the_noun_it_modifies() -> None:

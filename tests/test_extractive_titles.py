@@ -264,6 +264,22 @@ def test_an_untitled_post_is_titled_by_a_whole_sentence_or_a_subject_and_claim(
     assert check_explainer(title, article.text, title=article.title).ok
 
 
+@pytest.mark.parametrize("end", ["(and 2x faster).", "(and 2x faster.)"])
+def test_an_untitled_posts_first_sentence_is_its_opening_past_what_its_stop_closes(
+    end: str,
+) -> None:
+    # The cleaner titles an untitled post by its first sentence, which ends with the ")"
+    # or quote its stop closes: the engine still knows it for the post's opening words
+    # (read as the post's own title, it was the explainer's title as it stood).
+    text = (
+        f"Foo 2.1 is out for Linux users {end} More text follows about Foo, a runtime.\n\n"
+        "Foo 2.1 runs 2x faster on MI355X than Foo 2.0 in our tests of 17 shapes."
+    )
+    article = clean.article_from_document(text.encode(), filename="post.md")
+    assert article.title == f"Foo 2.1 is out for Linux users {end}"
+    assert build_explainer(article).title == "Foo: Foo 2.1 runs 2x faster"
+
+
 def test_a_platform_is_never_a_subject_but_a_name_beside_it_is() -> None:
     text = "Generate images locally with Ollama on macOS. Windows and Linux support soon."
     intro = split_sentences(text)

@@ -25,7 +25,7 @@ from service.clean.html_text import clean_html, html_document
 from service.clean.md_text import clean_markdown, front_matter_title
 from service.errors import InputError, Unprocessable
 from service.models import Article, FeedEntry
-from service.text import split_sentences
+from service.text import ends_at_stop, split_sentences
 
 __all__ = [
     "DocumentKind",
@@ -89,7 +89,7 @@ def _fallback_title(text: str) -> str:
     if not lines:
         return ""
     sentences = split_sentences(lines[0])
-    if sentences and sentences[0][-1] in ".!?" and len(sentences[0].split()) <= _TITLE_WORDS:
+    if sentences and ends_at_stop(sentences[0]) and len(sentences[0].split()) <= _TITLE_WORDS:
         return sentences[0]
     words = " ".join(lines).split()
     return " ".join(words[:12]) + (" …" if len(words) > 12 else "")

@@ -108,7 +108,7 @@ __all__ = [
 ]
 
 # Bump when the output for the same input changes: it is part of the idempotency key.
-ENGINE_VERSION = "extractive-35"
+ENGINE_VERSION = "extractive-36"
 
 
 class ExtractiveEngine:

@@ -36,7 +36,7 @@ from service.engines.extractive.words import (
 from service.models import Article, CheckStatus
 from service.numbers import Kind, extract_numbers, prepare
 from service.numbers.context import list_runs
-from service.text import split_sentences
+from service.text import ends_at_stop, split_sentences
 
 # Names too generic to be an explainer's subject.
 _JUNK_TITLE = re.compile(
@@ -226,7 +226,7 @@ def _opening_words(title: str, text: str) -> bool:
     opening = " ".join(text[: len(title) + 300].split())
     if title.endswith(" …"):
         return title[:-2] in opening
-    return title[-1:] in ".!?" and title in opening
+    return ends_at_stop(title) and title in opening
 
 
 def _checks(title: str, article: Article) -> bool:
