@@ -38,6 +38,21 @@ def test_source_blocks_give_every_sentence_and_row_an_id() -> None:
     assert blocks[4].code == "speed = 1.10"
 
 
+def test_a_sentence_starting_with_a_code_name_is_its_own_as_the_check_quotes_it() -> None:
+    # The check's index starts a sentence at a code name in lower case; the page's did
+    # not, and lit "Cholesky gets faster on MPS." with the sentence the 2x is of.
+    source = "# MPS\n\nCholesky gets faster on MPS. lu_factor moves to Metal and is 2x faster.\n"
+    quoted = "lu_factor moves to Metal and is 2x faster."
+    blocks = source_blocks(source)
+    assert [s.text for s in blocks[1].sentences] == ["Cholesky gets faster on MPS.", quoted]
+    said = "On Apple GPUs, lu_factor is 2x faster."
+    ex = Explainer(title="MPS", sections=[Section(heading="Results", paragraphs=[said])])
+    report = CheckReport(numbers=[verdict("2x", said, source=quoted, source_block=1)])
+    t = trace(ex, report, source)
+    assert [n.target for n in t.numbers] == ["b1-s1"]
+    assert t.cited == frozenset({"b1-s1"})
+
+
 def test_numbers_point_at_their_sentence_row_or_nothing() -> None:
     s1 = "The kernel is 1.10x faster, measured on 8 GPUs."
     s2 = "Qwen3-32B gained 1.06x and memory fell 40%."

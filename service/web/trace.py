@@ -57,7 +57,14 @@ def source_blocks(text: str) -> list[SourceBlock]:
             rows = tuple(Row(f"{bid}-r{k}", r) for k, r in enumerate(b.rows))
             out.append(SourceBlock(bid, "table", header=b.header, rows=rows))
         else:
-            parts = [" ".join(b.text.split())] if b.kind == "heading" else split_sentences(b.text)
+            # Sentences as the check's index cuts them (code=True: a code name in lower
+            # case starts one), so that the sentence a verdict quotes is one of the page's:
+            # "lu_factor moves ..." was lit with the sentence before it.
+            parts = (
+                [" ".join(b.text.split())]
+                if b.kind == "heading"
+                else split_sentences(b.text, code=True)
+            )
             sents = tuple(Sentence(f"{bid}-s{j}", s) for j, s in enumerate(parts))
             out.append(SourceBlock(bid, b.kind, level=b.level, sentences=sents))
     return out
