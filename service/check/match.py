@@ -30,10 +30,15 @@ from service.models import CheckStatus
 from service.numbers import Hedge, Number
 from service.numbers.direction import DOWN, NONE, direction
 from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, WORD, updated
+from service.numbers.words import counts_events
 
 
 def _unit_ok(mine: Number, theirs: Number) -> bool:
-    return not mine.unit or mine.unit == theirs.unit
+    if mine.unit:
+        return mine.unit == theirs.unit
+    # A bare figure takes any unit, but a count of events no multiplier: "ran 3 times"
+    # is not the source's "3x faster" (the unit is tested first: most hits have none).
+    return theirs.unit != "x" or not counts_events(mine)
 
 
 def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
@@ -351,6 +356,8 @@ def _why_not(idx: SourceIndex, q: Number, hits: list[Hit]) -> str:
             continue
         if q.unit and h.unit != q.unit:
             return f"the source writes {h.text}, with another unit"
+        if not _unit_ok(q, h):
+            return f"the source writes {h.text}, a multiplier"
         if h.exp > q.exp:
             return f"more precise than the source ({h.text})"
         if not _hedge_ok(q.hedge, h.hedge):

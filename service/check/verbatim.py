@@ -13,6 +13,7 @@ from service.check.unit import Unit
 from service.models import CheckStatus
 from service.numbers import Number
 from service.numbers.number import VERSION
+from service.numbers.words import counts_events
 
 
 def locate(idx: SourceIndex, key: str, *, version: bool = False) -> Iterator[int]:
@@ -68,10 +69,20 @@ def _after_product(unit: Unit, key: str, product: Name) -> bool:
 def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
     """A number word, when the source has its value (else it is no claim: None)."""
     assert w.value is not None
+    found = idx.singles.get(w.value, [])
+    if found and counts_events(w):
+        # "called twice" counts calls: the source's "2x faster" (or "twice as fast") has
+        # the value as a multiplier, which says nothing of how often a thing ran.
+        counted = [h for h in found if h[1].unit != "x"]
+        if not counted:
+            return Outcome(
+                CheckStatus.UNSUPPORTED, None, f"the source writes {found[0][1].text}, a multiplier"
+            )
+        found = counted
     if w.text.lower() in idx.words:
-        hits = [h for h in idx.singles.get(w.value, []) if h[1].text.lower() == w.text.lower()]
+        hits = [h for h in found if h[1].text.lower() == w.text.lower()]
         return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
-    hits = idx.singles.get(w.value, [])
+    hits = found
     if hits:
         return Outcome(CheckStatus.SUPPORTED, hits[0][0])
     return None

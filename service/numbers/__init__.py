@@ -4,7 +4,8 @@ A number is any token with a digit, plus the number words one to twenty (and a f
 more; the German too: "zwei" to "zwanzig", "Dutzend", "zweimal so schnell"). Kinds:
 
 - ``quantity``: ``1.10x``, ``1.10 times``, ``96%``, ``96 percent``, ``1,362,998``,
-  ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge. German forms
+  ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge; ``runs 3
+  times``, ``3 Mal aufgerufen`` with no comparison count events (no unit). German forms
   too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``, ``1.362.998``, ``1.362,5``,
   ``12,5 Sekunden``, ``1,2 Mio.``, ``3 Milliarden``, ``12,5 ms pro Schritt``.
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
@@ -23,8 +24,9 @@ Modules, in the order the extractor applies them: :mod:`.normalise` (the text as
 folded keys; German decimal commas by :mod:`.german`), :mod:`.tokens` (tokens holding a
 digit and their kinds), :mod:`.units` (units on the digits, after a space, rates; German
 thousands by :mod:`.german`; digits and an "s" that name a model or a decade by
-:mod:`.plural`), :mod:`.context` (hedges, signs, ranges, lists, versions after a
-product), :mod:`.words` (number words), :mod:`.extract` (the passes in order).
+:mod:`.plural`; "times" that counts events by :mod:`.events`), :mod:`.context` (hedges,
+signs, ranges, lists, versions after a product), :mod:`.words` (number words),
+:mod:`.extract` (the passes in order).
 """
 
 from service.numbers.extract import extract_numbers

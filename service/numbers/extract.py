@@ -143,8 +143,13 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
     # A label's word, looked for with "in" (C, no method call: this runs for every text
     # the check reads, six finds cost 0.4M instructions a cold check); then per number.
     if "igure" in s or "ig." in s or "able" in s or "IG" in s or "ABLE" in s:
-        # (A number with a unit is no label: "reads the table 5 times" counts readings.)
-        nums = [n for n in nums if n.kind != QUANTITY or n.unit or not _labelled(s, n.start)]
+        # (A number with a unit or a count's "times" after it is no label: "reads the
+        # table 5 times" counts readings; a label's text is its digits alone.)
+        nums = [
+            n
+            for n in nums
+            if n.kind != QUANTITY or n.unit or not n.text[-1].isdigit() or not _labelled(s, n.start)
+        ]
     if words:
         nums.extend(_hedged(s, number_words(text, s)))
         nums.sort(key=_START)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from service.numbers.events import COUNTABLE, counts_times
 from service.numbers.german import english_numeral
 from service.numbers.number import (
     NO_HEDGE,
@@ -393,6 +394,8 @@ def spaced_unit(text: str, s: str, n: Number) -> Number:
     if (not unit and not scale) or (currency and unit):
         return n
     end = m.end()
+    if word in COUNTABLE and counts_times(s, n, end):
+        unit = ""  # "runs 3 times": a count, written with its word ("3 times")
     changes: dict[str, object] = {"end": end, "text": text[n.start : end], "unit": unit}
     if scale:
         assert n.value is not None

@@ -297,3 +297,19 @@ def stated_multiple(n: Number) -> bool:
     if n.kind == WORD and n.unit == "x" and word in _GERMAN_TIMES:
         return word != "zweimal"  # "dreimal so schnell" is "three times as fast"
     return n.kind == WORD and n.unit in ("x", "%") and word not in _WORD_VALUES
+
+
+_TIMES_WRITTEN = ("times", "mal", "Mal")  # a bare figure's text ends so only as a count
+
+
+def counts_events(n: Number) -> bool:
+    """Whether ``n`` counts events with a multiplier's word and no comparison ("called
+    twice", "zweimal aufgerufen", "runs 3 times", "3 Mal aufgerufen": the digits' "times"
+    is read so by units.spaced_unit): a count of calls or runs, which a source's
+    multiplier ("2x faster") does not back though it has the value."""
+    if n.unit:
+        return False
+    if n.kind == WORD:
+        word = n.text.lower()
+        return word == "twice" or word in _GERMAN_TIMES
+    return n.text.endswith(_TIMES_WRITTEN)
