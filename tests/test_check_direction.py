@@ -8,7 +8,7 @@ import pytest
 from service.check import check_explainer
 from service.models import CheckStatus, NumberVerdict
 from service.numbers import extract_numbers, prepare
-from service.numbers.direction import DOWN, NONE, UP, direction
+from service.numbers.direction import DOWN, FASTER, NONE, SLOWER, UP, direction
 
 S = CheckStatus.SUPPORTED
 U = CheckStatus.UNSUPPORTED
@@ -45,7 +45,14 @@ def verdict(explainer: str, source: str, text: str) -> NumberVerdict:
         ("the lower 12% of requests", "12%", NONE),
         ("12% of requests fall back", "12%", NONE),
         ("12% or more", "12%", NONE),
-        ("it runs 12% faster", "12%", NONE),
+        # A change of speed: a direction of its own (test_check_speed_turned).
+        ("it runs 12% faster", "12%", FASTER),
+        ("it runs 2x slower", "2x", SLOWER),
+        ("a 1.5x speedup over ATen", "1.5x", FASTER),
+        ("up to 2x faster", "2x", FASTER),
+        ("es läuft 10 % schneller", "10 %", FASTER),
+        ("es läuft 10 % langsamer", "10 %", SLOWER),
+        ("a 12% slowdown", "12%", DOWN),  # a noun of a drop, as before
         ("it recovered 89% of the gap", "89%", NONE),
     ],
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.check_helpers import M, S, U, status
+from tests.check_helpers import M, S, status
 
 MOE = "The model has 8 layers and 64 experts."
 FLEX = (
@@ -57,13 +57,3 @@ def test_short_and_long_prompts_are_opposite() -> None:
 )
 def test_a_subject_of_the_sentence_before_holds(explainer: str) -> None:
     assert status(explainer, FLEX, "2-8x") == S
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="faster/slower is no opposite pair and no direction: 'B is 2x slower than A' "
-    "says 'A is 2x faster than B', so a pair read without the subjects would flag that "
-    "faithful swap; telling the two apart needs which row or name each is said of",
-)
-def test_faster_is_not_slower() -> None:
-    assert status("The kernel is 10% faster.", "The kernel is 10% slower.", "10%") == U

@@ -86,7 +86,12 @@ Rules, in short (the module's tests spell them out):
   matches the source's signed value ("-12%"), and a signed value the source's words; a
   source figure of a change the other way backs neither ("rises 12%" or "a 12% gain" for
   "-12%" or "fell 12%"). A figure written with no direction ("changed by 12%") does not
-  match a signed one: which way is the claim.
+  match a signed one: which way is the claim. A change of speed ("10% faster", "2x
+  slower", "a 1.5x speedup", "10 % schneller") is turned only by the other word of speed
+  ("10% faster" may say "10% lower latency"). Where the two sentences name their subject
+  and baseline swapped, the opposite word is right ("SDPA is 2x slower than
+  FlashAttention" backs "FlashAttention is 2x faster than SDPA"; :mod:`.turned`); where
+  the names do not tell ("The kernel is 10% faster" for "... 10% slower"), it is not.
 - Identifiers and versions match verbatim (case-insensitive, hyphen/space tolerant; a
   word of three letters or more and the digit after it joined or apart: "Llama 3 8B" is
   "Llama3-8B", not "Llama3-70B" nor "Llama-38B"; a long name's shorter form, which a

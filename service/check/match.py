@@ -24,11 +24,12 @@ from service.check.names import Name
 from service.check.said import borrowed, of_title
 from service.check.scope import after_across
 from service.check.setting import opposite_setting
+from service.check.turned import hit_direction, turned_round
 from service.check.unit import Hit, Unit
 from service.frozen import slot_init
 from service.models import CheckStatus
 from service.numbers import Hedge, Number
-from service.numbers.direction import DOWN, NONE, direction
+from service.numbers.direction import DOWN, NONE, UP
 from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, WORD, updated
 from service.numbers.words import counts_events
 
@@ -166,15 +167,6 @@ _RANK = {
 _TURNED = {UPPER: LOWER, LOWER: UPPER}
 
 
-def _hit_direction(idx: SourceIndex, h: Hit) -> int:
-    """The direction a source figure is written with (memoised per source)."""
-    key = (h[0], h[1].start)
-    found = idx.directions.get(key)
-    if found is None:
-        found = idx.directions[key] = direction(idx.units[h[0]].text, h[1])
-    return found
-
-
 def _never() -> bool:
     return False
 
@@ -201,7 +193,9 @@ def match_quantity(
     A percentage the explainer states as a gain (``gain``: "10% faster") the source does
     not write is derived from a multiplier it does (1.10x)."""
     outcome = (
-        _match_quantity(idx, q, binding, keep) if way is None else _signed(idx, q, binding, way)
+        _match_quantity(idx, q, binding, keep)
+        if way is None
+        else _signed(idx, q, binding, way, names)
     )
     if across and outcome.status == CheckStatus.UNSUPPORTED:
         keep = lambda h: after_across(idx.units[h[0]], h[1])  # noqa: E731
@@ -224,27 +218,36 @@ def match_quantity(
     return Outcome(CheckStatus.DERIVED, unit, f"{hit[1].text} as a percent gain")
 
 
-def _signed(idx: SourceIndex, q: Number, binding: Binding, way: Callable[[], int]) -> Outcome:
+def _signed(
+    idx: SourceIndex,
+    q: Number,
+    binding: Binding,
+    way: Callable[[], int],
+    names: Sequence[Name] = (),
+) -> Outcome:
     """:func:`match_quantity` for a figure of a sentence with a sign or a word of a
-    direction, without the gain from a multiplier."""
+    direction, without the gain from a multiplier. A source figure of the other
+    direction backs it where the two say it of their names swapped ("B is 2x slower
+    than A" for "A is 2x faster than B": :func:`.turned.turned_round`)."""
     assert q.value is not None
 
     def keep(h: Hit) -> bool:  # a source figure's direction is read only for a change
         w = way()
-        return w == NONE or _hit_direction(idx, h) != -w
+        return w == NONE or not turned_round(idx, h, w, q, binding.clause, names)
 
     outcome = _match_quantity(idx, q, binding, keep)
     if outcome.status == CheckStatus.SUPPORTED:
         return outcome
     flip: Callable[[Hit], bool] | None
     if q.value < 0:  # the source's words: "12% lower"
-        flip = lambda h: _hit_direction(idx, h) == DOWN  # noqa: E731
+        flip = lambda h: hit_direction(idx, h) == DOWN  # noqa: E731
     elif way() == DOWN:  # the source's signed value: "-12%"
         flip = None
     else:
         if way() != NONE and outcome.status == CheckStatus.UNSUPPORTED:
             turned = [h for h in idx.singles.get(q.value, []) if not keep(h)]
-            turned += [h for h in idx.singles.get(-q.value, []) if h[1].kind == QUANTITY]
+            if way() in (DOWN, UP):  # ("-2x" is no change of speed)
+                turned += [h for h in idx.singles.get(-q.value, []) if h[1].kind == QUANTITY]
             if turned:
                 reason = f"the source's change goes the other way ({turned[0][1].text})"
                 return Outcome(CheckStatus.UNSUPPORTED, None, reason)

@@ -54,7 +54,7 @@ from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
 from service.numbers.context import stated_extreme
-from service.numbers.direction import NONE, Way, may_have_direction, states_gain
+from service.numbers.direction import NONE, may_have_direction, states_gain, way_of
 from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -344,7 +344,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     # Read when needed: most figures need neither.
                     if directional is None:
                         directional = may_have_direction(s)
-                    way = Way(s, n) if directional else None
+                    way = way_of(s, n, directional)
                     gain = functools.partial(states_gain, s, n, way or _no_way)
                     across = n.hedge is LOWER and over_count(s, nums, n)  # "over 24 cases"
                     side = stated_extreme(s, n)  # "has a minimum of 240": of its side

@@ -1,9 +1,11 @@
 """The direction of a change a number is written with: down ("fell by 12%", "a 12%
-reduction", "12% lower", "-12%"), up ("rose 12%", "a 12% gain", "+12%"), or none said;
-in German words too ("sinkt um 12 %", "12 % niedriger", "um 12 % gestiegen").
+reduction", "12% lower", "-12%"), up ("rose 12%", "a 12% gain", "+12%"), slower or
+faster ("10% slower", "2x faster", "a 1.5x speedup"), or none said; in German words too
+("sinkt um 12 %", "12 % niedriger", "um 12 % gestiegen", "10 % schneller").
 
 The check compares a figure written with words with one written with a sign ("drops
-12%" for "-12%") and keeps them from being turned around ("rises 12%" for "-12%")."""
+12%" for "-12%") and keeps them from being turned around ("rises 12%" for "-12%",
+"10% faster" for "10% slower", unless the names are swapped: :mod:`service.check.turned`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,11 @@ from service.numbers.number import QUANTITY, Number
 from service.numbers.words import trie
 
 DOWN, NONE, UP = -1, 0, 1
+# A change of speed ("10% faster", "2x slower", "a 1.5x speedup"): a direction of its own,
+# turned only by the other word of speed. "10% faster" may say "10% lower latency" (less
+# time) or "10% higher throughput", so it is no UP nor DOWN, only not SLOWER (a check
+# compares a figure's direction with the one opposite it: -FASTER is SLOWER).
+SLOWER, FASTER = -2, 2
 
 _DOWN_VERBS = (
     r"fell|falls?|falling|dropp(?:ed|ing)|drops?|declin(?:ed|es|e|ing)|decreas(?:ed|es|e|ing)"
@@ -116,6 +123,25 @@ def may_have_direction(s: str) -> bool:
     return _ANY_STEM.search(s.lower()) is not None
 
 
+def _faster() -> int:
+    return FASTER
+
+
+def _slower() -> int:
+    return SLOWER
+
+
+def way_of(s: str, n: Number, directional: bool) -> Callable[[], int] | None:
+    """The direction of figure ``n`` of the prepared text ``s``, read when needed: a
+    :class:`Way` where ``directional`` (:func:`may_have_direction` of its sentence), else
+    its word of speed ("2x faster"), else None. (A word of speed is no stem of that
+    scan: most figures "faster" stands with are none, and each would be read.)"""
+    if directional:
+        return Way(s, n)
+    m = _SPEED.match(s, n.end, n.end + 20)  # (speed's, inline: most figures have none)
+    return None if m is None else _slower if m.group("slower") else _faster
+
+
 class Way:
     """The direction ``n`` is written with in ``s``, read on the first call (most figures
     are matched without it)."""
@@ -133,13 +159,17 @@ class Way:
 
 def direction(s: str, n: Number) -> int:
     """The direction of the change ``n`` is written with in the prepared text ``s`` (a
-    minus or plus sign first, then the words around it): DOWN, UP or NONE."""
+    minus or plus sign first, then the words around it): DOWN, UP, SLOWER, FASTER or NONE."""
     if n.kind != QUANTITY or n.value is None or not n.value:
         return NONE
     if n.value < 0:
         return DOWN
     if n.text[:1] == "+":
         return UP
+    # A word of speed right after it says all ("up to 2x faster": no change up).
+    way = speed(s, n)
+    if way != NONE:
+        return way
     before = s[max(0, n.start - 80) : n.start]
     # Within its sentence: "performance gains\n\n1. More" says nothing of the 1.
     before = before[max(before.rfind("\n"), before.rfind(". ")) + 1 :]
@@ -157,6 +187,13 @@ def direction(s: str, n: Number) -> int:
     return NONE
 
 
+# "10% faster", "2x slower", "a 1.5x speedup" ("slowdown" is a DOWN noun, as it was).
+_SPEED = re.compile(
+    r"[\s-]*(?:(?P<slower>slower|langsamer)|faster|quicker|schneller|speedups?|speed-ups?)\b",
+    re.I,
+)
+
+
 # "10% faster", "a 10% speedup": a gain, which a writer may state for a multiplier (1.10x).
 # (German "10 % schneller": an explainer of a feed set to "de".)
 _GAIN_AFTER = re.compile(
@@ -168,3 +205,13 @@ def states_gain(s: str, n: Number, way: Callable[[], int]) -> bool:
     """Whether ``n``, written with the direction ``way()``, is written as a gain: a change
     up, or "faster", "a speedup"."""
     return _GAIN_AFTER.match(s, n.end, n.end + 20) is not None or way() == UP
+
+
+def speed(s: str, n: Number) -> int:
+    """SLOWER or FASTER for the word of speed right after ``n`` in ``s`` ("10% slower"),
+    else NONE: all of a source figure's direction that a change of speed is turned by
+    (one match, where :func:`direction` reads the words before it too)."""
+    m = _SPEED.match(s, n.end, n.end + 20)
+    if m is None:
+        return NONE
+    return SLOWER if m.group("slower") else FASTER
