@@ -159,11 +159,12 @@ def test_the_deadline_of_a_send_runs_from_before_its_resolution(client: TestClie
         sender = outbound.Sender(
             c.settings, c.sessions, timeout=1.0, resolver=SlowResolver(delay=2.0)
         )
-        began = time.monotonic()
         assert sender("test-worker") is True
-        took = time.monotonic() - began
         sender.close()
-    assert took < sender.deadline + 1  # ended at its deadline (3 s), the answer unread
+    # Ended at its deadline (3 s from before the resolution), the answer unread: a read
+    # timed out though every line came within a read's timeout. A deadline run from after
+    # the resolution (at 5 s) let the whole answer in (at 4 s): delivered. (The time the
+    # send took is no measure of it: on a loaded host it ran 5.2 s and failed a bound of 4.)
     with c.sessions() as s:
         d = s.scalars(select(t.OutboundDelivery)).one()
     assert d.state == "pending" and (d.last_error or "").startswith("ReadTimeout")
