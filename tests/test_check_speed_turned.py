@@ -46,6 +46,15 @@ ROW = (
         # One name moved is no swap: the subject is another or none.
         ("FlashAttention is 2x faster than SDPA.", "SDPA is 2x slower.", "2x"),
         ("Dense models drop 13.4% throughput over BF16.", ROW, "13.4%"),  # "vs" before it
+        # A source's slowdown is the other word to a speedup (passed: a change down, no
+        # word of speed).
+        ("The patch gives a 10% speedup.", "The patch gives a 10% slowdown.", "10%"),
+        ("The patch makes it 10% faster.", "The patch gives a 10% slow-down.", "10%"),
+        (
+            "FlashAttention is 10% faster.",
+            "SDPA shows a 10% slowdown against FlashAttention.",
+            "10%",
+        ),
     ],
 )
 def test_the_same_subject_turned_around_is_flagged(
@@ -74,6 +83,11 @@ def test_a_change_of_speed_turned_around_says_so() -> None:
             "SDPA ist 2x langsamer als FlashAttention.",
             "2x",
         ),
+        (
+            "FlashAttention is 10% faster than SDPA.",
+            "SDPA shows a 10% slowdown against FlashAttention.",
+            "10%",
+        ),
     ],
 )
 def test_the_names_swapped_take_the_opposite_word(
@@ -88,6 +102,9 @@ def test_the_names_swapped_take_the_opposite_word(
         ("The kernel is 10% faster.", "The kernel is 10% faster.", "10%"),
         ("The kernel is 10% faster.", "The kernel cuts latency by 10%.", "10%"),  # less time
         ("The kernel cuts latency by 10%.", "The kernel is 10% faster.", "10%"),
+        ("The patch makes it 10% slower.", "The patch gives a 10% slowdown.", "10%"),
+        # A slowdown written with a sign, as before: its direction is a change down.
+        ("The patch gives a 12% slowdown.", "Throughput: -12% with the patch.", "12%"),
         (
             "FlashAttention is 1.5x faster than SDPA.",
             "FlashAttention delivers a 1.5x speedup over SDPA.",

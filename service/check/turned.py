@@ -20,7 +20,8 @@ from service.numbers.direction import FASTER, SLOWER, direction, speed
 # What the baseline of a comparison follows ("2x faster than SDPA", "a 1.5x speedup over
 # SDPA", "10 % schneller als SDPA").
 _THAN = re.compile(
-    r"\b(?:than|over|vs\b\.?|versus|compared\s+(?:to|with)|relative\s+to|als|gegenüber)\b",
+    r"\b(?:than|over|against|vs\b\.?|versus|compared\s+(?:to|with)|relative\s+to|als"
+    r"|gegenüber)\b",
     re.I,
 )
 

@@ -167,9 +167,9 @@ def direction(s: str, n: Number) -> int:
     if n.text[:1] == "+":
         return UP
     # A word of speed right after it says all ("up to 2x faster": no change up).
-    way = speed(s, n)
-    if way != NONE:
-        return way
+    m = _SPEED.match(s, n.end, n.end + 20)
+    if m is not None:
+        return SLOWER if m.group("slower") else FASTER
     before = s[max(0, n.start - 80) : n.start]
     # Within its sentence: "performance gains\n\n1. More" says nothing of the 1.
     before = before[max(before.rfind("\n"), before.rfind(". ")) + 1 :]
@@ -207,11 +207,17 @@ def states_gain(s: str, n: Number, way: Callable[[], int]) -> bool:
     return _GAIN_AFTER.match(s, n.end, n.end + 20) is not None or way() == UP
 
 
+# A source's word of speed, "a 10% slowdown" too: the other word to "a 10% speedup"
+# ("a 10% speedup" for "a 10% slowdown" passed). (Its direction stays DOWN, for the
+# figures written with a sign: "a 12% slowdown" of "-12%".)
+_SPEED_OR_SLOWDOWN = re.compile(r"[\s-]*slow-?downs?\b", re.I)
+
+
 def speed(s: str, n: Number) -> int:
-    """SLOWER or FASTER for the word of speed right after ``n`` in ``s`` ("10% slower"),
-    else NONE: all of a source figure's direction that a change of speed is turned by
-    (one match, where :func:`direction` reads the words before it too)."""
+    """SLOWER or FASTER for the word of speed right after ``n`` in ``s`` ("10% slower",
+    "a 10% slowdown"), else NONE: all of a source figure's direction that a change of
+    speed is turned by (one match, where :func:`direction` reads the words before it too)."""
     m = _SPEED.match(s, n.end, n.end + 20)
     if m is None:
-        return NONE
+        return SLOWER if _SPEED_OR_SLOWDOWN.match(s, n.end, n.end + 20) else NONE
     return SLOWER if m.group("slower") else FASTER
