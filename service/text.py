@@ -175,14 +175,20 @@ _UNIT_ABBREV = {"ms"}
 _UNIT_LETTERS = {"s", "h"}
 _NUMBER_END = re.compile(r"\d\s*$")
 # The brackets and quotes a stop may close: "(about 2x faster.)", 'he said "it is 3x."'.
-CLOSERS = "\"')]’”»"
+# German closes a quote with the marks English opens one with ("„Dann.“").
+CLOSERS = "\"')]’”»“‘"
 _CLOSED = f"[{re.escape(CLOSERS)}]*"
 # The match starts at the stop itself (a leading character class lets the search skip
 # ahead, where a look-behind is tried at every position) and takes the closers after it:
 # the sentence ends where the match does, its ")" or quote with it (cut at the stop, the
 # closer went to neither sentence). The space after is only looked at; the next
 # sentence's strip drops it.
-_SENT_END = re.compile(rf"[.!?]{_CLOSED}(?=\s+[\"'(\[]?[A-Z0-9])")
+# What may open the next sentence before its capital or figure: a bracket or a quote,
+# curly and German ones too ("It stops. “Then …”", "Er sagt. „Dann …“"). Its capital may
+# be accented ("Über", "État"): Latin-1's capitals, the letters of the corpus's posts.
+_OPENER = "[\"'(\\[“‘«„]?"
+_CAPITAL = "A-Z0-9À-ÖØ-Þ"
+_SENT_END = re.compile(rf"[.!?]{_CLOSED}(?=\s+{_OPENER}[{_CAPITAL}])")
 _STOPS_CLOSERS = ".!?" + CLOSERS  # stripped off a sentence's last word to read it
 # Or a code name that keeps its lower case there ("lu_factor and lu_solve move ...",
 # "torch.compile works"), for the number check: the sentence before would hold its
@@ -190,7 +196,7 @@ _STOPS_CLOSERS = ".!?" + CLOSERS  # stripped off a sentence's last word to read 
 # the 2–9x). (The extractive engine keeps such sentences with the one before them: "Three
 # additions ...: torch.autograd.graph.node_creation_hook ..." reads as one.)
 _SENT_END_CODE = re.compile(
-    rf"[.!?]{_CLOSED}(?=\s+[\"'(\[]?(?:[A-Z0-9]|[a-z][a-z0-9]*(?:_|\.[a-z])))"
+    rf"[.!?]{_CLOSED}(?=\s+{_OPENER}(?:[{_CAPITAL}]|[a-z][a-z0-9]*(?:_|\.[a-z])))"
 )
 
 

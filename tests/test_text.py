@@ -168,6 +168,26 @@ def test_a_closer_ends_no_sentence_without_a_stop_nor_after_an_abbreviation() ->
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("It stops. “Then it goes.” Next.", ["It stops.", "“Then it goes.”", "Next."]),
+        ("It stops. ‘Then.’ Next.", ["It stops.", "‘Then.’", "Next."]),
+        ("Il part. «Ensuite.» Fin.", ["Il part.", "«Ensuite.»", "Fin."]),
+        ("Er sagt. „Dann geht es.“ Es läuft.", ["Er sagt.", "„Dann geht es.“", "Es läuft."]),
+        ("Es läuft 2x. Über 3x mehr. État 4.", ["Es läuft 2x.", "Über 3x mehr.", "État 4."]),
+    ],
+)
+def test_a_sentence_may_open_with_a_curly_quote_a_guillemet_or_an_accented_capital(
+    text: str, sentences: list[str]
+) -> None:
+    # Only straight quotes and brackets opened a sentence, and only A-Z capitals: a
+    # quoted sentence or a German "Über ..." ran on with the one before, whose figures
+    # and names the check then read as one clause.
+    assert split_sentences(text) == sentences
+    assert split_sentences(text, code=True) == sentences
+
+
 def test_a_code_name_after_a_closed_sentence_starts_the_next() -> None:
     text = "Cholesky gets faster (on MPS.) lu_factor moves to Metal."
     assert split_sentences(text, code=True) == [
@@ -181,7 +201,28 @@ def test_the_sentences_are_the_whole_text() -> None:
     # definitions' sentence spans): nothing between two sentences but the space.
     rng = random.Random(7)
     pieces = ["It", "runs", "2x.", "1.10x", "e.g.", "etc.", "B.", "ms.", "19", "lu_factor", "."]
-    pieces += ["?", "!", "(", ")", "[", "]", '"', "'", "“", "”", "’", "»", " ", " ", "  ", "\n"]
+    pieces += [
+        "?",
+        "!",
+        "(",
+        ")",
+        "[",
+        "]",
+        '"',
+        "'",
+        "“",
+        "”",
+        "’",
+        "»",
+        "„",
+        "‘",
+        "«",
+        "Über",
+        " ",
+        " ",
+        "  ",
+        "\n",
+    ]
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         for code in (False, True):
