@@ -138,7 +138,7 @@ def way_of(s: str, n: Number, directional: bool) -> Callable[[], int] | None:
     scan: most figures "faster" stands with are none, and each would be read.)"""
     if directional:
         return Way(s, n)
-    m = _SPEED.match(s, n.end, n.end + 20)  # (speed's, inline: most figures have none)
+    m = _SPEED.match(s, n.end, n.end + 20)  # (_speed_word's, inline: most figures have none)
     return None if m is None else _slower if m.group("slower") else _faster
 
 
@@ -167,9 +167,9 @@ def direction(s: str, n: Number) -> int:
     if n.text[:1] == "+":
         return UP
     # A word of speed right after it says all ("up to 2x faster": no change up).
-    m = _SPEED.match(s, n.end, n.end + 20)
-    if m is not None:
-        return SLOWER if m.group("slower") else FASTER
+    way = _speed_word(s, n, slowdown=False)
+    if way != NONE:
+        return way
     before = s[max(0, n.start - 80) : n.start]
     # Within its sentence: "performance gains\n\n1. More" says nothing of the 1.
     before = before[max(before.rfind("\n"), before.rfind(". ")) + 1 :]
@@ -210,14 +210,23 @@ def states_gain(s: str, n: Number, way: Callable[[], int]) -> bool:
 # A source's word of speed, "a 10% slowdown" too: the other word to "a 10% speedup"
 # ("a 10% speedup" for "a 10% slowdown" passed). (Its direction stays DOWN, for the
 # figures written with a sign: "a 12% slowdown" of "-12%".)
-_SPEED_OR_SLOWDOWN = re.compile(r"[\s-]*slow-?downs?\b", re.I)
+_SLOWDOWN = re.compile(r"[\s-]*slow-?downs?\b", re.I)
+
+
+def _speed_word(s: str, n: Number, slowdown: bool) -> int:
+    """SLOWER or FASTER for the word of speed right after ``n`` in ``s``, else NONE;
+    ``slowdown``: "a 10% slowdown" is one too (not for :func:`direction`, where it
+    stays a change down)."""
+    m = _SPEED.match(s, n.end, n.end + 20)
+    if m is not None:
+        return SLOWER if m.group("slower") else FASTER
+    if slowdown and _SLOWDOWN.match(s, n.end, n.end + 20):
+        return SLOWER
+    return NONE
 
 
 def speed(s: str, n: Number) -> int:
     """SLOWER or FASTER for the word of speed right after ``n`` in ``s`` ("10% slower",
     "a 10% slowdown"), else NONE: all of a source figure's direction that a change of
     speed is turned by (one match, where :func:`direction` reads the words before it too)."""
-    m = _SPEED.match(s, n.end, n.end + 20)
-    if m is None:
-        return SLOWER if _SPEED_OR_SLOWDOWN.match(s, n.end, n.end + 20) else NONE
-    return SLOWER if m.group("slower") else FASTER
+    return _speed_word(s, n, slowdown=True)
