@@ -55,6 +55,18 @@ ROW = (
             "SDPA shows a 10% slowdown against FlashAttention.",
             "10%",
         ),
+        # An explainer's slowdown against a source's speedup (passed: its direction is a
+        # change down, which a word of speed is no change up of).
+        ("The patch gives a 10% slowdown.", "The patch gives a 10% speedup.", "10%"),
+        ("The patch causes a 10% slowdown.", "The patch makes it 10% faster.", "10%"),
+        (
+            "SDPA shows a 10% slowdown against FlashAttention.",
+            "SDPA shows a 10% speedup over FlashAttention.",
+            "10%",
+        ),
+        ("The patch gives a 2x slowdown.", "The patch gives a 2x speedup.", "2x"),
+        # And written with a sign, as before.
+        ("The patch gives a 12% slowdown.", "Throughput: +12% with the patch.", "12%"),
     ],
 )
 def test_the_same_subject_turned_around_is_flagged(
@@ -66,6 +78,20 @@ def test_the_same_subject_turned_around_is_flagged(
 def test_a_change_of_speed_turned_around_says_so() -> None:
     v = verdict("The kernel is 2x faster than SDPA.", "The kernel is 2x slower than SDPA.", "2x")
     assert v.reason == "the source's change goes the other way (2x)"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "turned"),
+    [
+        ("The patch gives a 10% slowdown.", "The patch gives a 10% speedup.", "10%"),
+        ("The patch gives a 12% slowdown.", "Throughput: +12% with the patch.", "+12%"),
+        ("Latency drops 12%.", "Latency rises 12%.", "12%"),  # was "not in the source"
+    ],
+)
+def test_a_change_down_turned_around_says_so(explainer: str, source: str, turned: str) -> None:
+    written = turned.lstrip("+")
+    v = verdict(explainer, source, written)
+    assert (v.status, v.reason) == (U, f"the source's change goes the other way ({turned})")
 
 
 @pytest.mark.parametrize(
@@ -88,6 +114,21 @@ def test_a_change_of_speed_turned_around_says_so() -> None:
             "SDPA shows a 10% slowdown against FlashAttention.",
             "10%",
         ),
+        (
+            "SDPA is 10% slower than FlashAttention.",
+            "FlashAttention shows a 10% speedup over SDPA.",
+            "10%",
+        ),
+        (
+            "SDPA shows a 10% slowdown against FlashAttention.",
+            "FlashAttention shows a 10% speedup over SDPA.",
+            "10%",
+        ),
+        (
+            "SDPA shows a 10% slowdown against FlashAttention.",
+            "FlashAttention is 10% faster than SDPA.",
+            "10%",
+        ),
     ],
 )
 def test_the_names_swapped_take_the_opposite_word(
@@ -105,6 +146,11 @@ def test_the_names_swapped_take_the_opposite_word(
         ("The patch makes it 10% slower.", "The patch gives a 10% slowdown.", "10%"),
         # A slowdown written with a sign, as before: its direction is a change down.
         ("The patch gives a 12% slowdown.", "Throughput: -12% with the patch.", "12%"),
+        ("The patch gives a 10% slowdown.", "The patch gives a 10% slowdown.", "10%"),
+        ("The patch gives a 10% slowdown.", "The patch makes it 10% slower.", "10%"),
+        # A slowdown is still a change down, which a source's word of speed alone turns:
+        # "10% lower latency" is no speedup it reads (as for "10% faster").
+        ("The patch gives a 10% slowdown.", "The patch cuts throughput by 10%.", "10%"),
         (
             "FlashAttention is 1.5x faster than SDPA.",
             "FlashAttention delivers a 1.5x speedup over SDPA.",

@@ -249,14 +249,26 @@ def _signed(
             if way() in (DOWN, UP):  # ("-2x" is no change of speed)
                 turned += [h for h in idx.singles.get(-q.value, []) if h[1].kind == QUANTITY]
             if turned:
-                reason = f"the source's change goes the other way ({turned[0][1].text})"
-                return Outcome(CheckStatus.UNSUPPORTED, None, reason)
+                return _turned(turned)
         return outcome
     # The value of the other sign; a bound keeps its side of the change ("fell by nearly
     # 12%" is a value above -12%).
     signed = updated(q, value=-q.value, hedge=_TURNED.get(q.hedge, q.hedge))
     other = _match_quantity(idx, signed, binding, flip, arithmetic=False)
-    return other if _RANK[other.status] > _RANK[outcome.status] else outcome
+    best = other if _RANK[other.status] > _RANK[outcome.status] else outcome
+    if q.value > 0 and best.status == CheckStatus.UNSUPPORTED:
+        # A change down the source writes up ("a 10% slowdown" for "a 10% speedup",
+        # "drops 12%" for "+12%") says so, as a change up does.
+        turned = [h for h in idx.singles.get(q.value, []) if not keep(h)]
+        if turned:
+            return _turned(turned)
+    return best
+
+
+def _turned(turned: Sequence[Hit]) -> Outcome:
+    """Unsupported: the source's figures ``turned`` say the change the other way round."""
+    reason = f"the source's change goes the other way ({turned[0][1].text})"
+    return Outcome(CheckStatus.UNSUPPORTED, None, reason)
 
 
 def _match_quantity(

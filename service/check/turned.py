@@ -15,7 +15,7 @@ from service.check.names import Name
 from service.check.scope import Clause, figure_scope
 from service.check.unit import Hit, Unit
 from service.numbers import Number
-from service.numbers.direction import FASTER, SLOWER, direction, speed
+from service.numbers.direction import DOWN, FASTER, SLOWER, direction, speed
 
 # What the baseline of a comparison follows ("2x faster than SDPA", "a 1.5x speedup over
 # SDPA", "10 % schneller als SDPA").
@@ -74,6 +74,14 @@ def hit_direction(idx: SourceIndex, h: Hit) -> int:
     return found
 
 
+def _slowdown_for_speedup(clause: Clause, n: Number, unit: Unit, m: Number) -> bool:
+    """Whether the explainer's ``n`` is "a 10% slowdown" and the source's ``m`` "a 10%
+    speedup" or "10% faster". A slowdown's direction is DOWN, not SLOWER (so that "-12%"
+    backs it and "+12%" does not), and so is compared with the source's direction, which
+    a word of speed is no UP of: the source's word of speed is asked here."""
+    return speed(unit.text, m) == FASTER and speed(clause.sentence.text, n) == SLOWER
+
+
 def turned_round(
     idx: SourceIndex, h: Hit, way: int, n: Number, clause: Clause | None, names: Sequence[Name]
 ) -> bool:
@@ -83,7 +91,9 @@ def turned_round(
     faster" is no "10% lower latency"), and not of the names swapped."""
     unit = idx.units[h[0]]
     theirs = speed(unit.text, h[1]) if way in (FASTER, SLOWER) else hit_direction(idx, h)
-    if theirs != -way:
+    if theirs != -way and not (
+        way == DOWN and clause is not None and _slowdown_for_speedup(clause, n, unit, h[1])
+    ):
         return False
     return clause is None or not swapped_sides(
         clause.sentence.text, clause.span, n, names, unit, h[1]
