@@ -69,6 +69,28 @@ def test_whole_times_with_no_comparison_counts(text: str, written: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "written", "unit"),
+    [
+        # A count word of runs is read with its word, as the digits are.
+        ("The kernel ran three times.", "three times", ""),
+        ("The cron job fires three times a day.", "three times", ""),
+        ("The test failed twenty-one times in a row.", "twenty-one times", ""),
+        ("Der Kernel lief drei Mal.", "drei Mal", ""),
+        # A multiplier as before: before a comparison, after a word of change.
+        ("The kernel is three times as fast.", "three times", "x"),
+        ("The kernel is three times faster.", "three times", "x"),
+        ("The decode speeds up three times.", "three", ""),
+        ("It gives a three times speedup.", "three", ""),
+        ("Das Modell ist drei Mal so schnell.", "drei Mal", "x"),
+    ],
+)
+def test_a_count_word_of_times_is_read_as_the_digits_are(
+    text: str, written: str, unit: str
+) -> None:
+    assert _read(text) == (written, unit)
+
+
+@pytest.mark.parametrize(
     ("explainer", "written"),
     [
         ("The kernel is 3 times as fast.", "3 times"),
@@ -93,6 +115,13 @@ def test_a_count_of_runs_backs_no_multiplier(explainer: str, written: str) -> No
         ("The kernel ran 3 times.", "3 times", "The kernel is 3 times faster."),
         ("The job ran 2-3 times.", "2-3 times", "The job is 2-3 times faster."),
         ("Der Kernel wurde 3 Mal aufgerufen.", "3 Mal", "The kernel is 3x faster."),
+        # A count word of runs the same (passed: a bare three, which any 3 backed).
+        ("The kernel ran three times.", "three times", "The kernel is 3x faster."),
+        ("The kernel ran three times.", "three times", "The kernel is three times as fast."),
+        ("The kernel ran three times.", "three times", "The kernel is 3 times faster."),
+        ("Each step is retried five times.", "five times", "Decode is 5x faster."),
+        ("Three times a day the job runs.", "Three times", "The job is 3x faster."),
+        ("Der Kernel lief drei Mal.", "drei Mal", "Der Kernel ist 3x schneller."),
     ],
 )
 def test_a_multiplier_backs_no_count_of_calls(explainer: str, written: str, source: str) -> None:
@@ -103,7 +132,14 @@ def test_a_multiplier_backs_no_count_of_calls(explainer: str, written: str, sour
     ("explainer", "written", "source"),
     [
         ("The kernel ran 3 times.", "3 times", "The kernel runs three times."),
-        ("The kernel ran three times.", "three", "The kernel runs 3 times."),
+        ("The kernel ran three times.", "three times", "The kernel runs 3 times."),
+        ("The kernel ran three times.", "three times", "The kernel runs three times."),
+        ("The kernel ran three times.", "three times", "The kernel ran 3 times a day."),
+        ("Der Kernel lief drei Mal.", "drei Mal", "Der Kernel wurde 3 Mal aufgerufen."),
+        # A count word that is a multiplier, as before ("speeds up three times" is read
+        # as a bare three, which any 3 backs).
+        ("The kernel speeds up three times.", "three", "The kernel is 3x faster."),
+        ("The kernel is three times faster.", "three times", "The kernel is 3x faster."),
         ("The kernel ran 3 times.", "3 times", "The kernel runs 3 times a day."),
         ("The kernel was called twice.", "twice", "The kernel was called 2 times."),
         ("The kernel was called twice.", "twice", "The kernel was called twice."),

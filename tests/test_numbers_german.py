@@ -241,7 +241,8 @@ def test_german_number_words_are_read(text: str, read: list[tuple[str, str, str]
         # "drei Mal" is Duden's spelling of "dreimal": a multiplier before a comparison.
         ("Das Modell ist drei Mal so schnell.", [("drei Mal", "3", "x")]),
         ("Das Modell ist zwei Mal schneller.", [("zwei Mal", "2", "x")]),
-        ("Der Kernel lief drei Mal.", [("drei", "3", "")]),
+        # A count of runs with no comparison, written with its word (as "3 Mal" is).
+        ("Der Kernel lief drei Mal.", [("drei Mal", "3", "")]),
     ],
 )
 def test_german_number_words_that_are_no_count_are_not_read(

@@ -43,8 +43,14 @@ def counts_times(s: str, n: Number, end: int) -> bool:
     """Whether ``n`` with "times" written after it (ending at ``end``) counts events: a
     whole number with no comparison after it and no word of change before it."""
     whole = n.exp >= 0 and (n.high is None or n.high_exp >= 0)
+    return whole and uncompared(s, n.start, end)
+
+
+def uncompared(s: str, start: int, end: int) -> bool:
+    """Whether a whole number of times from ``start`` to ``end`` of ``s`` (digits, or a
+    count word: "ran three times") has no comparison after it and no word of change
+    before it: a count of events."""
     return (
-        whole
-        and _COMPARED_AFTER.match(s, end) is None
-        and _COMPARED_BEFORE.search(s, max(0, n.start - 40), n.start) is None
+        _COMPARED_AFTER.match(s, end) is None
+        and _COMPARED_BEFORE.search(s, max(0, start - 40), start) is None
     )

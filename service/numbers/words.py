@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from service.numbers.events import uncompared
 from service.numbers.number import WORD, Number
 from service.numbers.units import SPACED_UNITS
 
@@ -165,6 +166,11 @@ _GERMAN_COMPARES = re.compile(
 
 # "drei Mal so schnell": Duden's other spelling of "dreimal", a multiplier so too.
 _GERMAN_MAL = re.compile(r"[ \t]mal(?=" + _GERMAN_COMPARES.pattern + ")", re.I)
+# "ran three times", "drei Mal aufgerufen" with no comparison: a count of runs, written
+# with its word as the digits' "runs 3 times" is (events.uncompared decides), so that a
+# source's multiplier ("3x faster") backs it no more than it backs "ran 3 times".
+_TIMES_COUNTED = re.compile(r"[ \t]times(?!\w)", re.I)
+_GERMAN_MAL_COUNTED = re.compile(r"[ \t]mal(?!\w)", re.I)
 # What starts a sentence, a heading, a table cell or a list item, before a word.
 _OPENERS = frozenset('.!?:;|#*-(\n"\u201e\u201c')
 _NOUN_AFTER = re.compile(r"\s+[A-ZÄÖÜ]")  # a German noun after a count: "elf Modelle"
@@ -278,6 +284,10 @@ def number_words(text: str, s: str) -> list[Number]:
         )
         if timed is not None and timed.group("u") in SPACED_UNITS:
             unit, end = SPACED_UNITS[timed.group("u")][0], timed.end()
+        elif count and not unit and times is None and after == " " and lead in ("t", "m"):
+            counted = (_GERMAN_MAL_COUNTED if word in _GERMAN else _TIMES_COUNTED).match(s, end)
+            if counted is not None and uncompared(s, start, counted.end()):
+                end = counted.end()  # its text ends in its word: words.counts_events
         out.append(
             Number(
                 text=text[start:end], start=start, end=end, kind=WORD,
@@ -311,5 +321,5 @@ def counts_events(n: Number) -> bool:
         return False
     if n.kind == WORD:
         word = n.text.lower()
-        return word == "twice" or word in _GERMAN_TIMES
+        return word == "twice" or word in _GERMAN_TIMES or word.endswith(("times", "mal"))
     return n.text.endswith(_TIMES_WRITTEN)
