@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.check import check_explainer
 from service.check.beyond import GERMAN_COUNTED
 from service.models import CheckStatus
 from tests.check_helpers import M, S, U, status, verdict
@@ -53,6 +54,38 @@ def test_a_count_counts_the_noun_right_after_it(
     explainer: str, source: str, written: str, expected: CheckStatus
 ) -> None:
     assert status(explainer, source, written) == expected
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # A count word counts the noun right after it, as digits do (a strict xfail of
+        # test_check_known_wrong: any 8 of the source backed "eight experts").
+        ("The model has eight experts.", MOE, "eight", M),
+        ("Das Modell hat acht Experten.", MOE, "acht", M),
+        ("The run used eight nodes.", NODES, "eight", M),
+        ("The model has eight layers.", MOE, "eight", S),
+        ("The model has eight experts.", "The model has 8 experts per layer.", "eight", S),
+        ("The model has eight experts.", "Each of the 8 experts is small.", "eight", S),
+        ("The model has eight experts.", "It has 8 layers. It has 8 experts.", "eight", S),
+        ("The run used eight GPUs.", NODES, "eight", S),
+        ("The team had three contributors.", "It has 487 commits from 3 contributors.", "three", S),
+        ("We trained on eight GPUs.", "We trained on a single 8x H100 node.", "eight", S),
+        # A phrase of more words, or none: its value alone, as before.
+        ("The model has eight expert layers.", MOE, "eight", S),
+        ("The model has eight.", MOE, "eight", S),
+    ],
+)
+def test_a_count_word_counts_the_noun_right_after_it(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected
+
+
+def test_a_count_word_says_what_the_source_counts_and_stays_no_claim_without_its_value() -> None:
+    found = verdict("The model has eight experts.", MOE, "eight")
+    assert found.reason == 'the source counts layers there, not "experts"'
+    assert check_explainer("The model has nine experts.", MOE).numbers == []
 
 
 def test_the_reason_names_what_the_source_counts() -> None:

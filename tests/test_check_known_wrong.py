@@ -9,25 +9,10 @@ import pytest
 
 from tests.check_helpers import M, S, status
 
-MOE = "The model has 8 layers and 64 experts."
 FLEX = (
     "FlexAttention on AMD's RDNA3 GPUs gets tuned tile configs. The result is roughly "
     "2-8x lower latency."
 )
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a number word that counts (no unit) is matched by its value alone "
-    "(verbatim.match_word), bound to nothing: any 8 of the source backs 'eight experts', "
-    "English or German; binding count words would weigh every 'two' of prose",
-)
-@pytest.mark.parametrize(
-    "explainer", ["The model has eight experts.", "Das Modell hat acht Experten."]
-)
-def test_a_count_word_of_other_things_is_misattached(explainer: str) -> None:
-    written = explainer.split()[3]
-    assert status(explainer, MOE, written) == M
 
 
 @pytest.mark.xfail(

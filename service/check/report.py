@@ -363,7 +363,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                 else:
                     outcome = match_quantity(idx, n, binding)
             elif n.kind == WORD:
-                found = match_word(idx, n)
+                # A count word counts its noun, as digits do ("eight experts").
+                noun_of = None if n.unit else functools.partial(direct_noun, s, n)
+                found = match_word(idx, n, noun_of)
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found

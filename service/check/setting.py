@@ -326,12 +326,27 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
     kind = other_subject(unit, number, binding.subject) if binding.subject else ""
     if kind:
         return kind
-    direct = binding.direct.lower()
+    why = other_count(unit, number, binding.direct)
+    if why:
+        return why
+    if binding.conditions:
+        missing = unstated_condition(unit, binding.conditions)
+        if missing:
+            return f"the source gives it at other conditions ({missing} not there)"
+    return ""
+
+
+def other_count(unit: Unit, number: Number, written: str) -> str:
+    """Why the source's figure ``number`` in ``unit`` counts other things than the noun
+    ``written`` right after a bare count of the explainer ("8 experts" for "8 layers and
+    64 experts"; :func:`~service.check.beyond.direct_noun`), as written; "" when nothing
+    says so. (:func:`said_elsewhere`'s, and a count word's: "eight experts".)"""
+    direct = written.lower()
     # A name's plural (written with capitals: "GPUs", "PRs") is what the count counts
     # where the source writes the name too ("512 nodes with 8 GPUs each"); else it may
     # abbreviate the source's words ("40 PRs" for "40 pull requests", "8 LLMs" for "8
     # open models"). A hardware kind is a noun of its own ("8 GPUs" for "8 nodes": no).
-    if direct != binding.direct and not product_kind(direct) and not find_noun(direct, unit.text):
+    if direct != written and not product_kind(direct) and not find_noun(direct, unit.text):
         direct = ""
     if direct and number.kind == QUANTITY and number.unit and "/" not in number.unit:
         # A measure ("8 ms on GPUs", "8 hours"), no count of anything: "8 GPUs" is not
@@ -358,10 +373,6 @@ def said_elsewhere(binding: Binding, unit: Unit, number: Number) -> str:
             return f'the source counts {" ".join(theirs)} there, not "{direct}"'
         if item_mark(unit.text, number):
             return f'the source\'s ({number.text}) marks an item, no count of "{direct}"'
-    if binding.conditions:
-        missing = unstated_condition(unit, binding.conditions)
-        if missing:
-            return f"the source gives it at other conditions ({missing} not there)"
     return ""
 
 

@@ -4,11 +4,12 @@ product it follows), and number words."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from service.check.index import SourceIndex
 from service.check.match import Outcome
 from service.check.names import Name, verbatim_pattern
+from service.check.setting import other_count
 from service.check.unit import Unit
 from service.models import CheckStatus
 from service.numbers import Number
@@ -66,8 +67,14 @@ def _after_product(unit: Unit, key: str, product: Name) -> bool:
     return not found and product.pattern.search(unit.context) is not None
 
 
-def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
-    """A number word, when the source has its value (else it is no claim: None)."""
+def match_word(
+    idx: SourceIndex, w: Number, noun_of: Callable[[], str] | None = None
+) -> Outcome | None:
+    """A number word, when the source has its value (else it is no claim: None).
+    ``noun_of``: the noun right after a bare count word ("eight experts"; read only
+    when the source has the value), which a source count of the value must count too,
+    as for digits ("8 layers and 64 experts" backs no "eight experts":
+    :func:`~service.check.setting.other_count`)."""
     assert w.value is not None
     found = idx.singles.get(w.value, [])
     if found and counts_events(w):
@@ -83,6 +90,13 @@ def match_word(idx: SourceIndex, w: Number) -> Outcome | None:
         hits = [h for h in found if h[1].text.lower() == w.text.lower()]
         return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
     hits = found
+    noun = noun_of() if hits and noun_of is not None else ""
+    if noun:  # the first that counts it (a common value has hits by the hundred)
+        held = next((h for h in hits if not other_count(idx.units[h[0]], h[1], noun)), None)
+        if held is None:
+            why = other_count(idx.units[hits[0][0]], hits[0][1], noun)
+            return Outcome(CheckStatus.MISATTACHED, hits[0][0], why)
+        return Outcome(CheckStatus.SUPPORTED, held[0])
     if hits:
         return Outcome(CheckStatus.SUPPORTED, hits[0][0])
     return None
