@@ -15,11 +15,6 @@ FLEX = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="short/long is no opposite pair (scope.PAIRS): 'long' stands in 'long "
-    "context', 'as long as', 'how long'; a pair of them needs its own reading",
-)
 def test_short_and_long_prompts_are_opposite() -> None:
     source = "Sparse attention cuts latency by 30% on long prompts."
     explainer = "Sparse attention cuts latency by 30% on short prompts."

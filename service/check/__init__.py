@@ -208,7 +208,10 @@ Rules, in short (the module's tests spell them out):
   blockwise (scaling), cold/warm, static/dynamic, sync/async, minimum/maximum,
   best/worst, highest/lowest, fastest/slowest, largest/smallest, small/large ("over
   100x on larger single matrices" for ">100x on small batched matrices and 2–9x on
-  larger single matrices"); "with"
+  larger single matrices"), short/long (or shorter/longer) said of the same noun of a
+  request or a run ("short prompts" for "long prompts" or "long input prompts"; not "as
+  long as", "how long", "in the long run", nor "long context" against "short prompts":
+  :mod:`.length`); "with"
   or "using" and "without" said of the same thing, "with CUDA graphs" and "without CUDA
   graphs" or "without them" (a pronoun is what the "with" before it in the sentence is
   said of), and "with X disabled" (or off) is "without X"; a negation
@@ -366,6 +369,7 @@ in the explainer and in the source), :mod:`.extreme` (a stated maximum or minimu
 :mod:`.setting` (the conditions a source figure's paragraph states before it, and what
 else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
+:mod:`.length` (short/long of a noun, an opposite pair),
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
 :mod:`.qualified` (a figure of one kind of a thing),
 :mod:`.shape` (shapes),

@@ -103,4 +103,11 @@ def same_pair(a: int | str, b: int | str) -> bool:
     whatever (:data:`WILD`)."""
     if a == b:
         return True
-    return isinstance(a, str) and isinstance(b, str) and WILD in (a, b)
+    # (Only of "with": a length's pair, "len:input", is no "with" of whatever.)
+    return (
+        isinstance(a, str)
+        and isinstance(b, str)
+        and WILD in (a, b)
+        and a.startswith(WILD)
+        and b.startswith(WILD)
+    )

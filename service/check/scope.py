@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from service.ascii import ascii_twin
 from service.check.condition import negated, same_pair, with_marks
+from service.check.length import length_marks
 from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import Name, noun_pattern
 from service.check.unit import Unit
@@ -112,7 +113,7 @@ def opposite_marks(s: str, start: int, end: int) -> Marks:
 
 
 def pair_marks(s: str, start: int, end: int) -> Marks:
-    """:func:`opposite_marks` of :data:`PAIRS` alone (no "with"/"without")."""
+    """:func:`opposite_marks` of :data:`PAIRS` alone (no "with"/"without", no lengths)."""
     return frozenset(mark for _, mark in _marked(s, start, end, with_too=False))
 
 
@@ -120,7 +121,8 @@ def _marked(
     s: str, start: int, end: int, *, with_too: bool = True
 ) -> list[tuple[int, tuple[int | str, int]]]:
     """Where each word of an opposite pair in ``s[start:end]`` stands, with its (pair,
-    side): of :data:`PAIRS`, and "with"/"without" something (:func:`with_marks`)."""
+    side): of :data:`PAIRS`, "with"/"without" something (:func:`with_marks`) and the
+    length of a noun ("short prompts": :func:`length_marks`)."""
     out: list[tuple[int, tuple[int | str, int]]] = []
     # (Outside ASCII the case-blind pattern matches more than lower case tells: "ſ".)
     seg = s[start:end].lower() if s.isascii() else None
@@ -134,6 +136,8 @@ def _marked(
             out.append((m.start(), (pair, side)))
     if with_too and (seg is None or "with" in seg or "using" in seg):
         out.extend(with_marks(s, start, end))
+    if with_too and (seg is None or "short" in seg or "long" in seg):
+        out.extend(length_marks(s, start, end))  # "short prompts", "long prompts"
     return out
 
 
