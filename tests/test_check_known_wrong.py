@@ -21,13 +21,6 @@ def test_short_and_long_prompts_are_opposite() -> None:
     assert status(explainer, source, "30%") == M
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a false alarm: the subject named in an earlier sentence of the paragraph "
-    "('FlexAttention on AMD's RDNA3 GPUs ...', then 'The result is roughly 2-8x') is "
-    "read only for plain hardware nouns (Binding.setting) and a heading's scope, so "
-    "'flexattention not there'",
-)
 @pytest.mark.parametrize(
     "explainer",
     [

@@ -320,6 +320,17 @@ Rules, in short (the module's tests spell them out):
   sentence before it names another thing of the kind of the title's name (letters and
   a number, as FP8 and BF16): "FP8 reached 7,156 tok/s" for "7,156 BF16 baseline" in
   the FP8 post stays ``misattached``, "the source gives it for BF16".
+- A source clause that points back ("The result is roughly 2-8x lower latency", "It
+  is ...", "This gives ...", "These kernels ...", "Its latency ...", not "Its baseline")
+  and names nothing the explainer does not but a baseline ("than SDPA") or a plain
+  hardware noun is said of the nearest sentence before it in its paragraph that names
+  anything (its own sentence's clauses before it first): a name the explainer ties to
+  the figure holds when it stands there ("FlexAttention has roughly 2-8x lower latency"
+  of "FlexAttention on AMD's RDNA3 GPUs gets tuned tile configs. The result is ...");
+  "SDPA is roughly 2-8x faster", "The result is 2-8x lower latency for SDPA", "The
+  baseline is ...", or a nearer sentence naming another thing keep it ``misattached``,
+  as does that sentence saying the opposite condition ("for the forward pass" for "in
+  the backward pass": "the source gives it for the opposite") (:mod:`.antecedent`).
 - Number words ("two baselines") are reported only when the source has the value as
   a word or a digit, so ordinary words never raise an alarm. A multiplier word
   ("twice as fast", "doubled"; "six times faster", which is reported always) is matched
@@ -369,6 +380,7 @@ in the explainer and in the source), :mod:`.extreme` (a stated maximum or minimu
 :mod:`.setting` (the conditions a source figure's paragraph states before it, and what
 else a figure's clause says, :mod:`.beyond` reading it from the explainer's sentence),
 :mod:`.said` (what the source says its figures of: borrowed names, swaps),
+:mod:`.antecedent` (a figure's clause pointing back to the sentence before),
 :mod:`.length` (short/long of a noun, an opposite pair),
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
 :mod:`.qualified` (a figure of one kind of a thing),

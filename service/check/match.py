@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from service.check.antecedent import said_before
 from service.check.bind import Binding
 from service.check.derive import (
     arithmetic as derived_value,
@@ -118,6 +119,10 @@ def _first_bound(
     titled, blocked = of_title(idx, hits, binding) if lent is None else (None, None)
     if titled is not None:
         return _Bound(titled, any_hit)
+    # Names of the sentence before, which the figure's clause points back to ("The result").
+    pointed = said_before(idx, hits, binding) if lent is None and blocked is None else None
+    if pointed is not None:
+        return _Bound(pointed[0], pointed[1], why=pointed[2])
     # What the first hit (the one a misattached verdict shows) says against the figure,
     # else the source's own name for it that held a title's name off, where it says it.
     why = binding.refuted(idx.units[hits[0][0]], hits[0][1]) if hits else ""

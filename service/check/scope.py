@@ -117,6 +117,11 @@ def pair_marks(s: str, start: int, end: int) -> Marks:
     return frozenset(mark for _, mark in _marked(s, start, end, with_too=False))
 
 
+def marked_words(s: str, start: int, end: int) -> list[tuple[int, tuple[int | str, int]]]:
+    """Where each word of an opposite pair in ``s[start:end]`` stands, with its mark."""
+    return _marked(s, start, end)
+
+
 def _marked(
     s: str, start: int, end: int, *, with_too: bool = True
 ) -> list[tuple[int, tuple[int | str, int]]]:
