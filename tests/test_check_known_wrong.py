@@ -1,7 +1,7 @@
 """check: wrong verdicts found by an adversarial review of the newest rules (session
-h5) and not fixed, each a strict xfail that states why: it fails (the wrong verdict
-stands) until the check gets it right, and then must be unmarked. Each asserts the
-right verdict. False passes first, then false alarms."""
+h5), each first a strict xfail that stated why, now fixed and kept as cases: each asserts
+the right verdict. (Its count-word case is in test_check_counted_nouns.) A verdict found
+wrong and not fixed goes here as a strict xfail, unmarked once the check gets it right."""
 
 from __future__ import annotations
 
