@@ -1,7 +1,8 @@
 """A request head's count and clock, and where a request's body ends: what the HTTP
 protocols (service.api.protocol) bound a head by, in bytes (PLAINFEED_MAX_HEAD_BYTES)
-and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes; and the Upgrade
-headers the server does not take, which the httptools parser is not shown."""
+and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes; the Upgrade
+headers the server does not take, which the httptools parser is not shown; and the
+methods the server knows, the others of which that parser is not shown either."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ _LINE_KEPT = 64
 _HEX = re.compile(rb"[0-9A-Fa-f]+")
 # An Upgrade header's line start, as the parser reads its name (no space before the colon).
 _UPGRADE = b"upgrade:"
+# The methods the server knows (RFC 9110 9.3, and PATCH, RFC 5789): another is answered 501
+# (RFC 9110 9.1, 15.6.2), one of these not taken at a path 405 with Allow (15.5.6). A
+# method is case-sensitive: "get" is another method.
+KNOWN_METHODS = frozenset(
+    {b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"CONNECT", b"OPTIONS", b"TRACE", b"PATCH"}
+)
+# A method as RFC 9110 5.6.2 spells one: a token.
+_TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]*")
 
 
 class HeadCount:
@@ -277,6 +286,56 @@ class IgnoredUpgrade:
             kept.append(data[i:])
         self._at_line_start = not tail or bool(self._held)
         return b"".join(kept)
+
+
+class UnknownMethod:
+    """A request head as the httptools parser is fed it, its method in KNOWN_METHODS: an
+    unknown one is fed as GET, and kept (``method``) for the service to refuse once the
+    head is read whole, as h11, which takes any token, gives it. The parser (llhttp)
+    refused a method it does not know with a 400 of its own at its first byte, before
+    the rest of the head was read, and passed those it knows (PROPFIND, PURGE, QUERY,
+    ...) to the app, a 405; h11 passed them all, a 405 too. The method's bytes are held
+    until the space after them; a byte no token holds passes the head on as it is (the
+    parser's 400)."""
+
+    def __init__(self) -> None:
+        self.next_request()
+
+    def next_request(self) -> None:
+        self.method: bytes | None = None  # an unknown method read, the head fed as GET
+        self._held = bytearray()
+        self._start = self._scanned = 0  # where the method starts; how far it is read
+        self._read = False  # the method read (or no token): the rest passes as it is
+
+    def feed(self, data: bytes) -> bytes:
+        """The bytes of ``data`` (the head's, in order) to feed the parser now."""
+        if self._read:
+            return data
+        held = self._held
+        seen: bytes | bytearray = data
+        if held:
+            held += data
+            seen = held
+        else:
+            # (Blank lines before a request line, which the parser skips, stay before it.
+            # A read of them alone is not fed: HeadCount.)
+            self._start = self._scanned = len(data) - len(data.lstrip(b"\r\n"))
+        # (Scanned from where the last read ended: a method sent a byte a read is read
+        # once, not once a read.)
+        end = _TOKEN.match(seen, self._scanned).end()  # type: ignore[union-attr]
+        if end == len(seen):  # the method goes on in a later read
+            if not held:
+                held += data
+            self._scanned = end
+            return b""
+        seen = bytes(seen)
+        held.clear()
+        self._read = True
+        method = seen[self._start : end]
+        if seen[end : end + 1] != b" " or not method or method in KNOWN_METHODS:
+            return seen
+        self.method = method
+        return seen[: self._start] + b"GET" + seen[end:]
 
 
 def _next_upgrade(low: bytes, after: int) -> int:

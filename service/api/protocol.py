@@ -9,7 +9,9 @@ request head over PLAINFEED_MAX_HEAD_BYTES the same way (431), before the parser
 it, and one not whole within PLAINFEED_HEAD_TIMEOUT seconds (408): ``http_protocol``
 gives uvicorn the class with the settings' values. Both serve a request asking to upgrade
 to anything but a WebSocket (h2c: the service speaks no HTTP/2) as HTTP/1.1, its Upgrade
-ignored (RFC 9110 7.8), its body read and its connection kept.
+ignored (RFC 9110 7.8), its body read and its connection kept. Both answer a method the
+server does not know 501 (RFC 9110 9.1), its connection closed, once its head is read
+whole (httptools' parser refused one it does not know with a 400, h11 took any, a 405).
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from service.api.heads import BodyEnd, HeadClock, HeadCount, IgnoredUpgrade, framing_fields
+from service.api.heads import (
+    BodyEnd,
+    HeadClock,
+    HeadCount,
+    IgnoredUpgrade,
+    UnknownMethod,
+    framing_fields,
+)
 from service.api.problems import MEDIA_TYPE
 from service.api.refusals import (
     Refusal,
@@ -173,6 +182,11 @@ class _Connection(h11.Connection):
             # framed two ways smuggles a request past a proxy reading the other). A 400,
             # as httptools answers it.
             raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding")
+        if isinstance(event, h11.Request) and (refused := refusal([], b"", event.method)):
+            # A method the server does not know (h11 takes any token: the app's 405, or
+            # 404), a 501 with the connection closed, as the httptools protocol answers it.
+            self.refused = refused
+            raise h11.RemoteProtocolError("method not implemented")
         if isinstance(event, h11.Request) and (fault := target_fault(event.target)):
             self.refused = Refusal(400, b"Bad Request", bad_request_body(fault))
             raise h11.RemoteProtocolError(fault)
@@ -268,6 +282,7 @@ if HttpToolsProtocol is not None:
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
             self._tunnel = False  # a CONNECT read: what follows it is no request
             self._refusal: Refusal | None = None  # a head the service refuses, its answer
+            self._method = UnknownMethod()  # a method the parser is not shown
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
@@ -295,7 +310,7 @@ if HttpToolsProtocol is not None:
                         # stopped by any byte fed), and no head's clock starts.
                         return
                     self._clock.watch(self._head)
-                    fed = self._upgrade.feed(data[:n])
+                    fed = self._method.feed(self._upgrade.feed(data[:n]))
                 else:
                     n = self._body.take(data) if self._body is not None else len(data)
                     n = n or len(data)  # (the parser not where BodyEnd says: all, as before)
@@ -334,7 +349,7 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
-            self._refusal = refusal(self.headers, self.url)
+            self._refusal = refusal(self.headers, self.url, self._method.method)
             if self._refusal:
                 raise _Refused  # (the parser's error: send_400_response answers)
             # The targets uvicorn reads as a URL (service.api.targets): an absolute form
@@ -366,6 +381,7 @@ if HttpToolsProtocol is not None:
             self._body_read()
             self._head.next_request()
             self._upgrade.next_request()
+            self._method.next_request()
 
         def send_400_response(self, msg: str) -> None:
             if self._refusal:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from service.api.heads import unknown_codings
+from service.api.heads import KNOWN_METHODS, unknown_codings
 from service.api.problems import PROBLEM_BASE
-from service.api.targets import target_fault
+from service.api.targets import method_not_implemented, target_fault
 from service.errors import RequestTimeout
 
 
@@ -37,6 +37,12 @@ def not_implemented_body(codings: list[bytes]) -> bytes:
     )
 
 
+def method_not_implemented_body(method: bytes) -> bytes:
+    """The problem document for a request of a method the server does not know
+    (heads.KNOWN_METHODS): 501, RFC 9110 9.1 and 15.6.2."""
+    return _problem(501, *method_not_implemented(method.decode("latin-1")))
+
+
 class Refusal(NamedTuple):
     """The answer to a head the parser took and the service refuses: its status and
     reason, and its problem body."""
@@ -46,11 +52,17 @@ class Refusal(NamedTuple):
     body: bytes
 
 
-def refusal(headers: list[tuple[bytes, bytes]], target: bytes) -> Refusal | None:
+def refusal(
+    headers: list[tuple[bytes, bytes]], target: bytes, method: bytes | None = None
+) -> Refusal | None:
     """The answer to a head whose body is sent in a transfer coding the service does
-    not decode (501), or whose absolute-form target is refused (400), else None."""
+    not decode (501), whose ``method`` the server does not know (501), or whose
+    absolute-form target is refused (400), else None. (In this order on both parsers:
+    h11 refuses the coding before it gives the head.)"""
     if codings := unknown_codings(headers):
         return Refusal(501, b"Not Implemented", not_implemented_body(codings))
+    if method is not None and method not in KNOWN_METHODS:
+        return Refusal(501, b"Not Implemented", method_not_implemented_body(method))
     if fault := target_fault(target):
         return Refusal(400, b"Bad Request", bad_request_body(fault))
     return None

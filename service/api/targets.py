@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service.api.heads import KNOWN_METHODS
 from service.api.problems import _routes, problem
 
 # The methods the server takes somewhere, for "OPTIONS *" (HEAD: every GET route's,
@@ -63,9 +64,29 @@ def with_host(headers: Sequence[tuple[bytes, bytes]], authority: bytes) -> Heade
     return [(b"host", authority), *kept]
 
 
+# The characters of a method named in a problem's detail (a token may be a head long).
+_METHOD_SHOWN = 40
+
+
+def method_not_implemented(method: str) -> tuple[str, str, str]:
+    """The slug, title and detail of the 501 of a ``method`` the server does not know
+    (heads.KNOWN_METHODS; RFC 9110 9.1 and 15.6.2)."""
+    shown = method if len(method) <= _METHOD_SHOWN else method[:_METHOD_SHOWN] + "..."
+    known = ", ".join(sorted(m.decode() for m in KNOWN_METHODS))
+    return (
+        "method-not-implemented",
+        "Method not implemented",
+        f"the method {shown} is not one this server knows (it knows {known}; "
+        "a method is case-sensitive)",
+    )
+
+
 class RequestTargets:
     """CONNECT and the asterisk form answered before any route is looked for: both
-    parsers give the app the target (CONNECT's "host:port", "*") as its path.
+    parsers give the app the target (CONNECT's "host:port", "*") as its path. And a
+    method the server does not know, a 501 (RFC 9110 9.1): the HTTP protocols
+    (service.api.protocol) answer it before the app sees it; this is the app's own
+    answer under a server that does not run them (a route's 405 or a 404, else).
 
     CONNECT is a 405 (Method Not Allowed), as nginx answers it: the method is one HTTP
     defines and a server may know, and 405 says it is the method that is refused, where
@@ -86,7 +107,10 @@ class RequestTargets:
             await self.app(scope, receive, send)
             return
         response: Response
-        if scope["method"] == "CONNECT":
+        if scope["method"].encode("latin-1") not in KNOWN_METHODS:
+            slug, title, detail = method_not_implemented(scope["method"])
+            response = problem(501, slug, title, detail)
+        elif scope["method"] == "CONNECT":
             detail = (
                 "CONNECT asks for a tunnel to another host: this server is no proxy, and opens none"
             )
