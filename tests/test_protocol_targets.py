@@ -252,3 +252,35 @@ def test_a_body_framed_two_ways_is_a_400_and_the_connection_closes(port: int) ->
         b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + GET
     )
     assert statuses(port, raw) == [b"HTTP/1.1 400 Bad Request"]
+
+
+@pytest.mark.parametrize(
+    ("refused", "status"),
+    [
+        (b"FOO /items HTTP/1.1\r\nHost: x\r\n\r\n", b"HTTP/1.1 501 Not Implemented"),
+        (
+            b"POST /check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+            b"HTTP/1.1 501 Not Implemented",
+        ),
+        (b"GET http://u@x/healthz HTTP/1.1\r\nHost: x\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+    ],
+    ids=["unknown-method", "transfer-coding", "user-info", "bad-header"],
+)
+def test_a_head_refused_after_pipelined_requests_is_answered_after_them(
+    port: int, refused: bytes, status: bytes
+) -> None:
+    # httptools wrote the refusal as soon as it read the head, before the answers of the
+    # requests before it, and closed the connection: the first request's answer was the
+    # refusal, the others lost. (h11 holds a request until the one before is answered.)
+    raw = GET + POST + refused + GET
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    found = re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
+    assert found == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK", status]
+    _, _, rest = data.partition(b"\r\n\r\n")
+    assert rest.startswith(b'{"status":"ok"}HTTP/1.1 200 OK')
+    assert data.rpartition(b"\r\n\r\n")[2].startswith(b'{"type": "https://plainfeed.dev/')

@@ -277,7 +277,10 @@ if HttpToolsProtocol is not None:
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._refused = False  # a head over the cap, its 431 after the answer in flight
+            # A head refused while a request is answered (431, the parser's 400, a 501):
+            # its status and body, written after the answer in flight.
+            self._refused: tuple[bytes, bytes] | None = None
+            self._in_body = False  # a head taken, its body read (a request being served)
             self._body: BodyEnd | None = None  # the body being read, after its head
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
             self._tunnel = False  # a CONNECT read: what follows it is no request
@@ -298,7 +301,7 @@ if HttpToolsProtocol is not None:
                 # (no split, no copy): a tiny read costs little more than uvicorn's alone.
                 super().data_received(data)
                 return
-            while data and not self.transport.is_closing() and not self._tunnel:
+            while data and not (self.transport.is_closing() or self._tunnel or self._refused):
                 if self._head.reading:
                     n = self._head.read(data)
                     if self._head.over:
@@ -324,20 +327,29 @@ if HttpToolsProtocol is not None:
                 data = data[n:] if n < len(data) else b""
 
         def _refuse(self) -> None:
-            if self.cycle is not None and not self.cycle.response_complete:
-                # A head pipelined while a request is answered: its 431 written now would
-                # be read as that answer (and cut it off). Read no more of it;
-                # on_response_complete refuses it once every answer is written.
-                self._refused = True
+            self._answer(HEADERS_TOO_LARGE, headers_too_large_body(self.max_head_bytes))
+
+        def _answer(self, status: bytes, body: bytes) -> None:
+            """Refuse the head read with ``status`` and ``body`` (a problem), closing the
+            connection, once the answers in flight are written."""
+            in_flight = self.cycle is not None and not self.cycle.response_complete
+            if in_flight and not self._in_body:
+                # A head pipelined while a request is answered: its refusal written now
+                # would be read as that answer, which the close cut off (the parser's 400
+                # and the 501s were, as the 431 was). Read no more of it;
+                # on_response_complete refuses it once every answer is written. (A body
+                # that does not parse is of the request in flight: answered now, its app
+                # waiting on the rest of it.)
+                self._refused = (status, body)
                 self.flow.pause_reading()
                 return
-            self._too_large()
+            _send_raw(self, status, body)
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             done = self.cycle.response_complete and not self.transport.is_closing()
             if self._refused and done:
-                self._too_large()
+                _send_raw(self, *self._refused)
             # (A body being read that is not this answer's is a pipelined request's,
             # whose own answer, and clock, are still to come.)
             self._answered_mid_body(self._body is not None and done)
@@ -365,6 +377,7 @@ if HttpToolsProtocol is not None:
                 authority, self.url = origin
                 self.headers[:] = with_host(self.headers, authority)  # (the scope's list)
             super().on_headers_complete()
+            self._in_body = True
             if connect is not None and self.scope.get("path") == "/":
                 self.scope["path"] = connect.decode("latin-1")
                 self.scope["raw_path"] = connect
@@ -378,6 +391,7 @@ if HttpToolsProtocol is not None:
         def on_message_complete(self) -> None:
             super().on_message_complete()
             self._body = None
+            self._in_body = False
             self._body_read()
             self._head.next_request()
             self._upgrade.next_request()
@@ -386,9 +400,9 @@ if HttpToolsProtocol is not None:
         def send_400_response(self, msg: str) -> None:
             if self._refusal:
                 status, reason, body = self._refusal
-                _send_raw(self, b"%d %s" % (status, reason), body)
+                self._answer(b"%d %s" % (status, reason), body)
                 return
-            _send_raw(self, b"400 Bad Request", bad_request_body(msg))
+            self._answer(b"400 Bad Request", bad_request_body(msg))
 
 
 def http_protocol(settings: Settings | None = None) -> type[asyncio.Protocol]:
