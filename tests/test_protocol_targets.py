@@ -284,3 +284,67 @@ def test_a_head_refused_after_pipelined_requests_is_answered_after_them(
     _, _, rest = data.partition(b"\r\n\r\n")
     assert rest.startswith(b'{"status":"ok"}HTTP/1.1 200 OK')
     assert data.rpartition(b"\r\n\r\n")[2].startswith(b'{"type": "https://plainfeed.dev/')
+
+
+@pytest.mark.parametrize(
+    ("head", "fault"),
+    [
+        (b"GET /healthz HTTP/1.1\r\n", "needs a Host"),
+        (b"GET http://x/healthz HTTP/1.1\r\n", "needs a Host"),  # (absolute form too)
+        (b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n", "more than one Host"),
+        (b"GET /healthz HTTP/1.1\r\nHost: a b/c\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.1\r\nHost: user@x\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x/healthz\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x:80:80\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\xff\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.0\r\nHost: a\r\nHost: b\r\n", "more than one Host"),
+        # The Host comes before the coding (h11 refuses it first).
+        (
+            b"POST /check HTTP/1.1\r\nHost: a b\r\nTransfer-Encoding: gzip, chunked\r\n",
+            "no host[:port]",
+        ),
+    ],
+    ids=[
+        "none",
+        "none-absolute",
+        "two",
+        "space",
+        "user",
+        "path",
+        "ports",
+        "byte",
+        "two-1.0",
+        "coding",
+    ],
+)
+def test_a_missing_repeated_or_malformed_host_is_a_400_problem(
+    port: int, head: bytes, fault: str
+) -> None:
+    # RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request with no Host, and to
+    # any with more than one or one of an invalid value. httptools served all of them,
+    # h11 the malformed ones (200).
+    raw = head + b"\r\n" + GET
+    status, headers, body = exchange(port, raw)
+    assert status == "HTTP/1.1 400 Bad Request", (status, body)
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    problem = json.loads(body)  # (one answer: the request after it is not read)
+    assert problem["type"].endswith("/bad-http-request") and fault in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /healthz HTTP/1.0\r\n",  # HTTP/1.0 needs none
+        b"GET /healthz HTTP/1.1\r\nHost:\r\n",  # a target of no authority (RFC 9112 3.2)
+        b"GET /healthz HTTP/1.1\r\nHost: [::1]:8000\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8000 \r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: xn--bcher-kva.example\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: my_host.local:\r\n",
+    ],
+    ids=["1.0", "empty", "ipv6", "ipv4-port", "idna", "underscore-empty-port"],
+)
+def test_a_host_of_a_host_and_port_is_served(port: int, head: bytes) -> None:
+    status, _, body = exchange(port, head + b"Connection: close\r\n\r\n")
+    assert status == "HTTP/1.1 200 OK", (status, body)
+    assert json.loads(body) == {"status": "ok"}

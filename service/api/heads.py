@@ -179,14 +179,21 @@ class BodyEnd:
         return nl + 1
 
 
-# A head's Transfer-Encoding and Content-Length fields, as h11 reads them (white space
-# after the colon, none before it).
-_FRAMING_FIELD = re.compile(rb"^(transfer-encoding|content-length):[ \t]*([^\r\n]*)", re.I | re.M)
+# A head's Transfer-Encoding, Content-Length and Host fields, as h11 reads them (white
+# space after the colon, none before it), and its request line's version.
+_HEAD_FIELD = re.compile(rb"^(transfer-encoding|content-length|host):[ \t]*([^\r\n]*)", re.I | re.M)
+_VERSION = re.compile(rb"[^\r\n]* HTTP/([0-9]\.[0-9])\r?\n")
 
 
-def framing_fields(head: bytes) -> list[tuple[bytes, bytes]]:
-    """The framing fields of a request ``head`` (its bytes) with their names lowercased."""
-    return [(k.lower(), v) for k, v in _FRAMING_FIELD.findall(head)]
+def head_fields(head: bytes) -> list[tuple[bytes, bytes]]:
+    """The framing fields and Host of a request ``head`` (its bytes), names lowercased."""
+    return [(k.lower(), v) for k, v in _HEAD_FIELD.findall(head)]
+
+
+def head_version(head: bytes) -> bytes | None:
+    """The HTTP version of a request ``head``'s request line (b"1.1"), None if none."""
+    found = _VERSION.match(head)
+    return found.group(1) if found else None
 
 
 def unknown_codings(headers: Sequence[tuple[bytes, bytes]]) -> list[bytes]:

@@ -28,7 +28,8 @@ from service.api.heads import (
     HeadCount,
     IgnoredUpgrade,
     UnknownMethod,
-    framing_fields,
+    head_fields,
+    head_version,
 )
 from service.api.problems import MEDIA_TYPE
 from service.api.refusals import (
@@ -173,8 +174,8 @@ class _Connection(h11.Connection):
         except h11.RemoteProtocolError:
             # h11 refuses every transfer coding but chunked, with a 400: where chunked is
             # the last (else it is a 400: RFC 9112 6.3), the codings it names are read from
-            # the head, for a 501.
-            self.refused = refusal(framing_fields(head), b"")
+            # the head, for a 501; and its Host fields, which come first (a 400).
+            self.refused = refusal(head_fields(head), b"", version=head_version(head))
             raise
         if isinstance(event, h11.Request) and _framed_twice(event):
             # Content-Length and Transfer-Encoding both: h11 read the body as chunked and
@@ -182,11 +183,14 @@ class _Connection(h11.Connection):
             # framed two ways smuggles a request past a proxy reading the other). A 400,
             # as httptools answers it.
             raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding")
-        if isinstance(event, h11.Request) and (refused := refusal([], b"", event.method)):
-            # A method the server does not know (h11 takes any token: the app's 405, or
-            # 404), a 501 with the connection closed, as the httptools protocol answers it.
+        if isinstance(event, h11.Request) and (
+            refused := refusal(event.headers, b"", event.method, event.http_version)
+        ):
+            # A Host that is no host[:port] (h11 refuses none or two), a 400; a method the
+            # server does not know (h11 takes any token: the app's 405, or 404), a 501;
+            # the connection closed, as the httptools protocol answers them.
             self.refused = refused
-            raise h11.RemoteProtocolError("method not implemented")
+            raise h11.RemoteProtocolError(refused.reason.decode())
         if isinstance(event, h11.Request) and (fault := target_fault(event.target)):
             self.refused = Refusal(400, b"Bad Request", bad_request_body(fault))
             raise h11.RemoteProtocolError(fault)
@@ -361,7 +365,8 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
-            self._refusal = refusal(self.headers, self.url, self._method.method)
+            version = self.parser.get_http_version().encode()
+            self._refusal = refusal(self.headers, self.url, self._method.method, version)
             if self._refusal:
                 raise _Refused  # (the parser's error: send_400_response answers)
             # The targets uvicorn reads as a URL (service.api.targets): an absolute form

@@ -5,11 +5,12 @@ every error, and what decides them for a head the parser took (``refusal``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from service.api.heads import KNOWN_METHODS, unknown_codings
 from service.api.problems import PROBLEM_BASE
-from service.api.targets import method_not_implemented, target_fault
+from service.api.targets import host_fault, method_not_implemented, target_fault
 from service.errors import RequestTimeout
 
 
@@ -53,12 +54,18 @@ class Refusal(NamedTuple):
 
 
 def refusal(
-    headers: list[tuple[bytes, bytes]], target: bytes, method: bytes | None = None
+    headers: Sequence[tuple[bytes, bytes]],
+    target: bytes,
+    method: bytes | None = None,
+    version: bytes | None = None,
 ) -> Refusal | None:
-    """The answer to a head whose body is sent in a transfer coding the service does
-    not decode (501), whose ``method`` the server does not know (501), or whose
-    absolute-form target is refused (400), else None. (In this order on both parsers:
-    h11 refuses the coding before it gives the head.)"""
+    """The answer to a head whose Host is missing (in HTTP/1.1, ``version``), given twice
+    or malformed (400), whose body is sent in a transfer coding the service does not
+    decode (501), whose ``method`` the server does not know (501), or whose absolute-form
+    target is refused (400), else None. (In this order on both parsers: h11 refuses a
+    missing Host, then the coding, before it gives the head.)"""
+    if fault := host_fault(headers, version):
+        return Refusal(400, b"Bad Request", bad_request_body(fault))
     if codings := unknown_codings(headers):
         return Refusal(501, b"Not Implemented", not_implemented_body(codings))
     if method is not None and method not in KNOWN_METHODS:

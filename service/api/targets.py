@@ -12,6 +12,7 @@ CONNECT with a 400 of the parser's, where h11 routed CONNECT's "host:port" (404)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from starlette.responses import Response
@@ -54,6 +55,27 @@ def target_fault(target: bytes) -> str | None:
         return "the request target names user info (user@host), which HTTP does not send"
     if not rest[:end].partition(b":")[0] and not rest[:end].startswith(b"["):
         return "the request target names no host"
+    return None
+
+
+# A Host field's value (RFC 9110 7.2: uri-host [":" port], RFC 3986 3.2.2): an IP literal
+# in brackets, or a name of unreserved, percent-encoded and sub-delimiter characters
+# (an IPv4 address is one); empty where the target has no authority (RFC 9112 3.2).
+_HOST = re.compile(rb"(\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(:[0-9]*)?")
+
+
+def host_fault(headers: Sequence[tuple[bytes, bytes]], version: bytes | None) -> str | None:
+    """Why a request's Host is refused, else None: RFC 9112 3.2 has a server answer 400
+    to an HTTP/1.1 request (``version`` b"1.1") with no Host and to any with more than
+    one Host or one that is no host and port (a space, a path, user info). h11 refused
+    the first two, httptools none: "Host: a b/c" reached the app on both."""
+    hosts = [v for k, v in headers if k.lower() == b"host"]
+    if len(hosts) > 1:
+        return "the request has more than one Host header"
+    if not hosts:
+        return "an HTTP/1.1 request needs a Host header" if version == b"1.1" else None
+    if not _HOST.fullmatch(hosts[0].strip(b" \t")):
+        return "the Host header is no host[:port]"
     return None
 
 
