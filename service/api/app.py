@@ -22,6 +22,7 @@ from service.api import (
     ops,
     pages,
     problems,
+    ranges,
     subscribers,
     targets,
     utf8,
@@ -126,6 +127,8 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app.add_middleware(utf8.Utf8Json)
     # (Before any route or mount reads a conditional GET's dates.)
     app.add_middleware(conditional.IgnoreFutureDates)
+    # (Likewise before a static mount reads a Range.)
+    app.add_middleware(ranges.RangeRequests)
     app.add_middleware(limits.BodyLimit)
     app.add_middleware(limits.HeadAsGet)
     # The body's clock runs from the request reaching the app.
