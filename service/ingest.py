@@ -262,6 +262,12 @@ def _feed_reference(
         isinstance(fid, bool) or not isinstance(fid, int) or not 1 <= fid <= MAX_ID
     ):
         raise Unprocessable("feed_id must be the integer id of a registered feed")
+    if common["feed_id"] is not None and fid != common["feed_id"]:
+        # (The body's was taken, the query's never read.)
+        raise Unprocessable(
+            f"the body's feed_id {fid} and ?feed_id={common['feed_id']} name different "
+            "feeds: give one of them"
+        )
     urls = (_http_url(url, "feed_url"),) if url is not None else ()
     body = _content(data, "")
     ctype = data.get("content_type") if body is not None else None

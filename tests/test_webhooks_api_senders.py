@@ -108,6 +108,31 @@ def test_feed_reference_with_inline_content(svc: Service) -> None:
     assert d["feed_id"] == fid and d["items_new"] == PYTORCH_ITEMS
 
 
+def test_a_feed_reference_naming_two_feeds_is_422_and_stores_nothing(svc: Service) -> None:
+    # The feed_id was taken and the feed_url never read (the body's feed_id over the
+    # query's likewise): the document went to a feed the sender may not have meant.
+    pytorch = svc.feed("https://pytorch.org/blog/feed/")
+    other = svc.feed("https://other.example/feed.xml")
+    content = FEED_BYTES.decode()
+    for body, params in [
+        ({"feed_id": pytorch, "feed_url": "https://other.example/feed.xml"}, {}),
+        ({"feed_id": other, "feed_url": "https://pytorch.org/blog/feed/", "content": content}, {}),
+        ({"feed_id": pytorch, "content": content}, {"feed_id": other}),
+    ]:
+        r = svc.post(body, params=params)
+        assert r.status_code == 422, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert "name different feeds" in r.json()["detail"], r.json()
+    assert svc.count(t.Delivery) == 0
+    # One feed named both ways is its delivery (its URL as written otherwise).
+    r = svc.post(
+        {"feed_id": pytorch, "feed_url": "https://PyTorch.org/blog/feed", "content": content}
+    )
+    assert r.status_code == 202, r.text
+    r = svc.post({"feed_id": pytorch, "content": content}, params={"feed_id": pytorch})
+    assert r.status_code == 202, r.text
+
+
 def test_change_record_without_content_fetches_the_named_feed(svc: Service, origin: Origin) -> None:
     url = origin.route("/blog/feed/", body=FEED_BYTES, headers=RSS, etag='"fetched"')
     fid = svc.feed(url, name="pytorch-blog-feed")

@@ -163,6 +163,15 @@ class Receive(PipelineBase):
                 if incoming.sender == "websub":
                     raise Gone(f"no feed with id {incoming.feed_id}")
                 raise NotFound(f"no feed with id {incoming.feed_id}")
+            # {"feed_id": 1, "feed_url": "<another feed's>"} was feed 1's delivery, its
+            # feed_url never read: the document, or a fetch of feed 1, went to a feed the
+            # sender may not have meant.
+            urls = incoming.feed_urls if incoming.sender == "json" else ()
+            if urls and feed.url not in _wanted(urls):
+                raise Unprocessable(
+                    f"feed_id {feed.id} and feed_url {urls[0]} name different feeds: "
+                    "give one of them"
+                )
             return feed
         if incoming.source:
             feed = feeds_named(s, incoming.source, _wanted(incoming.feed_urls))
