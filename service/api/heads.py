@@ -2,7 +2,8 @@
 protocols (service.api.protocol) bound a head by, in bytes (PLAINFEED_MAX_HEAD_BYTES)
 and in time (PLAINFEED_HEAD_TIMEOUT), before the parser sees its bytes; the Upgrade
 headers the server does not take, which the httptools parser is not shown; and the
-methods the server knows, the others of which that parser is not shown either."""
+methods and versions the server knows, the others of which that parser is not shown
+either."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ KNOWN_METHODS = frozenset(
 )
 # A method as RFC 9110 5.6.2 spells one: a token.
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]*")
+# A request line's version at its end, before its CR (RFC 9112 2.3, 3).
+_LINE_VERSION = re.compile(rb" HTTP/([0-9]\.[0-9])\r\Z")
 
 
 class HeadCount:
@@ -295,24 +298,30 @@ class IgnoredUpgrade:
         return b"".join(kept)
 
 
-class UnknownMethod:
-    """A request head as the httptools parser is fed it, its method in KNOWN_METHODS: an
-    unknown one is fed as GET, and kept (``method``) for the service to refuse once the
-    head is read whole, as h11, which takes any token, gives it. The parser (llhttp)
-    refused a method it does not know with a 400 of its own at its first byte, before
-    the rest of the head was read, and passed those it knows (PROPFIND, PURGE, QUERY,
-    ...) to the app, a 405; h11 passed them all, a 405 too. The method's bytes are held
-    until the space after them; a byte no token holds passes the head on as it is (the
-    parser's 400)."""
+class RequestLine:
+    """A request line as the httptools parser is fed it: its method one the server knows,
+    its version 1.0 or 1.1; the others are kept for the service to answer once the head
+    is read whole, as h11, which takes them, gives them.
+
+    An unknown method is fed as GET (``method``): the parser (llhttp) refused one it does
+    not know with a 400 of its own at its first byte, before the rest of the head was
+    read, and passed those it knows (PROPFIND, PURGE, QUERY, ...) to the app, a 405; h11
+    passed them all, a 405 too. Another version is fed as 1.1 (``version``; b"" where the
+    line names none, HTTP/0.9's): the parser refused 1.2 and 3.0 (400) and served 2.0
+    and a line of no version as 1.1, h11 served 1.2, 2.0 and 3.7 and refused a line of
+    no version. The line is held until it ends; a method with a byte no token holds
+    passes the head on at once as it is (the parser's 400)."""
 
     def __init__(self) -> None:
         self.next_request()
 
     def next_request(self) -> None:
         self.method: bytes | None = None  # an unknown method read, the head fed as GET
+        self.version: bytes | None = None  # a version but 1.0 and 1.1, the head fed as 1.1
         self._held = bytearray()
         self._start = self._scanned = 0  # where the method starts; how far it is read
-        self._read = False  # the method read (or no token): the rest passes as it is
+        self._method_end = -1  # where the method ends, once read
+        self._read = False  # the line read (or no token): the rest passes as it is
 
     def feed(self, data: bytes) -> bytes:
         """The bytes of ``data`` (the head's, in order) to feed the parser now."""
@@ -327,22 +336,50 @@ class UnknownMethod:
             # (Blank lines before a request line, which the parser skips, stay before it.
             # A read of them alone is not fed: HeadCount.)
             self._start = self._scanned = len(data) - len(data.lstrip(b"\r\n"))
-        # (Scanned from where the last read ended: a method sent a byte a read is read
+        # (Scanned from where the last read ended: a line sent a byte a read is read
         # once, not once a read.)
-        end = _TOKEN.match(seen, self._scanned).end()  # type: ignore[union-attr]
-        if end == len(seen):  # the method goes on in a later read
+        if self._method_end < 0:
+            end = _TOKEN.match(seen, self._scanned).end()  # type: ignore[union-attr]
+            if end < len(seen) and (seen[end : end + 1] != b" " or end == self._start):
+                # No token: the parser refuses it, at once.
+                self._read = True
+                held.clear()
+                return data if seen is data else bytes(seen)
+            self._scanned = end
+            if end < len(seen):
+                self._method_end = end
+        nl = seen.find(b"\n", self._scanned) if self._method_end >= 0 else -1
+        if nl < 0:  # the line goes on in a later read
             if not held:
                 held += data
-            self._scanned = end
+            self._scanned = len(seen)
             return b""
         seen = bytes(seen)
         held.clear()
         self._read = True
-        method = seen[self._start : end]
-        if seen[end : end + 1] != b" " or not method or method in KNOWN_METHODS:
-            return seen
-        self.method = method
-        return seen[: self._start] + b"GET" + seen[end:]
+        return self._fed(seen, nl)
+
+    def _fed(self, seen: bytes, nl: int) -> bytes:
+        """``seen`` (its request line ending at ``nl``) as the parser is fed it."""
+        start, end = self._start, self._method_end
+        method = seen[start:end]
+        if method not in KNOWN_METHODS:
+            self.method = method
+        found = _LINE_VERSION.search(seen, end, nl)
+        version = found.group(1) if found else None
+        if version is None and b" " not in seen[end + 1 : nl]:
+            self.version = b""  # (the parser serves it as 1.1)
+        elif version not in (None, b"1.0", b"1.1"):
+            self.version = version
+        if self.method is None and not self.version:
+            return seen  # (as most lines are: not copied)
+        fed = [seen[:start], b"GET" if self.method else method]
+        at = end
+        if found and self.version:
+            fed += [seen[end : found.start(1)], b"1.1"]
+            at = found.end(1)
+        fed.append(seen[at:])
+        return b"".join(fed)
 
 
 def _next_upgrade(low: bytes, after: int) -> int:

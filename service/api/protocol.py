@@ -11,7 +11,8 @@ gives uvicorn the class with the settings' values. Both serve a request asking t
 to anything but a WebSocket (h2c: the service speaks no HTTP/2) as HTTP/1.1, its Upgrade
 ignored (RFC 9110 7.8), its body read and its connection kept. Both answer a method the
 server does not know 501 (RFC 9110 9.1), its connection closed, once its head is read
-whole (httptools' parser refused one it does not know with a 400, h11 took any, a 405).
+whole (httptools' parser refused one it does not know with a 400, h11 took any, a 405),
+and a major HTTP version but 1 505 (RFC 9110 15.6.6), a later 1.x served as 1.1.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from service.api.heads import (
     HeadClock,
     HeadCount,
     IgnoredUpgrade,
-    UnknownMethod,
+    RequestLine,
     head_fields,
     head_version,
 )
@@ -289,7 +290,7 @@ if HttpToolsProtocol is not None:
             self._upgrade = IgnoredUpgrade(b"websocket" if self.ws_protocol_class else None)
             self._tunnel = False  # a CONNECT read: what follows it is no request
             self._refusal: Refusal | None = None  # a head the service refuses, its answer
-            self._method = UnknownMethod()  # a method the parser is not shown
+            self._line = RequestLine()  # a method or version the parser is not shown
 
         def data_received(self, data: bytes) -> None:
             # Fed to the parser a head, or a body, at a time: what came at once (a body's
@@ -317,7 +318,7 @@ if HttpToolsProtocol is not None:
                         # stopped by any byte fed), and no head's clock starts.
                         return
                     self._clock.watch(self._head)
-                    fed = self._method.feed(self._upgrade.feed(data[:n]))
+                    fed = self._line.feed(self._upgrade.feed(data[:n]))
                 else:
                     n = self._body.take(data) if self._body is not None else len(data)
                     n = n or len(data)  # (the parser not where BodyEnd says: all, as before)
@@ -365,8 +366,11 @@ if HttpToolsProtocol is not None:
             self._head.reading = False
             self._clock.stop()
             self._body = BodyEnd(self.headers)
-            version = self.parser.get_http_version().encode()
-            self._refusal = refusal(self.headers, self.url, self._method.method, version)
+            line = self._line
+            version = line.version
+            if version is None:
+                version = self.parser.get_http_version().encode()
+            self._refusal = refusal(self.headers, self.url, line.method, version)
             if self._refusal:
                 raise _Refused  # (the parser's error: send_400_response answers)
             # The targets uvicorn reads as a URL (service.api.targets): an absolute form
@@ -400,7 +404,7 @@ if HttpToolsProtocol is not None:
             self._body_read()
             self._head.next_request()
             self._upgrade.next_request()
-            self._method.next_request()
+            self._line.next_request()
 
         def send_400_response(self, msg: str) -> None:
             if self._refusal:

@@ -44,6 +44,17 @@ def method_not_implemented_body(method: bytes) -> bytes:
     return _problem(501, *method_not_implemented(method.decode("latin-1")))
 
 
+def version_not_supported_body(version: bytes) -> bytes:
+    """The problem document for a request of an HTTP major version other than 1 (RFC 9110
+    15.6.6): the service speaks HTTP/1.1 (and 1.0), no HTTP/2 nor HTTP/3."""
+    return _problem(
+        505,
+        "http-version-not-supported",
+        "HTTP version not supported",
+        f"the request is of HTTP/{version.decode('latin-1')}; this server speaks HTTP/1.1",
+    )
+
+
 class Refusal(NamedTuple):
     """The answer to a head the parser took and the service refuses: its status and
     reason, and its problem body."""
@@ -59,11 +70,17 @@ def refusal(
     method: bytes | None = None,
     version: bytes | None = None,
 ) -> Refusal | None:
-    """The answer to a head whose Host is missing (in HTTP/1.1, ``version``), given twice
-    or malformed (400), whose body is sent in a transfer coding the service does not
+    """The answer to a head of an HTTP ``version`` other than 1.x (505; 400 when its
+    request line names none), whose Host is missing (in HTTP/1.1), given twice or
+    malformed (400), whose body is sent in a transfer coding the service does not
     decode (501), whose ``method`` the server does not know (501), or whose absolute-form
     target is refused (400), else None. (In this order on both parsers: h11 refuses a
     missing Host, then the coding, before it gives the head.)"""
+    if version is not None and not version.startswith(b"1."):
+        if not version:
+            detail = "the request line names no HTTP version (HTTP/0.9 is not spoken)"
+            return Refusal(400, b"Bad Request", bad_request_body(detail))
+        return Refusal(505, b"HTTP Version Not Supported", version_not_supported_body(version))
     if fault := host_fault(headers, version):
         return Refusal(400, b"Bad Request", bad_request_body(fault))
     if codings := unknown_codings(headers):

@@ -73,7 +73,9 @@ def host_fault(headers: Sequence[tuple[bytes, bytes]], version: bytes | None) ->
     if len(hosts) > 1:
         return "the request has more than one Host header"
     if not hosts:
-        return "an HTTP/1.1 request needs a Host header" if version == b"1.1" else None
+        # (A later 1.x is served as 1.1: RFC 9110 2.5.)
+        needs = version is not None and version.startswith(b"1.") and version != b"1.0"
+        return "an HTTP/1.1 request needs a Host header" if needs else None
     if not _HOST.fullmatch(hosts[0].strip(b" \t")):
         return "the Host header is no host[:port]"
     return None
