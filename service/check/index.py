@@ -10,8 +10,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
+from typing import TypeVar
 
-from service.check.caps import MAX_TABLE_CELLS, Cut
+from service.check.caps import MAX_PLACES_PER_VALUE, MAX_TABLE_CELLS, Cut
 from service.check.clauses import source_clauses
 from service.check.columns import column_noun, column_unit, render_row, with_columns
 from service.check.derive import Derived, Operands, quantize
@@ -34,6 +35,7 @@ from service.numbers.number import QUANTITY, RANGE, WORD
 from service.text import single_spaced, split_blocks, split_sentences
 
 _DIGIT = re.compile(r"\d")
+_K = TypeVar("_K")
 
 
 @dataclass(slots=True)
@@ -251,22 +253,31 @@ def _label(text: str, sentences: list[str]) -> str:
     return ""
 
 
+def _place(table: dict[_K, list[Hit]], key: _K, hit: Hit, cut: Cut) -> None:
+    hits = table.setdefault(key, [])
+    if len(hits) < MAX_PLACES_PER_VALUE:
+        hits.append(hit)
+    else:  # a value written past its cap (check.caps): bounds each figure's matching
+        cut.places += 1
+
+
 def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> None:
+    cut = idx.cut
     for n in nums:
         if n.kind == RANGE:
             assert n.value is not None and n.high is not None
-            idx.ranges.setdefault((n.value, n.high), []).append((unit_no, n))
+            _place(idx.ranges, (n.value, n.high), (unit_no, n), cut)
             if n.change:  # "from 5,996 to 7,027": two measured values
                 low = replace(n, kind=QUANTITY, high=None)
                 high = replace(n, kind=QUANTITY, value=n.high, exp=n.high_exp, high=None)
-                idx.singles.setdefault(n.value, []).append((unit_no, low))
-                idx.singles.setdefault(n.high, []).append((unit_no, high))
+                _place(idx.singles, n.value, (unit_no, low), cut)
+                _place(idx.singles, n.high, (unit_no, high), cut)
                 continue
-            idx.range_lows.setdefault(n.value, []).append((unit_no, n))
-            idx.range_highs.setdefault(n.high, []).append((unit_no, n))
+            _place(idx.range_lows, n.value, (unit_no, n), cut)
+            _place(idx.range_highs, n.high, (unit_no, n), cut)
         elif n.kind in (QUANTITY, WORD):
             assert n.value is not None
-            idx.singles.setdefault(n.value, []).append((unit_no, n))
+            _place(idx.singles, n.value, (unit_no, n), cut)
 
 
 @lru_cache(maxsize=16)

@@ -129,12 +129,16 @@ def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
     return out
 
 
+_IN_DOUBT = frozenset((CheckStatus.UNSUPPORTED, CheckStatus.MISATTACHED))
+
+
 def _verdict(idx: SourceIndex, n: Number, sentence: str, outcome: Outcome) -> NumberVerdict:
     unit = idx.units[outcome.unit] if outcome.unit is not None else None
     reason = outcome.reason
-    if outcome.status == CheckStatus.UNSUPPORTED and (cut := idx.cut.reason()):
-        # Figures past a cap were not read (check.caps): the figure may be one, and a
-        # reader who finds it there should know why the check did not (it stays unsupported).
+    if outcome.status in _IN_DOUBT and (cut := idx.cut.reason()):
+        # Figures past a cap were not read (check.caps): the figure, or its place with the
+        # explainer's names, may be one, and a reader who finds it there should know why
+        # the check did not (the verdict stands).
         reason = f"{reason}; {cut}" if reason else cut
     # Validated construction: pydantic-core checks these seven fields in C, faster than
     # model_construct walks them in Python (2.5 against 6 us a verdict, 78 a check).
