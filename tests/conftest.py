@@ -8,6 +8,7 @@ and drop it afterwards.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
 import time
@@ -179,6 +180,23 @@ def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
     status, *lines = head.decode("latin-1").split("\r\n")
     headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
     return status, headers, body
+
+
+def read_statuses(s: socket.socket) -> list[bytes]:
+    """The status lines of every answer read until the server closes."""
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    # (An answer's status line follows the body before it with no line break.)
+    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
+
+
+def statuses(port: int, raw: bytes) -> list[bytes]:
+    """The status lines of every answer to ``raw`` (sent at once), read until the server
+    closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        return read_statuses(s)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback, statuses
 
 SMALL = 8 * 1024
 CHECK = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "It is 1.5x faster."}).encode()
@@ -37,16 +36,6 @@ def port(tmp_path: Path) -> Iterator[int]:
     settings: Settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}")
     protocol = bounded(ProblemHttpToolsProtocol, SMALL, 30.0)
     yield from serve_on_loopback(create_app(settings, workers=0), protocol)
-
-
-def _answers(port: int, raw: bytes) -> list[bytes]:
-    """The status lines of every answer to ``raw``, read until the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
 def _post(chunks: bytes) -> bytes:
@@ -66,7 +55,7 @@ def test_a_chunk_size_with_leading_zeros_leaves_the_next_head_counted(port: int)
     # what was fed at once, and the head over the cap after it was served (200).
     data = b"\r\n" + CHECK  # (white space before JSON)
     chunk = b"0" * 70 + b"%x\r\n%s\r\n" % (len(data), data)
-    assert _answers(port, _post(chunk) + BIG_HEAD) == [
+    assert statuses(port, _post(chunk) + BIG_HEAD) == [
         b"HTTP/1.1 200 OK",
         b"HTTP/1.1 431 Request Header Fields Too Large",
     ]
@@ -75,7 +64,7 @@ def test_a_chunk_size_with_leading_zeros_leaves_the_next_head_counted(port: int)
 def test_a_body_of_one_byte_chunks_is_read_to_its_end(port: int) -> None:
     # Each chunk a line and a byte: BodyEnd's loop over chunks in one read (_sizes).
     chunks = b"".join(b"1\r\n%s\r\n" % CHECK[i : i + 1] for i in range(len(CHECK)))
-    assert _answers(port, _post(chunks) + BIG_HEAD) == [
+    assert statuses(port, _post(chunks) + BIG_HEAD) == [
         b"HTTP/1.1 200 OK",
         b"HTTP/1.1 431 Request Header Fields Too Large",
     ]
@@ -166,8 +155,8 @@ def test_a_size_line_the_parser_refuses_is_answered_400_and_the_server_goes_on(
 ) -> None:
     body = b"3\r\nabc\r\n" + size + b"\r\nhello\r\n0\r\n\r\n"
     head = b"POST /check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-    assert _answers(port, head + body) == [b"HTTP/1.1 400 Bad Request"]
-    assert _answers(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == [
+    assert statuses(port, head + body) == [b"HTTP/1.1 400 Bad Request"]
+    assert statuses(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == [
         b"HTTP/1.1 200 OK"
     ]
 

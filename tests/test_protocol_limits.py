@@ -5,7 +5,6 @@ bytes to a real server on loopback (and `plainfeed serve` as a process)."""
 from __future__ import annotations
 
 import json
-import re
 import socket
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import make_settings, read_answer, read_statuses, serve_on_loopback
 from tests.procs import READY, on_a_free_port, plainfeed, plainfeed_env, wait_ready
 
 SMALL = 8 * 1024  # a cap under the default's 64 KiB
@@ -38,15 +37,6 @@ def settings(tmp_path: Path) -> Settings:
 
 def _head(size: int, end: bytes = b"\r\n\r\n", path: bytes = b"/healthz") -> bytes:
     return b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * size + end
-
-
-def _answers(s: socket.socket) -> list[bytes]:
-    """The status lines of every answer read until the server closes."""
-    data = b""
-    while chunk := s.recv(65536):
-        data += chunk
-    # (An answer's status line follows the body before it with no line break.)
-    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
 @pytest.fixture(params=["httptools", "h11"])
@@ -117,14 +107,14 @@ def test_a_stray_crlf_after_an_answer_leaves_the_keep_alive_close(
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
             s.sendall(b"\r\n")
-            assert _answers(s) == []  # closed, no 408
+            assert read_statuses(s) == []  # closed, no 408
         # A request after the blank line is served as before (the parser skips it).
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
             s.sendall(b"\r\n")
             s.sendall(b"\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            assert _answers(s) == [b"HTTP/1.1 200 OK"]
+            assert read_statuses(s) == [b"HTTP/1.1 200 OK"]
 
 
 @pytest.mark.parametrize(
@@ -144,7 +134,7 @@ def test_blank_lines_first_on_a_connection_do_not_stop_its_clock(
                     time.sleep(0.2)
             except OSError:
                 pass  # answered and closed meanwhile
-            assert _answers(s) == [b"HTTP/1.1 408 Request Timeout"]
+            assert read_statuses(s) == [b"HTTP/1.1 408 Request Timeout"]
 
 
 def _post(body: bytes, *, chunked: bool = False) -> bytes:
@@ -174,7 +164,7 @@ def test_a_head_read_with_the_request_before_it_is_counted(
     for port in serve_on_loopback(create_app(settings, workers=0), protocol):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(before + _head(SMALL + 1024))
-            answers = _answers(s)
+            answers = read_statuses(s)
         assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
 
 
@@ -184,7 +174,7 @@ def test_requests_read_at_once_under_the_cap_are_all_served(settings: Settings) 
     for port in serve_on_loopback(create_app(settings, workers=0), protocol):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"".join(BEFORE.values()) + _head(SMALL - 1024) + close)
-            assert _answers(s) == [b"HTTP/1.1 200 OK"] * 5
+            assert read_statuses(s) == [b"HTTP/1.1 200 OK"] * 5
 
 
 def test_body_end_finds_the_end_of_a_body_however_it_is_split() -> None:

@@ -7,7 +7,6 @@ any to the app (405, or 404 where no route is)."""
 from __future__ import annotations
 
 import json
-import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback, statuses
 
 PROTOCOLS = [ProblemHttpToolsProtocol, ProblemH11Protocol]
 IDS = ["httptools", "h11"]
@@ -39,16 +38,6 @@ def exchange(port: int, *reads: bytes) -> tuple[str, dict[str, str], bytes]:
         for data in reads:
             s.sendall(data)
         return read_answer(s)
-
-
-def statuses(port: int, raw: bytes) -> list[bytes]:
-    """The status lines of every answer to ``raw``, read until the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
 def assert_not_implemented(

@@ -15,7 +15,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import make_settings, read_answer, serve_on_loopback, statuses
 
 PROTOCOLS = [ProblemHttpToolsProtocol, ProblemH11Protocol]
 IDS = ["httptools", "h11"]
@@ -58,16 +58,6 @@ def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(raw)
         return read_answer(s)
-
-
-def statuses(port: int, raw: bytes) -> list[bytes]:
-    """The status lines of every answer to ``raw``, read until the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
 def test_connect_is_a_405_problem_and_the_connection_closes(port: int) -> None:
