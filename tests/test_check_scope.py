@@ -23,7 +23,7 @@ def status(explainer: str, source: str, text: str) -> CheckStatus:
 # --- opposites -------------------------------------------------------------------------------
 
 TOPK = (
-    "For small K, FlyDSL achieves a 4.82x speedup over ATen with deterministic algorithms "
+    "For small-K TopK, FlyDSL achieves a 4.82x speedup over ATen with deterministic algorithms "
     "disabled, and 4.02x with them enabled."
 )
 

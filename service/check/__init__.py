@@ -138,7 +138,21 @@ Rules, in short (the module's tests spell them out):
   39 GB, on DeepSeek-V3 671B") must all occur in the source clause where that number
   stands, its paragraph label (a bold lead-in, or a caption's first sentence: "Figure
   1: ... with Llama3-8B (...)." labels the sentences of its caption) or its headings;
-  else ``misattached``.
+  else ``misattached``. So is a figure (supported or derived otherwise) whose words name
+  a thing the source never writes anywhere ("The Triton kernel is 2x faster" of "The
+  FlyDSL kernel is 2x faster": "\"triton\" is not in the source"): a CamelCase word
+  or acronym, or a capitalised word inside a sentence of English prose (not in a
+  heading, table, title-case line or German text), the source writing it in no form
+  (case, spaces, hyphens, underscores and a plural aside, nor inside a longer word:
+  "Flash Attention" and "flex-attention" are "FlashAttention", "Flex" is of
+  "FlexAttention"; an acronym spelt out by content words, "LLM" of "large language
+  model", "MoE" of "mixture of experts"); not a chip vendor, a maker right before a
+  product the source names ("AWS Graviton3e"), a plain hardware noun, a month or day,
+  a field ("AI"), what a bare count counts ("8 LLMs", "256 Prompt Tokens"), nor a name
+  before a word of authorship ("the PyTorch team reports"). A sentence's first word is
+  such a name only where the explainer writes it capitalised inside a sentence and
+  never in lower case: a lone "Triton is 2x faster" passes, as no word list tells it
+  from "Training is 2x faster" (:mod:`.absent`).
   A plain hardware noun (GPUs, CPUs, TPUs, NPUs, nodes) named before the figure may
   stand earlier in its source paragraph instead: "Flex attention on RDNA 3 GPUs gets
   roughly 2-8x lower latency" of "FlexAttention on AMD's RDNA3 GPUs ... The result is
@@ -383,7 +397,8 @@ else a figure's clause says, :mod:`.beyond` reading it from the explainer's sent
 :mod:`.antecedent` (a figure's clause pointing back to the sentence before),
 :mod:`.length` (short/long of a noun, an opposite pair),
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
-:mod:`.qualified` (a figure of one kind of a thing),
+:mod:`.qualified` (a figure of one kind of a thing), :mod:`.absent` (names the source
+never writes),
 :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit or a table column),
 :mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on

@@ -43,10 +43,18 @@ _DIGIT = re.compile(r"\d")
 
 
 def known_names(
-    s: str, nums: Sequence[Number], idx: SourceIndex, start: int = 0, end: int | None = None
+    s: str,
+    nums: Sequence[Number],
+    idx: SourceIndex,
+    start: int = 0,
+    end: int | None = None,
+    absent: list[tuple[int, int, bool]] | None = None,
 ) -> list[Name]:
     """The names of an explainer sentence (of ``s[start:end]``) that the source knows, in
-    order."""
+    order. ``absent``: given, it gets where the name words stand that the source lacks
+    (words, no identifiers), each with whether it is a name only where the explainer
+    writes it so inside a sentence (a plain capitalised first word): :mod:`.absent`
+    reads them, few of them."""
     out: list[Name] = []
     idents = [n for n in nums if n.kind == IDENTIFIER]
     for n in idents:
@@ -72,6 +80,8 @@ def known_names(
                 # A capitalised first word the source writes so inside its sentences.
                 opening and is_name(word, False) and idx.named_inside(word)
             ):
+                if absent is not None and opening and is_name(word, False):
+                    absent.append((at, at + len(word), True))  # (the source's: read later)
                 continue
             e = at + len(word)
             if e == m.end() and s.startswith(" ", e):
@@ -90,6 +100,8 @@ def known_names(
             known = idx.name(word)
             if known is not None:
                 out.append(Name(at, at + len(word), *known))
+            elif absent is not None:
+                absent.append((at, at + len(word), opening and not is_name(word, True)))
     out.sort(key=lambda x: x.start)
     return out
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TypeVar
 
+from service.check.absent import written_anyhow
 from service.check.caps import MAX_PLACES_PER_VALUE, MAX_TABLE_CELLS, Cut
 from service.check.clauses import source_clauses
 from service.check.columns import column_noun, column_unit, render_row, with_columns
@@ -70,6 +71,7 @@ class SourceIndex:
     _first: dict[tuple[str, str, bool], int | None] = field(default_factory=dict)
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     _inside: dict[str, bool] = field(default_factory=dict)
+    _anyhow: dict[str, bool] = field(default_factory=dict)
     _labels: frozenset[str] | None = None
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines,
@@ -157,6 +159,16 @@ class SourceIndex:
         pattern = name_pattern(key)
         found = (key, pattern) if self.has(pattern, key) else None
         self._names[word] = found
+        return found
+
+    def written_anyhow(self, key: str, initials: str = "") -> bool:
+        """Whether the source writes a name of folded ``key`` in any form, as part of a
+        longer word too, an acronym spelt out from its ``initials`` too
+        (:func:`~service.check.absent.written_anyhow`; memoised)."""
+        memo = key + "\x01" + initials
+        found = self._anyhow.get(memo)
+        if found is None:
+            found = self._anyhow[memo] = written_anyhow(self.joined, key, initials=initials)
         return found
 
     def named_inside(self, word: str) -> bool:

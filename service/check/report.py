@@ -7,6 +7,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from service.check.absent import (
+    Prose,
+    absent_name,
+    initials,
+    plain_word,
+    quoted,
+    says_who,
+    title_cased,
+)
 from service.check.beyond import (
     about_words,
     direct_noun,
@@ -29,6 +38,8 @@ from service.check.names import (
     STOP_WORDS,
     Name,
     is_name,
+    name_key,
+    name_pattern,
     setting_noun,
     without_vendors,
 )
@@ -83,13 +94,15 @@ class _Sentence:
     code: bool = False
     label_end: int = 0  # a table row: where its first cell (its label) ends in ``text``
     cell_sides: tuple[Hedge, ...] = ()  # a table row: per column, a max/min it states
+    # Prose: not a heading, title or table row, whose capitals say no name (:mod:`.absent`).
+    prose: bool = True
 
 
 def _code_lines(code: str, group: int) -> list[_Sentence]:
     return [_Sentence(line, group, True) for line in code.splitlines() if line.strip()]
 
 
-def _sentences_of(text: str, group: int) -> list[_Sentence]:
+def _sentences_of(text: str, group: int, *, prose: bool = True) -> list[_Sentence]:
     out: list[_Sentence] = []
     for b, block in enumerate(split_blocks(text)):
         g = group * 1000 + b
@@ -99,24 +112,27 @@ def _sentences_of(text: str, group: int) -> list[_Sentence]:
             for row in block.rows:
                 text = render_row(block.header, row)
                 label_end, cell_sides = len(text.split(" | ", 1)[0]), row_sides(block.header, row)
-                out.append(_Sentence(text, g, label_end=label_end, cell_sides=cell_sides))
+                out.append(
+                    _Sentence(text, g, label_end=label_end, cell_sides=cell_sides, prose=False)
+                )
         elif block.kind == "heading":
             # "## 1. What is new": the section's number is the explainer's own (its
             # Markdown numbers the sections), not a claim about the post.
             m = _SECTION_NUMBER.match(block.text)
-            out.append(_Sentence(block.text[m.end() :] if m else block.text, g))
+            out.append(_Sentence(block.text[m.end() :] if m else block.text, g, prose=False))
         else:
-            out.extend(_Sentence(s, g) for s in split_sentences(block.text, code=True))
+            sentences = split_sentences(block.text, code=True)
+            out.extend(_Sentence(s, g, prose=prose) for s in sentences)
     return out
 
 
 def _explainer_sentences(explainer: Explainer | str) -> list[_Sentence]:
     if isinstance(explainer, str):
         return _sentences_of(explainer, 0)
-    out = _sentences_of(explainer.title, 0)
+    out = _sentences_of(explainer.title, 0, prose=False)
     g = 1
     for section in explainer.sections:
-        out.extend(_sentences_of(section.heading, g))
+        out.extend(_sentences_of(section.heading, g, prose=False))
         g += 1
         for paragraph in section.paragraphs:
             out.extend(_sentences_of(paragraph, g))
@@ -219,11 +235,91 @@ def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Bind
     return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
 
 
+# What stands between a maker's name and its product's: "AWS Graviton", "Meta's Llama".
+_OWNED = re.compile(r"(?:['\u2019]s)?\s+")
+
+
+def _maker(s: str, x: Name, names: Sequence[Name]) -> bool:
+    """Whether the name ``x`` of sentence ``s`` stands right before a name the source
+    writes, as a maker's before its product ("AWS Graviton3e", "Meta's Llama 3"): it
+    says whose the product is (world knowledge, as a chip vendor's name is:
+    :data:`~service.check.names.VENDORS`), not another thing the figure is of."""
+    after = next((y for y in names if y.start >= x.end), None)
+    return after is not None and _OWNED.fullmatch(s, x.end, after.start) is not None
+
+
+# The capitalised words right after a bare count: what it counts ("8 LLMs", "40 PRs",
+# "256 Prompt Tokens"), which the check reads as nouns (abbreviations of "large language
+# models", "pull requests"; a title-case phrase): no things the figure is said of.
+_COUNTED = re.compile(r"(?:[ \t-]+[A-Z][\w'\u2019]*)+")
+
+
+def _counted_phrases(s: str, nums: Sequence[Number]) -> list[tuple[int, int]]:
+    out = []
+    for n in nums:
+        m = _COUNTED.match(s, n.end) if not n.unit and n.kind in (QUANTITY, RANGE, WORD) else None
+        if m is not None:
+            out.append(m.span())
+    return out
+
+
+def _strays(
+    idx: SourceIndex,
+    s: str,
+    text: str,
+    nums: Sequence[Number],
+    names: Sequence[Name],
+    lacked: Sequence[tuple[int, int, bool]],
+    prose: bool,
+    explainer: Prose,
+) -> dict[int, list[Name]]:
+    """Per figure (by start), the names within its words (the window its known names
+    bind in, :func:`bind_numbers`) that the source never writes (:mod:`.absent`), of the
+    name words of sentence ``s`` (``text`` as written) the source lacks (``lacked``, each
+    with whether it is a name only where the explainer writes it so inside a sentence: a
+    plain first word; ``prose``: the sentence is prose; ``explainer``: the explainer's
+    prose). Read cheapest first: most are words the source writes in lower case."""
+    found: list[Name] = []
+    counted: list[tuple[int, int]] | None = None
+    for a, b, first in lacked:
+        word = s[a:b]
+        if word.lower() in idx.source_words:
+            continue  # most: a capitalised word the source writes in lower case
+        key = name_key(word)
+        if not absent_name(word, key) or idx.written_anyhow(key, initials(word)):
+            continue
+        x = Name(a, b, key, name_pattern(key))
+        if plain_word(word):
+            # A capital says a name only inside English prose (title case read in the
+            # sentence as written: a count's title-case phrase is lowered in ``s``).
+            if not prose or title_cased(text) or not explainer.english():
+                continue
+            if first and not explainer.named(word):
+                continue  # a sentence's first word: a name only where the explainer says so
+        if counted is None:
+            counted = _counted_phrases(s, nums)
+        if any(c <= a < d for c, d in counted):
+            continue  # "8 LLMs", "256 Prompt Tokens": what a count counts
+        if _maker(s, x, names) or says_who(s, x):
+            continue  # "AWS Graviton3e", "the PyTorch team reports": whose, who says
+        found.append(x)
+    if not found:
+        return {}
+    # Bound with the known names, as they are: the same windows, a "respectively" list's
+    # pairs (its names all counted, or the pairs would shift).
+    strays = set(found)
+    both = sorted([*names, *found], key=lambda x: x.start)
+    bound = bind_numbers(s, nums, both, leading=True)
+    return {at: mine for at, b in bound.items() if (mine := [x for x in b.names if x in strays])}
+
+
 def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
     group = -1
     paragraph = ""  # its sentences so far, this one too: a scope said in an earlier one
+    # The explainer's prose, read on first use (:mod:`.absent`).
+    prose = Prose(lambda: (x.text for x in sentences if x.prose and not x.code))
     for sentence in sentences:
         if sentence.group != group:
             group, carried, paragraph = sentence.group, (), ""
@@ -248,8 +344,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         sides = shapes(idx, s, nums) if len(nums) > 1 else {}
         directional: bool | None = None  # read at the sentence's first quantity
         wording: Sentence | None = None  # its opposite-pair words, read on first use
-        names = without_vendors(s, known_names(s, nums, idx), idx.joined)
+        lacked: list[tuple[int, int, bool]] = []
+        names = without_vendors(s, known_names(s, nums, idx, absent=lacked), idx.joined)
         bindings = bind_numbers(s, nums, names, leading=True)
+        # The names of its figures that the source never writes: none, in most sentences.
+        strays = _strays(idx, s, text, nums, names, lacked, sentence.prose, prose) if lacked else {}
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
         said: list[tuple[int, Number, Name]] = []
@@ -366,6 +465,11 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                             outcome = match_mean(idx, n, outcome, again)
                 else:
                     outcome = match_quantity(idx, n, binding)
+                stray = strays.get(n.start)
+                if stray and outcome.status in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
+                    # "Triton is 2x faster" of "FlexAttention is 2x faster": an entity
+                    # the post never names, the source's figure is of other things.
+                    outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, quoted(stray))
             elif n.kind == WORD:
                 # A count word counts its noun, as digits do ("eight experts").
                 noun_of = None if n.unit else functools.partial(direct_noun, s, n)

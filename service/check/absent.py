@@ -1,0 +1,216 @@
+"""Names the source never writes: an explainer's figure said of an entity the post does
+not mention anywhere ("The Triton kernel is 2x faster" of "The FlyDSL kernel is 2x
+faster") is not backed by the source's figure, however it matches.
+
+The binding (:func:`~service.check.bind.known_names`) keeps only the names the source
+has: a name it lacks was dropped, and its figure bound the names left, or none, and
+passed. The words dropped so are gathered here and read again, conservatively: only
+words the check treats as names (a capital inside the word, "FlexAttention", "MXFP",
+"vLLM"; else a capitalised word inside a sentence of English prose, "Triton", not in a
+heading, a table, a title-case line or a German text, whose nouns are capitalised),
+within the figure's own words (the window of :func:`~service.check.bind.bind_numbers`:
+no aside, no other clause); neither a chip vendor's, a maker's before a product the
+source names ("AWS Graviton3e"), a plain hardware noun ("AMD's MI300X GPUs": what a
+product is), a month, a field ("AI"), what a bare count counts ("8 LLMs"), nor a name
+before a word of authorship ("the PyTorch team reports"); and none the source writes in
+any form: case, spaces, hyphens and underscores aside, singular or plural, as part of a
+longer word ("Flash Attention", "flex-attention" for "FlashAttention"; "Flex" of
+"FlexAttention", "Triton" of "AOTriton": a miss rather than a false alarm), or an
+acronym spelt out ("LLM" of "large language model"). A sentence's first word is such a
+name only where the explainer's prose writes it capitalised inside a sentence and never
+in lower case, as the source must for a known one
+(:func:`~service.check.names.named_inside`): "Training is 2x faster" is no name, and a
+lone "Triton is 2x faster" is read as it, a known limit (no word list tells a product
+from an English word: "Widening the Triton autotuning search ..." opens a sentence of a
+faithful explainer in tests/data)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+
+from service.check.names import (
+    GERMAN_STOP_WORDS,
+    HARDWARE_NOUNS,
+    STOP_WORDS,
+    VENDORS,
+    Name,
+    named_inside,
+)
+from service.check.unit import word_set
+
+# Between two letters of a name the source may write a separator the explainer does not
+# ("flex-attention", "Flash Attention", "flash_attention" for "FlashAttention"), and the
+# reverse: each letter is looked for with an optional one after it.
+_LOOSE_SEP = r"[\s\x00_\-]?"
+# A key this long is found inside a longer word too ("flex" of "flexattention"); a
+# shorter one (an acronym: "tpu" is in "output", "moe" in "some") only as a word.
+_PART = 4
+
+
+@lru_cache(maxsize=1024)
+def _loose(key: str) -> re.Pattern[str]:
+    body = _LOOSE_SEP.join(map(re.escape, key))
+    if len(key) >= _PART:
+        return re.compile(body)
+    return re.compile(r"(?<![a-z0-9])" + body + r"(?:e?s)?(?![a-z0-9])")
+
+
+def _forms(key: str) -> list[str]:
+    """A folded name word and its singulars ("tritons", "triton"; "boxes", "box")."""
+    forms = [key]
+    if len(key) > 3 and key.endswith("s"):
+        forms.append(key[:-1])
+        if key.endswith("es") and len(key) > 4:
+            forms.append(key[:-2])
+    return forms
+
+
+# Between the words an acronym's letters start: separators, and the few function words
+# an acronym skips ("common vulnerabilities and exposures", "mixture of experts").
+_SPELLED_SEP = r"[\s\x00/-]+(?:(?:and|of|the|for|&)[\s\x00/-]+)*"
+
+
+@lru_cache(maxsize=256)
+def _spelled(letters: str) -> re.Pattern[str]:
+    # Each word of three letters or more, read by its own group.
+    return re.compile(r"(?<![a-z0-9])" + _SPELLED_SEP.join(f"({c}[a-z]{{2,}})" for c in letters))
+
+
+def written_anyhow(text: str, key: str, *, initials: str = "") -> bool:
+    """Whether ``text`` (the source's lower-case text) writes the name of folded ``key``
+    in any form (:mod:`this module <.absent>`); an acronym also spelt out, its
+    ``initials`` starting content words in a row ("LLM" of "large language models",
+    "MoE" of "mixture-of-experts": an abbreviation of plain words is a paraphrase, as
+    "40 PRs" is of "40 pull requests" to a count's noun; not "automatically when the
+    shape" for "AWS")."""
+    letters = key.replace("\x00", "")
+    if any(_loose(form).search(text) is not None for form in _forms(letters)):
+        return True
+    if not initials:
+        return False
+    return any(STOP_WORDS.isdisjoint(m.groups()) for m in _spelled(initials).finditer(text))
+
+
+def initials(word: str) -> str:
+    """The initials of an acronym, its capitals in lower case ("llm" of "LLM" and
+    "LLMs", "me" of "MoE"): a word that starts with a capital, has two or more, and
+    one lower-case letter at most but a plural's "s" (not "ATen", "FlexAttention",
+    "vLLM": names, no words spelt short). Else ""."""
+    core = word[:-1] if len(word) > 2 and word.endswith("s") else word
+    caps = [c for c in core if c.isupper()]
+    if not core[:1].isupper() or len(caps) < 2 or len(core) - len(caps) > 1:
+        return ""
+    return "".join(caps).lower() if "".join(caps).isascii() else ""
+
+
+def plain_word(word: str) -> bool:
+    """A capitalised word with no other capital ("Triton", "Llama"): a name only by
+    where it stands."""
+    return not any(map(str.isupper, word[1:]))
+
+
+# A plain word of four letters or more (no capital inside, no digit, not part of a
+# hyphenated or dotted word: "FlexAttention", "MI300X", "Llama-based" are none).
+_TITLE_WORD = re.compile(r"(?<![\w.-])[A-Za-z][a-z]{3,}(?![\w-])")
+_FIRST = re.compile(r"[\W_]*")
+
+
+def title_cased(s: str) -> bool:
+    """Whether a sentence is written in title case ("FlyDSL Delivers 2x Faster GEMM"):
+    two thirds of its plain words of four letters or more, but one starting it, are
+    capitalised, two at least, so that a capital says no name there ("The Triton and
+    Pallas kernels are 2x faster" is no title: two of four)."""
+    start = _FIRST.match(s)
+    first = start.end() if start is not None else 0
+    words = [m.group(0) for m in _TITLE_WORD.finditer(s) if m.start() != first]
+    caps = sum(w[0].isupper() for w in words)
+    return caps >= 2 and 3 * caps >= 2 * len(words)
+
+
+# English function words that no German text writes (not "in", "so", "was", "die").
+_ENGLISH = frozenset(
+    "the is are of and with for than this that its from by to has have were which it "  # noqa: SIM905
+    "on at or into over their these those while when but".split()
+)
+
+
+class Prose:
+    """The explainer's prose (not its headings, tables or code), read on first use, once a
+    check meets a plain capitalised word of a figure that the source lacks (few do):
+    whether it is English (a German text's nouns are capitalised), and which words it
+    writes as names inside its sentences."""
+
+    def __init__(self, sentences: Callable[[], Iterable[str]]) -> None:
+        self._sentences = sentences
+        self._text = ""
+        self._words: frozenset[str] | None = None
+        self._english = False
+
+    def _read(self) -> frozenset[str]:
+        if self._words is None:
+            # One a line: a sentence's first word follows no space (named_inside reads a
+            # word after a space and a letter as inside a sentence, and a list item's
+            # sentence may end in one).
+            self._text = "\n".join(self._sentences())
+            self._words = word_set(self._text.lower())
+            # English: a capital inside its sentences is a name's. A German explainer's
+            # nouns are capitalised ("Die Latenz sinkt um 10 %", "FlyDSL verarbeitete
+            # 1.362,5 Zeilen": a feed set to "de", the check never told), and so it must
+            # write English function words and none of German's (GERMAN_STOP_WORDS: no
+            # English text writes them).
+            self._english = not self._words.isdisjoint(_ENGLISH) and self._words.isdisjoint(
+                GERMAN_STOP_WORDS
+            )
+        return self._words
+
+    def english(self) -> bool:
+        self._read()
+        return self._english
+
+    def named(self, word: str) -> bool:
+        """Whether the explainer's prose writes ``word`` capitalised inside a sentence,
+        and nowhere in lower case."""
+        return named_inside(self._text, self._read(), word)
+
+
+# Who says a figure, not what it is of: a name before a word of authorship ("the PyTorch
+# team reports", "in a PyTorch blog post", "Meta engineers say"), a post's publisher or
+# its authors' employer, which the cleaned text of a post often never writes.
+_SAYS = re.compile(
+    r"(?:['\u2019]s)?(?:\s+[A-Z][\w.-]*)*\s+(?i:teams?|engineers?|researchers?|authors?|"
+    r"blogs?|posts?|papers?|articles?|developers?|maintainers?|announcements?|docs|"
+    r"documentation|community|contributors?|staff|website|newsletter)(?![\w-])"
+)
+# Acronyms of no thing a figure is of: fields ("AI models run 2x faster"), places, and a
+# summary's mark.
+_GENERIC = frozenset({"ai", "ml", "us", "uk", "eu", "ok", "faq", "tl", "dr", "tldr"})
+# Times, not things: "In March, the kernel was 2x faster" names no entity the figure is
+# of (a date the source lacks is another error than a name).
+_TIMES = frozenset(
+    "january february march april may june july august september october november "  # noqa: SIM905
+    "december monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+def says_who(s: str, x: Name) -> bool:
+    """Whether name ``x`` of sentence ``s`` stands before a word of authorship (:data:`_SAYS`)."""
+    return _SAYS.match(s, x.end) is not None
+
+
+def absent_name(word: str, key: str) -> bool:
+    """Whether a name word of an explainer sentence that the source lacks (its folded
+    ``key``) may be one the source never writes, by its shape alone. Where it stands,
+    the explainer's other sentences and the source are asked after this (:class:`Prose`,
+    :func:`written_anyhow`)."""
+    if not word.isalpha() or key in VENDORS or key in HARDWARE_NOUNS:
+        return False
+    return key not in _TIMES and key not in _GENERIC
+
+
+def quoted(names: Sequence[Name]) -> str:
+    """The reason of a figure said of ``names`` the source never writes."""
+    keys = list(dict.fromkeys(x.key.replace("\x00", "-") for x in names))
+    said = ", ".join(f'"{k}"' for k in keys)
+    return f"{said} {'is' if len(keys) == 1 else 'are'} not in the source"
