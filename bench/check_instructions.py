@@ -25,13 +25,15 @@ import subprocess
 import sys
 import tempfile
 
+CASES = ("flydsl+executorch", "pytorch-2.14")
 
-def _inner(runs: int, index_only: bool) -> None:
+
+def _inner(runs: int, index_only: bool, case: str) -> None:
     from bench.check import material
     from service.check import check_explainer, index_source
 
     explainer, sources = material()
-    source = sources["flydsl+executorch"]
+    source = next(text for name, text in sources.items() if name.startswith(case))
     for _ in range(runs):
         index_source.cache_clear()
         if index_only:
@@ -40,7 +42,7 @@ def _inner(runs: int, index_only: bool) -> None:
             check_explainer(explainer, source)
 
 
-def _count(runs: int, index_only: bool = False) -> int:
+def _count(runs: int, case: str, index_only: bool = False) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         done = subprocess.run(
@@ -53,6 +55,8 @@ def _count(runs: int, index_only: bool = False) -> int:
                 "bench.check_instructions",
                 "--inner",
                 str(runs),
+                "--case",
+                case,
                 *(["--index-only"] if index_only else []),
             ],
             capture_output=True,
@@ -72,15 +76,21 @@ def main() -> None:
     parser.add_argument(
         "--split", action="store_true", help="count the index alone too: cold = index + first"
     )
+    parser.add_argument(
+        "--case",
+        choices=CASES,
+        default=CASES[0],
+        help="the source of bench.check (pytorch-2.14: the mostly unsupported case)",
+    )
     args = parser.parse_args()
     if args.inner:
-        _inner(args.inner, args.index_only)
+        _inner(args.inner, args.index_only, args.case)
         return
-    one, six = _count(1), _count(6)
+    one, six = _count(1, args.case), _count(6, args.case)
     cold = (six - one) / 5
-    print(f"cold check, flydsl+executorch: {cold / 1e6:.1f}M instructions")
+    print(f"cold check, {args.case}: {cold / 1e6:.1f}M instructions")
     if args.split:
-        index = (_count(6, index_only=True) - _count(1, index_only=True)) / 5
+        index = (_count(6, args.case, index_only=True) - _count(1, args.case, index_only=True)) / 5
         first = cold - index
         print(f"  index {index / 1e6:.1f}M, first check (cold minus index) {first / 1e6:.1f}M")
 

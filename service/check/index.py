@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TypeVar
 
-from service.check.absent import written_anyhow
+from service.check.absent import squeezed, written_anyhow
 from service.check.caps import MAX_PLACES_PER_VALUE, MAX_TABLE_CELLS, Cut
 from service.check.clauses import source_clauses
 from service.check.columns import column_noun, column_unit, render_row, with_columns
@@ -72,6 +72,7 @@ class SourceIndex:
     _names: dict[str, tuple[str, re.Pattern[str]] | None] = field(default_factory=dict)
     _inside: dict[str, bool] = field(default_factory=dict)
     _anyhow: dict[str, bool] = field(default_factory=dict)
+    _squeezed: str | None = None  # ``joined`` without separators (absent.squeezed)
     _labels: frozenset[str] | None = None
     # Per unit and unit of measure, the names of each of its figures of that measure (by
     # the figure's start): filled by ``bind.source_names`` for the units a check examines,
@@ -168,7 +169,10 @@ class SourceIndex:
         memo = key + "\x01" + initials
         found = self._anyhow.get(memo)
         if found is None:
-            found = self._anyhow[memo] = written_anyhow(self.joined, key, initials=initials)
+            if self._squeezed is None:
+                self._squeezed = squeezed(self.joined)
+            found = written_anyhow(self.joined, key, initials=initials, bare=self._squeezed)
+            self._anyhow[memo] = found
         return found
 
     def named_inside(self, word: str) -> bool:

@@ -286,7 +286,7 @@ def _strays(
         if word.lower() in idx.source_words:
             continue  # most: a capitalised word the source writes in lower case
         key = name_key(word)
-        if not absent_name(word, key) or idx.written_anyhow(key, initials(word)):
+        if not absent_name(word, key):
             continue
         x = Name(a, b, key, name_pattern(key))
         if plain_word(word):
@@ -302,6 +302,8 @@ def _strays(
             continue  # "8 LLMs", "256 Prompt Tokens": what a count counts
         if _maker(s, x, names) or says_who(s, x):
             continue  # "AWS Graviton3e", "the PyTorch team reports": whose, who says
+        if idx.written_anyhow(key, initials(word)):
+            continue  # last: it searches the whole source (once per name, memoised)
         found.append(x)
     if not found:
         return {}
@@ -347,8 +349,10 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
         lacked: list[tuple[int, int, bool]] = []
         names = without_vendors(s, known_names(s, nums, idx, absent=lacked), idx.joined)
         bindings = bind_numbers(s, nums, names, leading=True)
-        # The names of its figures that the source never writes: none, in most sentences.
-        strays = _strays(idx, s, text, nums, names, lacked, sentence.prose, prose) if lacked else {}
+        # The names of its figures that the source never writes: none, in most sentences;
+        # read for the first figure the source would back (most figures of a post the
+        # explainer's names are not in are not found either).
+        strays: dict[int, list[Name]] | None = None if lacked else {}
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
         said: list[tuple[int, Number, Name]] = []
@@ -465,8 +469,13 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                             outcome = match_mean(idx, n, outcome, again)
                 else:
                     outcome = match_quantity(idx, n, binding)
-                stray = strays.get(n.start)
-                if stray and outcome.status in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
+                if outcome.status in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
+                    if strays is None:
+                        strays = _strays(idx, s, text, nums, names, lacked, sentence.prose, prose)
+                    stray = strays.get(n.start)
+                else:
+                    stray = None
+                if stray:
                     # "Triton is 2x faster" of "FlexAttention is 2x faster": an entity
                     # the post never names, the source's figure is of other things.
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, quoted(stray))
