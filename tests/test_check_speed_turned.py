@@ -67,6 +67,11 @@ ROW = (
         ("The patch gives a 2x slowdown.", "The patch gives a 2x speedup.", "2x"),
         # And written with a sign, as before.
         ("The patch gives a 12% slowdown.", "Throughput: +12% with the patch.", "12%"),
+        # Hyphenated, or two words, the same (passed: "slow-down" read no direction).
+        ("The patch gives a 10% slow-down.", "The patch gives a 10% speedup.", "10%"),
+        ("The patch causes a 10% slow-down.", "The patch makes it 10% faster.", "10%"),
+        ("The patch gives a 10% slow down.", "The patch gives a 10% speedup.", "10%"),
+        ("The patch gives a 12% slow-down.", "Throughput: +12% with the patch.", "12%"),
     ],
 )
 def test_the_same_subject_turned_around_is_flagged(
@@ -85,6 +90,7 @@ def test_a_change_of_speed_turned_around_says_so() -> None:
     [
         ("The patch gives a 10% slowdown.", "The patch gives a 10% speedup.", "10%"),
         ("The patch gives a 12% slowdown.", "Throughput: +12% with the patch.", "+12%"),
+        ("The patch gives a 10% slow-down.", "The patch gives a 10% speedup.", "10%"),
         ("Latency drops 12%.", "Latency rises 12%.", "12%"),  # was "not in the source"
     ],
 )
@@ -129,6 +135,11 @@ def test_a_change_down_turned_around_says_so(explainer: str, source: str, turned
             "FlashAttention is 10% faster than SDPA.",
             "10%",
         ),
+        (
+            "SDPA shows a 10% slow-down against FlashAttention.",
+            "FlashAttention shows a 10% speedup over SDPA.",
+            "10%",
+        ),
     ],
 )
 def test_the_names_swapped_take_the_opposite_word(
@@ -148,6 +159,12 @@ def test_the_names_swapped_take_the_opposite_word(
         ("The patch gives a 12% slowdown.", "Throughput: -12% with the patch.", "12%"),
         ("The patch gives a 10% slowdown.", "The patch gives a 10% slowdown.", "10%"),
         ("The patch gives a 10% slowdown.", "The patch makes it 10% slower.", "10%"),
+        # Hyphenated the same (passed no "-12%": "slow-down" read no direction).
+        ("The patch gives a 12% slow-down.", "Throughput: -12% with the patch.", "12%"),
+        ("The patch gives a 12% slow-down.", "The patch gives a 12% slowdown.", "12%"),
+        ("The patch gives a 12% slowdown.", "The patch gives a 12% slow-down.", "12%"),
+        ("The patch gives a 12% slow down.", "Throughput: -12% with the patch.", "12%"),
+        ("The patch makes it 10% slower.", "The patch gives a 10% slow-down.", "10%"),
         # A slowdown is still a change down, which a source's word of speed alone turns:
         # "10% lower latency" is no speedup it reads (as for "10% faster").
         ("The patch gives a 10% slowdown.", "The patch cuts throughput by 10%.", "10%"),

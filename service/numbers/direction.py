@@ -36,7 +36,9 @@ _UP_VERBS = (
     r"|soar(?:ed|s|ing)?|surg(?:ed|es|e|ing)"
     r"|steigt|steigen|stieg|gestiegen|wächst|wachsen|wuchs|gewachsen|erhöht|erhöhen"
 )
-_DOWN_NOUNS = r"reductions?|decreases?|drops?|declines?|cuts?|falls?|dips?|savings?|slowdowns?"
+# "a 12% slow-down" as "a 12% slowdown" (it read no direction: "-12%" backed it not and
+# "+12%" did); "a 12% slow down" reads "down" already.
+_DOWN_NOUNS = r"reductions?|decreases?|drops?|declines?|cuts?|falls?|dips?|savings?|slow-?downs?"
 _UP_NOUNS = r"increases?|rises?|gains?|growth|jumps?|boosts?|uplifts?"
 # "12% lower", "12 percent less memory"; "12% more"/"higher" (not "or more": a hedge).
 _DOWN_AFTER = (
@@ -209,8 +211,9 @@ def states_gain(s: str, n: Number, way: Callable[[], int]) -> bool:
 
 # A source's word of speed, "a 10% slowdown" too: the other word to "a 10% speedup"
 # ("a 10% speedup" for "a 10% slowdown" passed). (Its direction stays DOWN, for the
-# figures written with a sign: "a 12% slowdown" of "-12%".)
-_SLOWDOWN = re.compile(r"[\s-]*slow-?downs?\b", re.I)
+# figures written with a sign: "a 12% slowdown" of "-12%".) "a 10% slow-down" and the
+# two words "a 10% slow down" too.
+_SLOWDOWN = re.compile(r"[\s-]*slow(?:-|\s+)?downs?\b", re.I)
 
 
 def _speed_word(s: str, n: Number, slowdown: bool) -> int:
