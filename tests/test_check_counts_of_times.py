@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from service.numbers import extract_numbers
-from tests.check_helpers import S, U, status
+from tests.check_helpers import S, U, status, verdict
 
 
 def _read(text: str) -> tuple[str, str]:
@@ -157,4 +157,47 @@ def test_a_multiplier_backs_no_count_of_calls(explainer: str, written: str, sour
 def test_a_count_backs_a_count_and_a_multiplier_a_multiplier(
     explainer: str, written: str, source: str
 ) -> None:
+    assert status(explainer, source, written) == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "source"),
+    [
+        # A count of runs (its noun right after it) counts how often a thing ran, as "ran 3
+        # times" does (passed: a bare 3 takes any unit).
+        ("The kernel took 3 runs.", "3", "The kernel is 3x faster."),
+        ("The kernel took three runs.", "three", "The kernel is 3x faster."),
+        ("We report the median of 3 runs.", "3", "The kernel is 3x faster."),
+        ("The kernel took 3 runs.", "3", "The kernel is 3 times faster."),
+        ("The kernel took three runs.", "three", "The kernel is three times as fast."),
+        ("The kernel took 3 trials.", "3", "The kernel is 3x faster."),
+        ("The kernel took three iterations.", "three", "The kernel is 3x faster."),
+        ("The kernel took three repetitions.", "three", "The kernel is 3x faster."),
+        ("The kernel took 2-3 runs.", "2-3", "The kernel is 2-3x faster."),
+    ],
+)
+def test_a_multiplier_backs_no_count_of_runs(explainer: str, written: str, source: str) -> None:
+    assert status(explainer, source, written) == U
+
+
+def test_a_count_of_runs_against_a_multiplier_says_so() -> None:
+    v = verdict("The kernel took 3 runs.", "The kernel is 3x faster.", "3")
+    assert v.reason == "the source writes 3x, a multiplier"
+
+
+@pytest.mark.parametrize(
+    ("explainer", "written", "source"),
+    [
+        ("The kernel took 3 runs.", "3", "The kernel took 3 runs."),
+        ("The kernel took 3 runs.", "3", "The kernel is faster over 3 runs."),
+        ("The kernel took three runs.", "three", "The kernel is faster over 3 runs."),
+        ("The kernel took three runs.", "three", "Timings are averaged over 3 runs."),
+        ("The kernel took 3 trials.", "3", "The kernel is 3x faster over 3 trials."),
+        # A multiplier as before.
+        ("The kernel is 3x faster.", "3x", "The kernel is 3x faster."),
+        ("The kernel is three times faster.", "three times", "The kernel is 3x faster."),
+        ("The kernel is 3x faster in 3 runs.", "3x", "The kernel is 3x faster."),
+    ],
+)
+def test_a_count_of_runs_is_backed_by_a_count(explainer: str, written: str, source: str) -> None:
     assert status(explainer, source, written) == S

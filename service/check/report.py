@@ -66,6 +66,7 @@ from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerd
 from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
 from service.numbers.context import stated_extreme
 from service.numbers.direction import NONE, may_have_direction, states_gain, way_of
+from service.numbers.events import counts_runs
 from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -433,6 +434,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     conditions=first.conditions,
                     listed=first.listed,
                     direct=direct,
+                    runs=counts_runs(s, n),
                     kinds=kinds_of(idx, s, binding.names, far) if n.unit else (),
                     about=about_words(s, n, scope)
                     if n.unit and not (binding.names or first.listed)
@@ -482,7 +484,7 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
             elif n.kind == WORD:
                 # A count word counts its noun, as digits do ("eight experts").
                 noun_of = None if n.unit else functools.partial(direct_noun, s, n)
-                found = match_word(idx, n, noun_of)
+                found = match_word(idx, n, noun_of, counts_runs(s, n))
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found

@@ -54,3 +54,15 @@ def uncompared(s: str, start: int, end: int) -> bool:
         _COMPARED_AFTER.match(s, end) is None
         and _COMPARED_BEFORE.search(s, max(0, start - 40), start) is None
     )
+
+
+# A count of runs: digits or a count word with "runs", "trials", "iterations" or
+# "repetitions" right after it ("the median of 3 runs", "three trials"). It says how often
+# a thing ran, as "ran 3 times" does, which a source's multiplier ("3x faster") does not
+# back though it has the value.
+_RUNS = re.compile(r"\s+(?:run|trial|iteration|repetition)s?\b", re.I)
+
+
+def counts_runs(s: str, n: Number) -> bool:
+    """Whether the bare figure ``n`` of ``s`` is a count of runs (its noun right after it)."""
+    return not n.unit and _RUNS.match(s, n.end) is not None
