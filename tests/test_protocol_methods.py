@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -146,6 +147,21 @@ def test_a_head_that_does_not_parse_is_a_400_whatever_its_method(port: int, raw:
     assert status == "HTTP/1.1 400 Bad Request", (status, body)
     assert headers["content-type"] == "application/problem+json"
     assert json.loads(body)["type"].endswith("/bad-http-request")
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3])
+def test_a_head_with_no_method_token_split_over_reads_is_a_400(port: int, cut: int) -> None:
+    # Under httptools the held start of the line was cleared before it was fed: the
+    # parser saw nothing, no answer came, and the connection waited for its head's time.
+    raw = b"GET@/items HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(raw[:cut])
+        time.sleep(0.3)  # (two reads of the server: sent at once, they were one)
+        s.sendall(raw[cut:])
+        status, headers, body = read_answer(s)
+    assert status == "HTTP/1.1 400 Bad Request", (status, body)
+    assert headers["content-type"] == "application/problem+json"
 
 
 def test_an_unknown_method_of_a_transfer_coding_not_decoded_is_the_coding_s_501(

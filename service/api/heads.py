@@ -341,10 +341,13 @@ class RequestLine:
         if self._method_end < 0:
             end = _TOKEN.match(seen, self._scanned).end()  # type: ignore[union-attr]
             if end < len(seen) and (seen[end : end + 1] != b" " or end == self._start):
-                # No token: the parser refuses it, at once.
+                # No token: the parser refuses it, at once. (Copied before the held
+                # bytes are cleared: ``seen`` may be them, and an emptied head was fed
+                # as nothing, the connection left waiting with no answer.)
                 self._read = True
+                out = data if seen is data else bytes(seen)
                 held.clear()
-                return data if seen is data else bytes(seen)
+                return out
             self._scanned = end
             if end < len(seen):
                 self._method_end = end
