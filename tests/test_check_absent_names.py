@@ -168,6 +168,30 @@ def test_paraphrases_and_other_forms_stay_supported(explainer: str, source: str,
     assert status(explainer, source, text) == S
 
 
+@pytest.mark.parametrize(
+    ("explainer", "source"),
+    [
+        (
+            "With the new kernel, Large Language Model inference on MI300X is 2x faster.",
+            "LLM inference on MI300X is 2x faster with the new kernel.",
+        ),
+        ("Large Language Models serve 2x faster.", "LLMs serve 2x faster."),
+        ("The Mixture of Experts layers run 2x faster.", "The MoE layers run 2x faster."),
+        ("The Mixture-of-Experts layers run 2x faster.", "The MoE layers run 2x faster."),
+    ],
+)
+def test_an_acronym_of_the_source_spelt_out_stays_supported(explainer: str, source: str) -> None:
+    # A plain-language explainer writes the words for the source's letters: each of its
+    # capitalised words was "not in the source" (found by review).
+    assert status(explainer, source, "2x") == S
+
+
+def test_capitalised_words_that_spell_no_acronym_of_the_source_are_still_absent() -> None:
+    explainer = "The Mixture of Experts layers run 2x faster."
+    assert status(explainer, "The dense layers run 2x faster.", "2x") == M
+    assert status(explainer, "The MLP layers run 2x faster.", "2x") == M
+
+
 @pytest.mark.xfail(
     strict=True,
     reason=(

@@ -126,6 +126,40 @@ def written_anyhow(text: str, key: str, *, initials: str = "", bare: str = "") -
     return any(STOP_WORDS.isdisjoint(m.groups()) for m in _spelled(initials).finditer(text))
 
 
+# A run of capitalised words, with the few function words an acronym skips or takes
+# between them ("Large Language Model", "Mixture of Experts", "Mixture-of-Experts").
+_CAPITALISED_RUN = re.compile(
+    r"(?<![\w-])[A-Z][a-z]+(?:[ -]+(?:(?:of|and|the|for)[ -]+)?[A-Z][a-z]+)+(?![\w-])"
+)
+_RUN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def spelled_acronym(s: str, start: int, end: int, source_words: frozenset[str]) -> bool:
+    """Whether the word at ``start``-``end`` of ``s`` stands in a run of capitalised words
+    that spells out an acronym the source writes ("Large Language Model" of the source's
+    "LLM" or "LLMs", "Mixture of Experts" of "MoE"): a plain-language explainer writes
+    the words for the letters, the reverse of :func:`written_anyhow`'s spelt-out names."""
+    for m in _CAPITALISED_RUN.finditer(s, max(0, start - 80), min(len(s), end + 80)):
+        if not (m.start() <= start and end <= m.end()):
+            continue
+        words = [(w.start(), w.group(0)) for w in _RUN_WORD.finditer(s, m.start(), m.end())]
+        # Any stretch of the run holding the word: a capital before the acronym's words
+        # starts the sentence ("The Mixture of Experts layers").
+        for i, (at, _) in enumerate(words):
+            for j in range(i + 1, len(words)):
+                if not at <= start < words[j][0] + len(words[j][1]):
+                    continue
+                stretch = [w for _, w in words[i : j + 1]]
+                caps = "".join(w[0] for w in stretch if w[0].isupper()).lower()
+                every = "".join(w[0] for w in stretch).lower()
+                if len(caps) >= 2 and any(
+                    a in source_words for a in (caps, caps + "s", every, every + "s")
+                ):
+                    return True
+        return False
+    return False
+
+
 def initials(word: str) -> str:
     """The initials of an acronym, its capitals in lower case ("llm" of "LLM" and
     "LLMs", "me" of "MoE"): a word that starts with a capital, has two or more, and

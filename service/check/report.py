@@ -14,6 +14,7 @@ from service.check.absent import (
     plain_word,
     quoted,
     says_who,
+    spelled_acronym,
     title_cased,
 )
 from service.check.beyond import (
@@ -303,6 +304,8 @@ def _strays(
             continue  # "8 LLMs", "256 Prompt Tokens": what a count counts
         if _maker(s, x, names) or says_who(s, x):
             continue  # "AWS Graviton3e", "the PyTorch team reports": whose, who says
+        if spelled_acronym(s, a, b, idx.source_words):
+            continue  # "Large Language Model" of the source's "LLM": its words spelt out
         if idx.written_anyhow(key, initials(word)):
             continue  # last: it searches the whole source (once per name, memoised)
         found.append(x)
