@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service import abandon, metrics
@@ -53,10 +54,12 @@ def explain_and_check(
     *,
     repair_rounds: int,
     review_derived: bool = False,
+    feed_names: Sequence[str | None] = (),
 ) -> Outcome:
     """Explain, check, and let the engine repair flagged numbers (at most N rounds).
     Derived numbers are not repaired (the post backs them); ``review_derived`` holds an
-    explainer that has some for a person."""
+    explainer that has some for a person. ``feed_names``: the title and name of the
+    post's feed, for the check (:func:`_check`)."""
     reader = _read_source_meanwhile(article) if engine.waits_on_io else None
     started = time.perf_counter()
     try:
@@ -72,7 +75,7 @@ def explain_and_check(
     except LeaseLost as exc:
         _charge(exc, result)
         raise
-    report = _check(result, article)
+    report = _check(result, article, feed_names)
     repairs = 0
     while not report.ok and repairs < repair_rounds:
         try:
@@ -109,7 +112,7 @@ def explain_and_check(
             "usage": result.usage + repaired.usage,
             "cost_usd": result.cost_usd + repaired.cost_usd,
         }
-        repaired_report = _check(repaired, article)
+        repaired_report = _check(repaired, article, feed_names)
         rejected = repair_rejected(result, report, repaired, repaired_report)
         if rejected:
             # A rewrite that flags as much as before, or passes by cutting whole sections,
@@ -135,12 +138,17 @@ def _charge(exc: LeaseLost, result: ExplainResult) -> None:
 
 
 def check_stored(
-    result: ExplainResult, article: Article, *, review_derived: bool = False
+    result: ExplainResult,
+    article: Article,
+    *,
+    review_derived: bool = False,
+    feed_names: Sequence[str | None] = (),
 ) -> Outcome:
     """The gate's verdict on an explainer written before (for another item of the same
-    post): the number check against this article, under today's checker and policy. No
-    engine call, so no repair: a caller that wants one explains anew."""
-    return Outcome(result, _check(result, article), 0, review_derived)
+    post): the number check against this article (of the feed of ``feed_names``), under
+    today's checker and policy. No engine call, so no repair: a caller that wants one
+    explains anew."""
+    return Outcome(result, _check(result, article, feed_names), 0, review_derived)
 
 
 def _flagged(report: CheckReport) -> int:
@@ -190,11 +198,21 @@ def _read_source_meanwhile(article: Article) -> threading.Thread:
     return reader
 
 
-def _check(result: ExplainResult, article: Article) -> CheckReport:
+def _check(
+    result: ExplainResult, article: Article, feed_names: Sequence[str | None]
+) -> CheckReport:
     started = time.perf_counter()
     # A post's own key facts are its headline figures: reported when dropped, no failure.
     facts = headline_facts(article.text, article.title)
-    report = check_explainer(result.explainer, article.text, facts, title=article.title)
+    # Its feed's names and its author are its context: a name the cleaned text never
+    # writes, but the feed is named for ("PyTorch" of "PyTorch Blog"), is no invented one.
+    report = check_explainer(
+        result.explainer,
+        article.text,
+        facts,
+        title=article.title,
+        context_names=(*feed_names, article.author),
+    )
     report.shape = result.explainer.shape_problems()
     metrics.CHECK_SECONDS.observe(time.perf_counter() - started)
     for n in report.numbers:

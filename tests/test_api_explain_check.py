@@ -133,6 +133,26 @@ def test_check_answers_as_the_cli_does(server: httpx.Client) -> None:
     assert r.status_code == 200 and r.json()["ok"] and r.json()["numbers"], r.text
 
 
+def test_check_reads_the_feed_title_and_author_as_the_posts_context(
+    server: httpx.Client,
+) -> None:
+    """A name the post's text never writes, but its feed's title or its page's author
+    does, is no invented one (it backs no figure: "3x" of "The 3x Newsletter")."""
+    explainer = "For PyTorch users, the new kernel is 2x faster. The old one is 3x slower."
+    text = "The new kernel is 2x faster than the old one."
+
+    def verdicts(**given: str) -> list[tuple[str, str]]:
+        r = server.post("/check", json={"explainer": explainer, **given})
+        assert r.status_code == 200, r.text
+        return [(n["text"], n["status"]) for n in r.json()["numbers"]]
+
+    assert verdicts(text=text) == [("2x", "misattached"), ("3x", "unsupported")]
+    got = verdicts(text=text, feed_title="PyTorch Blog | The 3x Newsletter")
+    assert got == [("2x", "supported"), ("3x", "unsupported")]
+    page = f'<html><head><meta name="author" content="PyTorch Team"></head><p>{text}</p></html>'
+    assert verdicts(html=page) == [("2x", "supported"), ("3x", "unsupported")]
+
+
 def test_check_of_a_markdown_post_finds_exactly_what_it_lacks(server: httpx.Client) -> None:
     # The FlyDSL post in the corpus lacks the attention section that 003 summarises.
     post = CORPUS / "posts" / "pytorch-blog-accelerating-pytorch-on-amd-gpus-with-flydsl.md"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from service import clean
-from service.check import check_explainer
+from service.check import check_explainer, index_source
 from tests.check_helpers import DATA, FLYDSL, SEED_003, D, M, S, U, status, verdict
 
 FLEX = "FlexAttention is 2x faster on MI300X."
@@ -226,3 +226,68 @@ def test_test_explainers_against_their_posts_name_nothing_absent(path: Path) -> 
     article = clean.article_from_document(post.read_bytes(), filename=post.name)
     found = _absent_reasons(path.read_text(encoding="utf-8"), article.text, article.title or "")
     assert found == []
+
+
+# A post's context: a cleaned PyTorch-blog post need not write "PyTorch" (found by review).
+NEW_KERNEL = "The new kernel is 2x faster than the old one."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "context"),
+    [
+        ("For PyTorch users, the new kernel is 2x faster.", ["PyTorch Blog"]),
+        # The feed's name or the post's author, where the feed's title says nothing.
+        ("For PyTorch users, the new kernel is 2x faster.", [None, "pytorch"]),
+        ("On ROCm, the new kernel is 2x faster.", ["", "The AMD ROCm Team"]),
+        # In another form, as a name the source writes so.
+        ("For HuggingFace users, the new kernel is 2x faster.", ["Hugging Face - Blog"]),
+    ],
+)
+def test_a_name_of_the_posts_context_is_no_absent_name(
+    explainer: str, context: list[str | None]
+) -> None:
+    assert status(explainer, NEW_KERNEL, "2x") == M  # the false alarm, without the context
+    report = check_explainer(explainer, NEW_KERNEL, context_names=context)
+    assert [(n.text, n.status) for n in report.numbers] == [("2x", S)]
+
+
+def test_the_posts_own_title_was_read_already() -> None:
+    explainer = "For PyTorch users, the new kernel is 2x faster."
+    report = check_explainer(explainer, NEW_KERNEL, title="A faster kernel in PyTorch 2.14")
+    assert [n.status for n in report.numbers if n.text == "2x"] == [S]
+
+
+def test_an_invented_name_is_misattached_whatever_the_feed() -> None:
+    blog = ["PyTorch Blog", "PyTorch Team"]
+    for explainer, absent in [
+        ("For Triton users, the new kernel is 2x faster.", '"triton" is not in the source'),
+        # The feed's name is no absent name; the invented one beside it still is.
+        ("For PyTorch users, the Triton kernel is 2x faster.", '"triton" is not in the source'),
+        ("The Triton and PyTorch kernels are 2x faster.", '"triton" is not in the source'),
+    ]:
+        v = check_explainer(explainer, NEW_KERNEL, context_names=blog).numbers[0]
+        assert (v.status, v.reason) == (M, absent), explainer
+
+
+def test_the_context_backs_no_figure_and_binds_no_name() -> None:
+    # Its figures are no source's: "3x" of the feed "The 3x Newsletter" is unsupported.
+    report = check_explainer(
+        "The new kernel is 3x faster.", NEW_KERNEL, context_names=["The 3x Newsletter"]
+    )
+    assert [n.status for n in report.numbers] == [U]
+    # A name the source gives another figure stays misattached, the feed named for it.
+    source = "The FlyDSL kernel is 2x faster. The Triton kernel is 3x faster."
+    explainer = "The Triton kernel is 2x faster."
+    for context in ([], ["Triton Blog"]):
+        assert check_explainer(explainer, source, context_names=context).numbers[0].status == M
+
+
+def test_the_context_keeps_the_index_memo() -> None:
+    """Out of the key of ``index_source``: the same post's checks under any feed, and the
+    gate's index read while the model writes, hit one entry."""
+    explainer = "For PyTorch users, the new kernel is 2x faster."
+    index_source.cache_clear()
+    for context in ([], ["PyTorch Blog"], ["PyTorch Blog", "Jane Doe"], []):
+        check_explainer(explainer, NEW_KERNEL, title="Kernels", context_names=context)
+    info = index_source.cache_info()
+    assert (info.misses, info.hits) == (1, 3)

@@ -172,6 +172,20 @@ def test_the_source_title_is_source_too(tmp_path: Path) -> None:
     assert report["numbers"][0]["status"] == "supported"
 
 
+def test_the_pages_author_is_the_posts_context(tmp_path: Path) -> None:
+    """As in the service's gate: a name only the page's author writes ("PyTorch Team")
+    is no invented one; it backs no figure."""
+    text = "<p>The new kernel is 2x faster than the old one.</p>"
+    explainer = "For PyTorch users, the new kernel is 2x faster."
+    for head, status in (
+        ("", "misattached"),
+        ('<meta name="author" content="PyTorch Team">', "supported"),
+    ):
+        page = f"<html><head>{head}</head><body><article>{text}</article></body></html>"
+        _, report = check_texts(tmp_path, explainer, ("post.html", page))
+        assert [n["status"] for n in report["numbers"]] == [status]
+
+
 def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: Path) -> None:
     """`plainfeed explain -f json > e.json && plainfeed check --explainer e.json ...`: the
     document carries its metadata (source, engine, check, ...) beside the explainer."""

@@ -436,3 +436,42 @@ def test_a_failed_circuit_trial_gives_its_item_the_attempt_back(tmp_path: Path) 
         # (given back), the fifth call answered: two attempts in all.
         assert len(stub.calls) == 5
         assert str(item.state) != "failed" and item.attempts == 2
+
+
+def test_the_check_reads_a_name_of_the_items_feed_as_the_posts_context(tmp_path: Path) -> None:
+    """A post's cleaned text need not write what its feed is named for: "For PyTorch
+    users" of a post of the "PyTorch Blog" feed is no invented name, and its figure is
+    not misattached for it (the worker passes the feed's title to the check); of a feed
+    that names nothing, it is."""
+    for_users = {
+        "title": "Kernels: a faster one",
+        "sections": [
+            {
+                "heading": "What changed",
+                "paragraphs": ["For PyTorch users, the new kernel is 2x faster."],
+            }
+        ],
+    }
+    text = "The new kernel is 2x faster than the old one."
+    with StubLLM() as stub:
+        stub.push(Reply.explainer(for_users), Reply.explainer(for_users))
+        settings = llm_settings(f"sqlite:///{tmp_path / 'g.db'}", stub.url, repair_rounds=0)
+        with one_worker(settings) as (client, ctx):
+            blog = add_feed(ctx.sessions, "https://pytorch.org/blog/feed.xml", title="PyTorch Blog")
+            named = queue_item(ctx, text, blog)
+            other = queue_item(ctx, text, add_feed(ctx.sessions), title="Kernels, again")
+
+            def settled() -> dict[int, str] | None:
+                with ctx.sessions() as s:
+                    states = {i: str(s.get(t.Item, i).state) for i in (named, other)}
+                done = {"published", "needs_review", "failed"}
+                return states if set(states.values()) <= done else None
+
+            states = wait_for(settled)
+            assert states == {named: "published", other: "needs_review"}
+            numbers = client.get(f"/items/{named}/check").json()["numbers"]
+            assert [(n["text"], n["status"]) for n in numbers] == [("2x", "supported")]
+            (flagged,) = client.get(f"/items/{other}/check").json()["numbers"]
+            assert flagged["status"] == "misattached"
+            assert flagged["reason"] == '"pytorch" is not in the source'
+        assert len(stub.calls) == 2  # no repair asked (none allowed)

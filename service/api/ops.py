@@ -207,6 +207,7 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
             ExplainOptions(),
             repair_rounds=ctx.settings.repair_rounds,
             review_derived=ctx.settings.review_derived,
+            feed_names=(body.feed_title,),
         )
     except PlainfeedError as exc:
         _record_spent(ctx, Spent.of(exc, None, ctx.settings.model))
@@ -270,7 +271,11 @@ def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
         # An explainer as HTML (`format=html`) is read as text, as `plainfeed check`
         # reads it: its tags were numbers ("h1", "h2") that the post does not have.
         explainer = clean.article_from_document(explainer, kind="html").text
-    return CheckOut.of(check_explainer(explainer, article.text, facts, title=article.title))
+    # The feed it names and the post's author, as the gate reads them (its context).
+    context = (body.feed_title, article.author)
+    return CheckOut.of(
+        check_explainer(explainer, article.text, facts, title=article.title, context_names=context)
+    )
 
 
 def _within(most: int, what: str, text: str) -> None:

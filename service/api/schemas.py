@@ -352,6 +352,15 @@ class PostIn(BaseModel):
     text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     url: HttpUrl | None = None
     title: str | None = None
+    # The feed or site the post is from: its cleaned text often never writes what the
+    # feed is named for, and an explainer's "For PyTorch users" invented no name.
+    feed_title: str | None = Field(
+        default=None,
+        max_length=1024,
+        description='The title of the feed or site the post is from ("PyTorch Blog"): '
+        "the number check reads a name in it as the post's context, never as a figure's "
+        "support.",
+    )
 
 
 class ExplainIn(PostIn):

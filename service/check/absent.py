@@ -16,13 +16,14 @@ before a word of authorship ("the PyTorch team reports"); and none the source wr
 any form: case, spaces, hyphens and underscores aside, singular or plural, as part of a
 longer word ("Flash Attention", "flex-attention" for "FlashAttention"; "Flex" of
 "FlexAttention", "Triton" of "AOTriton": a miss rather than a false alarm), or an
-acronym spelt out ("LLM" of "large language model"). A sentence's first word is such a
-name only where the explainer's prose writes it capitalised inside a sentence and never
-in lower case, as the source must for a known one
-(:func:`~service.check.names.named_inside`): "Training is 2x faster" is no name, and a
-lone "Triton is 2x faster" is read as it, a known limit (no word list tells a product
-from an English word: "Widening the Triton autotuning search ..." opens a sentence of a
-faithful explainer in tests/data)."""
+acronym spelt out ("LLM" of "large language model"); nor one the post's context writes
+so, its feed's title or name, its author ("PyTorch" of the feed "PyTorch Blog":
+:func:`context_text`). A sentence's first word is such a name only where the
+explainer's prose writes it capitalised inside a sentence and never in lower case, as
+the source must for a known one (:func:`~service.check.names.named_inside`): "Training
+is 2x faster" is no name, and a lone "Triton is 2x faster" is read as it, a known limit
+(no word list tells a product from an English word: "Widening the Triton autotuning
+search ..." opens a sentence of a faithful explainer in tests/data)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from service.check.names import (
     named_inside,
 )
 from service.check.unit import word_set
+from service.numbers import prepare
 
 # Between two letters of a name the source may write a separator the explainer does not
 # ("flex-attention", "Flash Attention", "flash_attention" for "FlashAttention"), and the
@@ -124,6 +126,20 @@ def written_anyhow(text: str, key: str, *, initials: str = "", bare: str = "") -
     if not initials:
         return False
     return any(STOP_WORDS.isdisjoint(m.groups()) for m in _spelled(initials).finditer(text))
+
+
+def context_text(names: Iterable[str | None]) -> str:
+    """The lower-case text of the names a post's context gives it (its feed's title and
+    name, its author or publisher: "PyTorch Blog"), one a block, for
+    :func:`written_anyhow`; "" for none. A post's cleaned text often never writes what
+    its feed is named for ("For PyTorch users, the kernel is 2x faster" of a PyTorch
+    blog post), and such a name is no entity the explainer made up. Read for that alone:
+    these words are no source text, and back no figure (the index never holds them).
+    ``None`` or a blank name: one the post's context does not give."""
+    blocks = (prepare(" ".join(n.split())).lower() for n in names if n and not n.isspace())
+    # "\x01" between them, as between the source's blocks: no separator a loose name or
+    # a spelt-out acronym skips, so no name is read across two of them.
+    return "\x01".join(b for b in blocks if b)
 
 
 # A run of capitalised words, with the few function words an acronym skips or takes

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from service.check.absent import (
     Prose,
+    context_text,
     quoted,
 )
 from service.check.beyond import (
@@ -231,7 +232,9 @@ def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Bind
 
 
 # What stands between a maker's name and its product's: "AWS Graviton", "Meta's Llama".
-def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[NumberVerdict]:
+def _check_sentences(
+    idx: SourceIndex, sentences: Sequence[_Sentence], context: str = ""
+) -> list[NumberVerdict]:
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
     group = -1
@@ -388,7 +391,9 @@ def _check_sentences(idx: SourceIndex, sentences: Sequence[_Sentence]) -> list[N
                     outcome = match_quantity(idx, n, binding)
                 if outcome.status in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
                     if strays is None:
-                        strays = strays_of(idx, s, text, nums, names, lacked, sentence.prose, prose)
+                        strays = strays_of(
+                            idx, s, text, nums, names, lacked, sentence.prose, prose, context
+                        )
                     stray = strays.get(n.start)
                 else:
                     stray = None
@@ -470,6 +475,7 @@ def check_explainer(
     facts: Sequence[Fact] | None = None,
     *,
     title: str = "",
+    context_names: Iterable[str | None] = (),
 ) -> CheckReport:
     """Check every number of an explainer against the cleaned source text.
 
@@ -477,8 +483,14 @@ def check_explainer(
     is the source as cleaned text (light Markdown); ``title`` the post's title, which is
     the post's own words too (a feed entry's text does not repeat it). With ``facts``, key
     facts whose value the explainer does not carry are reported as dropped.
+
+    ``context_names`` are the names the post's context gives it (its feed's title, its
+    author or publisher: "PyTorch Blog"; ``None`` or blank for one unknown): a figure said
+    of a name the source never writes but these do is not misattached for it
+    (:mod:`.absent`). They back no figure and bind no name, and stay out of the index (its
+    memo is per text and title).
     """
     idx = index_source(source_text, title)
-    numbers = _check_sentences(idx, _explainer_sentences(explainer))
+    numbers = _check_sentences(idx, _explainer_sentences(explainer), context_text(context_names))
     dropped = dropped_facts(explainer, facts) if facts else []
     return CheckReport(numbers=numbers, dropped=dropped)

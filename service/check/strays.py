@@ -15,6 +15,7 @@ from service.check.absent import (
     says_who,
     spelled_acronym,
     title_cased,
+    written_anyhow,
 )
 from service.check.bind import bind_numbers
 from service.check.index import SourceIndex
@@ -58,13 +59,15 @@ def strays_of(
     lacked: Sequence[tuple[int, int, bool]],
     prose: bool,
     explainer: Prose,
+    context: str = "",
 ) -> dict[int, list[Name]]:
     """Per figure (by start), the names within its words (the window its known names
     bind in, :func:`bind_numbers`) that the source never writes (:mod:`.absent`), of the
     name words of sentence ``s`` (``text`` as written) the source lacks (``lacked``, each
     with whether it is a name only where the explainer writes it so inside a sentence: a
     plain first word; ``prose``: the sentence is prose; ``explainer``: the explainer's
-    prose). Read cheapest first: most are words the source writes in lower case."""
+    prose; ``context``: the names of the post's context, :func:`~.absent.context_text`).
+    Read cheapest first: most are words the source writes in lower case."""
     found: list[Name] = []
     counted: list[tuple[int, int]] | None = None
     for a, b, first in lacked:
@@ -90,8 +93,11 @@ def strays_of(
             continue  # "AWS Graviton3e", "the PyTorch team reports": whose, who says
         if spelled_acronym(s, a, b, idx.source_words):
             continue  # "Large Language Model" of the source's "LLM": its words spelt out
-        if idx.written_anyhow(key, initials(word)):
-            continue  # last: it searches the whole source (once per name, memoised)
+        spelt = initials(word)
+        if idx.written_anyhow(key, spelt):
+            continue  # it searches the whole source (once per name, memoised)
+        if context and written_anyhow(context, key, initials=spelt):
+            continue  # "PyTorch" of the feed "PyTorch Blog": the post's own context
         found.append(x)
     if not found:
         return {}

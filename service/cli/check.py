@@ -149,7 +149,10 @@ def check(
     article = load_source(_file(source, "--source"))
     facts = headline_facts(article.text, article.title)  # as the gate reports them
     written = load_explainer(_file(explainer, "--explainer"))
-    report = check_explainer(written, article.text, facts, title=article.title)
+    # Its author (an HTML page's meta), as the gate reads it: the post's context.
+    report = check_explainer(
+        written, article.text, facts, title=article.title, context_names=(article.author,)
+    )
     if as_json:
         # The shape is the gate's (an item's report); this command checks numbers only.
         numbers = report.model_dump(mode="json", exclude={"shape"})

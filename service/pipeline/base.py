@@ -100,6 +100,12 @@ def feed_options(feed: t.Feed | None) -> ExplainOptions:
     )
 
 
+def feed_names(feed: t.Feed | None) -> tuple[str | None, ...]:
+    """What the feed is called (its document's title, "PyTorch Blog", and the name it was
+    registered with): the number check reads a name of them as the post's context."""
+    return () if feed is None else (feed.title, feed.name)
+
+
 _T = TypeVar("_T")
 # Values per ``IN (...)`` list: each is a bound parameter, and PostgreSQL's protocol takes
 # at most 65,535 in one statement (SQLite builds before 3.32, 999): a feed of 70,000

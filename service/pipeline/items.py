@@ -27,7 +27,7 @@ from service.models import (
     Article,
     ItemState,
 )
-from service.pipeline.base import Spent, feed_options, insert_ignore
+from service.pipeline.base import Spent, feed_names, feed_options, insert_ignore
 from service.pipeline.claims import Claims, claim_key, release
 from service.pipeline.reuse import Reuse
 from service.store import tables as t
@@ -95,6 +95,7 @@ class Publishing(Claims, Reuse):
                 return "missing"
             item, feed = rows[0][0], rows[0][1]
             options = feed_options(feed)
+            names = feed_names(feed)
             article = article_of(item)
             feed_id = item.feed_id
         if article.content_source == "excerpt":
@@ -137,7 +138,7 @@ class Publishing(Claims, Reuse):
         # by a holder that finished just before is found.
         effect = claim_key(article.hash, key, prompt_version, model)
         reused = self._claim_explain(claim, owner, article.hash, effect) or self._reuse(
-            claim, owner, article, model, prompt_version, key, feed_id
+            claim, owner, article, model, prompt_version, key, feed_id, names
         )
         if reused is not None:
             return reused
@@ -148,6 +149,7 @@ class Publishing(Claims, Reuse):
                 options,
                 repair_rounds=self.settings.repair_rounds,
                 review_derived=self.settings.review_derived,
+                feed_names=names,
             )
         except LeaseLost as exc:
             # The heartbeat found the lease lost (service.abandon): the explain stopped
@@ -248,12 +250,14 @@ class Publishing(Claims, Reuse):
         prompt_version: str,
         key: str,
         feed_id: int | None,
+        names: tuple[str | None, ...],
     ) -> str | None:
         """Store a copy of another item's explainer of the same post when there is one
         this item would get (service.pipeline.reuse); the state it ended in, or None to
-        explain anew. Reuse saves a call; failing, it must not cost the item."""
+        explain anew (``names``: its feed's, for the check). Reuse saves a call; failing,
+        it must not cost the item."""
         try:
-            found = self._reusable(claim.id, article, model, prompt_version, key)
+            found = self._reusable(claim.id, article, model, prompt_version, key, names)
             if found is None:
                 return None
             outcome, source_id = found

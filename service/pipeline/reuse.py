@@ -47,7 +47,13 @@ _REUSABLE = (
 
 class Reuse(PipelineBase):
     def _reusable(
-        self, item_id: int, article: Article, model: str, prompt_version: str, key: str
+        self,
+        item_id: int,
+        article: Article,
+        model: str,
+        prompt_version: str,
+        key: str,
+        feed_names: tuple[str | None, ...] = (),
     ) -> tuple[Outcome, int] | None:
         """The outcome of copying another item's explainer of the same post, and that
         explainer's id; None to explain anew.
@@ -74,7 +80,9 @@ class Reuse(PipelineBase):
             source_id, passed, result = found.id, found.check_ok, result_of(found)
         # Its tokens and cost were counted where it was written: this item's are none.
         result = result.model_copy(update={"usage": Usage(), "cost_usd": 0.0})
-        outcome = check_stored(result, article, review_derived=self.settings.review_derived)
+        outcome = check_stored(
+            result, article, review_derived=self.settings.review_derived, feed_names=feed_names
+        )
         if passed and not outcome.publishable:
             return None
         return outcome, source_id
