@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from service.numbers import extract_numbers
+from service.numbers.events import with_runs
 from tests.check_helpers import S, U, status, verdict
 
 
@@ -201,3 +202,16 @@ def test_a_count_of_runs_against_a_multiplier_says_so() -> None:
 )
 def test_a_count_of_runs_is_backed_by_a_count(explainer: str, written: str, source: str) -> None:
     assert status(explainer, source, written) == S
+
+
+def test_a_count_of_runs_is_read_once_into_the_figure() -> None:
+    # The reading travels with the figure (Number.runs), as its unit does: made where the
+    # explainer's figure is read, not threaded through the match beside it.
+    s = "The median of 3 runs is 3x, over three trials."
+    nums = extract_numbers(s)
+    read = with_runs(s, nums)
+    assert [(n.text, n.runs) for n in read] == [("3", True), ("3x", False), ("three", True)]
+    assert not any(n.runs for n in nums)  # the extractor's list is left as it was
+    plain = "It is 3x faster on 8 GPUs."
+    nums = extract_numbers(plain)
+    assert with_runs(plain, nums) is nums

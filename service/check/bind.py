@@ -160,7 +160,6 @@ class Binding:
     kinds: tuple[Name, ...] = ()
     about: tuple[str, ...] = ()  # a measured figure's words, with no name: "latency"
     direct: str = ""  # the one noun right after a bare count ("487 commits"); a name's as written
-    runs: bool = False  # a count of runs ("3 runs", "3 trials"): no multiplier backs it
     # The names a "respectively" pairs with the other figures of its list: not its own;
     # with no names, where the plain words it pairs it with stand.
     others: tuple[Name, ...] = ()

@@ -35,13 +35,13 @@ from service.numbers.number import APPROX, LOWER, NO_HEDGE, QUANTITY, UPPER, WOR
 from service.numbers.words import counts_events
 
 
-def _unit_ok(mine: Number, theirs: Number, runs: bool = False) -> bool:
+def _unit_ok(mine: Number, theirs: Number) -> bool:
     if mine.unit:
         return mine.unit == theirs.unit
-    # A bare figure takes any unit, but a count of events no multiplier: "ran 3 times"
-    # is not the source's "3x faster", nor ``runs``, a count of runs ("the median of 3
-    # runs": Binding.runs), is (the unit is tested first: most hits have none).
-    return theirs.unit != "x" or not (runs or counts_events(mine))
+    # A bare figure takes any unit, but a count of events or of runs no multiplier: "ran
+    # 3 times" or "the median of 3 runs" (Number.runs) is not the source's "3x faster"
+    # (the unit is tested first: most hits have none).
+    return theirs.unit != "x" or not (mine.runs or counts_events(mine))
 
 
 def _hedge_ok(mine: Hedge, theirs: Hedge) -> bool:
@@ -146,14 +146,12 @@ def _turned_setting(
     return None if found is None else (found[0], (f'the opposite ("{found[1]}")',))
 
 
-def _spans(
-    unit: Unit, like: Number, runs: bool = False
-) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
+def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
     """Per unit of measure, the (min, max) of the values and range ends of a source unit
     that a range like ``like`` could span (its own unit; any unit when it is bare)."""
     by_unit: dict[str, list[tuple[Decimal, int]]] = {}
     for n in unit.numbers:
-        if n.value is None or n.kind == WORD or not _unit_ok(like, n, runs):
+        if n.value is None or n.kind == WORD or not _unit_ok(like, n):
             continue
         values = by_unit.setdefault(n.unit, [])
         values.append((n.value, n.exp))
@@ -293,7 +291,7 @@ def _match_quantity(
     exact = [
         h
         for h in hits
-        if _unit_ok(q, h[1], binding.runs)
+        if _unit_ok(q, h[1])
         and (
             (h[1].kind == QUANTITY and _hedge_ok(q.hedge, h[1].hedge) and h[1].exp == q.exp)
             or (h[1].kind == WORD and q.exp == 0 and _hedge_ok(q.hedge, h[1].hedge))
@@ -312,7 +310,7 @@ def _match_quantity(
         cands = [
             h
             for h in ends.get(q.value, [])
-            if _unit_ok(q, h[1], binding.runs)
+            if _unit_ok(q, h[1])
             and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
             and (keep is None or keep(h))
         ]
@@ -348,7 +346,7 @@ def _match_quantity(
         return Outcome(CheckStatus.DERIVED, found[0], found[1])
     if first.anywhere is not None or lent is not None:
         return _misattached(idx, first.anywhere, binding, lent, first.why)
-    return Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits, binding.runs))
+    return Outcome(CheckStatus.UNSUPPORTED, None, _why_not(idx, q, hits))
 
 
 def _misattached(
@@ -373,13 +371,13 @@ def _misattached(
     )
 
 
-def _why_not(idx: SourceIndex, q: Number, hits: list[Hit], runs: bool = False) -> str:
+def _why_not(idx: SourceIndex, q: Number, hits: list[Hit]) -> str:
     for _, h in hits:
         if h.kind != QUANTITY:
             continue
         if q.unit and h.unit != q.unit:
             return f"the source writes {h.text}, with another unit"
-        if not _unit_ok(q, h, runs):
+        if not _unit_ok(q, h):
             return f"the source writes {h.text}, a multiplier"
         if h.exp > q.exp:
             return f"more precise than the source ({h.text})"
@@ -397,7 +395,7 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
     exact = [
         h
         for h in hits
-        if _unit_ok(r, h[1], binding.runs)
+        if _unit_ok(r, h[1])
         and _hedge_ok(r.hedge, h[1].hedge)
         and h[1].exp == r.exp
         and h[1].high_exp == r.high_exp
@@ -424,7 +422,7 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
         unit = idx.units[u]
         if not binding.holds(unit):
             continue
-        for lo, hi in _spans(unit, r, binding.runs):
+        for lo, hi in _spans(unit, r):
             if (lo, hi) == ((r.value, r.exp), (r.high, r.high_exp)):
                 return Outcome(CheckStatus.DERIVED, u, "the span of several values in one sentence")
     if first.anywhere is not None:
@@ -443,12 +441,7 @@ def _change_ends(idx: SourceIndex, r: Number, binding: Binding) -> int | None:
     assert r.value is not None and r.high is not None
     highs: dict[int, list[int]] = {}
     for u, h in idx.singles.get(r.high, []):
-        if (
-            h.kind == QUANTITY
-            and not h.change
-            and h.exp == r.high_exp
-            and _unit_ok(r, h, binding.runs)
-        ):
+        if h.kind == QUANTITY and not h.change and h.exp == r.high_exp and _unit_ok(r, h):
             highs.setdefault(u, []).append(h.start)
     for u, h in idx.singles.get(r.value, []) if highs else []:
         if (
@@ -456,7 +449,7 @@ def _change_ends(idx: SourceIndex, r: Number, binding: Binding) -> int | None:
             and h.kind == QUANTITY
             and not h.change
             and h.exp == r.exp
-            and _unit_ok(r, h, binding.runs)
+            and _unit_ok(r, h)
             and _hedge_ok(r.hedge, h.hedge)
             and any(h.start < b for b in highs[u])
             and binding.holds(idx.units[u], h)

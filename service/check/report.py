@@ -61,7 +61,7 @@ from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerd
 from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
 from service.numbers.context import stated_extreme
 from service.numbers.direction import NONE, may_have_direction, states_gain, way_of
-from service.numbers.events import counts_runs
+from service.numbers.events import with_runs
 from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -261,6 +261,7 @@ def _check_sentences(
                 nums = [n for n in nums if not any(a <= n.start < b for a, b in markers)]
                 if not nums:
                     continue
+        nums = with_runs(s, nums)  # "the median of 3 runs": read once, carried by the figure
         row = row_support(idx.rows, text, nums, s)
         sides = shapes(idx, s, nums) if len(nums) > 1 else {}
         directional: bool | None = None  # read at the sentence's first quantity
@@ -352,7 +353,6 @@ def _check_sentences(
                     conditions=first.conditions,
                     listed=first.listed,
                     direct=direct,
-                    runs=counts_runs(s, n),
                     kinds=kinds_of(idx, s, binding.names, far) if n.unit else (),
                     about=about_words(s, n, scope)
                     if n.unit and not (binding.names or first.listed)
@@ -404,7 +404,7 @@ def _check_sentences(
             elif n.kind == WORD:
                 # A count word counts its noun, as digits do ("eight experts").
                 noun_of = None if n.unit else functools.partial(direct_noun, s, n)
-                found = match_word(idx, n, noun_of, counts_runs(s, n))
+                found = match_word(idx, n, noun_of)
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found

@@ -68,17 +68,17 @@ def _after_product(unit: Unit, key: str, product: Name) -> bool:
 
 
 def match_word(
-    idx: SourceIndex, w: Number, noun_of: Callable[[], str] | None = None, runs: bool = False
+    idx: SourceIndex, w: Number, noun_of: Callable[[], str] | None = None
 ) -> Outcome | None:
     """A number word, when the source has its value (else it is no claim: None).
     ``noun_of``: the noun right after a bare count word ("eight experts"; read only
     when the source has the value), which a source count of the value must count too,
     as for digits ("8 layers and 64 experts" backs no "eight experts":
-    :func:`~service.check.setting.other_count`). ``runs``: it counts runs ("three
-    runs": :func:`~service.numbers.events.counts_runs`), which no multiplier backs."""
+    :func:`~service.check.setting.other_count`). A count of events ("called twice") or
+    of runs ("three runs": ``Number.runs``) no multiplier backs."""
     assert w.value is not None
     found = idx.singles.get(w.value, [])
-    if found and (runs or counts_events(w)):
+    if found and (w.runs or counts_events(w)):
         # "called twice" counts calls: the source's "2x faster" (or "twice as fast") has
         # the value as a multiplier, which says nothing of how often a thing ran.
         counted = [h for h in found if h[1].unit != "x"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from service.numbers.number import Number
+from service.numbers.number import Number, updated
 
 # "times" after digits is a multiplier where a comparison or a measure follows it ("3
 # times faster", "3 times as fast", "3 times the speed", "3 times over", "a 3 times
@@ -63,6 +63,15 @@ def uncompared(s: str, start: int, end: int) -> bool:
 _RUNS = re.compile(r"\s+(?:run|trial|iteration|repetition)s?\b", re.I)
 
 
-def counts_runs(s: str, n: Number) -> bool:
-    """Whether the bare figure ``n`` of ``s`` is a count of runs (its noun right after it)."""
-    return not n.unit and _RUNS.match(s, n.end) is not None
+def with_runs(s: str, nums: list[Number]) -> list[Number]:
+    """The figures ``nums`` of ``s``, each bare one with its noun of runs right after it
+    marked a count of runs (``Number.runs``: read once, where the explainer's figure is
+    read, and carried with it); ``nums`` itself when none is, as in most sentences. (A
+    match at each bare figure: a search of the sentence for the nouns costs more.)"""
+    out, runs = nums, _RUNS.match
+    for i, n in enumerate(nums):
+        if not n.unit and runs(s, n.end) is not None:
+            if out is nums:
+                out = list(nums)  # the caller's list is left as it was
+            out[i] = updated(n, runs=True)
+    return out

@@ -56,6 +56,15 @@ class Number:
     key: str = ""  # identifiers and versions: the folded form compared verbatim
     noun: str = ""  # a noun hyphenated to the number: "15-shape" -> "shape"
     change: bool = False  # a range that is a change ("from 5,996 to 7,027", "7,290→1,170")
+    # A bare count of runs ("the median of 3 runs", "three trials": events.with_runs),
+    # which no multiplier backs, as none backs a count of events (words.counts_events).
+    # Its noun stands past the figure's text, so the check reads it, once per explainer
+    # figure, and the figure carries it to every match that asks (match._unit_ok), as
+    # it carries its unit. Its own field, not ``noun``: that one is what a hyphenated
+    # count counts ("15-shape"), which the check reads as such. The extractor makes
+    # Numbers by the hundred: the slot's one more set costs a source's index some 0.1M
+    # of its 67M instructions (bench.check_instructions --split).
+    runs: bool = False
 
     def __init__(
         self,
@@ -72,6 +81,7 @@ class Number:
         key: str = "",
         noun: str = "",
         change: bool = False,
+        runs: bool = False,
     ) -> None:
         # The __init__ dataclass writes for a frozen class, with these same parameters,
         # sets each field by object.__setattr__; the slots' own setters do the same work
@@ -90,6 +100,7 @@ class Number:
         _key(self, key)
         _noun(self, noun)
         _change(self, change)
+        _runs(self, runs)
 
 
 _FIELDS = tuple(f.name for f in fields(Number))
@@ -107,6 +118,7 @@ _FIELDS = tuple(f.name for f in fields(Number))
     _key,
     _noun,
     _change,
+    _runs,
 ) = (Number.__dict__[name].__set__ for name in _FIELDS)
 
 
