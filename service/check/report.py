@@ -7,47 +7,21 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from service.check.absent import (
-    Prose,
-    context_text,
-    quoted,
-)
-from service.check.beyond import (
-    about_words,
-    direct_noun,
-    far_names,
-    kinds_of,
-    paired_words,
-    row_labels,
-    title_counts,
-)
+from service.check.absent import Prose, context_text, quoted
+from service.check.beyond import direct_noun, row_labels, title_counts
 from service.check.bind import Binding, bind_numbers, initial, known_names, said_of_other
 from service.check.clauses import Clauses
 from service.check.columns import render_row
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
+from service.check.figure_binding import figure_binding
 from service.check.index import SourceIndex, index_source
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
-from service.check.names import (
-    HARDWARE_NOUNS,
-    STOP_WORDS,
-    Name,
-    is_name,
-    setting_noun,
-    without_vendors,
-)
-from service.check.qualified import subject_of
+from service.check.names import Name, is_name, without_vendors
 from service.check.role import moved_beside, moved_versions, other_value, product_of
 from service.check.said import swapped
-from service.check.scope import (
-    Clause,
-    Sentence,
-    compound_head,
-    counted_phrase,
-    figure_scope,
-    over_count,
-)
+from service.check.scope import Sentence, over_count
 from service.check.setting import unstated_scope
 from service.check.shape import shapes
 from service.check.sides import row_sides, side_in_row
@@ -231,7 +205,6 @@ def _shape_unit(idx: SourceIndex, units: Iterable[int], n: Number, binding: Bind
     return next((u for u in units if not binding.names or binding.holds(idx.units[u], n)), None)
 
 
-# What stands between a maker's name and its product's: "AWS Graviton", "Meta's Llama".
 def _check_sentences(
     idx: SourceIndex, sentences: Sequence[_Sentence], context: str = ""
 ) -> list[NumberVerdict]:
@@ -317,54 +290,12 @@ def _check_sentences(
                     binding = Binding(inherited=topic or carried)
                 else:
                     binding = Binding(nouns=binding.nouns)
-                # What its clause says beyond names: the conditions of the measure
-                # ("with them enabled"), what a hyphenated count counts ("512-token
-                # prompt"); read when a source clause asks.
+                # What its clause says beyond names; the sentence's opposite-pair words
+                # are read when a source clause asks.
                 wording = wording or Sentence(s)
                 first = bindings.get(n.start) or _UNBOUND
-                span = first.span
-                scope = span or figure_scope(s, nums, n)
-                # What a count counts: its noun ("512-token prompt") or the last noun of
-                # the phrase after it ("512 prompt tokens"), of the words said with it.
-                # A table row's count alone in its cell counts what its label says:
-                # "| Output Tokens | 512 |" reads "512 output tokens".
                 label = labels.get(n.start)
-                phrased = s if label is None else s[: n.end] + " " + label
-                if n.noun:
-                    counted, head = "" if n.unit else n.noun, compound_head(s, n, STOP_WORDS)
-                else:
-                    counted, head = counted_phrase(phrased, n, STOP_WORDS)
-                direct = "" if counted or n.unit or n.noun else direct_noun(phrased, n)
-                far = far_names(s, nums, names, n, binding, scope[0]) if n.unit else ()
-                binding = Binding(
-                    names=binding.names,
-                    setting=tuple(
-                        x
-                        for x in binding.names
-                        if x.key in HARDWARE_NOUNS and setting_noun(s, names, x, n.start, nums)
-                    ),
-                    nouns=binding.nouns,
-                    inherited=binding.inherited,
-                    nearest=binding.nearest,
-                    clause=Clause(wording, scope),
-                    counted=counted,
-                    head=head,
-                    plain=not n.noun,
-                    conditions=first.conditions,
-                    listed=first.listed,
-                    direct=direct,
-                    kinds=kinds_of(idx, s, binding.names, far) if n.unit else (),
-                    about=about_words(s, n, scope)
-                    if n.unit and not (binding.names or first.listed)
-                    else paired_words(s, first.phrase)
-                    if n.unit and first.phrase
-                    else (),
-                    qualified=s[scope[0] : n.start]
-                    if n.unit and not (binding.names or first.listed)
-                    else "",
-                    subject=subject_of(s[scope[0] : n.start]) if n.unit else "",
-                    far=far,
-                )
+                binding = figure_binding(idx, s, nums, names, n, binding, first, wording, label)
                 if n.kind == RANGE:
                     outcome = match_range(idx, n, binding)
                 elif n.kind == QUANTITY:

@@ -23,6 +23,7 @@ from service.check.names import Name, name_key, name_pattern
 from service.numbers import Number
 from service.numbers.number import QUANTITY, RANGE, WORD
 
+# What stands between a maker's name and its product's: "AWS Graviton", "Meta's Llama".
 _OWNED = re.compile(r"(?:['\u2019]s)?\s+")
 
 
