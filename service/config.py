@@ -158,6 +158,17 @@ class Settings(BaseSettings):
         le=100_000_000,
         description="Characters of an explainer or a source POST /check reads; longer: 413.",
     )
+    # An explainer's figures cost the check more than a source's (some 45 s of CPU a MB
+    # of them, against 20 s): at the million characters of a source, one request held a
+    # server thread for most of a minute. 100,000 characters is some 15,000 words, fifteen
+    # times an explainer of the seed's length, and at most a few seconds of a core.
+    check_max_explainer_chars: int = Field(
+        default=100_000,
+        ge=1,
+        le=100_000_000,
+        description="Characters of an explainer POST /check reads (and at most "
+        "PLAINFEED_CHECK_MAX_CHARS); longer: 413.",
+    )
     prices: dict[str, tuple[Price, Price]] = Field(
         default_factory=lambda: {
             "gpt-4o-mini": (0.15, 0.60),

@@ -112,9 +112,10 @@ class PayloadTooLarge(InputError):
 
 
 class TooLongToCheck(InputError):
-    """An explainer or source sent to ``POST /check`` over PLAINFEED_CHECK_MAX_CHARS: the
-    check's time grows with the text (some 20 s of CPU a MB of figures), so one request
-    held a server thread for minutes; refused before any of it is spent."""
+    """An explainer or source sent to ``POST /check`` over PLAINFEED_CHECK_MAX_CHARS (an
+    explainer also over PLAINFEED_CHECK_MAX_EXPLAINER_CHARS): the check's time grows with
+    the text (some 20 s of CPU a MB of a source's figures, 45 s of an explainer's), so one
+    request held a server thread for minutes; refused before any of it is spent."""
 
     status = 413
     slug = "too-long-to-check"

@@ -240,7 +240,10 @@ def _explain_sync(ctx: Ctx, body: ExplainIn) -> ExplainOut:
     response_model=CheckOut,
     tags=["explain"],
     responses={
-        413: {"description": "The explainer or source is over PLAINFEED_CHECK_MAX_CHARS"},
+        413: {
+            "description": "The explainer is over PLAINFEED_CHECK_MAX_EXPLAINER_CHARS or "
+            "PLAINFEED_CHECK_MAX_CHARS, or the source over PLAINFEED_CHECK_MAX_CHARS"
+        },
         422: {"description": "An empty explainer, or a source without text"},
         502: {"description": "Fetching `url` failed"},
     },
@@ -257,15 +260,21 @@ async def check(body: CheckIn, ctx: Ctx, _who: Writer) -> CheckOut:
 
 
 def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
-    most = ctx.settings.check_max_chars
+    settings = ctx.settings
     explainer = body.explainer
+    # The smaller bound is the one the explainer is refused by, and the one its answer names.
+    explainer_most, setting = min(
+        (settings.check_max_chars, "PLAINFEED_CHECK_MAX_CHARS"),
+        (settings.check_max_explainer_chars, "PLAINFEED_CHECK_MAX_EXPLAINER_CHARS"),
+    )
     _within(
-        most,
+        explainer_most,
+        setting,
         "explainer",
         explainer if isinstance(explainer, str) else render.to_markdown(explainer),
     )
     article = _source(ctx, body)
-    _within(most, "source", article.text)
+    _within(settings.check_max_chars, "PLAINFEED_CHECK_MAX_CHARS", "source", article.text)
     facts = headline_facts(article.text, article.title)  # as the gate reports them
     if isinstance(explainer, str) and clean.guess_kind(explainer) == "html":
         # An explainer as HTML (`format=html`) is read as text, as `plainfeed check`
@@ -278,10 +287,10 @@ def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
     )
 
 
-def _within(most: int, what: str, text: str) -> None:
+def _within(most: int, setting: str, what: str, text: str) -> None:
     """Refuse a text the check would spend minutes on, before it spends any."""
     if len(text) > most:
         raise TooLongToCheck(
-            f"the {what} ({len(text):,} characters) is over PLAINFEED_CHECK_MAX_CHARS="
-            f"{most:,}, the most POST /check reads"
+            f"the {what} ({len(text):,} characters) is over {setting}={most:,}, the most "
+            f"POST /check reads"
         )
