@@ -360,4 +360,9 @@ def unknown_page(rest: str, request: Request) -> HTMLResponse:
     OPTIONS of it says: a 404 said there was nothing there."""
     if methods_at(request):
         raise HTTPException(405)
+    return no_page()
+
+
+def no_page() -> HTMLResponse:
+    """The page of an address where there is none (GET's 404, and OPTIONS's)."""
     return error_page(404, "Not found", "There is no page at this address.")

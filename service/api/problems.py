@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import stat
 from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
@@ -11,9 +12,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
+from starlette.staticfiles import StaticFiles
 
 from service.api.limits import MAX_REQUEST_BODY
 from service.errors import (
@@ -100,6 +103,20 @@ def _allowed(request: Request) -> str:
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))
+
+
+async def _served_methods(request: Request) -> set[str]:
+    """The methods served at the request's path, for its OPTIONS: those of the routes
+    there (the page of any other /ui address, its "no page here", is none), or GET of a
+    file a static mount holds (none of one it does not: GET there is a 404)."""
+    mount = request.scope.get("endpoint")
+    if not isinstance(mount, StaticFiles):
+        return methods_at(request)
+    try:
+        _, found = await run_in_threadpool(mount.lookup_path, mount.get_path(request.scope))
+    except (OSError, ValueError):  # (a name too long, a NUL: GET's 404 too)
+        return set()
+    return {"GET"} if found is not None and stat.S_ISREG(found.st_mode) else set()
 
 
 def _is_page(path: str) -> bool:
@@ -217,6 +234,19 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405 and request.method == "OPTIONS":
+            # OPTIONS asks what the target takes (RFC 9110 9.3.7): a success naming the
+            # methods, no content. It was a 405 with them in Allow, as if OPTIONS were
+            # refused. Where nothing is served (no page, no file), the 404 GET answers.
+            methods = await _served_methods(request)
+            if not methods:
+                if _is_page(request.url.path):
+                    from service.api.pages import no_page
+
+                    return no_page()
+                return await _http(request, StarletteHTTPException(404))
+            methods |= {"HEAD", "OPTIONS"} if "GET" in methods else {"OPTIONS"}
+            return Response(status_code=204, headers={"Allow": ", ".join(sorted(methods))})
         unreadable = _unreadable_json(exc)
         if unreadable is not None and not _is_page(request.url.path):
             return problem(

@@ -1,0 +1,81 @@
+"""OPTIONS of a path (RFC 9110 9.3.7): a success naming what the target takes, on both of
+uvicorn's HTTP parsers, raw bytes to a real server on loopback."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.api.app import create_app
+from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
+from tests.conftest import make_settings, read_answer, serve_on_loopback
+
+TOKEN = "options-token"
+
+
+@pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
+def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
+    settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}", api_token=TOKEN)
+    yield from serve_on_loopback(create_app(settings, workers=0), request.param)
+
+
+def options(port: int, path: str) -> tuple[str, dict[str, str], bytes]:
+    raw = f"OPTIONS {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        return read_answer(s)
+
+
+@pytest.mark.parametrize(
+    ("path", "allow"),
+    [
+        ("/feeds", "GET, HEAD, OPTIONS, POST"),
+        ("/feeds/1", "DELETE, GET, HEAD, OPTIONS, PATCH"),  # (no such feed: a route's path)
+        ("/webhooks/feed", "OPTIONS, POST"),  # a write route: no token asked
+        ("/healthz", "GET, HEAD, OPTIONS"),
+        ("/openapi.json", "GET, HEAD, OPTIONS"),
+        ("/", "GET, HEAD, OPTIONS"),
+        ("/ui/items/1/review", "OPTIONS, POST"),
+        ("/static/style.css", "GET, HEAD, OPTIONS"),
+    ],
+)
+def test_options_of_a_route_is_a_204_naming_its_methods(port: int, path: str, allow: str) -> None:
+    # It was a 405 with the same methods in Allow (and a problem body): OPTIONS refused.
+    status, headers, body = options(port, path)
+    assert status == "HTTP/1.1 204 No Content", (status, body)
+    assert headers["allow"] == allow
+    assert body == b""
+    assert "content-length" not in headers  # (RFC 9110 8.6: none in a 204)
+
+
+@pytest.mark.parametrize(
+    ("path", "media"),
+    [
+        ("/nothing/here", "application/problem+json"),
+        ("/static/nothing.css", "application/problem+json"),
+        ("/ui/nothing/here", "text/html"),  # the page of any other /ui address: no page
+    ],
+)
+def test_options_where_nothing_is_served_is_the_404_of_get(
+    port: int, path: str, media: str
+) -> None:
+    status, headers, body = options(port, path)
+    assert status == "HTTP/1.1 404 Not Found", (status, body)
+    assert "allow" not in headers
+    assert headers["content-type"].split(";")[0] == media
+    if media == "application/problem+json":
+        assert json.loads(body)["type"].endswith("/not-found")
+
+
+def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
+    raw = b"PUT /feeds HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        status, headers, body = read_answer(s)
+    assert status == "HTTP/1.1 405 Method Not Allowed"
+    assert headers["allow"] == "GET, HEAD, POST"
+    assert json.loads(body)["type"].endswith("/method-not-allowed")
