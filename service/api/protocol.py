@@ -12,7 +12,8 @@ to anything but a WebSocket (h2c: the service speaks no HTTP/2) as HTTP/1.1, its
 ignored (RFC 9110 7.8), its body read and its connection kept. Both answer a method the
 server does not know 501 (RFC 9110 9.1), its connection closed, once its head is read
 whole (httptools' parser refused one it does not know with a 400, h11 took any, a 405),
-and a major HTTP version but 1 505 (RFC 9110 15.6.6), a later 1.x served as 1.1.
+and a major HTTP version but 1 505 (RFC 9110 15.6.6), a later 1.x served as 1.1. Both
+take a proxy's X-Forwarded-Proto only of an HTTP scheme (service.api.forwarded).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from service.api.forwarded import ForwardedScheme
 from service.api.heads import (
     BodyEnd,
     HeadClock,
@@ -108,9 +110,12 @@ class _HeadGuard(asyncio.Protocol):
     max_head_bytes = MAX_HEAD_BYTES
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
+    app: Any  # (the application, as uvicorn wraps it)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Outside uvicorn's proxy headers: they took "X-Forwarded-Proto: ws" as the scheme.
+        self.app = ForwardedScheme(self.app)
         self._head = HeadCount(self.max_head_bytes)
         self._clock = HeadClock(self.loop, self.head_seconds, self._head_too_slow)
         self._rest: asyncio.TimerHandle | None = None  # the rest of a body answered
