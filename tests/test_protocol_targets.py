@@ -149,7 +149,10 @@ def test_an_absolute_form_target_of_no_host_or_with_user_info_is_a_400_problem(
     assert b"secret" not in body
 
 
-@pytest.mark.parametrize("target", [b"http://[::1]:8080/healthz", b"http://x:80/healthz"])
+@pytest.mark.parametrize(
+    "target",
+    [b"http://[::1]:8080/healthz", b"http://x:80/healthz", b"http://[fe80::1%25eth0]:8080/healthz"],
+)
 def test_an_absolute_form_target_of_a_bracketed_host_or_a_port_is_routed(
     port: int, target: bytes
 ) -> None:
@@ -288,6 +291,9 @@ def test_a_head_refused_after_pipelined_requests_is_answered_after_them(
         (b"GET /healthz HTTP/1.1\r\nHost: x:80:80\r\n", "no host[:port]"),
         (b"GET /healthz HTTP/1.1\r\nHost: x\xff\r\n", "no host[:port]"),
         (b"GET /healthz HTTP/1.0\r\nHost: a\r\nHost: b\r\n", "more than one Host"),
+        # An IPv6 zone ID is written after "%25", of one or more characters (RFC 6874).
+        (b"GET /healthz HTTP/1.1\r\nHost: [fe80::1%25]:8080\r\n", "no host[:port]"),
+        (b"GET /healthz HTTP/1.1\r\nHost: [fe80::1%eth0]:8080\r\n", "no host[:port]"),
         # The Host comes before the coding (h11 refuses it first).
         (
             b"POST /check HTTP/1.1\r\nHost: a b\r\nTransfer-Encoding: gzip, chunked\r\n",
@@ -304,6 +310,8 @@ def test_a_head_refused_after_pipelined_requests_is_answered_after_them(
         "ports",
         "byte",
         "two-1.0",
+        "empty-zone",
+        "zone-unescaped",
         "coding",
     ],
 )
@@ -328,11 +336,22 @@ def test_a_missing_repeated_or_malformed_host_is_a_400_problem(
         b"GET /healthz HTTP/1.0\r\n",  # HTTP/1.0 needs none
         b"GET /healthz HTTP/1.1\r\nHost:\r\n",  # a target of no authority (RFC 9112 3.2)
         b"GET /healthz HTTP/1.1\r\nHost: [::1]:8000\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: [fe80::1%25eth0]:8080\r\n",  # a zone ID (RFC 6874)
+        b"GET /healthz HTTP/1.1\r\nHost: [fe80::1%25en%2F0]\r\n",
         b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8000 \r\n",
         b"GET /healthz HTTP/1.1\r\nHost: xn--bcher-kva.example\r\n",
         b"GET /healthz HTTP/1.1\r\nHost: my_host.local:\r\n",
     ],
-    ids=["1.0", "empty", "ipv6", "ipv4-port", "idna", "underscore-empty-port"],
+    ids=[
+        "1.0",
+        "empty",
+        "ipv6",
+        "ipv6-zone",
+        "ipv6-zone-escaped",
+        "ipv4-port",
+        "idna",
+        "underscore-empty-port",
+    ],
 )
 def test_a_host_of_a_host_and_port_is_served(port: int, head: bytes) -> None:
     status, _, body = exchange(port, head + b"Connection: close\r\n\r\n")

@@ -59,9 +59,14 @@ def target_fault(target: bytes) -> str | None:
 
 
 # A Host field's value (RFC 9110 7.2: uri-host [":" port], RFC 3986 3.2.2): an IP literal
-# in brackets, or a name of unreserved, percent-encoded and sub-delimiter characters
-# (an IPv4 address is one); empty where the target has no authority (RFC 9112 3.2).
-_HOST = re.compile(rb"(\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(:[0-9]*)?")
+# in brackets, an IPv6 address there with a zone ID after "%25" (RFC 6874: "[fe80::1%25eth0]",
+# unreserved and percent-encoded characters), or a name of unreserved, percent-encoded and
+# sub-delimiter characters (an IPv4 address is one); empty where the target has no
+# authority (RFC 9112 3.2).
+_HOST = re.compile(
+    rb"(\[[0-9A-Za-z:.]+(?:%25(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})+)?\]"
+    rb"|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(:[0-9]*)?"
+)
 
 
 def host_fault(headers: Sequence[tuple[bytes, bytes]], version: bytes | None) -> str | None:
