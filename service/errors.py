@@ -87,6 +87,13 @@ class BadJSON(InputError):
     title = "Body is not valid JSON"
 
 
+class AmbiguousCredentials(InputError):
+    """A request of more than one Authorization header, where one is read."""
+
+    slug = "ambiguous-credentials"
+    title = "Ambiguous credentials"
+
+
 class NotAFeed(InputError):
     """Bytes that a cheap sniff shows are no RSS, Atom, RDF or JSON Feed document."""
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.api.params import FeedFilter, query_fields
 from service.config import Settings
-from service.errors import AuthError, NotFound
+from service.errors import AmbiguousCredentials, AuthError, NotFound
 from service.pipeline import Pipeline
 from service.store import tables as t
 from service.worker import WorkerPool
@@ -55,9 +55,18 @@ DB = Annotated[Session, Depends(get_session)]
 
 
 def bearer_ok(request: Request, settings: Settings) -> bool:
+    """Whether the request carries the API token (or none is set). Authorization is one
+    field (RFC 9110 11.6.2): a request of two is refused (400), where the first was read
+    and the other passed over, whichever of them the client, or a proxy adding its own,
+    meant."""
     if not settings.api_token:
         return True
-    auth = request.headers.get("authorization", "")
+    sent = request.headers.getlist("authorization")
+    if len(sent) > 1:
+        raise AmbiguousCredentials(
+            f"the request has {len(sent)} Authorization headers: send one (Bearer <token>)"
+        )
+    auth = sent[0] if sent else ""
     scheme, _, token = auth.partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(
         token.strip().encode(), settings.api_token.encode()

@@ -399,6 +399,14 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                 responses.setdefault(
                     "408", {"description": "Body not in whole within PLAINFEED_BODY_TIMEOUT"}
                 )
+            if _needs_token(route):
+                # service.api.deps.bearer_ok, beside the route's other 400 if it has one.
+                bad = responses.setdefault("400", {})
+                was = bad.get("description")
+                twice = "more than one Authorization header"
+                bad["description"] = (
+                    f"{was}, or {twice}" if was else "More than one Authorization header"
+                )
             for status, response in responses.items():
                 content = response.get("content")
                 # FastAPI's own 422 names its validation shape; a response that declares
