@@ -385,7 +385,8 @@ Rules, in short (the module's tests spell them out):
   by the shape of the name, not its meaning) in the heading or the sentence before.
 
 Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
-:mod:`.names` (names and nouns), :mod:`.bind` (what each explainer number is said of),
+:mod:`.names` (names and nouns), :mod:`.known_names` (the names of a sentence the
+source knows), :mod:`.bind` (what each explainer number is said of),
 :mod:`.marks` and :mod:`.clauses` (where a sentence's clauses start), :mod:`.phrases`
 (a phrase leading a clause or ending the sentence, naming what its figures are of),
 :mod:`.respectively` and :mod:`.paired` (figures listed "respectively" with their names,

@@ -2,7 +2,7 @@
 not mention anywhere ("The Triton kernel is 2x faster" of "The FlyDSL kernel is 2x
 faster") is not backed by the source's figure, however it matches.
 
-The binding (:func:`~service.check.bind.known_names`) keeps only the names the source
+The binding (:func:`~service.check.known_names.known_names`) keeps only the names the source
 has: a name it lacks was dropped, and its figure bound the names left, or none, and
 passed. The words dropped so are gathered here and read again, conservatively: only
 words the check treats as names (a capital inside the word, "FlexAttention", "MXFP",

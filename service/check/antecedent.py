@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from service.check.bind import Binding, known_names
+from service.check.bind import Binding
 from service.check.condition import same_pair
 from service.check.index import SourceIndex
+from service.check.known_names import known_names
 from service.check.marks import CLAUSE_MARK
 from service.check.names import HARDWARE_NOUNS, Name
 from service.check.products import counts_kind

@@ -1,6 +1,6 @@
 """Binding: the names and nouns each number of an explainer sentence is said of, and
 whether a source unit says the number of the same things (or of two names the other
-way round)."""
+way round). The names it binds are those the source knows (:mod:`.known_names`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.check.index import SourceIndex
 from service.check.marks import CLAUSE_MARK, split_gap
-from service.check.name_tokens import NAME_TOKEN, name_tokens
-from service.check.names import (
-    STOP_WORDS,
-    Name,
-    content_words,
-    find_noun,
-    is_name,
-    name_pattern,
-)
+from service.check.names import STOP_WORDS, Name, content_words, find_noun
 from service.check.phrases import leading_phrases, trailing_names
 from service.check.products import counts_kind
 from service.check.respectively import paired_names, paired_phrases
@@ -37,74 +28,7 @@ from service.check.window import NEAR, window_end, window_ends, window_start
 from service.frozen import slot_init
 from service.numbers import Number
 from service.numbers.context import list_runs
-from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
-
-_DIGIT = re.compile(r"\d")
-
-
-def known_names(
-    s: str,
-    nums: Sequence[Number],
-    idx: SourceIndex,
-    start: int = 0,
-    end: int | None = None,
-    absent: list[tuple[int, int, bool]] | None = None,
-) -> list[Name]:
-    """The names of an explainer sentence (of ``s[start:end]``) that the source knows, in
-    order. ``absent``: given, it gets where the name words stand that the source lacks
-    (words, no identifiers), each with whether it is a name only where the explainer
-    writes it so inside a sentence (a plain capitalised first word): :mod:`.absent`
-    reads them, few of them."""
-    out: list[Name] = []
-    idents = [n for n in nums if n.kind == IDENTIFIER]
-    for n in idents:
-        pattern = name_pattern(n.key)
-        if idx.has(pattern, n.key):
-            out.append(Name(n.start, n.end, n.key, pattern))
-    starts = [n.start for n in nums]
-    end = len(s) if end is None else end
-    scan = name_tokens(s, start, end) if s.isascii() else NAME_TOKEN.finditer(s, start, end)
-    for m in scan:
-        token = m.group(0)
-        if token.islower() or _DIGIT.search(token):
-            continue  # ordinary words; numbers and identifiers are handled above
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and m.start() < nums[i].end:
-            continue
-        first = initial(s, m.start())
-        offset = 0
-        for word in token.split("-"):
-            at, offset = m.start() + offset, offset + len(word) + 1
-            opening = first and at == m.start()
-            if not is_name(word, opening) and not (
-                # A capitalised first word the source writes so inside its sentences.
-                opening and is_name(word, False) and idx.named_inside(word)
-            ):
-                if absent is not None and opening and is_name(word, False):
-                    absent.append((at, at + len(word), True))  # (the source's: read later)
-                continue
-            e = at + len(word)
-            if e == m.end() and s.startswith(" ", e):
-                # "Flex attention" for the source's one word "FlexAttention": that name
-                # (the next word's run of letters read by slicing, and looked up in the
-                # source's words first: most pairs are none, and a name word is read in
-                # every source clause too).
-                nxt = s[e + 1 : e + 25].split(" ", 1)[0].rstrip(".,;:!?)")
-                if len(nxt) > 2 and nxt.isalpha() and nxt.islower():
-                    whole = (
-                        idx.name(word + nxt) if (word + nxt).lower() in idx.source_words else None
-                    )
-                    if whole is not None:
-                        out.append(Name(at, e + 1 + len(nxt), *whole))
-                        continue
-            known = idx.name(word)
-            if known is not None:
-                out.append(Name(at, at + len(word), *known))
-            elif absent is not None:
-                absent.append((at, at + len(word), opening and not is_name(word, True)))
-    out.sort(key=lambda x: x.start)
-    return out
-
+from service.numbers.number import QUANTITY, RANGE, WORD
 
 # A figure said of another thing than the sentence's names: "the 1,362,998 of the other
 # run", "the 80 ms of another model".
@@ -115,22 +39,6 @@ def said_of_other(s: str, n: Number) -> bool:
     """Whether ``n`` is said of "the other" thing or "another" right after it: no name of
     its sentence is what it is said of, so none is carried to it."""
     return _OF_OTHER.match(s, n.end) is not None
-
-
-_OPENERS = "\"'([*_`"
-
-
-def initial(s: str, pos: int) -> bool:
-    """Whether ``pos`` starts its sentence: nothing but white space and opening marks
-    before it, or a sentence end. Read back from ``pos`` (a source clause is a slice of
-    its whole paragraph: copying all before it for each word would cost more than the
-    rest of the binding)."""
-    j = pos - 1
-    while j >= 0 and s[j].isspace():
-        j -= 1
-    if j < 0 or s[j] in ":.!?":
-        return True
-    return s[j] in _OPENERS and not s[: j + 1].strip(_OPENERS)
 
 
 @slot_init

@@ -1,5 +1,5 @@
 """The tokens of a text that can be names (a word token with a capital), for
-:func:`~service.check.bind.known_names`."""
+:func:`~service.check.known_names.known_names`."""
 
 from __future__ import annotations
 

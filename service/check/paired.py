@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.check.bind import Binding, bind_numbers, known_names
+from service.check.bind import Binding, bind_numbers
 from service.check.index import SourceIndex
+from service.check.known_names import known_names
 from service.check.names import Name
 from service.check.respectively import last_list
 from service.check.unit import Hit

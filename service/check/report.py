@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from service.check.absent import Prose, context_text, quoted
 from service.check.beyond import direct_noun, row_labels, title_counts
-from service.check.bind import Binding, bind_numbers, initial, known_names, said_of_other
+from service.check.bind import Binding, bind_numbers, said_of_other
 from service.check.clauses import Clauses
 from service.check.columns import render_row
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
 from service.check.figure_binding import figure_binding
 from service.check.index import SourceIndex, index_source
+from service.check.known_names import initial, known_names
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import Name, is_name, without_vendors

@@ -10,10 +10,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from service.check.bind import Binding, bind_numbers, known_names
+from service.check.bind import Binding, bind_numbers
 from service.check.clauses import Clauses
 from service.check.columns import column_unit
 from service.check.index import SourceIndex
+from service.check.known_names import known_names
 from service.check.names import Name
 from service.check.paired import of_pair
 from service.check.table import Row
