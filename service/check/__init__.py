@@ -403,7 +403,8 @@ never writes),
 :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit or a table column),
 :mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on
-one quantity or range), :mod:`.verbatim` (on one identifier, version or number word),
+one quantity or range; :mod:`.first_bound`: which source figures hold its binding),
+:mod:`.verbatim` (on one identifier, version or number word),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
 """
 

@@ -1,6 +1,7 @@
 """Matching: the verdict on one number of the explainer against the indexed source (as
 written; else a range end, a rounding, a computation or a span: derived; else written
-for other things: misattached; else unsupported)."""
+for other things: misattached; else unsupported). Which of the source's figures of a value
+hold the number's binding is read in :mod:`.first_bound`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from service.check.antecedent import said_before
 from service.check.bind import Binding
 from service.check.derive import (
     arithmetic as derived_value,
@@ -20,11 +20,10 @@ from service.check.derive import (
     rounding_hedge_ok,
     said_near,
 )
+from service.check.first_bound import first_bound
 from service.check.index import SourceIndex
 from service.check.names import Name
-from service.check.said import borrowed, of_title
 from service.check.scope import after_across
-from service.check.setting import opposite_setting
 from service.check.turned import hit_direction, turned_round
 from service.check.unit import Hit, Unit
 from service.frozen import slot_init
@@ -58,92 +57,6 @@ class Outcome:
     status: CheckStatus
     unit: int | None = None
     reason: str | None = None
-
-
-@slot_init
-@dataclass(frozen=True, slots=True)
-class _Bound:
-    """Which hits of a number hold its binding: the first that does, the first of all,
-    and the first whose names are borrowed (with what the source says it of)."""
-
-    unit: int | None
-    anywhere: int | None
-    lent: tuple[int, tuple[str, ...]] | None = None
-    why: str = ""  # what the first hit's clause says against the explainer's figure
-
-
-def _first_bound(
-    idx: SourceIndex, hits: Sequence[Hit], binding: Binding, *, exact: bool = False
-) -> _Bound:
-    """The first hit whose context holds the binding, as unit indices.
-
-    Names carried from an earlier explainer sentence are looked for in the source
-    sentence and the one before it, then, failing that, anywhere before it in its
-    paragraph: the explainer carries the topic of the last sentence that named one, and
-    a sentence it copies from the source must not be misattached. A hit whose unit gives
-    one of the explainer's names to another of its figures, and this one to things the
-    explainer does not name, does not hold (:func:`borrowed`). ``exact``: the hits are
-    the value as written, whose setting is read too (:func:`_turned_setting`)."""
-    any_hit = hits[0][0] if hits else None
-    lent: tuple[int, tuple[str, ...]] | None = None
-    if binding.nouns and not binding.names and len(hits) > 1:
-        # Bound by nouns, any one of which holds: the hit with the most of them.
-        best, most, closest, nearest, chosen = None, 0, 0, hits[0], hits[0]
-        for unit, number in hits:
-            near = binding.nouns_near(idx.units[unit], number, strict=False)
-            if near > closest:
-                closest, nearest = near, (unit, number)
-            if near > most and not binding.against(idx.units[unit], number):
-                best, most, chosen = unit, near, (unit, number)
-        turned = _turned_setting(idx, hits, binding, chosen) if best is not None and exact else None
-        if turned is not None:
-            return _Bound(None, turned[0], turned)
-        # Of none: the hit whose nouns are nearest tells what the source counts there.
-        why = binding.against(idx.units[nearest[0]], nearest[1]) if closest and best is None else ""
-        return _Bound(best, nearest[0] if why else any_hit, why=why)
-    for unit, number in hits:
-        if binding.holds(idx.units[unit], number):
-            # (The names past its six words too: "1.58x ... across the 17 shapes for MXFP4".)
-            mine = (*binding.names, *binding.far) if binding.far else binding.names
-            other = borrowed(idx, unit, number, mine, binding.listed) if mine else ()
-            if not other:
-                turned = _turned_setting(idx, hits, binding, (unit, number)) if exact else None
-                if turned is not None:
-                    return _Bound(None, turned[0], lent or turned)
-                return _Bound(unit, any_hit, lent)
-            lent = lent or (unit, other)
-    if binding.inherited and not binding.names and not binding.nouns:
-        for unit, number in hits:
-            if binding.holds(idx.units[unit], number, paragraph=True):
-                return _Bound(unit, any_hit, lent)
-    # Names of the post's subject, in its title and not in the clause.
-    titled, blocked = of_title(idx, hits, binding) if lent is None else (None, None)
-    if titled is not None:
-        return _Bound(titled, any_hit)
-    # Names of the sentence before, which the figure's clause points back to ("The result").
-    pointed = said_before(idx, hits, binding) if lent is None and blocked is None else None
-    if pointed is not None:
-        return _Bound(pointed[0], pointed[1], why=pointed[2])
-    # What the first hit (the one a misattached verdict shows) says against the figure,
-    # else the source's own name for it that held a title's name off, where it says it.
-    why = binding.refuted(idx.units[hits[0][0]], hits[0][1]) if hits else ""
-    if not why and blocked is not None:
-        return _Bound(None, blocked[0], lent, blocked[1])
-    return _Bound(None, any_hit, lent, why)
-
-
-def _turned_setting(
-    idx: SourceIndex, hits: Sequence[Hit], binding: Binding, chosen: Hit
-) -> tuple[int, tuple[str, ...]] | None:
-    """:func:`opposite_setting` for a figure whose clause names a side of a pair (few), as
-    names lent (what the source gives it for: a rounding or computation landing on the
-    value is a coincidence); ``chosen``: the hit that holds, by names and clause."""
-    clause = binding.clause
-    if clause is None or not clause.marks:
-        return None
-    holds = lambda h: binding.names_hold(idx.units[h[0]], h[1])  # noqa: E731
-    found = opposite_setting(clause, idx, hits, holds, chosen)
-    return None if found is None else (found[0], (f'the opposite ("{found[1]}")',))
 
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
@@ -216,7 +129,7 @@ def match_quantity(
     a, b = binding.clause.span if binding.clause is not None else (q.start, q.end)
     mine = {x.key: x for x in (*binding.names, *(x for x in names if a <= x.start < b))}
     hits = [h for h in found if said_near(idx.units[h[0]], tuple(mine.values()))]
-    unit = _first_bound(idx, hits, binding).unit if hits else None
+    unit = first_bound(idx, hits, binding).unit if hits else None
     if unit is None:
         why = f"the source gives {found[0][1].text} for other things than {', '.join(mine)}"
         return Outcome(CheckStatus.MISATTACHED, found[0][0], why.replace("\x00", "-"))
@@ -298,7 +211,7 @@ def _match_quantity(
         )
         and (keep is None or keep(h))
     ]
-    first = _first_bound(idx, exact, binding, exact=True)
+    first = first_bound(idx, exact, binding, exact=True)
     if first.unit is not None:
         return Outcome(CheckStatus.SUPPORTED, first.unit)
     lent = first.lent
@@ -314,7 +227,7 @@ def _match_quantity(
             and (h[1].high_exp if which == "high" else h[1].exp) == q.exp
             and (keep is None or keep(h))
         ]
-        end = _first_bound(idx, cands, binding)
+        end = first_bound(idx, cands, binding)
         lent = lent or end.lent
         end_unit = end.unit
         if end_unit is not None and q.hedge in (hedge, NO_HEDGE, APPROX):
@@ -336,7 +249,7 @@ def _match_quantity(
         and (exp == q.exp or close_to(q, h[1]))
         and (keep is None or keep(h))
     ]
-    rounding = _first_bound(idx, cands, binding)
+    rounding = first_bound(idx, cands, binding)
     lent, unit = lent or rounding.lent, rounding.unit
     if unit is not None:
         hit = next(h for h in cands if h[0] == unit)
@@ -400,7 +313,7 @@ def match_range(idx: SourceIndex, r: Number, binding: Binding) -> Outcome:
         and h[1].exp == r.exp
         and h[1].high_exp == r.high_exp
     ]
-    first = _first_bound(idx, exact, binding, exact=True)
+    first = first_bound(idx, exact, binding, exact=True)
     if first.unit is not None:
         return Outcome(CheckStatus.SUPPORTED, first.unit)
     ends = _change_ends(idx, r, binding) if r.change else None
