@@ -384,8 +384,8 @@ Rules, in short (the module's tests spell them out):
   name is held off only by a name the source gives the figure, or one of its kind (told
   by the shape of the name, not its meaning) in the heading or the sentence before.
 
-Modules: :mod:`.unit` and :mod:`.index` (the source as units, indexed once),
-:mod:`.names` (names and nouns), :mod:`.known_names` (the names of a sentence the
+Modules: :mod:`.unit`, :mod:`.index` and :mod:`.indexing` (the source as units, indexed
+once), :mod:`.names` (names and nouns), :mod:`.known_names` (the names of a sentence the
 source knows), :mod:`.bind` (what each explainer number is said of),
 :mod:`.marks` and :mod:`.clauses` (where a sentence's clauses start), :mod:`.phrases`
 (a phrase leading a clause or ending the sentence, naming what its figures are of),
@@ -409,7 +409,8 @@ one quantity or range; :mod:`.first_bound`: which source figures hold its bindin
 """
 
 from service.check.coverage import fact_carried, headline_facts
-from service.check.index import SourceIndex, index_source
+from service.check.index import SourceIndex
+from service.check.indexing import index_source
 from service.check.report import check_explainer
 from service.models import Fact
 

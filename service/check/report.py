@@ -15,7 +15,8 @@ from service.check.columns import render_row
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
 from service.check.figure_binding import figure_binding
-from service.check.index import SourceIndex, index_source
+from service.check.index import SourceIndex
+from service.check.indexing import index_source
 from service.check.known_names import initial, known_names
 from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
