@@ -399,13 +399,14 @@ else a figure's clause says, :mod:`.beyond` reading it from the explainer's sent
 :mod:`.length` (short/long of a noun, an opposite pair),
 :mod:`.table` (sentences restating a table row), :mod:`.role` (a version in its role),
 :mod:`.qualified` (a figure of one kind of a thing), :mod:`.absent` (names the source
-never writes),
+never writes) and :mod:`.strays` (those of a sentence's figures),
 :mod:`.shape` (shapes),
 :mod:`.derive` (values computable from one source unit or a table column),
 :mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on
 one quantity or range; :mod:`.first_bound`: which source figures hold its binding),
 :mod:`.verbatim` (on one identifier, version or number word),
-:mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer).
+:mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer;
+:mod:`.figure_binding`: a measured figure's binding for its match).
 """
 
 from service.check.coverage import fact_carried, headline_facts
