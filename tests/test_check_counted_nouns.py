@@ -249,6 +249,14 @@ def test_a_model_counts_the_kind_its_paragraph_says_it_is(
         # A system's line: eight DGX H100s are 64 GPUs; a GB200 NVL72 is a rack of 72.
         ("The run used 8 GPUs.", "We trained on 8 DGX H100s.", "8"),
         ("The run used 4 GPUs.", "We trained on 4 GB200 NVL72.", "4"),
+        # Past a superlative compound (and an acronym after it), the noun counted is
+        # still read.
+        ("The set is 50 GPUs.", "The set is the 50 most-used models.", "50"),
+        (
+            "The target set is the 10,000 adapters.",
+            "13 adapters cover 7,960 of the 10,000 most-downloaded HF embedding models.",
+            "10,000",
+        ),
     ],
 )
 def test_a_count_of_other_things_beside_the_noun_is_misattached(
@@ -269,6 +277,14 @@ def test_a_count_of_other_things_beside_the_noun_is_misattached(
         ("The run used 8 GPUs.", "The run used 8 AMD Instinct MI300X accelerators.", "8"),
         ("The run used 8 NPUs.", "The run used 8 Gaudi3 accelerators.", "8"),
         ("We trained on 8 GPUs.", "We trained on a single 8x H100 node.", "8"),
+        # A superlative compound says which models, not what is counted (the day-one
+        # enablement post: "7,960 of the 10,000 most-downloaded HF embedding models").
+        (
+            "The adapters covered 7,960 of the 10,000 models.",
+            "13 adapters cover 7,960 of the 10,000 most-downloaded HF embedding models.",
+            "10,000",
+        ),
+        ("The set is 50 models.", "The set is the 50 least-used models.", "50"),
     ],
 )
 def test_a_count_of_the_noun_itself_stays_supported(

@@ -248,6 +248,13 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, flagged
         (VLLM, "Rack-scale systems like GB300-NVL72 need careful kernel engineering."),
         (PT, "Split-reduction heuristics are tuned for GB200."),
         (PT, "There is a new B200 benchmark workflow in CI."),
+        # A bare decimal before "or earlier" is a version, as the source's "Python 3.14 or
+        # earlier" is (its product named before in the sentence).
+        (PT, "Under Python 3.15 torch.compile fails, so stay on 3.14 or earlier."),
+        # Verbs of lasting are no nouns a bare figure is said of (the source: "compatible
+        # with future versions of torch: 2.15, 2.16").
+        (PT, "It is ABI stable with respect to torch 2.14 and should keep working with 2.15."),
+        (PT, "The result is roughly 2 to 8 times lower latency on RDNA3."),
         # An explainer in German (a feed set to "de"): a decimal comma before "mal"/"fach".
         (FLY, "Mit MXFP8 läuft GEMM 1,58-mal schneller als ATen."),
         (FLY, "TopK ist 4,82-mal schneller als ATen."),

@@ -216,6 +216,10 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged,
         (PT, "lu_factor measured over 100x on larger single matrices."),
         (PT, "lu_factor measured 2–9x on small batched matrices."),
         (PT, "NCCL 2.14 brought symmetric memory kernels to the NVLink domain."),  # 2.27
+        (PT, "Under Python 3.15 torch.compile fails, so stay on 3.12 or earlier."),
+        (PT, "It is ABI stable with respect to torch 2.14 and should keep working with 2.17."),
+        # "roughly 2-8x": a hedge of the explainer's own is no span of the range's ends.
+        (PT, "On RDNA3 the result is more than 2 to 8 times lower latency."),
         # A bare count counts the noun right after it in the source ("2,995 commits from
         # 487 contributors"), not one near it.
         (PT, "The release has 487 commits from 2,995 contributors."),

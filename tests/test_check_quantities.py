@@ -7,6 +7,7 @@ import re
 import pytest
 
 from service.models import CheckStatus
+from service.numbers import Kind, extract_numbers
 from tests.check_helpers import SPEEDUP, D, S, U, status, verdict
 
 # --- quantities -------------------------------------------------------------------------------
@@ -137,6 +138,25 @@ def test_the_span_of_ranges_in_one_sentence_is_derived() -> None:
     assert status("MXFP4 gains were 1.25–2.50 times.", source, "1.25–2.50 times") == U
     assert status("MXFP4 gains were 1.53–1.85 times.", source, "1.53–1.85 times") == U
     assert status("Qwen3-32B gains were 1.53–3.01 times.", source, "1.53–3.01 times") == S
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        ("The result is roughly 2 to 8 times lower latency.", S),
+        ("The result is 2-8x lower latency.", S),
+        # A hedge the source's figures do not have is no span of them: its own range's
+        # ends made "more than 2-8x" the span of 2 and 8 (the PyTorch 2.14 post).
+        ("The result is more than 2 to 8 times lower latency.", U),
+        ("The result is up to 2-8x lower latency.", U),
+    ],
+)
+def test_a_hedge_turned_on_a_range_is_no_span_of_its_ends(
+    explainer: str, expected: CheckStatus
+) -> None:
+    source = "The result is roughly 2-8x lower latency on short sequences."
+    written = next(n.text for n in extract_numbers(explainer) if n.kind == Kind.RANGE)
+    assert status(explainer, source, written) == expected
 
 
 @pytest.mark.parametrize(

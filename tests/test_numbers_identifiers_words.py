@@ -23,6 +23,8 @@ from tests.numbers_helpers import one
         ("ROCm 6.4", "6.4"),
         ("version 1.2", "1.2"),
         ("2.0rc1", "2.0rc1"),
+        ("stay on 3.14 or earlier", "3.14"),
+        ("needs 13.2 or later", "13.2"),
     ],
 )
 def test_versions(text: str, key: str) -> None:
@@ -81,6 +83,7 @@ def test_identifier_keys_tolerate_case_hyphens_and_spaces() -> None:
 def test_a_plain_decimal_is_a_quantity_not_a_version() -> None:
     n = one("the speedup was 2.14 on average")
     assert n.kind == Kind.QUANTITY
+    assert one("the speedup was 1.5 or higher").kind == Kind.QUANTITY
 
 
 # --- number words ---------------------------------------------------------------------------------

@@ -61,10 +61,16 @@ class Outcome:
 
 def _spans(unit: Unit, like: Number) -> list[tuple[tuple[Decimal, int], tuple[Decimal, int]]]:
     """Per unit of measure, the (min, max) of the values and range ends of a source unit
-    that a range like ``like`` could span (its own unit; any unit when it is bare)."""
+    that a range like ``like`` could span (its own unit, any unit when it is bare; its
+    hedge: "more than 2-8x" spans no "roughly 2-8x", whose ends are values too)."""
     by_unit: dict[str, list[tuple[Decimal, int]]] = {}
     for n in unit.numbers:
-        if n.value is None or n.kind == WORD or not _unit_ok(like, n):
+        if (
+            n.value is None
+            or n.kind == WORD
+            or not _unit_ok(like, n)
+            or not _hedge_ok(like.hedge, n.hedge)
+        ):
             continue
         values = by_unit.setdefault(n.unit, [])
         values.append((n.value, n.exp))

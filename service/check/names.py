@@ -230,6 +230,9 @@ _STOP = frozenset(
     "within without after before during against among around out off above below use uses "
     "used using make makes made get gets got run runs ran have has had show shows shown "
     "can could will would may might must should does did done "
+    # Verbs of lasting, no thing a figure counts: "should keep working with 2.15 and
+    # 2.16" (the post: "compatible with future versions of torch: 2.15, 2.16").
+    "keep keeps kept keeping stay stays stayed staying remain remains remained working "
     # An explainer's attributions ("the authors report", "the post lists") say who says
     # it, not what a figure counts.
     "post posts author authors report reports reported according list lists listed".split()

@@ -251,8 +251,10 @@ def noun_phrase(
     after: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The words of the noun phrase at ``pos``: up to three, up to a stop word (or one of
-    ``after``), lower case; an adjective of amount (:data:`_AMOUNT`) goes on past."""
+    ``after``), lower case; an adjective of amount (:data:`_AMOUNT`) or a superlative
+    compound ("most-downloaded") goes on past."""
     out: list[str] = []
+    superlative = False
     for _ in range(5):
         m = words.match(s, pos)
         if m is None:
@@ -261,6 +263,11 @@ def noun_phrase(
         pos = m.end()
         if word in _AMOUNT:
             continue
+        if word.startswith(_SUPERLATIVE):
+            superlative = True
+            continue
+        if superlative and len(word) == 2 and word not in stop:
+            continue  # "most-downloaded HF embedding models" (a text read in lower case)
         if word in stop or len(word) < 3 or word in after:
             break
         out.append(word)
@@ -273,6 +280,10 @@ def noun_phrase(
 # output tokens" counts output tokens (a stop word there ended the phrase, and any noun
 # near the figure backed it: the "256 x 256 output tile").
 _AMOUNT = frozenset({"new", "more", "additional", "extra", "further", "fresh"})
+# A superlative compound picks which ones, as "most popular" does (a stop word ends the
+# phrase there): "the 10,000 most-downloaded HF embedding models" counts models, not
+# "most-downloaded" (the day-one enablement post).
+_SUPERLATIVE = ("most-", "least-")
 
 
 def compound_head(s: str, n: Number, stop: frozenset[str]) -> tuple[str, ...]:

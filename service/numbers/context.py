@@ -97,6 +97,10 @@ _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
 _COMMA_GAP = re.compile(r"\s*,\s*")
 _VERSION_WORD_BEFORE = re.compile(r"\b(?:version|versions|release|releases|ver\.?)\s+$", re.I)
+# "stay on 3.14 or earlier" (the post: "stay on Python 3.14 or earlier"): a decimal that
+# has releases before or after it is a version, its product named earlier in the sentence
+# or not at all; no measured figure is "or later".
+_VERSION_WORD_AFTER = re.compile(r"\s+(?:or|and)\s+(?:earlier|later|newer|older)\b", re.I)
 _PRODUCT_BEFORE = re.compile(
     r"(?<![\w.])(?P<w>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z]\w*)"
     r"\s+$"
@@ -193,8 +197,9 @@ def read_sign(text: str, s: str, n: Number) -> Number:
 
 
 def version_by_context(text: str, s: str, n: Number) -> Number:
-    """``2.14`` after "version" or a product name ("PyTorch 2.14") is a version; German
-    thousands ("1.362.998", "1.362,5") only after "version" (service.numbers.german)."""
+    """``2.14`` after "version" or a product name ("PyTorch 2.14"), or before "or later"
+    or "or earlier" ("3.14 or earlier"), is a version; German thousands ("1.362.998",
+    "1.362,5") only after "version" (service.numbers.german)."""
     if (
         n.kind != QUANTITY
         or n.unit
@@ -211,7 +216,11 @@ def version_by_context(text: str, s: str, n: Number) -> Number:
     if n.exp >= 0:
         return n  # "1.5K": a figure scaled past its point is none
     m = _PRODUCT_BEFORE.search(before)
-    if _VERSION_WORD_BEFORE.search(before) or (m and m.group("w") not in NOT_PRODUCTS):
+    if (
+        _VERSION_WORD_BEFORE.search(before)
+        or (m and m.group("w") not in NOT_PRODUCTS)
+        or _VERSION_WORD_AFTER.match(s, n.end)
+    ):
         return identifier(text, n.start, s[n.start : n.end], VERSION)
     return n
 
