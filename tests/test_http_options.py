@@ -79,3 +79,22 @@ def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
     assert status == "HTTP/1.1 405 Method Not Allowed"
     assert headers["allow"] == "GET, HEAD, POST"
     assert json.loads(body)["type"].endswith("/method-not-allowed")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/style.css",
+        "/static-offline-docs/swagger-ui.css",  # the documentation pages' assets
+        "/static/nothing.css",  # (GET is a 404 there: the mount's methods all the same)
+    ],
+)
+def test_a_static_mount_refuses_another_method_naming_get_and_head(port: int, path: str) -> None:
+    # Its Allow was empty: StaticFiles' own was replaced by the app's routes' (none).
+    raw = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw.encode())
+        status, headers, body = read_answer(s)
+    assert status == "HTTP/1.1 405 Method Not Allowed"
+    assert headers["allow"] == "GET, HEAD"
+    assert json.loads(body)["type"].endswith("/method-not-allowed")

@@ -98,7 +98,12 @@ def _allowed(request: Request) -> str:
     """The methods of every route at the request's path (RFC 9110 15.5.6: a 405 carries
     Allow). Starlette names those of the first such route only, and GET /feeds and POST
     /feeds are two routes; HEAD goes with GET (service.api.limits.HeadAsGet). The page
-    of any other /ui address counts only where no other route is."""
+    of any other /ui address counts only where no other route is. A static mount takes
+    GET and HEAD at every path in it, a file it holds or not (a 404 there, as a page's):
+    no route of the app's is found in it, and the Allow StaticFiles names was replaced
+    with an empty one."""
+    if isinstance(request.scope.get("endpoint"), StaticFiles):
+        return "GET, HEAD"
     methods = methods_at(request) or methods_at(request, any_page=True)
     if "GET" in methods:
         methods.add("HEAD")
