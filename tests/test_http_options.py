@@ -77,8 +77,40 @@ def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
         s.sendall(raw)
         status, headers, body = read_answer(s)
     assert status == "HTTP/1.1 405 Method Not Allowed"
-    assert headers["allow"] == "GET, HEAD, POST"
+    assert headers["allow"] == "GET, HEAD, OPTIONS, POST"
     assert json.loads(body)["type"].endswith("/method-not-allowed")
+
+
+def refused(port: int, method: str, path: str) -> tuple[str, dict[str, str], bytes]:
+    raw = f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw.encode())
+        return read_answer(s)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("PUT", "/feeds"),
+        ("PUT", "/feeds/1"),
+        ("GET", "/webhooks/feed"),
+        ("DELETE", "/healthz"),
+        ("POST", "/openapi.json"),
+        ("POST", "/"),
+        ("GET", "/ui/items/1/review"),
+        ("PUT", "/ui/items/1/review"),
+        ("POST", "/static/style.css"),
+        ("DELETE", "/static-offline-docs/swagger-ui.css"),
+    ],
+)
+def test_a_405_names_the_methods_options_names(port: int, method: str, path: str) -> None:
+    # RFC 9110 10.2.1: Allow lists the methods the target supports, one set for a path.
+    # The 405 named no OPTIONS, which is a 204 there.
+    status, headers, _ = refused(port, method, path)
+    assert status == "HTTP/1.1 405 Method Not Allowed"
+    allow = options(port, path)[1]["allow"]
+    assert "OPTIONS" in allow.split(", ")
+    assert headers["allow"] == allow
 
 
 @pytest.mark.parametrize(
@@ -91,10 +123,9 @@ def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
 )
 def test_a_static_mount_refuses_another_method_naming_get_and_head(port: int, path: str) -> None:
     # Its Allow was empty: StaticFiles' own was replaced by the app's routes' (none).
-    raw = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw.encode())
-        status, headers, body = read_answer(s)
+    status, headers, body = refused(port, "POST", path)
     assert status == "HTTP/1.1 405 Method Not Allowed"
-    assert headers["allow"] == "GET, HEAD"
+    # OPTIONS is a 204 where the mount holds the file, the 404 of GET where it does not.
+    served = path != "/static/nothing.css"
+    assert headers["allow"] == ("GET, HEAD, OPTIONS" if served else "GET, HEAD")
     assert json.loads(body)["type"].endswith("/method-not-allowed")

@@ -86,10 +86,10 @@ def test_an_unknown_method_with_a_body_is_a_501(port: int) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "allow"),
     [
-        (b"DELETE", b"/healthz", "GET, HEAD"),
-        (b"PUT", b"/items", "GET, HEAD"),
-        (b"PATCH", b"/feeds", "GET, HEAD, POST"),
-        (b"TRACE", b"/healthz", "GET, HEAD"),
+        (b"DELETE", b"/healthz", "GET, HEAD, OPTIONS"),
+        (b"PUT", b"/items", "GET, HEAD, OPTIONS"),
+        (b"PATCH", b"/feeds", "GET, HEAD, OPTIONS, POST"),
+        (b"TRACE", b"/healthz", "GET, HEAD, OPTIONS"),
     ],
 )
 def test_a_known_method_a_route_does_not_take_stays_a_405_with_allow(
@@ -188,4 +188,4 @@ def test_the_app_answers_an_unknown_method_501_under_another_server(tmp_path: Pa
             port, b"DELETE /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         )
         assert status == "HTTP/1.1 405 Method Not Allowed"
-        assert headers["allow"] == "GET, HEAD"
+        assert headers["allow"] == "GET, HEAD, OPTIONS"

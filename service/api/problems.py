@@ -94,26 +94,25 @@ def methods_at(request: Request, *, any_page: bool = False) -> set[str]:
     }
 
 
-def _allowed(request: Request) -> str:
-    """The methods of every route at the request's path (RFC 9110 15.5.6: a 405 carries
-    Allow). Starlette names those of the first such route only, and GET /feeds and POST
-    /feeds are two routes; HEAD goes with GET (service.api.limits.HeadAsGet). The page
-    of any other /ui address counts only where no other route is. A static mount takes
-    GET and HEAD at every path in it, a file it holds or not (a 404 there, as a page's):
-    no route of the app's is found in it, and the Allow StaticFiles names was replaced
-    with an empty one."""
+def _unserved_allow(request: Request) -> str:
+    """The Allow of a 405 at a path where nothing is served (OPTIONS there is the 404 of
+    GET, and names nothing): the methods that answer there all the same. The page of
+    any other /ui address (its "no page here") is GET's; a static mount takes GET at
+    every path in it, a file it holds or not (a 404 there, as a page's): no route of
+    the app's is found in it, and the Allow StaticFiles names was replaced with an
+    empty one. HEAD goes with GET (service.api.limits.HeadAsGet)."""
     if isinstance(request.scope.get("endpoint"), StaticFiles):
         return "GET, HEAD"
-    methods = methods_at(request) or methods_at(request, any_page=True)
+    methods = methods_at(request, any_page=True)
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))
 
 
 async def _served_methods(request: Request) -> set[str]:
-    """The methods served at the request's path, for its OPTIONS: those of the routes
-    there (the page of any other /ui address, its "no page here", is none), or GET of a
-    file a static mount holds (none of one it does not: GET there is a 404)."""
+    """The methods served at the request's path: those of the routes there (the page of
+    any other /ui address, its "no page here", is none), or GET of a file a static mount
+    holds (none of one it does not: GET there is a 404)."""
     mount = request.scope.get("endpoint")
     if not isinstance(mount, StaticFiles):
         return methods_at(request)
@@ -122,6 +121,20 @@ async def _served_methods(request: Request) -> set[str]:
     except (OSError, ValueError):  # (a name too long, a NUL: GET's 404 too)
         return set()
     return {"GET"} if found is not None and stat.S_ISREG(found.st_mode) else set()
+
+
+async def _allowed(request: Request) -> str | None:
+    """The Allow of the request's path, the same for its 405 (RFC 9110 15.5.6) and the
+    204 of its OPTIONS (RFC 9110 10.2.1: the methods the target supports; the 405 named
+    no OPTIONS, which succeeds there): the methods served (:func:`_served_methods`, of
+    every route at the path: Starlette names those of the first such route only, and
+    GET /feeds and POST /feeds are two routes), HEAD beside GET (limits.HeadAsGet), and
+    OPTIONS. None where nothing is served."""
+    methods = await _served_methods(request)
+    if not methods:
+        return None
+    methods |= {"HEAD", "OPTIONS"} if "GET" in methods else {"OPTIONS"}
+    return ", ".join(sorted(methods))
 
 
 def _is_page(path: str) -> bool:
@@ -243,15 +256,14 @@ def install(app: FastAPI) -> None:
             # OPTIONS asks what the target takes (RFC 9110 9.3.7): a success naming the
             # methods, no content. It was a 405 with them in Allow, as if OPTIONS were
             # refused. Where nothing is served (no page, no file), the 404 GET answers.
-            methods = await _served_methods(request)
-            if not methods:
+            allow = await _allowed(request)
+            if allow is None:
                 if _is_page(request.url.path):
                     from service.api.pages import no_page
 
                     return no_page()
                 return await _http(request, StarletteHTTPException(404))
-            methods |= {"HEAD", "OPTIONS"} if "GET" in methods else {"OPTIONS"}
-            return Response(status_code=204, headers={"Allow": ", ".join(sorted(methods))})
+            return Response(status_code=204, headers={"Allow": allow})
         unreadable = _unreadable_json(exc)
         if unreadable is not None and not _is_page(request.url.path):
             return problem(
@@ -272,7 +284,7 @@ def install(app: FastAPI) -> None:
             slug, title = RequestTimeout.slug, RequestTimeout.title
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            headers["Allow"] = _allowed(request)
+            headers["Allow"] = await _allowed(request) or _unserved_allow(request)
         if _is_page(request.url.path):
             # A person's browser: the review form's body too slow (408), too big or
             # compressed, a page asked with a method it lacks. Its other errors are pages;
