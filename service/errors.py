@@ -94,6 +94,13 @@ class AmbiguousCredentials(InputError):
     title = "Ambiguous credentials"
 
 
+class AmbiguousSignature(InputError):
+    """A delivery of more than one field of a header its signature is read from."""
+
+    slug = "ambiguous-signature"
+    title = "Ambiguous signature"
+
+
 class NotAFeed(InputError):
     """Bytes that a cheap sniff shows are no RSS, Atom, RDF or JSON Feed document."""
 

@@ -19,9 +19,10 @@ import binascii
 import hashlib
 import hmac
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 
-from service.errors import AuthError, SignatureError
+from service.errors import AmbiguousSignature, AuthError, SignatureError
 
 TOLERANCE_SECONDS = 300
 HUB_ALGORITHMS = {
@@ -37,6 +38,32 @@ SIGNATURE_HEADERS = (
     "x-hub-signature",
     "x-miniflux-signature",
 )
+
+# The headers a signature is read from, and their names as written. Each is one field
+# (RFC 9110 5.3: none is a comma-separated list): of one given twice the last was read,
+# where the sender, or a proxy adding its own, may have meant either; Standard Webhooks'
+# id and timestamp are signed, and the id names the delivery. Several Standard Webhooks
+# signatures (a key rotation) go space-separated in one webhook-signature.
+SIGNED_FIELDS = {
+    "webhook-signature": "webhook-signature",
+    "webhook-id": "webhook-id",
+    "webhook-timestamp": "webhook-timestamp",
+    "x-hub-signature-256": "X-Hub-Signature-256",
+    "x-hub-signature": "X-Hub-Signature",
+    "x-miniflux-signature": "X-Miniflux-Signature",
+}
+
+
+def refuse_repeated(names: Iterable[str]) -> None:
+    """Refuse (400) a request whose header ``names`` (lower case, one a field line) hold
+    one of :data:`SIGNED_FIELDS` more than once."""
+    counts = Counter(n for n in names if n in SIGNED_FIELDS)
+    twice = {h: n for h, n in counts.items() if n > 1}
+    if not twice:
+        return
+    detail = ", ".join(f"{n} {SIGNED_FIELDS[h]}" for h, n in twice.items())
+    hint = ", its signatures space-separated" if "webhook-signature" in twice else ""
+    raise AmbiguousSignature(f"the request has {detail} headers: send one of each{hint}")
 
 
 def is_signed(headers: Mapping[str, str]) -> bool:
