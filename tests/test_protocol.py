@@ -4,6 +4,7 @@ raw bytes to a real server on loopback, through each of uvicorn's HTTP protocols
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import socket
 import time
@@ -252,3 +253,28 @@ def test_blank_lines_before_a_head_do_not_end_it(
                 pass  # refused and closed meanwhile
             status, _, _ = read_answer(s)
         assert status.startswith("HTTP/1.1 " + expected), status
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"NOT HTTP AT ALL\r\n\r\n",  # (the parser's 400)
+        b"GET /healthz HTTP/1.1\r\n\r\n",  # no Host: 400
+        b"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n",  # 505
+        b"BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n",  # 501
+        b"POST /check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",  # 501
+        b"GET http:///items HTTP/1.1\r\nHost: x\r\n\r\n",  # the target's 400
+    ],
+    ids=["garbage", "no-host", "http2", "unknown-method", "gzip-coding", "no-authority"],
+)
+def test_a_refused_head_carries_date_and_server_as_the_app_s_answers(port: int, raw: bytes) -> None:
+    # RFC 9110 6.6.1: an origin server with a clock sends Date on a 4xx (and may on a
+    # 5xx). uvicorn's h11 protocol wrote its own 400 with neither Date nor Server.
+    _, served, _ = exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    status, headers, body = exchange(port, raw)
+    assert status[9] in "45", status
+    assert headers["content-type"] == "application/problem+json", body
+    assert headers["server"] == served["server"]
+    sent = email.utils.parsedate_to_datetime(headers["date"])
+    assert abs(sent.timestamp() - time.time()) < 60
+    assert headers["date"].endswith(" GMT")  # (IMF-fixdate, RFC 9110 5.6.7)

@@ -266,6 +266,10 @@ class ProblemH11Protocol(_HeadGuard, H11Protocol):
         refused = self.conn.refused if isinstance(self.conn, _Connection) else None
         status, reason, body = refused or (400, b"Bad Request", bad_request_body(msg))
         headers = [
+            # Date and Server, as the app's answers carry them, and the httptools
+            # protocol's own (_send_raw): uvicorn's h11 protocol sent neither here, though
+            # an origin server with a clock must send Date on a 4xx (RFC 9110 6.6.1).
+            *self.server_state.default_headers,
             (b"content-type", MEDIA_TYPE.encode()),
             (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),
