@@ -88,6 +88,63 @@ def test_a_count_word_says_what_the_source_counts_and_stays_no_claim_without_its
     assert check_explainer("The model has nine experts.", MOE).numbers == []
 
 
+# The source writes the count word too, of other things (the vLLM hardware-agnostic
+# explainer's "across three recent models" against a post of "four design principles").
+PRINCIPLES = "We evaluated three models. The method rests on four design principles."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "written", "expected"),
+    [
+        # The word's one place counts principles, the source's models are three: no count
+        # of models, with a word before the noun or none (its own word was enough before).
+        ("It was tested across four recent models.", PRINCIPLES, "four", M),
+        ("It was tested across four models.", PRINCIPLES, "four", M),
+        ("It ran twelve models.", "It ran 10 models on twelve design principles.", "twelve", M),
+        # The source counts the noun nowhere: the explainer may count what it names
+        # itself ("TorchAO and TorchTitan, two libraries"; the fp8 case's llm explainer).
+        ("It was tested across four model families.", PRINCIPLES, "four", S),
+        ("It ran twelve models.", "It rests on twelve design principles.", "twelve", S),
+        ("It uses A and B, two libraries.", "A had two compounding problems.", "two", S),
+        # The noun the source's word counts, as written or another form of it.
+        ("It follows four design principles.", PRINCIPLES, "four", S),
+        ("It follows four principles.", PRINCIPLES, "four", S),
+        ("It was tested across four models.", "We evaluated four models.", "four", S),
+        ("It was tested across four models.", "We evaluated four new models.", "four", S),
+        ("It was tested across four models.", "It has four decoder-only models.", "four", S),
+        ("It was tested across four models.", "It is a four-model ensemble.", "four", S),
+        ("It tests one model.", "It has one of the best designs. One test runs.", "one", S),
+        # The noun at another place of the value: its digits, another word of it.
+        ("It was tested across four models.", f"{PRINCIPLES} We ran 4 models.", "four", S),
+        ("It ran twelve models.", "It has twelve principles. It ran a dozen models.", "twelve", S),
+        # A place of the word that counts no clear noun may count the noun: as before.
+        ("It ran four models.", "It has four design principles. Four of them run.", "four", S),
+        ("It ran four models.", "It has four design principles. The four differ.", "four", S),
+        ("It ran four models.", "It has four design principles; 4 of them run.", "four", S),
+        # A generic noun, either side's, may be any count ("four ways" of the principles).
+        ("It names four ways to port a model.", PRINCIPLES, "four", S),
+        ("It ran four models.", "The run has four parts.", "four", S),
+        ("It ran four models.", "It ran 3 models. It has four entry points.", "four", M),
+        # A word of the explainer's phrase the source's noun: the same things, named shorter.
+        ("The model has four expert layers.", "The model has four experts.", "four", S),
+        # A name's plural may abbreviate the source's words ("eight LLMs" of "eight open
+        # models"): left as before.
+        ("It ran on four GPUs.", "It ran on four nodes.", "four", S),
+    ],
+)
+def test_a_count_word_the_source_writes_too_counts_the_noun_it_counts(
+    explainer: str, source: str, written: str, expected: CheckStatus
+) -> None:
+    assert status(explainer, source, written) == expected
+
+
+def test_a_count_word_of_other_things_names_them() -> None:
+    found = verdict("It was tested across four recent models.", PRINCIPLES, "four")
+    assert found.reason == 'the source counts design principles there, not "models"'
+    found = verdict("It has three models.", "Two models. Three additions give control.", "three")
+    assert found.reason == 'the source counts additions there, not "models"'
+
+
 def test_the_reason_names_what_the_source_counts() -> None:
     found = verdict("Das Modell hat 1,2 Millionen Parameter.", USERS, "1,2 Millionen")
     assert found.reason == 'the source counts users there, not "parameter"'

@@ -238,6 +238,10 @@ from tests.paraphrase_helpers import FLY, FP8, PT, SHOP, VLLM, article, flagged,
         # principles are four, its 3 cases are cases.
         (VLLM, "The hardware-agnostic models follow 3 design principles."),
         (VLLM, "The hardware-agnostic layers follow 3 principles."),
+        # A count word the post writes of other things: its "four" counts design
+        # principles, its models are three (and its flavours of definitions three).
+        (VLLM, "Throughput is close (geometric mean across four recent models)."),
+        (VLLM, "Today, vLLM offers four flavours of model definitions."),
         # A setting's value said in the words the source says another value in ("can be
         # enabled by setting USE_HW_AGNOSTIC=1"; =0 only "vs." =1).
         (VLLM, "Setting USE_HW_AGNOSTIC=0 enables the new layers."),

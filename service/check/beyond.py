@@ -178,10 +178,26 @@ def direct_noun(s: str, n: Number) -> str:
     return lower if lower in GERMAN_COUNTED else word
 
 
+def counted_words(s: str, n: Number) -> tuple[str, tuple[str, ...]]:
+    """What a count word counts where the source writes the word too ("four recent
+    models"), and the words of its phrase: :func:`direct_noun`'s one noun, else the first
+    plural of a phrase of plain words (read as :func:`~service.check.scope.counted_phrase`
+    reads a figure's); ("", ()) where it counts none ("two of them", "the four differ").
+    A name's plural ("GPUs") is none here: it may abbreviate the source's words ("eight
+    LLMs" for "eight open models"), which no letters compare."""
+    direct = direct_noun(s, n)
+    if direct:
+        return ("", ()) if direct != direct.lower() else (direct, (direct,))
+    words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
+    head = next((w for w in words if w.endswith("s") and not w.endswith(_SINGULAR_S)), "")
+    return (head, tuple(words)) if head else ("", ())
+
+
 # A capitalised word right after a count, up to a word's end (no hyphen or digit joined).
 _CAPITALISED = re.compile(r"\s+([A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)(?![\w-])")
 # A plural of a name of capitals: "GPUs", "TPUs", "LLMs" (not "H100s": a model's name).
 _NAME_PLURAL = re.compile(r"[A-Z][A-Z]+s")
+_SINGULAR_S = ("ss", "us", "is")  # plurals that are none: "class", "bus", "basis"
 # German nouns a count counts that are spelt as the English ones are (the stem the
 # source's word is matched by: "parameter" finds "parameters", "experten" "experts",
 # "modelle" "models"), capitalised as German writes every noun. Only cognates: a German

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from service.check.absent import Prose, context_text, quoted
-from service.check.beyond import direct_noun, row_labels, title_counts
+from service.check.beyond import counted_words, direct_noun, row_labels, title_counts
 from service.check.bind import Binding, bind_numbers, said_of_other
 from service.check.clauses import Clauses
 from service.check.columns import render_row
@@ -337,7 +337,8 @@ def _check_sentences(
             elif n.kind == WORD:
                 # A count word counts its noun, as digits do ("eight experts").
                 noun_of = None if n.unit else functools.partial(direct_noun, s, n)
-                found = match_word(idx, n, noun_of)
+                counted_of = None if n.unit else functools.partial(counted_words, s, n)
+                found = match_word(idx, n, noun_of, counted_of)
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found

@@ -3,17 +3,19 @@ product it follows), and number words."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 
 from service.check.index import SourceIndex
 from service.check.match import Outcome
 from service.check.names import Name, verbatim_pattern
-from service.check.setting import other_count
-from service.check.unit import Unit
+from service.check.setting import counts_noun, other_count, word_counts_other
+from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Number
-from service.numbers.number import VERSION
+from service.numbers.number import QUANTITY, VERSION, WORD
 from service.numbers.words import counts_events
 
 
@@ -68,14 +70,20 @@ def _after_product(unit: Unit, key: str, product: Name) -> bool:
 
 
 def match_word(
-    idx: SourceIndex, w: Number, noun_of: Callable[[], str] | None = None
+    idx: SourceIndex,
+    w: Number,
+    noun_of: Callable[[], str] | None = None,
+    counted_of: Callable[[], tuple[str, tuple[str, ...]]] | None = None,
 ) -> Outcome | None:
     """A number word, when the source has its value (else it is no claim: None).
     ``noun_of``: the noun right after a bare count word ("eight experts"; read only
     when the source has the value), which a source count of the value must count too,
     as for digits ("8 layers and 64 experts" backs no "eight experts":
-    :func:`~service.check.setting.other_count`). A count of events ("called twice") or
-    of runs ("three runs": ``Number.runs``) no multiplier backs."""
+    :func:`~service.check.setting.other_count`). ``counted_of``: what it counts where the
+    source writes the word too, and its phrase (:func:`~service.check.beyond.counted_words`:
+    "four recent models" is not backed by "four design principles", :func:`_counts_other`).
+    A count of events ("called twice") or of runs ("three runs": ``Number.runs``) no
+    multiplier backs."""
     assert w.value is not None
     found = idx.singles.get(w.value, [])
     if found and (w.runs or counts_events(w)):
@@ -89,6 +97,12 @@ def match_word(
         found = counted
     if w.text.lower() in idx.words:
         hits = [h for h in found if h[1].text.lower() == w.text.lower()]
+        what = counted_of() if hits and counted_of is not None else ("", ())
+        why = _counts_other(idx, found, hits, *what) if what[0] else ""
+        # Only where the source counts the noun otherwise ("three models"): else the
+        # explainer may count what it names itself ("TorchAO and TorchTitan, two libraries").
+        if why and _counted_otherwise(idx, w.value, what[0]):
+            return Outcome(CheckStatus.MISATTACHED, hits[0][0], why)
         return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
     hits = found
     noun = noun_of() if hits and noun_of is not None else ""
@@ -101,3 +115,76 @@ def match_word(
     if hits:
         return Outcome(CheckStatus.SUPPORTED, hits[0][0])
     return None
+
+
+def _counts_other(
+    idx: SourceIndex, found: list[Hit], words: list[Hit], noun: str, phrase: tuple[str, ...]
+) -> str:
+    """Why the source's places of a count word's value (``found``; ``words``: those that
+    write the word itself) count other things than the explainer's ``noun``: each place of
+    the word counts a clear noun of its own (:func:`~.setting.word_counts_other`), and no
+    place of the value counts the noun or may (digits: :func:`~.setting.other_count`;
+    "4 of them", a figure with no noun, may; "Gemma 4", a name's, may not:
+    :func:`_name_number`); "" when one does. (The word first: most places of a value, of
+    a common one by the hundred, are digits.)"""
+    why = ""
+    for u, m in words:
+        theirs = word_counts_other(idx.units[u], m, noun, phrase)
+        if not theirs:
+            return ""
+        why = why or theirs
+    mine = {id(h[1]) for h in words}
+    for u, m in found:
+        if id(m) in mine:
+            continue
+        unit = idx.units[u]
+        # Another word of the value ("a dozen models" for "twelve models") as the word.
+        other = word_counts_other(unit, m, noun, phrase) if m.kind == WORD else ""
+        if not (
+            other or (m.kind != WORD and (other_count(unit, m, noun) or _name_number(unit, m)))
+        ):
+            return ""
+    return why
+
+
+# A capitalised word right before a figure, and no word right after it: a name's number.
+_NAME_BEFORE = re.compile(r"(?<![\w.-])[A-Z][\w.-]*[ \t]$")
+_NOTHING_AFTER = re.compile(r"[ \t]*(?:[,.;:)]|$)")
+
+
+def _name_number(unit: Unit, m: Number) -> bool:
+    """Whether digits the source writes are part of a name, no count ("models like Gemma
+    4, Qwen3", "performance on Blackwell, CDNA 4, and beyond"): a count of nothing, so
+    not one of the explainer's noun either."""
+    cased = unit.cased
+    if len(cased) != len(unit.text) or not _NOTHING_AFTER.match(unit.text, m.end):
+        return False  # (a text whose lower case has another length: offsets apart)
+    return _NAME_BEFORE.search(cased, max(0, m.start - 40), m.start) is not None
+
+
+def _counted_otherwise(idx: SourceIndex, value: Decimal, noun: str) -> bool:
+    """Whether the source counts the explainer's ``noun`` with another figure than
+    ``value`` ("We evaluated three models" where "four" counts design principles): so
+    the explainer's count of it is the source's other count's, misattached. Without one
+    the explainer may count what it names itself ("TorchAO and TorchTitan, two
+    libraries"). Read only for a count word about to be so flagged (few): each block
+    that writes the noun's stem, its counts."""
+    stem, joined, seen = noun[:5], idx.joined, set()
+    pos = joined.find(stem)
+    while pos >= 0:
+        block = bisect.bisect_right(idx.block_starts, pos) - 1
+        if block not in seen and (pos == 0 or not joined[pos - 1].isalpha()):
+            seen.add(block)
+            for u in idx.block_units.get(block, []):
+                unit = idx.units[u]
+                for m in unit.numbers:
+                    if (
+                        m.value is not None
+                        and m.value != value
+                        and m.kind in (QUANTITY, WORD)
+                        and not m.unit
+                        and counts_noun(unit, m, noun)
+                    ):
+                        return True
+        pos = joined.find(stem, pos + len(stem))
+    return False
