@@ -404,7 +404,8 @@ never writes) and :mod:`.strays` (those of a sentence's figures),
 :mod:`.derive` (values computable from one source unit or a table column),
 :mod:`.sides` (a table cell stated as a maximum or minimum), :mod:`.match` (the verdict on
 one quantity or range; :mod:`.first_bound`: which source figures hold its binding),
-:mod:`.verbatim` (on one identifier, version or number word),
+:mod:`.verbatim` (on one identifier, version or number word; :mod:`.word_counts`: what
+a count word of the source counts),
 :mod:`.coverage` (dropped key facts), :mod:`.report` (the whole explainer;
 :mod:`.figure_binding`: a measured figure's binding for its match).
 """

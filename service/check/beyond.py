@@ -20,7 +20,7 @@ from service.check.names import (
     content_words,
     name_pattern,
 )
-from service.check.scope import AFTER_NOUN, HEAD_WORDS, PLAIN_WORDS, noun_phrase
+from service.check.scope import AFTER_NOUN, HEAD_WORDS, PLAIN_WORDS, SINGULAR_S, noun_phrase
 from service.numbers import Number
 from service.numbers.direction import CHANGE_WORD
 from service.numbers.number import QUANTITY
@@ -189,7 +189,7 @@ def counted_words(s: str, n: Number) -> tuple[str, tuple[str, ...]]:
     if direct:
         return ("", ()) if direct != direct.lower() else (direct, (direct,))
     words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
-    head = next((w for w in words if w.endswith("s") and not w.endswith(_SINGULAR_S)), "")
+    head = next((w for w in words if w.endswith("s") and not w.endswith(SINGULAR_S)), "")
     return (head, tuple(words)) if head else ("", ())
 
 
@@ -197,7 +197,6 @@ def counted_words(s: str, n: Number) -> tuple[str, tuple[str, ...]]:
 _CAPITALISED = re.compile(r"\s+([A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)(?![\w-])")
 # A plural of a name of capitals: "GPUs", "TPUs", "LLMs" (not "H100s": a model's name).
 _NAME_PLURAL = re.compile(r"[A-Z][A-Z]+s")
-_SINGULAR_S = ("ss", "us", "is")  # plurals that are none: "class", "bus", "basis"
 # German nouns a count counts that are spelt as the English ones are (the stem the
 # source's word is matched by: "parameter" finds "parameters", "experten" "experts",
 # "modelle" "models"), capitalised as German writes every noun. Only cognates: a German

@@ -308,7 +308,7 @@ AFTER_NOUN = frozenset(
     "combined altogether only along through toward towards via inside beyond behind past "
     "onto upon alongside throughout until since like despite versus except near".split()
 )
-_SINGULAR_S = ("ss", "us", "is")
+SINGULAR_S = ("ss", "us", "is")
 _OF_PHRASE = re.compile(r"\s+([A-Za-z]+s)\s+of\s+[A-Za-z]")
 
 
@@ -325,7 +325,7 @@ def counted_phrase(
     if n.unit or n.noun or n.kind not in (QUANTITY, RANGE):
         return "", ()
     found = noun_phrase(s, n.end, stop, words, AFTER_NOUN)
-    k = next((i for i, w in enumerate(found) if w.endswith("s") and not w.endswith(_SINGULAR_S)), 0)
+    k = next((i for i, w in enumerate(found) if w.endswith("s") and not w.endswith(SINGULAR_S)), 0)
     if k == 0:
         # "256 tokens of output" counts tokens, as "256 output tokens" does (the noun must
         # stand near the source's figure: not "256 x 256 output tile"); what of is left

@@ -11,8 +11,9 @@ from decimal import Decimal
 from service.check.index import SourceIndex
 from service.check.match import Outcome
 from service.check.names import Name, verbatim_pattern
-from service.check.setting import counts_noun, other_count, word_counts_other
+from service.check.setting import other_count
 from service.check.unit import Hit, Unit
+from service.check.word_counts import counts_noun, word_counts_other
 from service.models import CheckStatus
 from service.numbers import Number
 from service.numbers.number import QUANTITY, VERSION, WORD
@@ -122,7 +123,7 @@ def _counts_other(
 ) -> str:
     """Why the source's places of a count word's value (``found``; ``words``: those that
     write the word itself) count other things than the explainer's ``noun``: each place of
-    the word counts a clear noun of its own (:func:`~.setting.word_counts_other`), and no
+    the word counts a clear noun of its own (:func:`~.word_counts.word_counts_other`), and no
     place of the value counts the noun or may (digits: :func:`~.setting.other_count`;
     "4 of them", a figure with no noun, may; "Gemma 4", a name's, may not:
     :func:`_name_number`); "" when one does. (The word first: most places of a value, of

@@ -1,0 +1,63 @@
+"""What a count word of the source counts, against the explainer's noun: the step that
+tells "across four recent models" from the source's "four design principles" (the same
+word, other things counted), for :func:`~service.check.verbatim.match_word`. Kept apart
+from :mod:`.setting` (the conditions a source figure is stated under): it reads only the
+words right after one source count."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.check.names import STOP_WORDS
+from service.check.scope import AFTER_NOUN, HEAD_WORDS, SINGULAR_S, noun_phrase
+from service.check.unit import Unit
+from service.numbers import Number
+
+# Nouns that name no thing of their own: a count of them may be any count of the post's
+# ("the post names four ways to ..." of "four design principles"; "three additions" told
+# as "three changes"), neither side a different thing.
+GENERIC_NOUNS = frozenset(
+    "ways things kinds types sorts parts pieces aspects areas points categories forms "  # noqa: SIM905
+    "ideas items elements stages steps changes components".split()
+)
+
+
+def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[str]) -> str:
+    """Why the source's count word ``number`` in ``unit`` counts other things than the
+    explainer's ``noun`` (the head of its ``phrase``: "four recent models"), the word
+    counting the same: the source's words right after it name a plural of their own
+    ("four design principles"), no form of the noun among them and no word of the
+    explainer's phrase their head ("four expert layers" of "four experts": the same
+    experts); "" when it counts the noun, or no clear noun ("one of the", "the four
+    differ": a word is a pronoun as often as a count), or either noun is a generic one
+    (:data:`GENERIC_NOUNS`)."""
+    if noun in GENERIC_NOUNS:
+        return ""
+    theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+    theirs += [number.noun.lower()] if number.noun else []
+    head = next((w for w in theirs if w.endswith("s") and not w.endswith(SINGULAR_S)), "")
+    if not head or (head in GENERIC_NOUNS and theirs[0] == head):
+        return ""  # (a generic noun said of what, "entry points", is no generic one)
+    # A hyphenated compound holds its parts: "four decoder-only models" counts models.
+    said = [part for w in theirs for part in w.split("-")]
+    if _form_of(noun, said) or any(_form_of(w, head.split("-")) for w in phrase):
+        return ""
+    # Up to its head: "three additions give more control" counts additions.
+    return f'the source counts {" ".join(theirs[: theirs.index(head) + 1])} there, not "{noun}"'
+
+
+def counts_noun(unit: Unit, number: Number, noun: str) -> bool:
+    """Whether the source's count ``number`` in ``unit`` counts ``noun``: a form of it
+    among the words of its phrase ("three recent models", "3 models")."""
+    theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
+    return _form_of(noun, [part for w in theirs for part in w.split("-")])
+
+
+def _form_of(noun: str, words: Sequence[str]) -> bool:
+    """Whether a word of ``words`` is a form of ``noun`` as
+    :func:`~service.check.names.find_noun` finds one (its five-letter stem starting the
+    word, or the word a shortening of it: "params"), by string tests: the few words of a
+    count's phrase, for which no pattern is worth compiling (each new word a
+    compilation)."""
+    stem = noun[:5]
+    return any(w.startswith(stem) or (len(w) >= 3 and noun.startswith(w)) for w in words)
