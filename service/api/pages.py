@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from service.api.allow import methods_at
 from service.api.deps import DB, Ctx
 from service.api.params import BLANK_TOO, FeedFilter, Offset, blank_is_none
-from service.api.problems import methods_at
 from service.api.schemas import NO_NUL
 from service.errors import PlainfeedError
 from service.models import CheckReport, CheckStatus, Explainer, ItemState

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import stat
-from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 
@@ -12,12 +10,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
-from starlette.routing import Match
-from starlette.staticfiles import StaticFiles
 
+from service.api.allow import allowed, routes_of, unserved_allow
 from service.api.limits import MAX_REQUEST_BODY
 from service.errors import (
     BadJSON,
@@ -63,78 +59,6 @@ def problem(
     if status == 401:
         headers.setdefault("WWW-Authenticate", "Bearer")
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
-
-
-_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-
-
-def _routes(routes: list[Any]) -> Iterator[Any]:
-    """The routes of the app and of the routers it includes: an included router matches
-    as one route, and would not say which of its routes matched."""
-    for route in routes:
-        included = getattr(route, "original_router", None)
-        if included is not None:
-            yield from _routes(included.routes)
-        else:
-            yield route
-
-
-def methods_at(request: Request, *, any_page: bool = False) -> set[str]:
-    """The methods of the routes at the request's path; the page of any other /ui
-    address (pages.ANY_PAGE) among them only with ``any_page``: GET of
-    /ui/items/1/review is its "no page here", not a method of the review form's."""
-    from service.api.pages import ANY_PAGE
-
-    return {
-        m
-        for r in _routes(request.app.router.routes)
-        if any_page or getattr(r, "path", None) != ANY_PAGE
-        for m in _METHODS
-        if r.matches({**request.scope, "method": m})[0] == Match.FULL
-    }
-
-
-def _unserved_allow(request: Request) -> str:
-    """The Allow of a 405 at a path where nothing is served (OPTIONS there is the 404 of
-    GET, and names nothing): the methods that answer there all the same. The page of
-    any other /ui address (its "no page here") is GET's; a static mount takes GET at
-    every path in it, a file it holds or not (a 404 there, as a page's): no route of
-    the app's is found in it, and the Allow StaticFiles names was replaced with an
-    empty one. HEAD goes with GET (service.api.limits.HeadAsGet)."""
-    if isinstance(request.scope.get("endpoint"), StaticFiles):
-        return "GET, HEAD"
-    methods = methods_at(request, any_page=True)
-    if "GET" in methods:
-        methods.add("HEAD")
-    return ", ".join(sorted(methods))
-
-
-async def _served_methods(request: Request) -> set[str]:
-    """The methods served at the request's path: those of the routes there (the page of
-    any other /ui address, its "no page here", is none), or GET of a file a static mount
-    holds (none of one it does not: GET there is a 404)."""
-    mount = request.scope.get("endpoint")
-    if not isinstance(mount, StaticFiles):
-        return methods_at(request)
-    try:
-        _, found = await run_in_threadpool(mount.lookup_path, mount.get_path(request.scope))
-    except (OSError, ValueError):  # (a name too long, a NUL: GET's 404 too)
-        return set()
-    return {"GET"} if found is not None and stat.S_ISREG(found.st_mode) else set()
-
-
-async def _allowed(request: Request) -> str | None:
-    """The Allow of the request's path, the same for its 405 (RFC 9110 15.5.6) and the
-    204 of its OPTIONS (RFC 9110 10.2.1: the methods the target supports; the 405 named
-    no OPTIONS, which succeeds there): the methods served (:func:`_served_methods`, of
-    every route at the path: Starlette names those of the first such route only, and
-    GET /feeds and POST /feeds are two routes), HEAD beside GET (limits.HeadAsGet), and
-    OPTIONS. None where nothing is served."""
-    methods = await _served_methods(request)
-    if not methods:
-        return None
-    methods |= {"HEAD", "OPTIONS"} if "GET" in methods else {"OPTIONS"}
-    return ", ".join(sorted(methods))
 
 
 def _is_page(path: str) -> bool:
@@ -256,7 +180,7 @@ def install(app: FastAPI) -> None:
             # OPTIONS asks what the target takes (RFC 9110 9.3.7): a success naming the
             # methods, no content. It was a 405 with them in Allow, as if OPTIONS were
             # refused. Where nothing is served (no page, no file), the 404 GET answers.
-            allow = await _allowed(request)
+            allow = await allowed(request)
             if allow is None:
                 if _is_page(request.url.path):
                     from service.api.pages import no_page
@@ -284,7 +208,7 @@ def install(app: FastAPI) -> None:
             slug, title = RequestTimeout.slug, RequestTimeout.title
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            headers["Allow"] = await _allowed(request) or _unserved_allow(request)
+            headers["Allow"] = await allowed(request) or unserved_allow(request)
         if _is_page(request.url.path):
             # A person's browser: the review form's body too slow (408), too big or
             # compressed, a page asked with a method it lacks. Its other errors are pages;
@@ -357,18 +281,6 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 _PROBLEM_CONTENT = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
 
 
-def _api_routes(routes: list[Any]) -> list[APIRoute]:
-    """The API routes of the app and of the routers it includes."""
-    found: list[APIRoute] = []
-    for route in routes:
-        included = getattr(route, "original_router", None)
-        if included is not None:
-            found.extend(_api_routes(included.routes))
-        elif isinstance(route, APIRoute):
-            found.append(route)
-    return found
-
-
 def _needs_token(route: APIRoute) -> bool:
     from service.api.deps import require_token
 
@@ -391,7 +303,9 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     cap = MAX_REQUEST_BODY // (1024 * 1024)
-    for route in _api_routes(app.routes):
+    for route in routes_of(app.routes):
+        if not isinstance(route, APIRoute):
+            continue
         if not route.include_in_schema:
             continue
         for method in route.methods or ():

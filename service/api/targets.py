@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service.api.allow import routes_of
 from service.api.heads import KNOWN_METHODS
-from service.api.problems import _routes, problem
+from service.api.problems import problem
 
 # The methods the server takes somewhere, for "OPTIONS *" (HEAD: every GET route's,
 # service.api.limits.HeadAsGet; OPTIONS: this answer).
@@ -163,6 +164,6 @@ def _server_methods(scope: Scope) -> str:
     app = scope.get("app")
     routes = getattr(getattr(app, "router", None), "routes", [])
     methods = set(_ALWAYS)
-    for route in _routes(routes):
+    for route in routes_of(routes):
         methods.update(getattr(route, "methods", None) or ())
     return ", ".join(sorted(methods))
