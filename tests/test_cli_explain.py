@@ -262,3 +262,50 @@ def test_a_web_page_is_explained_from_its_main_content(tmp_path: Path) -> None:
     assert "2.5x faster" in r.stdout and "17%" in r.stdout
     for chrome in ("$20 a month", "Home Blog", "42 comments", "Springfield", "25,000"):
         assert chrome not in r.stdout, r.stdout
+
+
+CONTEXT_FEED = """<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>{title}</title><link>https://blog.example/</link>
+<item><title>Kernels</title><link>https://blog.example/kernels</link>
+<description>&lt;p&gt;The new kernel is 2x faster than the old one. It took the team
+three weeks to write and test it.&lt;/p&gt;</description></item>
+</channel></rss>
+"""
+NAMES_PYTORCH = {
+    "title": "A faster kernel",
+    "sections": [
+        {
+            "heading": "What is new",
+            "paragraphs": ["For PyTorch users, the new kernel is 2x faster."],
+        }
+    ],
+}
+
+
+def test_the_feeds_title_is_the_items_context(tmp_path: Path) -> None:
+    """As the worker's check reads it: "PyTorch", which the item never writes, of an item
+    of the "PyTorch Blog" feed is no invented name (the CLI passed no feed title, and
+    flagged what the service passed); of a feed named otherwise, it still is."""
+    statuses = []
+    for title in ("PyTorch Blog", "Kernel Notes"):
+        feed = tmp_path / "feed.xml"
+        feed.write_text(CONTEXT_FEED.format(title=title), encoding="utf-8")
+        with StubLLM(script=[Reply.explainer(NAMES_PYTORCH)]) as stub:
+            run_env = {
+                **env(tmp_path),
+                "OPENAI_BASE_URL": stub.url,
+                "OPENAI_API_KEY": "k",
+                "PLAINFEED_REPAIR_ROUNDS": "0",  # the verdict as the check gave it
+            }
+            r = subprocess.run(
+                [sys.executable, "-m", "service", "explain", str(feed), *LLM_JSON],
+                capture_output=True,
+                text=True,
+                env=run_env,
+                cwd=ROOT,
+                timeout=300,
+            )
+        assert r.returncode == 0, r.stderr
+        numbers = json.loads(r.stdout)["check"]["numbers"]
+        statuses.append([(n["text"], n["status"]) for n in numbers])
+    assert statuses == [[("2x", "supported")], [("2x", "misattached")]]

@@ -7,7 +7,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ from service.errors import (
 )
 from service.gate import Outcome, explain_and_check
 from service.models import Article
+from service.pipeline.entries import feed_title
 
 
 class Format(StrEnum):
@@ -62,19 +63,30 @@ def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
     return read_input(path, "source"), None, None
 
 
-def articles_of(source: str) -> list[Article]:
+class Read(NamedTuple):
+    """An article of the source, with the names its feed gives it (the check's context)."""
+
+    article: Article
+    feed_names: tuple[str | None, ...] = ()
+
+
+def articles_of(source: str) -> list[Read]:
     data, content_type, url = _read_source(source)
     if not data.strip():
         raise InputError(f"{source} is empty")
     try:
         if parse.sniff(data, content_type) is not None:
             doc = parse.parse_feed(data, content_type=content_type, url=url)
-            return [clean.article_from_entry(e) for e in doc.entries]
+            # The feed's title goes with each item, as the worker's check reads it: a
+            # "PyTorch" the post never writes, of a "PyTorch Blog" item, was flagged here
+            # and passed by the service.
+            names = (feed_title(doc),)
+            return [Read(clean.article_from_entry(e), names) for e in doc.entries]
         if url is not None:
             # A web page: its main content, as POST /explain {"url"} and the pages of
             # excerpt-only items read it; the whole page explained its menus and footer.
-            return [fetch.article_from_page(data, content_type, url)]
-        return [clean.article_from_document(data, filename=source)]
+            return [Read(fetch.article_from_page(data, content_type, url))]
+        return [Read(clean.article_from_document(data, filename=source))]
     except InputError as exc:
         raise type(exc)(f"{source}: {exc.detail}") from exc
 
@@ -110,7 +122,7 @@ def explain(
     require_endpoint(settings, engine.value if engine else None)
     eng = get_engine(settings, name=engine.value if engine else None)
     read = articles_of(source)
-    articles = [a for a in read if a.text.strip()]
+    articles = [r for r in read if r.article.text.strip()]
     if not articles:
         raise InputError(f"{source}: nothing to explain (no item has text)")
     err = Console(stderr=True)
@@ -121,7 +133,7 @@ def explain(
     # An item whose feed carries no text at all (an empty description) is named, as any
     # item that cannot be explained is: left out silently, "75 explainers" of a feed of
     # 100 said nothing of the other 25. The service reads such an item's page.
-    for article in read:
+    for article, _ in read:
         if not article.text.strip():
             skipped += 1
             page = f"; its page: plainfeed explain {article.url}" if article.url else ""
@@ -139,7 +151,7 @@ def explain(
     ) as progress:
         task = progress.add_task("explaining", total=len(articles))
         try:
-            for article in articles:
+            for article, feed_names in articles:
                 progress.update(task, description=article.title[:60] or "(untitled)")
                 try:
                     outcome = explain_and_check(
@@ -148,6 +160,7 @@ def explain(
                         ExplainOptions(),
                         repair_rounds=settings.repair_rounds,
                         review_derived=settings.review_derived,
+                        feed_names=feed_names,
                     )
                 except ITEM_FAILURES as exc:
                     if not many:
