@@ -363,6 +363,7 @@ def article_from_page(body: bytes, content_type: str | None, url: str) -> Articl
         text=text if text.strip() else whole.text,
         url=url,
         author=whole.author,
+        site_name=whole.site_name,
         published=whole.published,
         content_source="page",
     )
@@ -388,6 +389,8 @@ def page_or_excerpt(link: str, excerpt: Article, settings: Settings) -> tuple[Ar
             text=page.text,
             url=link,
             author=excerpt.author or page.author,
+            # No site_name: the item is stored without it, and explained again from the
+            # store; its feed's title is its context.
             published=excerpt.published,
             content_source="page",
         ),

@@ -204,14 +204,15 @@ def _check(
     started = time.perf_counter()
     # A post's own key facts are its headline figures: reported when dropped, no failure.
     facts = headline_facts(article.text, article.title)
-    # Its feed's names and its author are its context: a name the cleaned text never
-    # writes, but the feed is named for ("PyTorch" of "PyTorch Blog"), is no invented one.
+    # Its feed's names, its author and its page's site are its context: a name the cleaned
+    # text never writes, but the feed is named for ("PyTorch" of "PyTorch Blog"), is no
+    # invented one.
     report = check_explainer(
         result.explainer,
         article.text,
         facts,
         title=article.title,
-        context_names=(*feed_names, article.author),
+        context_names=(*feed_names, article.author, article.site_name),
     )
     report.shape = result.explainer.shape_problems()
     metrics.CHECK_SECONDS.observe(time.perf_counter() - started)

@@ -73,6 +73,9 @@ class Article:
     text: str
     url: str | None = None
     author: str | None = None
+    # The site a page says it is on (og:site_name): the check's context, as the author
+    # is. Not stored: an item is explained without it, as its feed's title names it.
+    site_name: str | None = None
     published: datetime | None = None
     content_source: ContentSource = "feed"
     hash: str = field(default="")

@@ -172,6 +172,8 @@ def test_check_reads_the_feed_title_and_author_as_the_posts_context(
     assert got == [("2x", "supported"), ("3x", "unsupported")]
     page = f'<html><head><meta name="author" content="PyTorch Team"></head><p>{text}</p></html>'
     assert verdicts(html=page) == [("2x", "supported"), ("3x", "unsupported")]
+    site = f'<html><head><meta property="og:site_name" content="PyTorch"></head><p>{text}</p>'
+    assert verdicts(html=site) == [("2x", "supported"), ("3x", "unsupported")]
 
 
 def test_check_of_a_markdown_post_finds_exactly_what_it_lacks(server: httpx.Client) -> None:

@@ -186,6 +186,22 @@ def test_the_pages_author_is_the_posts_context(tmp_path: Path) -> None:
         assert [n["status"] for n in report["numbers"]] == [status]
 
 
+def test_the_pages_site_is_the_posts_context(tmp_path: Path) -> None:
+    """A page's og:site_name (else its application-name) is read as its author is: the
+    site a post is on names it as a feed's title does ("PyTorch" of a PyTorch page that
+    never writes it was flagged, whatever the meta said)."""
+    text = "<p>The new kernel is 2x faster than the old one.</p>"
+    explainer = "For PyTorch users, the new kernel is 2x faster."
+    for head, status in (
+        ('<meta property="og:site_name" content="Kernel Notes">', "misattached"),
+        ('<meta property="og:site_name" content="PyTorch">', "supported"),
+        ('<meta name="application-name" content="PyTorch Blog">', "supported"),
+    ):
+        page = f"<html><head>{head}</head><body><article>{text}</article></body></html>"
+        _, report = check_texts(tmp_path, explainer, ("post.html", page))
+        assert [n["status"] for n in report["numbers"]] == [status], head
+
+
 def test_the_json_document_of_plainfeed_explain_is_an_explainer_file(tmp_path: Path) -> None:
     """`plainfeed explain -f json > e.json && plainfeed check --explainer e.json ...`: the
     document carries its metadata (source, engine, check, ...) beside the explainer."""

@@ -309,3 +309,34 @@ def test_the_feeds_title_is_the_items_context(tmp_path: Path) -> None:
         numbers = json.loads(r.stdout)["check"]["numbers"]
         statuses.append([(n["text"], n["status"]) for n in numbers])
     assert statuses == [[("2x", "supported")], [("2x", "misattached")]]
+
+
+def test_the_pages_site_is_the_articles_context(tmp_path: Path) -> None:
+    """A page's og:site_name is its context, as its author is, in the gate too: the
+    explainer of a "PyTorch" page that never writes the name passes as `plainfeed check`
+    passes it."""
+    page = tmp_path / "post.html"
+    page.write_text(
+        '<html><head><meta property="og:site_name" content="PyTorch"></head><body><article>'
+        "<p>The new kernel is 2x faster than the old one. It took the team three weeks to "
+        "write and test it.</p></article></body></html>",
+        encoding="utf-8",
+    )
+    with StubLLM(script=[Reply.explainer(NAMES_PYTORCH)]) as stub:
+        run_env = {
+            **env(tmp_path),
+            "OPENAI_BASE_URL": stub.url,
+            "OPENAI_API_KEY": "k",
+            "PLAINFEED_REPAIR_ROUNDS": "0",
+        }
+        r = subprocess.run(
+            [sys.executable, "-m", "service", "explain", str(page), *LLM_JSON],
+            capture_output=True,
+            text=True,
+            env=run_env,
+            cwd=ROOT,
+            timeout=300,
+        )
+    assert r.returncode == 0, r.stderr
+    numbers = json.loads(r.stdout)["check"]["numbers"]
+    assert [(n["text"], n["status"]) for n in numbers] == [("2x", "supported")]

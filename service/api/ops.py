@@ -280,8 +280,8 @@ def _check_sync(ctx: Ctx, body: CheckIn) -> CheckOut:
         # An explainer as HTML (`format=html`) is read as text, as `plainfeed check`
         # reads it: its tags were numbers ("h1", "h2") that the post does not have.
         explainer = clean.article_from_document(explainer, kind="html").text
-    # The feed it names and the post's author, as the gate reads them (its context).
-    context = (body.feed_title, article.author)
+    # The feed it names, the post's author and site, as the gate reads them (its context).
+    context = (body.feed_title, article.author, article.site_name)
     return CheckOut.of(
         check_explainer(explainer, article.text, facts, title=article.title, context_names=context)
     )

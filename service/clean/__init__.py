@@ -222,8 +222,9 @@ def article_from_document(
         kind = guess_kind(text, filename)
     author: str | None = None
     published: datetime | None = None
+    site_name: str | None = None
     if kind == "html":
-        cleaned, found_title, author, published = html_document(text)
+        cleaned, found_title, author, published, site_name = html_document(text)
     elif kind == "md":
         cleaned = clean_markdown(text)
         found_title = front_matter_title(text) or _leading_heading(cleaned)
@@ -240,6 +241,7 @@ def article_from_document(
         text=cleaned,
         url=url,
         author=author,
+        site_name=site_name,
         published=published,
         content_source="file",
     )

@@ -375,11 +375,13 @@ class Page(NamedTuple):
     title: str
     author: str | None
     published: datetime | None
+    site_name: str | None = None
 
 
 def html_document(text: str) -> Page:
     """A whole HTML page: the cleaned text of its first <article>, else its <main>, else
-    its body (nav, aside and footer left out); its title from og:title, <title> or <h1>."""
+    its body (nav, aside and footer left out); its title from og:title, <title> or <h1>;
+    the site it is on from og:site_name, else application-name."""
     root = parse_html(text)
     if root is None:
         return Page("", "", None, None)
@@ -416,4 +418,7 @@ def html_document(text: str) -> Page:
     published = utc_from_iso(
         meta.get("article:published_time") or meta.get("date") or meta.get("dc.date")
     )
-    return Page(cleaned, title, prose(author) if author else None, published)
+    site = meta.get("og:site_name") or meta.get("application-name")
+    return Page(
+        cleaned, title, prose(author) if author else None, published, prose(site) if site else None
+    )

@@ -149,9 +149,10 @@ def check(
     article = load_source(_file(source, "--source"))
     facts = headline_facts(article.text, article.title)  # as the gate reports them
     written = load_explainer(_file(explainer, "--explainer"))
-    # Its author (an HTML page's meta), as the gate reads it: the post's context.
+    # Its author and site (an HTML page's meta), as the gate reads them: the post's context.
+    context = (article.author, article.site_name)
     report = check_explainer(
-        written, article.text, facts, title=article.title, context_names=(article.author,)
+        written, article.text, facts, title=article.title, context_names=context
     )
     if as_json:
         # The shape is the gate's (an item's report); this command checks numbers only.
