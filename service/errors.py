@@ -101,6 +101,13 @@ class AmbiguousSignature(InputError):
     title = "Ambiguous signature"
 
 
+class AmbiguousDeliveryId(InputError):
+    """A delivery of more than one field of a header its id is read from."""
+
+    slug = "ambiguous-delivery-id"
+    title = "Ambiguous delivery id"
+
+
 class NotAFeed(InputError):
     """Bytes that a cheap sniff shows are no RSS, Atom, RDF or JSON Feed document."""
 

@@ -22,12 +22,14 @@ import binascii
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from service import parse
 from service.errors import (
+    AmbiguousDeliveryId,
     BadJSON,
     EmptyBody,
     NotAFeed,
@@ -52,6 +54,7 @@ JSON_TYPES = {"application/json", "text/json"}
 SNIFF_TYPES = {"", "application/octet-stream", "text/plain"}
 # Sender-given delivery ids, most specific first.
 ID_HEADERS = ("webhook-id", "x-github-delivery")
+ID_NAMES = {"webhook-id": "webhook-id", "x-github-delivery": "X-GitHub-Delivery"}  # as written
 # Request headers worth keeping with a stored delivery (never credentials).
 KEPT_HEADERS = (
     "content-type",
@@ -106,6 +109,23 @@ def sender_id(headers: Mapping[str, str]) -> str | None:
         if v and v.strip():
             return f"{h}:{v.strip()[:200]}"
     return None
+
+
+def refuse_repeated_ids(names: Iterable[str]) -> None:
+    """Refuse (400) a request whose header ``names`` (lower case, one a field line) hold
+    one of :data:`ID_HEADERS` more than once. An id is one field (RFC 9110 5.3): of two
+    the last was the delivery's, whichever the sender, or a proxy adding its own, meant,
+    and a replay under the other was a second delivery. (A Standard Webhooks id is also
+    signed: given twice with its signature, it is refused as ambiguous-signature first.)"""
+    # Fields are counted, values never compared: two of the same value are refused too,
+    # as a signature's are. What a sender meant by sending one twice is no better known,
+    # and "d-1" beside "d-1 " (taken the same once trimmed) would be one more rule.
+    counts = Counter(n for n in names if n in ID_HEADERS)
+    twice = [f"{n} {ID_NAMES[h]}" for h, n in counts.items() if n > 1]
+    if twice:
+        raise AmbiguousDeliveryId(
+            f"the request has {', '.join(twice)} headers: send the delivery's id once"
+        )
 
 
 def delivery_id(body: bytes, headers: Mapping[str, str], feed_id: int | None = None) -> str:

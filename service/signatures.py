@@ -58,6 +58,9 @@ def refuse_repeated(names: Iterable[str]) -> None:
     """Refuse (400) a request whose header ``names`` (lower case, one a field line) hold
     one of :data:`SIGNED_FIELDS` more than once."""
     counts = Counter(n for n in names if n in SIGNED_FIELDS)
+    if not counts["webhook-signature"]:
+        # Unsigned, webhook-id is the delivery's id alone (ingest.refuse_repeated_ids).
+        counts.pop("webhook-id", None)
     twice = {h: n for h, n in counts.items() if n > 1}
     if not twice:
         return

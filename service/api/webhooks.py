@@ -47,7 +47,10 @@ async def read_body(request: Request, limit: int) -> bytes:
     response_model=Accepted,
     responses={
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
-        400: {"description": "Empty body or bad JSON, or a signature header given twice"},
+        400: {
+            "description": "Empty body or bad JSON, or a signature header given twice, or a "
+            "delivery-id header (webhook-id, X-GitHub-Delivery) given twice"
+        },
         401: {"description": "Missing or wrong bearer token or signature"},
         404: {"description": "No registered feed with that id, url or name"},
         413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
@@ -110,8 +113,11 @@ async def take_delivery(
 ) -> JSONResponse:
     """Read, classify, authorise and store one delivery; answer 202, or 200 for a replay."""
     token_ok = bearer_ok(request, ctx.settings)
-    # (The dict below keeps the last of a header given twice: a signature's are refused.)
-    signatures.refuse_repeated(request.headers.keys())
+    # (The dict below keeps the last of a header given twice: a signature's and an id's
+    # are refused.)
+    names = request.headers.keys()
+    signatures.refuse_repeated(names)
+    ingest.refuse_repeated_ids(names)
     headers = {k.lower(): v for k, v in request.headers.items()}
     if not token_ok and not websub and not signatures.is_signed(headers):
         # Cheap refusal before reading a body that could not be taken anyway.

@@ -94,7 +94,10 @@ async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextRes
     response_model=Accepted,
     responses={
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
-        400: {"description": "Empty body, or a signature header given twice"},
+        400: {
+            "description": "Empty body, or a signature header given twice, or a delivery-id "
+            "header (webhook-id, X-GitHub-Delivery) given twice"
+        },
         401: {"description": "Missing or wrong X-Hub-Signature"},
         410: {"description": "Unknown feed, or no active subscription: the hub should stop"},
         413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
