@@ -22,7 +22,7 @@ from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import Name, is_name, without_vendors
 from service.check.role import moved_beside, moved_versions, other_value, product_of
-from service.check.said import swapped
+from service.check.said import swapped, told_apart
 from service.check.scope import Sentence, over_count
 from service.check.setting import unstated_scope
 from service.check.shape import shapes
@@ -250,7 +250,7 @@ def _check_sentences(
         strays: dict[int, list[Name]] | None = None if lacked else {}
         clauses: Clauses | None = None  # read on first use: most figures have names
         own: dict[Name, None] = {}  # the names of the sentence's figures so far, once each
-        said: list[tuple[int, Number, Name]] = []
+        said: list[tuple[int, Number, Name, tuple[Name, ...]]] = []
         # Supported versions after a product, and the supported figures with the source
         # units backing them: a version is read in its role with a figure of its clause.
         versions: list[tuple[int, Number, Name]] = []
@@ -362,7 +362,7 @@ def _check_sentences(
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED:
                 if binding.nearest is not None:
-                    said.append((len(verdicts), n, binding.nearest))
+                    said.append((len(verdicts), n, binding.nearest, binding.names))
                 if n.kind == VERSION:
                     named = product or product_of(idx, s, n)
                     if named is not None:
@@ -386,15 +386,23 @@ def _check_sentences(
 
 
 def _mark_swaps(
-    idx: SourceIndex, verdicts: list[NumberVerdict], said: Sequence[tuple[int, Number, Name]]
+    idx: SourceIndex,
+    verdicts: list[NumberVerdict],
+    said: Sequence[tuple[int, Number, Name, tuple[Name, ...]]],
 ) -> None:
     """Misattach both of two supported figures of a sentence, given as (verdict index,
-    number, name it is said of), that the source says of their names the other way round."""
-    for i, (va, a, ea) in enumerate(said):
-        for vb, b, eb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
+    number, name it is said of, its names), that the source says of their names the
+    other way round. Two said nearest of a name they share are told apart by the names
+    each has alone ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell
+    and Hopper, not CUDA; :func:`told_apart`)."""
+    for i, (va, a, ea, na) in enumerate(said):
+        for vb, b, eb, nb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
             like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
-            if like and ea.key != eb.key and a.value != b.value and swapped(idx, a, b, ea, eb):
-                for v, other in ((va, eb), (vb, ea)):
+            if not like or a.value == b.value:
+                continue
+            pair = (ea, eb) if ea.key != eb.key else told_apart(a, na, b, nb)
+            if pair is not None and swapped(idx, a, b, *pair):
+                for v, other in ((va, pair[1]), (vb, pair[0])):
                     verdicts[v] = verdicts[v].model_copy(
                         update={
                             "status": CheckStatus.MISATTACHED,

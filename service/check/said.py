@@ -392,3 +392,25 @@ def swapped(idx: SourceIndex, a: Number, b: Number, ea: Name, eb: Name) -> bool:
         elif sa == eb.key and sb == ea.key:
             crossed = True
     return crossed and not straight
+
+
+def told_apart(
+    a: Number, mine: Sequence[Name], b: Number, theirs: Sequence[Name]
+) -> tuple[Name, Name] | None:
+    """The names two figures of a sentence, each said nearest of one name they share
+    ("CUDA" of "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+"), are told apart
+    by: each one's nearest of its names (``mine``, ``theirs``) that the other lacks,
+    read as the nearest is (after it first); None where either has none."""
+    keys_a, keys_b = {x.key for x in mine}, {x.key for x in theirs}
+    da = _nearest(a, [x for x in mine if x.key not in keys_b])
+    db = _nearest(b, [x for x in theirs if x.key not in keys_a])
+    return None if da is None or db is None else (da, db)
+
+
+def _nearest(n: Number, names: Sequence[Name]) -> Name | None:
+    """Of ``names``, the first after ``n``, else the last before it."""
+    after = [x for x in names if x.start >= n.end]
+    if after:
+        return min(after, key=lambda x: x.start)
+    before = [x for x in names if x.end <= n.start]
+    return max(before, key=lambda x: x.start) if before else None

@@ -1,0 +1,93 @@
+"""check: two figures of one source sentence, each said of its own name, are told apart
+by those names where the explainer says both nearest of a name they share ("Blackwell
+needs CUDA 13.3+ and Hopper needs CUDA 13.2+": CUDA is each figure's nearest name, and
+Blackwell and Hopper tell them apart). Swapped, both are misattached; written the right
+way round, in any order or phrasing, both stay supported."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from tests.check_helpers import M, S
+
+SOURCE = (
+    "CUDA 13.2+ is required on Blackwell and CUDA 13.3+ on Hopper. "
+    "Training ran on 8 H100 GPUs and inference on 2 MI355X GPUs."
+)
+
+
+def _statuses(explainer: str, source: str = SOURCE) -> list[tuple[str, str, str | None]]:
+    """The explainer's figures (not its identifiers), with their statuses and reasons."""
+    return [
+        (v.text, v.status.value, v.reason)
+        for v in check_explainer(explainer, source).numbers
+        if v.kind != "identifier"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("explainer", "expected"),
+    [
+        # The names each figure has alone (Blackwell, Hopper) cross the source's: the
+        # shared CUDA right before each told nothing (supported before).
+        (
+            "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+.",
+            [("13.3", "hopper"), ("13.2", "blackwell")],
+        ),
+        (
+            "Hopper needs CUDA 13.2+ and Blackwell needs CUDA 13.3+.",
+            [("13.2", "blackwell"), ("13.3", "hopper")],
+        ),
+        (
+            "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper.",
+            [("13.3", "hopper"), ("13.2", "blackwell")],
+        ),
+        # Counts said nearest of their own names: flagged already, and still.
+        (
+            "Training used 2 H100 GPUs and inference used 8 MI355X GPUs.",
+            [("2", "mi355x"), ("8", "h100")],
+        ),
+    ],
+)
+def test_figures_of_one_source_sentence_swapped_are_misattached(
+    explainer: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _statuses(explainer) == [
+        (text, M.value, f"the source gives it for {name}") for text, name in expected
+    ]
+
+
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        "Blackwell needs CUDA 13.2+ and Hopper needs CUDA 13.3+.",
+        "CUDA 13.2+ is required on Blackwell and CUDA 13.3+ on Hopper.",
+        # Reordered, or phrased otherwise, the right values.
+        "Hopper needs CUDA 13.3+ and Blackwell needs CUDA 13.2+.",
+        "Hopper needs 13.3+ and Blackwell 13.2+.",
+        "On Blackwell, CUDA 13.2+ is required.",
+        "On Blackwell, CUDA 13.2+ is required; on Hopper, CUDA 13.3+.",
+        "On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.",
+        "Training used 8 H100 GPUs and inference used 2 MI355X GPUs.",
+        "Inference used 2 MI355X GPUs and training used 8 H100 GPUs.",
+    ],
+)
+def test_figures_of_one_source_sentence_said_of_their_own_names_stay_supported(
+    explainer: str,
+) -> None:
+    assert {status for _, status, _ in _statuses(explainer)} == {S.value}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # In two sentences: neither says which is which against the other.
+        "CUDA 13.2+ is required on Blackwell. CUDA 13.3+ is required on Hopper.",
+        # Written another way round, with the names in the same order.
+        "Blackwell requires CUDA 13.2+, while Hopper requires CUDA 13.3+.",
+    ],
+)
+def test_told_apart_names_the_source_writes_the_same_way_stay_supported(source: str) -> None:
+    explainer = "Hopper needs CUDA 13.3+ and Blackwell needs CUDA 13.2+."
+    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
