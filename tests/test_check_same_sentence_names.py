@@ -91,3 +91,19 @@ def test_figures_of_one_source_sentence_said_of_their_own_names_stay_supported(
 def test_told_apart_names_the_source_writes_the_same_way_stay_supported(source: str) -> None:
     explainer = "Hopper needs CUDA 13.3+ and Blackwell needs CUDA 13.2+."
     assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
+
+
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        # The clause of the 13.2 runs on to the comma, past Hopper: its nearest name,
+        # which the 13.3 (CUDA its only name) lacks. Read as the two nearest names, Hopper
+        # and CUDA, the pair was crossed in the source: both misattached, and the same
+        # sentences with the figures swapped supported (the 13.2's other name, Blackwell,
+        # tells it apart from nothing of the 13.3's). Neither is read as a swap now.
+        "For Blackwell, CUDA 13.2+ is needed and for Hopper, CUDA 13.3+.",
+        "Blackwell needs CUDA 13.2+ unlike Hopper, which needs CUDA 13.3+.",
+    ],
+)
+def test_a_nearest_name_the_other_figure_has_too_tells_no_swap(explainer: str) -> None:
+    assert {status for _, status, _ in _statuses(explainer)} == {S.value}

@@ -392,7 +392,7 @@ def _mark_swaps(
 ) -> None:
     """Misattach both of two supported figures of a sentence, given as (verdict index,
     number, name it is said of, its names), that the source says of their names the
-    other way round. Two said nearest of a name they share are told apart by the names
+    other way round. Two said nearest of a name both have are told apart by the names
     each has alone ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell
     and Hopper, not CUDA; :func:`told_apart`)."""
     for i, (va, a, ea, na) in enumerate(said):
@@ -400,7 +400,7 @@ def _mark_swaps(
             like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
             if not like or a.value == b.value:
                 continue
-            pair = (ea, eb) if ea.key != eb.key else told_apart(a, na, b, nb)
+            pair = told_apart((a, ea, na), (b, eb, nb))
             if pair is not None and swapped(idx, a, b, *pair):
                 for v, other in ((va, pair[1]), (vb, pair[0])):
                     verdicts[v] = verdicts[v].model_copy(

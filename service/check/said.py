@@ -395,15 +395,21 @@ def swapped(idx: SourceIndex, a: Number, b: Number, ea: Name, eb: Name) -> bool:
 
 
 def told_apart(
-    a: Number, mine: Sequence[Name], b: Number, theirs: Sequence[Name]
+    a: tuple[Number, Name, Sequence[Name]], b: tuple[Number, Name, Sequence[Name]]
 ) -> tuple[Name, Name] | None:
-    """The names two figures of a sentence, each said nearest of one name they share
-    ("CUDA" of "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+"), are told apart
-    by: each one's nearest of its names (``mine``, ``theirs``) that the other lacks,
-    read as the nearest is (after it first); None where either has none."""
+    """The names two figures of a sentence, each given as (figure, its nearest name, its
+    names), are told apart by: their nearest names, where neither is a name of the other
+    figure; else each one's nearest of its names that the other lacks, read as the
+    nearest is (after it first): "CUDA" of "Blackwell needs CUDA 13.3+ and Hopper needs
+    CUDA 13.2+" tells nothing, Blackwell and Hopper do; "Hopper" of "For Blackwell, CUDA
+    13.2+ is needed and for Hopper, CUDA 13.3+" is the 13.2's nearest only as the clause
+    runs on to the comma, and the 13.3 has none of its own. None where either has none."""
+    (m, near_a, mine), (n, near_b, theirs) = a, b
     keys_a, keys_b = {x.key for x in mine}, {x.key for x in theirs}
-    da = _nearest(a, [x for x in mine if x.key not in keys_b])
-    db = _nearest(b, [x for x in theirs if x.key not in keys_a])
+    if near_a.key not in keys_b and near_b.key not in keys_a:
+        return near_a, near_b
+    da = _nearest(m, [x for x in mine if x.key not in keys_b])
+    db = _nearest(n, [x for x in theirs if x.key not in keys_a])
     return None if da is None or db is None else (da, db)
 
 
