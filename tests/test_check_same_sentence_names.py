@@ -10,6 +10,7 @@ import pytest
 
 from service.check import check_explainer
 from tests.check_helpers import M, S
+from tests.paraphrase_helpers import PT, article
 
 SOURCE = (
     "CUDA 13.2+ is required on Blackwell and CUDA 13.3+ on Hopper. "
@@ -107,3 +108,39 @@ def test_told_apart_names_the_source_writes_the_same_way_stay_supported(source: 
 )
 def test_a_nearest_name_the_other_figure_has_too_tells_no_swap(explainer: str) -> None:
     assert {status for _, status, _ in _statuses(explainer)} == {S.value}
+
+
+# The PyTorch 2.14 post: "cuBLASLt joins CUTLASS and the fallback as a backend: default
+# for fp16 on Blackwell with CUDA 13.2+ and Hopper with CUDA 13.3+, ...".
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # Each figure's nearest name of its own is not what tells them apart: cuBLASLt
+        # (the 13.2's, after it) is said of neither figure in the source; Blackwell and
+        # Hopper are, the other way round (both were supported).
+        (
+            "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt grouped GEMM.",
+            [("13.3", M.value), ("13.2", M.value)],
+        ),
+        (
+            "For fp16 grouped GEMM, cuBLASLt is the default on Hopper with CUDA 13.2+ and on "
+            "Blackwell with CUDA 13.3+.",
+            [("fp16", S.value), ("13.2", M.value), ("13.3", M.value)],
+        ),
+        (
+            "Blackwell needs CUDA 13.2+ and Hopper needs CUDA 13.3+ for cuBLASLt grouped GEMM.",
+            [("13.2", S.value), ("13.3", S.value)],
+        ),
+        (
+            "For fp16 grouped GEMM, cuBLASLt is the default on Hopper with CUDA 13.3+ and on "
+            "Blackwell with CUDA 13.2+.",
+            [("fp16", S.value), ("13.3", S.value), ("13.2", S.value)],
+        ),
+    ],
+)
+def test_the_release_posts_cuda_versions_of_blackwell_and_hopper(
+    sentence: str, expected: list[tuple[str, str]]
+) -> None:
+    text, title = article(PT)
+    report = check_explainer(sentence, text, title=title)
+    assert [(n.text, n.status.value) for n in report.numbers] == expected

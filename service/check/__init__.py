@@ -177,8 +177,9 @@ Rules, in short (the module's tests spell them out):
   sentence said of two names the other way round from the source ("1.95x over Triton
   and 1.20x over ATen"; "MXFP4 and MXFP8 reach 1.58x and 1.68x, respectively") are both
   ``misattached``; two said nearest of a name both have (or one of them so), by the
-  names each has alone ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+" for
-  "CUDA 13.2+ is required on Blackwell and CUDA 13.3+ on Hopper"). "respectively" pairs
+  names each has alone, a pair of them the source crosses and none it says the same
+  way round ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt" for
+  "... on Blackwell with CUDA 13.2+ and Hopper with CUDA 13.3+"). "respectively" pairs
   the k-th figure of a list with the k-th name of
   a list of as many, near or past the figures' six words (the names after the figures
   up to "respectively", else the last list before them: "RMSNorm and TopK, dispatched

@@ -394,14 +394,14 @@ def _mark_swaps(
     number, name it is said of, its names), that the source says of their names the
     other way round. Two said nearest of a name both have are told apart by the names
     each has alone ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell
-    and Hopper, not CUDA; :func:`told_apart`)."""
+    and Hopper, not CUDA; :func:`told_apart`, :func:`swapped`)."""
     for i, (va, a, ea, na) in enumerate(said):
         for vb, b, eb, nb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
             like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
             if not like or a.value == b.value:
                 continue
-            pair = told_apart((a, ea, na), (b, eb, nb))
-            if pair is not None and swapped(idx, a, b, *pair):
+            pair = swapped(idx, a, b, told_apart((a, ea, na), (b, eb, nb)))
+            if pair is not None:
                 for v, other in ((va, pair[1]), (vb, pair[0])):
                     verdicts[v] = verdicts[v].model_copy(
                         update={

@@ -377,46 +377,55 @@ def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
     return out
 
 
-def swapped(idx: SourceIndex, a: Number, b: Number, ea: Name, eb: Name) -> bool:
-    """Two numbers of one sentence said of two names the other way round from the source
-    ("1.95x over Triton and 1.20x over ATen" for "1.20x over Triton and 1.95x over ATen")."""
+def swapped(
+    idx: SourceIndex, a: Number, b: Number, pairs: Sequence[tuple[Name, Name]]
+) -> tuple[Name, Name] | None:
+    """Of ``pairs`` of names that tell two numbers of one sentence apart (:func:`told_apart`),
+    the first the source says the other way round ("1.95x over Triton and 1.20x over ATen"
+    for "1.20x over Triton and 1.95x over ATen"), where it says none the same way round
+    (a name of the pair with its own number, in any unit holding both); else None."""
     ua, ub = _units_with(idx, a), _units_with(idx, b)
-    crossed = straight = False
+    crossed: tuple[Name, Name] | None = None
     for u in ua.keys() & ub.keys():
         unit = idx.units[u]
-        if not (unit.mentions(ea) and unit.mentions(eb)):
-            continue  # the source says nothing here about which is which
-        sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
-        if sa == ea.key or sb == eb.key:
-            straight = True
-        elif sa == eb.key and sb == ea.key:
-            crossed = True
-    return crossed and not straight
+        for ea, eb in pairs:
+            if not (unit.mentions(ea) and unit.mentions(eb)):
+                continue  # the source says nothing here about which is which
+            sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
+            if sa == ea.key or sb == eb.key:
+                return None
+            if sa == eb.key and sb == ea.key:
+                crossed = crossed or (ea, eb)
+    return crossed
 
 
 def told_apart(
     a: tuple[Number, Name, Sequence[Name]], b: tuple[Number, Name, Sequence[Name]]
-) -> tuple[Name, Name] | None:
-    """The names two figures of a sentence, each given as (figure, its nearest name, its
-    names), are told apart by: their nearest names, where neither is a name of the other
-    figure; else each one's nearest of its names that the other lacks, read as the
-    nearest is (after it first): "CUDA" of "Blackwell needs CUDA 13.3+ and Hopper needs
-    CUDA 13.2+" tells nothing, Blackwell and Hopper do; "Hopper" of "For Blackwell, CUDA
-    13.2+ is needed and for Hopper, CUDA 13.3+" is the 13.2's nearest only as the clause
-    runs on to the comma, and the 13.3 has none of its own. None where either has none."""
+) -> list[tuple[Name, Name]]:
+    """The pairs of names two figures of a sentence, each given as (figure, its nearest
+    name, its names), are told apart by: their nearest names, where neither is a name of
+    the other figure; else each name one has that the other lacks with each such name of
+    the other's, nearest first (after it first, as the nearest is read): "CUDA" of
+    "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt" tells nothing,
+    Blackwell and Hopper do (the 13.2's cuBLASLt, nearer, is no name the source says of
+    either figure); "Hopper" of "For Blackwell, CUDA 13.2+ is needed and for Hopper, CUDA
+    13.3+" is the 13.2's only as the clause runs on to the comma, and the 13.3 has no name
+    of its own: no pair."""
     (m, near_a, mine), (n, near_b, theirs) = a, b
     keys_a, keys_b = {x.key for x in mine}, {x.key for x in theirs}
     if near_a.key not in keys_b and near_b.key not in keys_a:
-        return near_a, near_b
-    da = _nearest(m, [x for x in mine if x.key not in keys_b])
-    db = _nearest(n, [x for x in theirs if x.key not in keys_a])
-    return None if da is None or db is None else (da, db)
+        return [(near_a, near_b)]
+    alone_a = _by_nearness(m, [x for x in mine if x.key not in keys_b])
+    alone_b = _by_nearness(n, [x for x in theirs if x.key not in keys_a])
+    return [(x, y) for x in alone_a for y in alone_b]
 
 
-def _nearest(n: Number, names: Sequence[Name]) -> Name | None:
-    """Of ``names``, the first after ``n``, else the last before it."""
+def _by_nearness(n: Number, names: Sequence[Name]) -> list[Name]:
+    """``names`` (in order), nearest ``n`` first: those after it, then those before it,
+    once each."""
     after = [x for x in names if x.start >= n.end]
-    if after:
-        return min(after, key=lambda x: x.start)
-    before = [x for x in names if x.end <= n.start]
-    return max(before, key=lambda x: x.start) if before else None
+    before = [x for x in names if x.end <= n.start][::-1]
+    once: dict[str, Name] = {}
+    for x in after + before:
+        once.setdefault(x.key, x)
+    return list(once.values())
