@@ -44,6 +44,15 @@ def _statuses(explainer: str, source: str = SOURCE) -> list[tuple[str, str, str 
             "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper.",
             [("13.3", "hopper"), ("13.2", "blackwell")],
         ),
+        # A bare figure's names of a phrase leading its clause tell it apart too.
+        (
+            "On Blackwell, CUDA 13.3+ is required; on Hopper, CUDA 13.2+.",
+            [("13.3", "hopper"), ("13.2", "blackwell")],
+        ),
+        (
+            "On Hopper, CUDA 13.2+ is required; on Blackwell, CUDA 13.3+.",
+            [("13.2", "blackwell"), ("13.3", "hopper")],
+        ),
         # Counts said nearest of their own names: flagged already, and still.
         (
             "Training used 2 H100 GPUs and inference used 8 MI355X GPUs.",
@@ -69,6 +78,7 @@ def test_figures_of_one_source_sentence_swapped_are_misattached(
         "Hopper needs 13.3+ and Blackwell 13.2+.",
         "On Blackwell, CUDA 13.2+ is required.",
         "On Blackwell, CUDA 13.2+ is required; on Hopper, CUDA 13.3+.",
+        "On Hopper, CUDA 13.3+ is required; on Blackwell, CUDA 13.2+.",
         "On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.",
         "Training used 8 H100 GPUs and inference used 2 MI355X GPUs.",
         "Inference used 2 MI355X GPUs and training used 8 H100 GPUs.",

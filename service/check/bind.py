@@ -82,6 +82,10 @@ class Binding:
     # which a post may state once, earlier in the paragraph (not "8x MI325X GPUs": a
     # count of them).
     setting: tuple[Name, ...] = ()
+    # The names of a phrase leading its clause or ending the sentence, a bare figure's
+    # too ("On Blackwell, CUDA 13.2+ is required"): what tells it from another figure
+    # said of the same names near it (:func:`~service.check.said.told_apart`).
+    lead: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:
         """Whether ``unit`` says the number of the same things (``paragraph``: names
@@ -308,9 +312,12 @@ def bind_numbers(
             ],
         ]
         bound = tuple(dict.fromkeys([*inherit, *own]))
+        around: tuple[Name, ...] = ()
         for lead, b, reach in leads:
-            if b <= first.start < reach and any(n.unit for n in group):
-                bound = tuple(dict.fromkeys([*lead, *bound]))  # a measured figure's
+            if b <= first.start < reach:
+                around = tuple(dict.fromkeys([*lead, *around]))
+                if any(n.unit for n in group):
+                    bound = tuple(dict.fromkeys([*lead, *bound]))  # a measured figure's
         chained = bound
         # A measured figure after a leading phrase's figures is measured under them.
         conds = (
@@ -357,5 +364,6 @@ def bind_numbers(
                 listed=len(group) > 1,
                 conditions=conds if n.unit else (),
                 phrase=listed[i] if listed else None,
+                lead=around,
             )
     return out

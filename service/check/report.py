@@ -362,7 +362,8 @@ def _check_sentences(
                     outcome = Outcome(CheckStatus.MISATTACHED, outcome.unit, reason)
             if outcome.status == CheckStatus.SUPPORTED:
                 if binding.nearest is not None:
-                    said.append((len(verdicts), n, binding.nearest, binding.names))
+                    lead = (bindings.get(n.start) or _UNBOUND).lead  # a bare figure's too
+                    said.append((len(verdicts), n, binding.nearest, (*binding.names, *lead)))
                 if n.kind == VERSION:
                     named = product or product_of(idx, s, n)
                     if named is not None:
