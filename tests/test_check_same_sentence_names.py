@@ -53,6 +53,15 @@ def _statuses(explainer: str, source: str = SOURCE) -> list[tuple[str, str, str 
             "On Hopper, CUDA 13.2+ is required; on Blackwell, CUDA 13.3+.",
             [("13.2", "blackwell"), ("13.3", "hopper")],
         ),
+        # In two sentences of a paragraph, the same.
+        (
+            "Blackwell needs CUDA 13.3+. Hopper needs CUDA 13.2+.",
+            [("13.3", "hopper"), ("13.2", "blackwell")],
+        ),
+        (
+            "Training used 2 H100 GPUs. Inference used 8 MI355X GPUs.",
+            [("2", "mi355x"), ("8", "h100")],
+        ),
         # Counts said nearest of their own names: flagged already, and still.
         (
             "Training used 2 H100 GPUs and inference used 8 MI355X GPUs.",
@@ -82,6 +91,9 @@ def test_figures_of_one_source_sentence_swapped_are_misattached(
         "On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.",
         "Training used 8 H100 GPUs and inference used 2 MI355X GPUs.",
         "Inference used 2 MI355X GPUs and training used 8 H100 GPUs.",
+        "Blackwell needs CUDA 13.2+. Hopper needs CUDA 13.3+.",
+        "Hopper needs CUDA 13.3+. On Blackwell, CUDA 13.2+ is required.",
+        "Training used 8 H100 GPUs. Inference used 2 MI355X GPUs.",
     ],
 )
 def test_figures_of_one_source_sentence_said_of_their_own_names_stay_supported(

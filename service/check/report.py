@@ -213,12 +213,15 @@ def _check_sentences(
     verdicts: list[NumberVerdict] = []
     carried: tuple[Name, ...] = ()
     group = -1
+    # The supported figures of the paragraph's sentence before, with their names: a swap
+    # may cross a sentence's end ("Blackwell needs CUDA 13.3+. Hopper needs 13.2+.").
+    said_before: list[tuple[int, Number, Name, tuple[Name, ...]]] = []
     paragraph = ""  # its sentences so far, this one too: a scope said in an earlier one
     # The explainer's prose, read on first use (:mod:`.absent`).
     prose = Prose(lambda: (x.text for x in sentences if x.prose and not x.code))
     for sentence in sentences:
         if sentence.group != group:
-            group, carried, paragraph = sentence.group, (), ""
+            group, carried, paragraph, said_before = sentence.group, (), "", []
         paragraph += " " + sentence.text
         if sentence.code:
             verdicts.extend(_check_code(idx, sentence))
@@ -371,7 +374,8 @@ def _check_sentences(
                 elif n.kind in (QUANTITY, RANGE) and outcome.unit is not None:
                     figures.append((n, idx.units[outcome.unit]))
             verdicts.append(_verdict(idx, n, text, outcome))
-        _mark_swaps(idx, verdicts, said)
+        _mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
+        said_before = said
         moved = dict(moved_versions(s, versions, figures)) if versions and figures else {}
         for i, other in moved_beside(idx, s, versions) if len(versions) > 1 else ():
             moved.setdefault(i, other)
@@ -390,14 +394,18 @@ def _mark_swaps(
     idx: SourceIndex,
     verdicts: list[NumberVerdict],
     said: Sequence[tuple[int, Number, Name, tuple[Name, ...]]],
+    first: int = 0,
 ) -> None:
     """Misattach both of two supported figures of a sentence, given as (verdict index,
     number, name it is said of, its names), that the source says of their names the
-    other way round. Two said nearest of a name both have are told apart by the names
-    each has alone ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell
-    and Hopper, not CUDA; :func:`told_apart`, :func:`swapped`)."""
+    other way round (``first``: where the sentence's own start; those before it are the
+    paragraph's sentence before, paired with the sentence's own only). Two said nearest
+    of a name both have are told apart by the names each has alone ("Blackwell needs
+    CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell and Hopper, not CUDA;
+    :func:`told_apart`, :func:`swapped`)."""
     for i, (va, a, ea, na) in enumerate(said):
-        for vb, b, eb, nb in said[i + 1 : i + 5]:  # swaps are between neighbouring figures
+        # Swaps are between neighbouring figures; from ``first`` on, the sentence's own.
+        for vb, b, eb, nb in said[max(i + 1, first) : i + 5]:
             like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
             if not like or a.value == b.value:
                 continue
