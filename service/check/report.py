@@ -38,6 +38,7 @@ from service.numbers import Hedge, Number, extract_numbers, identifier_key, prep
 from service.numbers.context import stated_extreme
 from service.numbers.direction import NONE, may_have_direction, states_gain, way_of
 from service.numbers.events import with_runs
+from service.numbers.keywords import with_keyword
 from service.numbers.number import LOWER, NO_HEDGE, QUANTITY, RANGE, VERSION, WORD
 from service.numbers.words import stated_multiple
 from service.text import split_blocks, split_sentences
@@ -152,7 +153,7 @@ def _check_code(idx: SourceIndex, sentence: _Sentence) -> list[NumberVerdict]:
         if unit is not None:
             outcome = Outcome(CheckStatus.SUPPORTED, unit)
         else:
-            first = first_located(idx, identifier_key(n.text))
+            first = first_located(idx, identifier_key(with_keyword(sentence.text, n)))
             outcome = (
                 Outcome(CheckStatus.SUPPORTED, first)
                 if first is not None

@@ -7,7 +7,8 @@ more; the German too: "zwei" to "zwanzig", "Dutzend", "zweimal so schnell"). Kin
   ``243.86 GiB``, ``34.1 ms``, ``$27M``; value, unit, precision and hedge; ``runs 3
   times``, ``3 Mal aufgerufen`` with no comparison count events (no unit). German forms
   too (:mod:`.german`): ``2,5-mal``, ``2,5 %``, ``12,5 ms``, ``1.362.998``, ``1.362,5``,
-  ``12,5 Sekunden``, ``1,2 Mio.``, ``3 Milliarden``, ``12,5 ms pro Schritt``.
+  ``12,5 Sekunden``, ``1,2 Mio.``, ``3 Milliarden``, ``12,5 ms pro Schritt``. A value a
+  keyword of code is given (:mod:`.keywords`): the 2 of ``min=2``, ``max_tokens=4096``.
 - ``range``: ``1.17–3.66x``, ``8 to 256``, ``from 8 to 256``, ``between 8 and 256``;
   a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
@@ -25,8 +26,8 @@ folded keys; German decimal commas by :mod:`.german`), :mod:`.tokens` (tokens ho
 digit and their kinds), :mod:`.units` (units on the digits, after a space, rates; German
 thousands by :mod:`.german`; digits and an "s" that name a model or a decade by
 :mod:`.plural`; "times" that counts events by :mod:`.events`), :mod:`.context` (hedges,
-signs, ranges, lists, versions after a product), :mod:`.words` (number words),
-:mod:`.extract` (the passes in order).
+signs, ranges, lists, versions after a product; the side a keyword states, ``max=128``, by
+:mod:`.keywords`), :mod:`.words` (number words), :mod:`.extract` (the passes in order).
 """
 
 from service.numbers.extract import extract_numbers

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from service.numbers.german import grouped
+from service.numbers.keywords import keyword_side
 from service.numbers.number import (
     APPROX,
     LOWER,
@@ -157,10 +158,14 @@ _STATED_EXTREMUM = re.compile(
 
 def stated_extreme(s: str, n: Number) -> Hedge:
     """The side a value with no hedge is stated as a thing's extreme (found in ``s``):
-    UPPER for a maximum ("has a max of 240", "a maximum value of 240"), LOWER for a
-    minimum, else no hedge."""
-    if n.hedge is not NO_HEDGE or n.kind != QUANTITY or s[n.start - 3 : n.start] != "of ":
-        return NO_HEDGE  # (most numbers: a string test)
+    UPPER for a maximum ("has a max of 240", "a maximum value of 240", "max=240"), LOWER
+    for a minimum, else no hedge."""
+    if n.hedge is not NO_HEDGE or n.kind != QUANTITY:
+        return NO_HEDGE
+    before = s[n.start - 3 : n.start]
+    if before != "of ":  # (most numbers: string tests, no call)
+        # "max=128", "max_tokens: 4096": code states it so.
+        return keyword_side(s, n) if "=" in before or ":" in before else NO_HEDGE
     m = _STATED_EXTREMUM.search(s, max(0, n.start - 32), n.start)
     if m is None:
         return NO_HEDGE

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from service.numbers.keywords import keyword_value
 from service.numbers.normalise import key_of
 from service.numbers.number import (
     IDENTIFIER,
@@ -158,6 +159,13 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
         ("e" in token or "E" in token) and _SCIENTIFIC.fullmatch(token)
     ):
         return [identifier(text, start, token)]  # #2736 (an issue or PR number); 1e-5
+    at = keyword_value(token) if "=" in token else 0
+    if at:
+        # "min=2": the value is the figure, where it is a quantity or a range ("eps=1e-5",
+        # "dtype=..." stay the identifiers they were).
+        value = classify(text, s, start + at, token[at:])
+        if value and all(n.kind in (QUANTITY, RANGE) for n in value):
+            return value
     if "-" not in token:  # one segment: no noun, no prefix, no range (most tokens)
         return _single(text, start, token, "")
     segments = token.split("-")
