@@ -12,6 +12,7 @@ from service.check.beyond import counted_words, direct_noun, row_labels, title_c
 from service.check.bind import Binding, bind_numbers, said_of_other
 from service.check.clauses import Clauses
 from service.check.columns import render_row
+from service.check.consecutive import Derived, consecutive_ends
 from service.check.coverage import dropped_facts
 from service.check.extreme import match_extreme
 from service.check.figure_binding import figure_binding
@@ -259,6 +260,7 @@ def _check_sentences(
         # units backing them: a version is read in its role with a figure of its clause.
         versions: list[tuple[int, Number, Name]] = []
         figures: list[tuple[Number, Unit]] = []
+        derived: list[Derived] = []  # its figures derived, with their units
         for n in nums:
             if n.start in row.backed:  # a cell of the source table row the sentence restates
                 outcome = Outcome(CheckStatus.SUPPORTED, row.backed[n.start])
@@ -374,9 +376,14 @@ def _check_sentences(
                         versions.append((len(verdicts), n, named))
                 elif n.kind in (QUANTITY, RANGE) and outcome.unit is not None:
                     figures.append((n, idx.units[outcome.unit]))
+            elif outcome.status == CheckStatus.DERIVED and outcome.unit is not None:
+                derived.append((len(verdicts), n, outcome.unit))
             verdicts.append(_verdict(idx, n, text, outcome))
         _mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
         said_before = said
+        for pair in consecutive_ends(idx, s, derived) if len(derived) > 1 else ():
+            for i, n, unit in pair:  # "October 20 and 21" of "October 20-21"
+                verdicts[i] = _verdict(idx, n, text, Outcome(CheckStatus.SUPPORTED, unit))
         moved = dict(moved_versions(s, versions, figures)) if versions and figures else {}
         for i, other in moved_beside(idx, s, versions) if len(versions) > 1 else ():
             moved.setdefault(i, other)
