@@ -84,7 +84,7 @@ class Binding:
     setting: tuple[Name, ...] = ()
     # The names of a phrase leading its clause or ending the sentence, a bare figure's
     # too ("On Blackwell, CUDA 13.2+ is required"): what tells it from another figure
-    # said of the same names near it (:func:`~service.check.said.told_apart`).
+    # said of the same names near it (:func:`~service.check.swaps.told_apart`).
     lead: tuple[Name, ...] = ()
 
     def holds(self, unit: Unit, number: Number | None = None, *, paragraph: bool = False) -> bool:

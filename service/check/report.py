@@ -23,13 +23,13 @@ from service.check.match import Outcome, match_quantity, match_range
 from service.check.mean import match_mean, stated_mean
 from service.check.names import Name, is_name, without_vendors
 from service.check.role import moved_beside, moved_versions, other_value, product_of
-from service.check.said import swapped, told_apart
 from service.check.scope import Sentence, over_count
 from service.check.setting import unstated_scope
 from service.check.shape import shapes
 from service.check.sides import row_sides, side_in_row
 from service.check.spacing import respaced
 from service.check.strays import strays_of
+from service.check.swaps import mark_swaps
 from service.check.table import row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -379,7 +379,7 @@ def _check_sentences(
             elif outcome.status == CheckStatus.DERIVED and outcome.unit is not None:
                 derived.append((len(verdicts), n, outcome.unit))
             verdicts.append(_verdict(idx, n, text, outcome))
-        _mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
+        mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
         said_before = said
         for pair in consecutive_ends(idx, s, derived) if len(derived) > 1 else ():
             for i, n, unit in pair:  # "October 20 and 21" of "October 20-21"
@@ -396,36 +396,6 @@ def _check_sentences(
         if own:
             carried = tuple(own)
     return verdicts
-
-
-def _mark_swaps(
-    idx: SourceIndex,
-    verdicts: list[NumberVerdict],
-    said: Sequence[tuple[int, Number, Name, tuple[Name, ...]]],
-    first: int = 0,
-) -> None:
-    """Misattach both of two supported figures of a sentence, given as (verdict index,
-    number, name it is said of, its names), that the source says of their names the
-    other way round (``first``: where the sentence's own start; those before it are the
-    paragraph's sentence before, paired with the sentence's own only). Two said nearest
-    of a name both have are told apart by the names each has alone ("Blackwell needs
-    CUDA 13.3+ and Hopper needs CUDA 13.2+": Blackwell and Hopper, not CUDA;
-    :func:`told_apart`, :func:`swapped`)."""
-    for i, (va, a, ea, na) in enumerate(said):
-        # Swaps are between neighbouring figures; from ``first`` on, the sentence's own.
-        for vb, b, eb, nb in said[max(i + 1, first) : i + 5]:
-            like = a.unit == b.unit and a.kind == b.kind  # two speedups, two counts
-            if not like or a.value == b.value:
-                continue
-            pair = swapped(idx, a, b, told_apart((a, ea, na), (b, eb, nb)))
-            if pair is not None:
-                for v, other in ((va, pair[1]), (vb, pair[0])):
-                    verdicts[v] = verdicts[v].model_copy(
-                        update={
-                            "status": CheckStatus.MISATTACHED,
-                            "reason": f"the source gives it for {other.key.replace(chr(0), '-')}",
-                        }
-                    )
 
 
 def check_explainer(

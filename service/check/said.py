@@ -1,7 +1,6 @@
 """What the source says its figures of, read as the explainer's are: whether an
 explainer's figure borrows a name the source gives another figure (or another table
-column), and whether two figures of a sentence are said of two names the other way
-round from the source."""
+column). (Two figures said of two names the other way round: service.check.swaps.)"""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ from service.numbers.context import LIST_GAP
 from service.numbers.number import QUANTITY, RANGE
 
 
-def _said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
+def said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
     """Which of ``names`` a source number is said of, read as the explainer's are (from
     the few numbers around it: a long list sentence costs no more than a short one)."""
     nums = unit.numbers
@@ -361,71 +360,3 @@ def _other_column(
         ):
             return (header[column] if column < len(header) else own.strip(),)
     return ()
-
-
-def _units_with(idx: SourceIndex, n: Number) -> dict[int, Number]:
-    """Source units holding the value (or range) of ``n``, with the number found there."""
-    if n.kind == RANGE:
-        assert n.value is not None and n.high is not None
-        hits = idx.ranges.get((n.value, n.high), [])
-    else:
-        assert n.value is not None
-        hits = idx.singles.get(n.value, [])
-    out: dict[int, Number] = {}
-    for u, m in hits:
-        out.setdefault(u, m)
-    return out
-
-
-def swapped(
-    idx: SourceIndex, a: Number, b: Number, pairs: Sequence[tuple[Name, Name]]
-) -> tuple[Name, Name] | None:
-    """Of ``pairs`` of names that tell two numbers of one sentence apart (:func:`told_apart`),
-    the first the source says the other way round ("1.95x over Triton and 1.20x over ATen"
-    for "1.20x over Triton and 1.95x over ATen"), where it says none the same way round
-    (a name of the pair with its own number, in any unit holding both); else None."""
-    ua, ub = _units_with(idx, a), _units_with(idx, b)
-    crossed: tuple[Name, Name] | None = None
-    for u in ua.keys() & ub.keys():
-        unit = idx.units[u]
-        for ea, eb in pairs:
-            if not (unit.mentions(ea) and unit.mentions(eb)):
-                continue  # the source says nothing here about which is which
-            sa, sb = _said_of(unit, ua[u], (ea, eb)), _said_of(unit, ub[u], (ea, eb))
-            if sa == ea.key or sb == eb.key:
-                return None
-            if sa == eb.key and sb == ea.key:
-                crossed = crossed or (ea, eb)
-    return crossed
-
-
-def told_apart(
-    a: tuple[Number, Name, Sequence[Name]], b: tuple[Number, Name, Sequence[Name]]
-) -> list[tuple[Name, Name]]:
-    """The pairs of names two figures of a sentence, each given as (figure, its nearest
-    name, its names), are told apart by: their nearest names, where neither is a name of
-    the other figure; else each name one has that the other lacks with each such name of
-    the other's, nearest first (after it first, as the nearest is read): "CUDA" of
-    "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt" tells nothing,
-    Blackwell and Hopper do (the 13.2's cuBLASLt, nearer, is no name the source says of
-    either figure); "Hopper" of "For Blackwell, CUDA 13.2+ is needed and for Hopper, CUDA
-    13.3+" is the 13.2's only as the clause runs on to the comma, and the 13.3 has no name
-    of its own: no pair."""
-    (m, near_a, mine), (n, near_b, theirs) = a, b
-    keys_a, keys_b = {x.key for x in mine}, {x.key for x in theirs}
-    if near_a.key not in keys_b and near_b.key not in keys_a:
-        return [(near_a, near_b)]
-    alone_a = _by_nearness(m, [x for x in mine if x.key not in keys_b])
-    alone_b = _by_nearness(n, [x for x in theirs if x.key not in keys_a])
-    return [(x, y) for x in alone_a for y in alone_b]
-
-
-def _by_nearness(n: Number, names: Sequence[Name]) -> list[Name]:
-    """``names`` (in order), nearest ``n`` first: those after it, then those before it,
-    once each."""
-    after = [x for x in names if x.start >= n.end]
-    before = [x for x in names if x.end <= n.start][::-1]
-    once: dict[str, Name] = {}
-    for x in after + before:
-        once.setdefault(x.key, x)
-    return list(once.values())
