@@ -1,5 +1,6 @@
 """Digits with a plural "s" that are names, not seconds: a model's plural ("8 RTX 4090s",
-"GTX 1080s") and a decade ("the 1990s", "the 2010s").
+"GTX 1080s") and a decade ("the 1990s", "the 2010s", "the '90s"); and a round power of
+ten that counts ("100s of GPUs"), no number at all.
 
 An "s" on digits is read as seconds (units: "It took 12s to load"), and was read so
 here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds", and
@@ -15,12 +16,28 @@ here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds"
   in the source with an "s" or none, so a key "1990" would let a source's year, "in
   1990", back an explainer's decade). A round century ("1900s", "2000s") is a
   span of time only after "the", "early", "late" or "mid": "after 1800s" is half an hour,
-  and so is a bare "1800s".
+  and so is a bare "1800s";
+- a decade of two digits, 20 to 90 in tens, its key "90s": after an apostrophe ("'90s",
+  "the ’00s" too), after "early", "late" or "mid" ("the mid-90s"), or after "the" where
+  the phrase ends with it ("Back in the 90s, nobody", "in the 80s and 90s."): a duration
+  after "the" is followed by what it times ("the 30s timeout", "the 90s it took");
+- the next of a list ("RTX 4090s and 3090s", "the 1980s, 1990s and 2000s", "the 1980s
+  and 90s"): after ", ", "and" or "or", digits and an "s" whose sibling before is a model's
+  plural (as many digits: a model of the same line, its key its digits, "3090", as
+  "A100s and H100s" are keyed) or a decade (a decade's shape: a decade).
 
-Left as they were (seconds): "100s of GPUs" (hundreds of them, no figure: the "100s of
-training" a run's first minutes are written the same way), two-digit decades ("the 90s",
-"in 30s": the same digits as a duration), the second of a list ("RTX 4090s and 3090s",
-"the 1980s and 1990s"), a line in capitals ("THE 1990s" reads as a model "the 1990").
+A round power of ten with an "s", then "of" and a plural ("100s of GPUs", "10s of
+thousands", "1,000s of users", "10s of ms", "10s to 100s of GPUs") is a count of
+hundreds, thousands, tens: no exact figure, as the words "hundreds of GPUs" are none
+(:mod:`.words` reads no number in them): both spellings read alike, and an explainer's
+"100 GPUs" or "100 seconds" is not backed by it. Not before a word that is no plural:
+"100s of training" is a run's first minutes and a half; nor after "first", "last",
+"initial", "final" or "next" ("the first 10s of requests": a span of seconds).
+
+Left as they were (seconds): "in the 90s nobody" (a word after "the 90s": the same
+words as "the 90s timeout"), "the 10s" (a decade written so is rare; "the 10s budget"
+is not), "10s-100s of GPUs" (a range of seconds), a line in capitals ("THE 1990s" reads
+as a model "the 1990").
 """
 
 from __future__ import annotations
@@ -33,9 +50,10 @@ from service.numbers.number import IDENTIFIER, Number
 # The text as written is read (the caller, units.quantity, has no prepared text): a space
 # is any that prepare reads as one, a hyphen also U+2010 or U+2011.
 _SPACES = " \u00a0\u202f\u2007\u2009\u200a"
+_S = "[" + _SPACES + "]"
 # A word of capitals right before the digits, one space apart, standing as a word of its
 # own ("RTX 4090s", "NVIDIA RTX 4090s"; not the "B" of "B.RTX", nor a hyphenated tail).
-_CAPS_BEFORE = re.compile(r"(?<![\w.\-\u2010\u2011])[A-Z]{2,5}[" + _SPACES + "]$")
+_CAPS_BEFORE = re.compile(r"(?<![\w.\-\u2010\u2011])[A-Z]{2,5}" + _S + "$")
 # Measures a duration is written after ("TTFT 12s", "SLO 1500s", "ETA 3600s"), and the
 # processors a time is spent on ("CPU 1200s" of a profile): no model's line.
 _MEASURES = frozenset(
@@ -45,25 +63,111 @@ _MEASURES = frozenset(
 # The words a round century is a span of time after ("the 1900s", "the early 2000s",
 # "mid-1800s"), in any case ("The 1900s").
 _CENTURY_BEFORE = re.compile(
-    r"(?i:(?<![\w-])(?:the[" + _SPACES + r"]|(?:early|late|mid)[" + _SPACES + r"\-\u2010\u2011]))$"
+    r"(?i:(?<![\w-])(?:the" + _S + r"|(?:early|late|mid)[" + _SPACES + r"\-\u2010\u2011]))$"
+)
+_APOSTROPHES = "'\u2019\u2018"
+# Before two digits of a decade: "early", "late", "mid" ("the mid-90s", "late 80s").
+_PART_BEFORE = re.compile(r"(?i:(?<![\w-])(?:early|late|mid)[" + _SPACES + r"\-\u2010\u2011])$")
+_THE_BEFORE = re.compile(r"(?i:(?<![\w-])the" + _S + ")$")
+_LIST = r"(?:,?" + _S + "(?:and|or)" + _S + "|," + _S + ")"
+# After "the 80s": more decades of two digits, then the phrase's end (a mark or the text's).
+_PHRASE_ENDS = re.compile(r"(?:" + _LIST + r"['\u2019]?[2-9]0s)*(?:$|[,.;:!?)\]\u2013\u2014])")
+# A sibling before: digits and an "s" standing as a word (an apostrophe before allowed),
+# then a list's separator.
+_SIBLING = re.compile(r"(?<![\w.])(\d{2,4})s" + _LIST + "$")
+# A round power of ten ("10", "100", "1,000") with its "s", then "of" and a plural, maybe
+# after a second power ("10s to 100s of GPUs").
+_ROUND = re.compile(r"10{1,4}|1,000|10,000")
+_COUNTED = re.compile(
+    r"(?:" + _S + r"(?:to|or|and)" + _S + r"1(?:0|,000)+s)?" + _S + "of" + _S + r"+"
+    r"(?P<w>[A-Za-z][A-Za-z-]*[a-z]s|[A-Z]+s|ms|ns|us|µs)(?![\w'])"
+)
+# A span's words before: "the first 10s of requests" are its first ten seconds.
+_SPAN_BEFORE = re.compile(r"(?i:(?<![\w-])(?:first|last|initial|final|next)" + _S + ")$")
+_TIMES = frozenset(("ms", "ns", "us", "µs"))
+# Words that end as a plural does and are none ("100s of this"; "class", "status" and
+# "analysis" by their endings).
+_NO_PLURALS = frozenset(
+    "this its his hers ours yours theirs was has does thus yes".split()  # noqa: SIM905
 )
 
 
-def plural_name(text: str, start: int, core: str) -> Number | None:
+def plural_name(text: str, start: int, core: str, depth: int = 0) -> Number | None:
     """The name that ``core`` (digits and an "s", at ``start`` of ``text``) ends: a
     model's plural or a decade; None when it is seconds or no number of digits (the
-    caller reads it as before)."""
+    caller reads it as before). ``depth``: siblings already read (a list's)."""
     digits = core[:-1]
-    if not (3 <= len(digits) <= 4 and digits.isdigit() and digits.isascii()):
-        return None  # "12s", "1.5s", "$100s": as before
+    if not (2 <= len(digits) <= 4 and digits.isdigit() and digits.isascii()):
+        return None  # "5s", "1.5s", "$100s": as before
     end = start + len(core)
+    if len(digits) == 2:
+        if digits[1] == "0" and _short_decade(text, start, digits):
+            return Number(text[start:end], start, end, IDENTIFIER, key=fold(core))
+        return _listed(text, start, core, depth)
     if start > 2 and text[start - 1] in _SPACES and text[start - 2].isupper():
         m = _CAPS_BEFORE.search(text, max(0, start - 7), start)
         if m is not None and text[m.start() : start - 1] not in _MEASURES:
             a = m.start()
             return Number(text[a:end], a, end, IDENTIFIER, key=identifier_key(text[a:end]))
-    if len(digits) != 4 or digits[-1] != "0" or not "1800" <= digits <= "2090":
-        return None
+    # The next of a list first: "RTX 3090s and 2080s" names two models, no decade.
+    listed = _listed(text, start, core, depth)
+    if listed is not None or not _decade(digits):
+        return listed
     if digits[-2] == "0" and not _CENTURY_BEFORE.search(text, max(0, start - 6), start):
         return None  # "2000s" alone: as many seconds
     return Number(text[start:end], start, end, IDENTIFIER, key=fold(core))
+
+
+def _decade(digits: str) -> bool:
+    return len(digits) == 4 and digits[-1] == "0" and "1800" <= digits <= "2090"
+
+
+def _short_decade(text: str, start: int, digits: str) -> bool:
+    """Whether two digits in tens (and an "s") at ``start`` are a decade by the words
+    around them ("'90s", "mid-90s", "in the 90s,")."""
+    after = start + len(digits) + 1
+    if start and text[start - 1] in _APOSTROPHES and (start == 1 or not text[start - 2].isalnum()):
+        # "'90s", not a quoted "'30s'" (a setting's value)
+        return after == len(text) or text[after] not in _APOSTROPHES
+    if digits < "20":
+        return False
+    if _PART_BEFORE.search(text, max(0, start - 6), start):
+        return True
+    return bool(
+        _THE_BEFORE.search(text, max(0, start - 5), start) and _PHRASE_ENDS.match(text, after)
+    )
+
+
+def _listed(text: str, start: int, core: str, depth: int) -> Number | None:
+    """A model's plural or a decade as the next of a list after its sibling ("RTX 4090s
+    and 3090s", "the 1980s and 90s"); None when the one before is none."""
+    if depth > 8 or start < 4 or text[start - 1] not in _SPACES:
+        return None
+    m = _SIBLING.search(text, max(0, start - 16), start)
+    if m is None:
+        return None
+    sibling = plural_name(text, m.start(), m.group(1) + "s", depth + 1)
+    if sibling is None:
+        return None
+    digits, end = core[:-1], start + len(core)
+    if sibling.key.endswith("s"):  # a decade
+        if not (_decade(digits) or (len(digits) == 2 and digits[1] == "0")):
+            return None
+        return Number(text[start:end], start, end, IDENTIFIER, key=fold(core))
+    if len(digits) != len(m.group(1)):
+        return None  # "RTX 4090s and 300s"
+    return Number(text[start:end], start, end, IDENTIFIER, key=identifier_key(core))
+
+
+def counted_plural(text: str, start: int, core: str) -> bool:
+    """Whether ``core`` at ``start`` is a round power of ten with an "s" that counts ("100s
+    of GPUs"): hundreds, no figure."""
+    if not (core[-1:] == "s" and core[:1] == "1" and _ROUND.fullmatch(core, 0, len(core) - 1)):
+        return False
+    m = _COUNTED.match(text, start + len(core))
+    if m is None or _SPAN_BEFORE.search(text, max(0, start - 9), start):
+        return False
+    word = m.group("w")
+    if word in _TIMES:
+        return True  # "10s of ms": tens of milliseconds
+    return word not in _NO_PLURALS and not (word.islower() and word.endswith(("ss", "us", "is")))

@@ -18,6 +18,7 @@ from service.numbers.number import (
     Number,
     updated,
 )
+from service.numbers.plural import counted_plural
 from service.numbers.units import CURRENCY, QUANTITY_TOKEN, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
@@ -121,6 +122,8 @@ def _single(text: str, start: int, core: str, noun: str) -> list[Number]:
         # "BF16", "MI355X": a quantity, a scientific number, an ordinal, dimensions and a
         # ratio all start with a digit or a currency sign, a version with one or "v".
         return [identifier(text, start, core)]
+    if core[-1] == "s" and counted_plural(text, start, core):
+        return []  # "100s of GPUs": hundreds, no figure (as the words "hundreds of" are)
     q = quantity(text, start, core, noun=noun)
     if q is not None:
         return [q]
