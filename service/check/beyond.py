@@ -20,6 +20,7 @@ from service.check.names import (
     content_words,
     name_pattern,
 )
+from service.check.phrases import coordinated_lead
 from service.check.scope import AFTER_NOUN, HEAD_WORDS, PLAIN_WORDS, SINGULAR_S, noun_phrase
 from service.numbers import Number
 from service.numbers.direction import CHANGE_WORD
@@ -51,6 +52,10 @@ def far_names(
         a = m.end()
     mark = CLAUSE_MARK.search(s, n.end)
     b = mark.start() if mark else len(s)
+    # A phrase leading the next coordinated clause ends this one at its coordinator:
+    # "1.5x over ATen and with BF16, MI355X reaches 1.2x" (BF16 is the 1.2x's).
+    lead = coordinated_lead(s, n.end, min(len(s), b + 2))
+    b = lead[0] if lead else b
     lo = bisect.bisect_left(names, a, key=lambda x: x.start)
     hi = bisect.bisect_left(names, b, key=lambda x: x.start)
     if lo == hi:

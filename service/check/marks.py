@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from service.ascii import ascii_twin
+from service.check.phrases import coordinated_lead
 
 # A comma, semicolon or colon before white space, a parenthesis or bracket, or a dash
 # between spaces. Written to start with a set of characters, each alternative then told by
@@ -25,6 +26,12 @@ def split_gap(s: str, start: int, end: int) -> tuple[int, int]:
     before the next number start belonging to that one (second)."""
     marks = list(CLAUSE_MARK.finditer(s, start, end))
     if marks:
+        # "1.5x over ATen and with BF16, MI355X reaches 1.2x": the phrase after the
+        # coordinator leads the next figure's clause; the comma after it ends no clause
+        # of the figure before.
+        lead = coordinated_lead(s, start, end)
+        if lead is not None:
+            return min(marks[0].start(), lead[0]), lead[1]
         return marks[0].start(), marks[-1].end()
     m = (_COORDINATOR_ASCII if s.isascii() else COORDINATOR).search(s, start, end)
     if m:

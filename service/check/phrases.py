@@ -27,6 +27,22 @@ _SUBJECT = re.compile(r"\b(?:the|an?|this|that|these|those|it|its|we|they|our|th
 _REACH_END = re.compile(r"[;:](?=\s)")
 
 
+# A coordinator, then a phrase that leads the clause it joins ("..., 1.5x over ATen and
+# with BF16, MI355X reaches 1.2x"): the phrase is the next clause's, as it would be
+# opening the sentence (:data:`_LEADING`'s shape, its words no subject's).
+_COORDINATED = re.compile(r"\s(?:and|or|while|whereas|but)(?=\s)", re.I)
+
+
+def coordinated_lead(s: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where a coordinator of ``s[start:end]`` stands (start, end) when a phrase leading
+    the clause it joins follows it, up to a comma before ``end``; else None."""
+    for c in _COORDINATED.finditer(s, start, end):
+        m = _LEADING.match(s, c.end(), end)
+        if m and len(m.group("rest").split()) <= 6 and not _SUBJECT.search(m.group("rest")):
+            return c.start(), c.end()
+    return None
+
+
 def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """Where each phrase leading a clause of ``s[start:end]`` (a preposition, then words
     up to a comma) lies, and where the figures it names things for end: at the next

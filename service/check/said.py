@@ -16,6 +16,7 @@ from service.check.index import SourceIndex
 from service.check.known_names import known_names
 from service.check.names import Name
 from service.check.paired import of_pair
+from service.check.phrases import coordinated_lead
 from service.check.table import Row
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
@@ -276,7 +277,10 @@ def _told_apart(
         k += 1  # a figure listed with m shares what follows the list
     if k + 1 >= len(figures):
         return {}
-    item = unit.text[m.start : figures[k + 1].start]
+    # (Up to a phrase leading the next item's clause: "1.5x over ATen and with BF16,
+    # MI355X reaches 1.2x" names BF16 for the 1.2x, not in the 1.5x's item.)
+    lead = coordinated_lead(unit.text, figures[k].end, figures[k + 1].start)
+    item = unit.text[m.start : lead[0] if lead else figures[k + 1].start]
     words = set(_PREPOSITION.findall(item))
     counts = Counter(key for xs in own.values() for key in {x.key for x in xs})
     out = {}
