@@ -1,8 +1,10 @@
 """check: two coordinated clauses of a sentence, each with its own figure, are read
-apart. A phrase leading the clause after the coordinator ("..., 1.5x over ATen and with
-BF16, MI355X reaches 1.2x") is the next figure's, not the one before it (the comma after
-it ended the 1.5x's words there, so BF16 was lent to it). Faithful, in either order, all
-stay supported; swapped, the moved one is flagged."""
+apart. In the source, a phrase leading the clause after the coordinator ("..., 1.5x
+over ATen and with BF16, MI355X reaches 1.2x") is the next figure's, not the one before
+it (the comma after it ended the 1.5x's words there, so BF16 was lent to it). In the
+explainer, a figure or version of one part ("PyTorch 2.14 uses CUDA 12.6 and PyTorch
+2.13 uses CUDA 12.4") goes with its own part's release, not the other part's. Faithful,
+in either order, all stay supported; swapped, the moved one is flagged."""
 
 from __future__ import annotations
 
@@ -11,7 +13,17 @@ import pytest
 from service.check import check_explainer
 
 SPEEDUPS = "With FP8, MI355X reaches 1.5x over ATen and with BF16, MI355X reaches 1.2x over ATen."
-TITLE = "Release notes"  # a post's title, as the gate checks it
+RELEASES = (
+    "PyTorch 2.14 ships with CUDA 12.6 and ROCm 7.1; "
+    "PyTorch 2.13 shipped with CUDA 12.4 and ROCm 6.4."
+)
+COMMITS = (
+    "PyTorch 2.14 has 2,995 commits from 400 contributors; "
+    "PyTorch 2.13 had 3,100 commits from 380 contributors."
+)
+# A post's title, as the gate checks it. (The CLI takes a one-line text file's line as
+# its title too: a unit holding both versions, which hid the false alarm there.)
+TITLE = "Release notes"
 
 
 def _flagged(explainer: str, source: str) -> list[tuple[str, str | None]]:
@@ -23,13 +35,20 @@ def _flagged(explainer: str, source: str) -> list[tuple[str, str | None]]:
 @pytest.mark.parametrize(
     ("explainer", "source"),
     [
-        # The false alarm (1.2x "other things than BF16"), and faithful variants.
+        # The false alarms (1.2x "other things than BF16"; 12.6 "the source gives CUDA
+        # 12.4 there"), and faithful variants of them.
         ("MI355X reaches 1.5x over ATen with FP8 and 1.2x over ATen with BF16.", SPEEDUPS),
         ("MI355X reaches 1.2x over ATen with BF16.", SPEEDUPS),
         ("With BF16, MI355X reaches 1.2x over ATen.", SPEEDUPS),
         ("With BF16, MI355X is 1.2x faster than ATen; with FP8, 1.5x.", SPEEDUPS),
         ("MI355X reaches 1.5x over ATen with FP8, and with BF16, 1.2x.", SPEEDUPS),
         (SPEEDUPS, SPEEDUPS),
+        ("PyTorch 2.14 uses CUDA 12.6 and PyTorch 2.13 uses CUDA 12.4.", RELEASES),
+        ("PyTorch 2.13 uses CUDA 12.4 and PyTorch 2.14 uses CUDA 12.6.", RELEASES),
+        ("PyTorch 2.14 uses CUDA 12.6 and ROCm 7.1, and PyTorch 2.13 uses CUDA 12.4.", RELEASES),
+        ("PyTorch 2.14 has 2,995 commits and PyTorch 2.13 has 3,100 commits.", COMMITS),
+        ("PyTorch 2.13 has 3,100 commits and PyTorch 2.14 has 2,995 commits.", COMMITS),
+        (RELEASES, RELEASES),
     ],
 )
 def test_a_faithful_coordinated_sentence_is_supported(explainer: str, source: str) -> None:
@@ -66,6 +85,21 @@ def test_a_faithful_coordinated_sentence_is_supported(explainer: str, source: st
             # (The 1.2x with FP8: a miss. The source's "With FP8," leads the whole
             # sentence, context for both figures, and gives FP8 to neither.)
             [("1.5x", "the source gives it for other things than BF16")],
+        ),
+        (
+            "PyTorch 2.14 uses CUDA 12.4 and PyTorch 2.13 uses CUDA 12.6.",
+            RELEASES,
+            [("12.4", "the source gives CUDA 12.6 there")],
+        ),
+        (
+            "PyTorch 2.13 uses CUDA 12.6 and PyTorch 2.14 uses CUDA 12.4.",
+            RELEASES,
+            [("12.6", "the source gives CUDA 12.4 there")],
+        ),
+        (
+            "PyTorch 2.14 has 3,100 commits and PyTorch 2.13 has 2,995 commits.",
+            COMMITS,
+            [("2.13", "the source gives PyTorch 2.14 there")],
         ),
     ],
 )

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from service.check.index import SourceIndex
-from service.check.marks import CLAUSE_MARK
+from service.check.marks import CLAUSE_MARK, COORDINATOR
 from service.check.names import Name, content_words, find_noun, verbatim_pattern
 from service.check.unit import Unit
 from service.check.verbatim import locate
@@ -51,6 +51,23 @@ def same_clause(s: str, a: Number, b: Number) -> bool:
     return CLAUSE_MARK.search(s, lo, hi) is None
 
 
+def own_release(s: str, at: Number, other: Number, releases: Sequence[Number]) -> bool:
+    """Whether ``at`` (a figure or version of an explainer clause) stands in another
+    coordinated part than ``other`` (a coordinator between them) with a release of its
+    part's own among ``releases`` (those of the product read): "PyTorch 2.14 uses CUDA
+    12.6 and PyTorch 2.13 uses CUDA 12.4" says the 12.6 with 2.14, not 2.13; "PyTorch
+    2.14 has 2,995 commits and PyTorch 2.13 has 3,100" the 2,995 of 2.14. Then the two
+    are no figure and release of one claim."""
+    lo, hi = (at.end, other.start) if at.end <= other.start else (other.end, at.start)
+    if COORDINATOR.search(s, lo, hi) is None:
+        return False
+    for r in releases:
+        a, b = (at.end, r.start) if at.end <= r.start else (r.end, at.start)
+        if r.start != other.start and same_clause(s, at, r) and not COORDINATOR.search(s, a, b):
+            return True
+    return False
+
+
 def moved_version(s: str, version: Number, product: Name, unit: Unit) -> str:
     """The release of ``product`` the source's clause ``unit`` (where a figure said with
     ``version`` stands) writes in the role the explainer gives ``version`` (a word before
@@ -89,8 +106,9 @@ def moved_versions(
     that release as the source writes it)."""
     out = []
     for i, version, product in versions:
+        releases = [v for _, v, p in versions if p.key == product.key]
         for n, unit in figures:
-            if not same_clause(s, version, n):
+            if not same_clause(s, version, n) or own_release(s, n, version, releases):
                 continue
             other = moved_version(s, version, product, unit)
             if other:
@@ -153,6 +171,9 @@ def moved_beside(
         for _, other, theirs in versions:
             if theirs.key == product.key or not same_clause(s, version, other):
                 continue
+            releases = [v for _, v, p in versions if p.key == theirs.key]
+            if own_release(s, version, other, releases):
+                continue  # said with its own part's release of that product
             found = ""
             for u in locate(idx, other.key, version=True):
                 moved = moved_version(s, version, product, idx.units[u])
