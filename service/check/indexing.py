@@ -82,8 +82,8 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
     writes) must hit the entry the check then asks for.
 
     Each block is prepared, folded and searched for numbers once; its sentences and
-    clauses are slices of it. The post's ``title`` is its own words too: it becomes one
-    more unit, after the text's blocks, and context for nothing else.
+    clauses are slices of it. The post's ``title`` is its own words too: one more block,
+    after the text's, read as a paragraph is, and context for nothing else.
     """
     idx = SourceIndex()
     headings: list[tuple[int, str]] = []
@@ -129,6 +129,57 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.block_units[block] = list(range(first_unit, len(units)))
         idx.unit_starts[block] = unit_starts
 
+    def prose(b: int, raw: str, text: str, prepared: str, *, capped: bool = True) -> None:
+        """The units of a paragraph (or the title), a clause of a sentence each, with
+        the sentence before each (``raw``: as written, for its label; ``text``: single
+        spaced, ``prepared`` it prepared; ``capped``: its figures count to the cap, as
+        the title's, read whatever the text's, do not)."""
+        lower = prepared.lower()
+        sentences = split_sentences(text, normalised=True, code=True)
+        if not sentences:
+            return
+        label = _label(raw, sentences)
+        label_context = prepare(label).lower() if label else ""
+        # What each clause's context goes on with (the parts that are not empty).
+        extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
+        if not capped or (len(text) + 1) // 2 <= idx.cut.figures_left:  # (runs of digits)
+            found = extract_numbers(text, prepared=prepared)
+        else:  # read to the sentence before MAX_SOURCE_FIGURES
+            read = idx.cut.prose(prepared)
+            found = extract_numbers(text[:read], prepared=prepared[:read])
+        idx.cut.figures_left -= len(found) if capped else 0
+        nums = stated_bounds(prepared, found)
+        starts = [n.start for n in nums]
+        first_unit, unit_starts = len(units), []
+        pos, before = 0, (0, 0)  # the first sentence has none before it: ""
+        for sentence in sentences:
+            start = text.find(sentence, pos)
+            start = pos if start < 0 else start
+            end = pos = start + len(sentence)
+            for c_start, c_end in source_clauses(text, start, end):
+                first = bisect.bisect_left(starts, c_start)
+                own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
+                if own:
+                    _index_numbers(idx, len(units), own)
+                units.append(
+                    Unit(
+                        b,
+                        sentence,
+                        own,
+                        lower,
+                        prepared,
+                        c_start,
+                        c_end,
+                        extra,
+                        before,
+                        (start, end),
+                    )
+                )
+                unit_starts.append(c_start)
+            before = (start, end)
+        idx.block_units[b] = list(range(first_unit, len(units)))
+        idx.unit_starts[b] = unit_starts
+
     section = ""
     cased: list[str] = []
     for b, block in enumerate(blocks):
@@ -145,50 +196,7 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
             heading_context = section.lower()
             lines(b, [(block.text, block.text, "")], prepared)  # one line: the block's text
         elif block.kind in ("paragraph", "list_item"):
-            sentences = split_sentences(text, normalised=True, code=True)
-            if not sentences:
-                continue
-            label = _label(block.text, sentences)
-            label_context = prepare(label).lower() if label else ""
-            # What each clause's context goes on with (the parts that are not empty).
-            extra = "".join("\x00" + x for x in (label_context, heading_context) if x)
-            if (len(text) + 1) // 2 <= idx.cut.figures_left:  # (as many runs of digits at most)
-                found = extract_numbers(text, prepared=prepared)
-            else:  # read to the sentence before MAX_SOURCE_FIGURES
-                read = idx.cut.prose(prepared)
-                found = extract_numbers(text[:read], prepared=prepared[:read])
-            idx.cut.figures_left -= len(found)
-            nums = stated_bounds(prepared, found)
-            starts = [n.start for n in nums]
-            first_unit, unit_starts = len(units), []
-            pos, before = 0, (0, 0)  # the first sentence has none before it: ""
-            for sentence in sentences:
-                start = text.find(sentence, pos)
-                start = pos if start < 0 else start
-                end = pos = start + len(sentence)
-                for c_start, c_end in source_clauses(text, start, end):
-                    first = bisect.bisect_left(starts, c_start)
-                    own = tuple(nums[first : bisect.bisect_left(starts, c_end, first)])
-                    if own:
-                        _index_numbers(idx, len(units), own)
-                    units.append(
-                        Unit(
-                            b,
-                            sentence,
-                            own,
-                            lower,
-                            prepared,
-                            c_start,
-                            c_end,
-                            extra,
-                            before,
-                            (start, end),
-                        )
-                    )
-                    unit_starts.append(c_start)
-                before = (start, end)
-            idx.block_units[b] = list(range(first_unit, len(units)))
-            idx.unit_starts[b] = unit_starts
+            prose(b, block.text, text, prepared)
         elif block.kind == "code":
             code = [line for line in block.text.splitlines() if _DIGIT.search(line)]
             code_text = "\n".join(code)
@@ -230,7 +238,11 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.block_text.append(idx.title)
         cased.append(prepare(title))
         heading_context = ""
-        lines(len(blocks), [(title, title, "")])
+        # Its sentences, as a paragraph's: a text file's title is its first line, which
+        # may hold several ("Use ShapeVar(..., min=2, max=128) for the batch dimension.
+        # The cache holds 64 entries."), and one unit of them all bound the cache's 64 to
+        # the batch dimension's minimum (it was one line, as a heading is).
+        prose(len(blocks), title, title, prepare(title), capped=False)
     idx.words = frozenset(n.text.lower() for u in idx.units for n in u.numbers if n.kind == WORD)
     idx.joined = "\x01".join(idx.block_text)
     idx.cased = "\x01".join(cased)

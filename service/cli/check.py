@@ -105,7 +105,9 @@ def _print_table(report: CheckReport) -> None:
     table.add_column("in the explainer", no_wrap=True, max_width=44)
     table.add_column("\\[block] source sentence, or why not", no_wrap=True, max_width=60)
     for i, n in enumerate(report.numbers, 1):
-        where = f"[{n.source_block}] {n.source}" if n.source else ""
+        # No block: the post's title (its own words, no block of its text), not "[None]".
+        block = "title" if n.source_block is None else n.source_block
+        where = f"[{block}] {n.source}" if n.source else ""
         if n.reason:
             where = f"{n.reason}: {where}" if where else n.reason
         table.add_row(
