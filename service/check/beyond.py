@@ -22,6 +22,7 @@ from service.check.names import (
 )
 from service.check.phrases import coordinated_lead
 from service.check.scope import AFTER_NOUN, HEAD_WORDS, PLAIN_WORDS, SINGULAR_S, noun_phrase
+from service.check.word_counts import sequence_label
 from service.numbers import Number
 from service.numbers.direction import CHANGE_WORD
 from service.numbers.number import QUANTITY
@@ -164,7 +165,10 @@ def direct_noun(s: str, n: Number) -> str:
     ("512 GPUs", "8 LLMs"), returned as written: an abbreviation may stand for the
     source's words ("40 PRs" for "40 pull requests"), and counts only where the source
     writes it too (:func:`~service.check.setting.said_elsewhere`). The one word of its
-    phrase, as a plain plural must be."""
+    phrase, as a plain plural must be. None after a sequence's label ("Day two closes":
+    :func:`~service.check.word_counts.sequence_label`)."""
+    if sequence_label(s, n):
+        return ""
     words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
     if words:
         return words[0] if len(words) == 1 and words[0].endswith("s") else ""
@@ -193,6 +197,9 @@ def counted_words(s: str, n: Number) -> tuple[str, tuple[str, ...]]:
     direct = direct_noun(s, n)
     if direct:
         return ("", ()) if direct != direct.lower() else (direct, (direct,))
+    label = sequence_label(s, n)
+    if label:  # "Day two closes": said of days (where the source counts none, or numbers them)
+        return label, (label,)
     words = noun_phrase(s, n.end, STOP_WORDS, PLAIN_WORDS, AFTER_NOUN)
     head = next((w for w in words if w.endswith("s") and not w.endswith(SINGULAR_S)), "")
     return (head, tuple(words)) if head else ("", ())

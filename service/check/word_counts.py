@@ -6,6 +6,7 @@ words right after one source count."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from service.check.names import STOP_WORDS
@@ -22,6 +23,34 @@ GENERIC_NOUNS = frozenset(
 )
 
 
+# A label of a sequence right before a figure ("Day two", "Step 3", "Phase two"): the
+# figure is a place among the label's things, no count of them ("day two" of a summit of
+# three days) nor of the word after it ("Day two closes with 3 talks": "closes" a verb).
+_SEQUENCE_LABEL = re.compile(
+    r"(?<![\w-])(day|week|month|step|phase|stage|part|round|chapter|season|episode"
+    r"|lesson|session)[ \t]+$",
+    re.I,
+)
+
+
+# Words before the label that make it a noun of its own and the figure a count after it:
+# "each step two experts are routed", "in a day two models shipped".
+_NOT_LABEL = frozenset("a an the each every per one that this last next same any".split())  # noqa: SIM905
+_WORD_BEFORE = re.compile(r"(?<![A-Za-z])([A-Za-z]+)[ \t]+$")
+
+
+def sequence_label(s: str, n: Number) -> str:
+    """The plural of the sequence's label right before ``n`` in ``s`` ("days" of "Day
+    two"), the things it is a place among; "" for none (:data:`_SEQUENCE_LABEL`)."""
+    m = _SEQUENCE_LABEL.search(s, max(0, n.start - 12), n.start)
+    if m is None:
+        return ""
+    before = _WORD_BEFORE.search(s, max(0, m.start() - 8), m.start())
+    if before is not None and before.group(1).lower() in _NOT_LABEL:
+        return ""
+    return m.group(1).lower() + "s"
+
+
 def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[str]) -> str:
     """Why the source's count word ``number`` in ``unit`` counts other things than the
     explainer's ``noun`` (the head of its ``phrase``: "four recent models"), the word
@@ -33,6 +62,9 @@ def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[st
     (:data:`GENERIC_NOUNS`)."""
     if noun in GENERIC_NOUNS:
         return ""
+    label = sequence_label(unit.text, number)
+    if label:  # ("day two": a place among days, of no word after it)
+        return "" if _form_of(noun, [label]) else f'the source numbers {label} there, not "{noun}"'
     theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
     theirs += [number.noun.lower()] if number.noun else []
     head = next((w for w in theirs if w.endswith("s") and not w.endswith(SINGULAR_S)), "")
@@ -48,7 +80,10 @@ def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[st
 
 def counts_noun(unit: Unit, number: Number, noun: str) -> bool:
     """Whether the source's count ``number`` in ``unit`` counts ``noun``: a form of it
-    among the words of its phrase ("three recent models", "3 models")."""
+    among the words of its phrase ("three recent models", "3 models"); a place in a
+    sequence counts none ("day two" of a summit of three days)."""
+    if sequence_label(unit.text, number):
+        return False
     theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
     return _form_of(noun, [part for w in theirs for part in w.split("-")])
 

@@ -1,0 +1,65 @@
+"""check: a count word after a sequence's label ("Day two", "Round two") is a place among
+the label's things, no count of the word after it: "Day two closes with 3 talks" counts
+no "closes" (a verb), on either side of the check (word_counts.sequence_label)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.check import check_explainer
+from tests.check_helpers import M, S, status, verdict
+
+# The source counts "close" with three ("Three talks close"): "closes" read as what the
+# explainer's "two" counts, its "Day two" was misattached to the source's own "Day two".
+DAYS = "Three talks close day one. Day two ends with 3 panels."
+
+
+def test_a_verb_after_day_two_is_no_counted_noun() -> None:
+    assert status("Day two closes with 3 panels.", DAYS, "two") == S  # was misattached
+
+
+def test_the_place_is_said_of_the_labels_things() -> None:
+    # The source counts rounds (three), and its two counts experts: no round two.
+    source = "Training ran three rounds. Two experts were added at the end."
+    v = verdict("Round two adds 2 experts.", source, "two")
+    assert (v.status, v.reason) == (M, 'the source counts experts there, not "rounds"')
+    # (Was supported: "adds", the explainer's noun, no source count counts.)
+    for backed in ("In round two, 2 experts were added.", "Round two adds two experts."):
+        assert (
+            status("Round two adds 2 experts.", "Training ran three rounds. " + backed, "two") == S
+        )
+
+
+def test_a_source_place_counts_no_word_after_it() -> None:
+    # The source's "Day two" numbers days; its reason named "closes".
+    source = "Day two closes with 3 talks. Three tracks run in parallel."
+    v = verdict("The summit has two tracks.", source, "two")
+    assert (v.status, v.reason) == (M, 'the source numbers days there, not "tracks"')
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source"),
+    [
+        ("Day two closes with 3 talks.", "On day two, 3 talks close the summit."),
+        ("Day 2 closes with 3 talks.", "On day 2, 3 talks close the summit."),
+        ("Phase two trains 3 models.", "Phase two trains 3 models. Four models came first."),
+        ("Season two has 8 episodes.", "The show ran two seasons of 8 episodes."),
+        ("Day two closes with 3 talks.", "The summit runs two days. The last has 3 talks."),
+    ],
+)
+def test_places_the_source_backs_stay_supported(explainer: str, source: str) -> None:
+    assert {n.status for n in check_explainer(explainer, source).numbers} == {S}
+
+
+def test_a_count_right_after_its_noun_is_read_as_before() -> None:
+    # No label before it: the count counts the noun after it, as it did.
+    source = "The recipe has two layers. Three experts were added."
+    assert status("The model adds two experts.", source, "two") == M
+
+
+@pytest.mark.parametrize("before", ["Each", "Every", "In a", "Per"])
+def test_a_label_after_a_determiner_is_a_noun_and_the_figure_a_count(before: str) -> None:
+    # "Each round two experts are added": two counts experts, as without the label.
+    source = "Two layers are added per round. Four experts are used."
+    explainer = f"{before} round two experts are added."
+    assert status(explainer, source, "two") == M
