@@ -53,3 +53,25 @@ def test_ranges_and_their_ends_are_capped_alike() -> None:
     assert [len(hits) for hits in idx.range_lows.values()] == [MAX_PLACES_PER_VALUE]
     assert [len(hits) for hits in idx.range_highs.values()] == [MAX_PLACES_PER_VALUE]
     assert idx.cut.places == 3 * 5
+
+
+def test_a_count_word_placed_past_the_cap_carries_a_place() -> None:
+    # Its value's places all digits ("2 ms"), the word "two" past them: it was supported
+    # with no source sentence or block (the word is written, none of its places read).
+    source = " ".join(f"Run {i} took 2 ms." for i in range(MAX_PLACES_PER_VALUE))
+    source += " We tested two models."
+    report = check_explainer("We tested two models.", source)
+    [(v)] = report.numbers
+    assert (v.status, v.source, v.source_block) == (
+        CheckStatus.MISATTACHED,
+        "Run 0 took 2 ms.",
+        0,
+    )
+    assert v.reason is not None and "places of each value" in v.reason
+    # A count of no noun is backed by the value's first place, as digits are, and says it.
+    [(v)] = check_explainer("Two of them ran.", source).numbers
+    assert (v.status, v.source, v.source_block) == (CheckStatus.SUPPORTED, "Run 0 took 2 ms.", 0)
+    # Within the cap the word's own place backs it.
+    short = " ".join(f"Run {i} took 2 ms." for i in range(10)) + " We tested two models."
+    [(v)] = check_explainer("We tested two models.", short).numbers
+    assert (v.status, v.source) == (CheckStatus.SUPPORTED, "We tested two models.")

@@ -96,15 +96,19 @@ def match_word(
                 CheckStatus.UNSUPPORTED, None, f"the source writes {found[0][1].text}, a multiplier"
             )
         found = counted
-    if w.text.lower() in idx.words:
-        hits = [h for h in found if h[1].text.lower() == w.text.lower()]
-        what = counted_of() if hits and counted_of is not None else ("", ())
+    written = w.text.lower()
+    # The word's own places, if any are read: where all are past the cap on its value's
+    # (check.caps), it is read as the digits are (it was "supported" by no unit).
+    words = [h for h in found if h[1].text.lower() == written] if written in idx.words else []
+    if words:
+        hits = words
+        what = counted_of() if counted_of is not None else ("", ())
         why = _counts_other(idx, found, hits, *what) if what[0] else ""
         # Only where the source counts the noun otherwise ("three models"): else the
         # explainer may count what it names itself ("TorchAO and TorchTitan, two libraries").
         if why and _counted_otherwise(idx, w.value, what[0]):
             return Outcome(CheckStatus.MISATTACHED, hits[0][0], why)
-        return Outcome(CheckStatus.SUPPORTED, hits[0][0] if hits else None)
+        return Outcome(CheckStatus.SUPPORTED, hits[0][0])
     hits = found
     noun = noun_of() if hits and noun_of is not None else ""
     if noun:  # the first that counts it (a common value has hits by the hundred)
