@@ -9,7 +9,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -21,7 +23,11 @@ BINARY = bytes((i * 7919 + (i >> 3) * 104729) % 256 for i in range(8192))
 
 
 def plainfeed(
-    tmp_path: Path, *args: str | Path, env: dict[str, str] | None = None
+    tmp_path: Path,
+    *args: str | Path,
+    env: dict[str, str] | None = None,
+    stdout: IO[str] | int = subprocess.PIPE,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     full_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("PLAINFEED_", "OPENAI_"))},
@@ -32,11 +38,13 @@ def plainfeed(
     }
     return subprocess.run(
         [sys.executable, "-m", "service", *map(str, args)],
-        capture_output=True,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
         text=True,
         env=full_env,
         timeout=120,
         cwd=tmp_path,
+        preexec_fn=preexec_fn,
     )
 
 

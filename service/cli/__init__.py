@@ -8,7 +8,9 @@ while ``plainfeed check`` needs none of them. ``plainfeed --help`` loads them al
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +18,10 @@ from typing import Any
 import typer
 
 from service.errors import PlainfeedError
+
+# What a write gives when the disk under it is full: only writes give these (a read's or a
+# socket's errors are others), and the commands' own files name themselves first.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 # Command (or group) -> the module that registers it, in the order help lists them.
 _MODULES = {
@@ -65,12 +71,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: expected errors become a message and exit status 2,
     Ctrl-C exit status 130."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:
+        # Started with stdout closed (">&-"): click's echo drops every line unsaid (a
+        # feed's new id, an explainer already paid for) and explain failed on it with an
+        # AttributeError. Refused before any work, as ls and cat refuse.
+        typer.echo(
+            "plainfeed: error: standard output is closed; redirect it (>/dev/null to discard)",
+            err=True,
+        )
+        sys.exit(2)
     try:
-        build_app(args[0] if args else None)(args)
+        try:
+            build_app(args[0] if args else None)(args)
+        except SystemExit:
+            # What is still buffered fails here, where it is reported, not at exit.
+            sys.stdout.flush()
+            raise
     except PlainfeedError as exc:
         typer.echo(f"plainfeed: error: {exc.detail}", err=True)
         sys.exit(2)
     except OSError as exc:
+        if exc.filename is None and exc.errno in _FULL:
+            # A full disk (or /dev/full) behind ">out": a traceback, and exit status 1
+            # (check's "a number is unsupported"), said nothing of the output lost. Files
+            # the commands write themselves (eval --json) are named where they are written.
+            typer.echo(
+                f"plainfeed: error: cannot write the output: {exc.strerror or exc}", err=True
+            )
+            _quiet_stdout()
+            sys.exit(2)
         if exc.filename is None:  # a socket, a pipe: not a path the user gave
             raise
         # A path the system refuses before any file is opened (a name longer than it
@@ -82,3 +111,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Ctrl-C while the command's modules import (seconds on a busy machine), before
         # click runs it and turns Ctrl-C into exit 130 itself: the same, not a traceback.
         sys.exit(130)
+
+
+def _quiet_stdout() -> None:
+    """stdout pointed at /dev/null: what it still holds would fail again at exit, the
+    error printed once more ("Exception ignored")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
