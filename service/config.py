@@ -326,6 +326,19 @@ class Settings(BaseSettings):
             v = "postgresql+psycopg://" + v[len("postgresql://") :]
         return v
 
+    @field_validator("user_agent", "openai_api_key", "api_token")
+    @classmethod
+    def _header_text(cls, v: str | None) -> str | None:
+        # Each goes in an HTTP header (the token as clients send it): an accent was a
+        # UnicodeEncodeError traceback at the first fetch or model call, a line break the
+        # fetch's "LocalProtocolError" or, in the key, "cannot reach the LLM endpoint"
+        # after four tries. A token no client can send matches none.
+        if v is not None and not all(" " <= c <= "~" for c in v):
+            raise ValueError(
+                "it goes in an HTTP header: printable ASCII only (no accent, tab or line break)"
+            )
+        return v
+
     @field_validator("log_level")
     @classmethod
     def _level_name(cls, v: str) -> str:
@@ -373,6 +386,15 @@ class Settings(BaseSettings):
         return self.database_url.startswith("sqlite")
 
 
+# Settings whose value an error message must not repeat (stderr goes to logs and CI output).
+_SECRETS = frozenset({"openai_api_key", "api_token"})
+
+
+def _secret(loc: tuple[int | str, ...]) -> bool:
+    # An error's location is the field's alias when it has one ("OPENAI_API_KEY").
+    return bool(loc) and str(loc[0]).lower().removeprefix("plainfeed_") in _SECRETS
+
+
 def _variable(loc: tuple[int | str, ...]) -> str:
     """The environment variable a validation error's location names."""
     name = str(loc[0]) if loc else ""
@@ -391,7 +413,7 @@ def get_settings() -> Settings:
     except ValidationError as exc:
         problems = "; ".join(
             f"{_variable(e['loc'])}={e['input']!r}: {e['msg']}"
-            if isinstance(e.get("input"), str)
+            if isinstance(e.get("input"), str) and not _secret(e["loc"])
             else f"{_variable(e['loc'])}: {e['msg']}"
             for e in exc.errors()
         )

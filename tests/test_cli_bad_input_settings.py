@@ -46,6 +46,9 @@ pytestmark = pytest.mark.slow
         ("PLAINFEED_PUBLIC_URL", "https://news.example.org/?a=1", "no query or fragment"),
         # A mistyped folder: the offline engine went on without its glossary, silently.
         ("PLAINFEED_PROMPTS_DIR", "/no/such/prompts", "PLAINFEED_PROMPTS_DIR='/no/such/prompts'"),
+        # Sent as a header: an accent was a UnicodeEncodeError traceback at the fetch.
+        ("PLAINFEED_USER_AGENT", "Plainfeed (é)", "PLAINFEED_USER_AGENT='Plainfeed (é)'"),
+        ("PLAINFEED_USER_AGENT", "Plainfeed\n", "printable ASCII only"),
     ],
 )
 def test_a_setting_of_the_wrong_type_names_the_variable(
@@ -55,6 +58,25 @@ def test_a_setting_of_the_wrong_type_names_the_variable(
     source.write_text("# Post\n\nIt runs 1.5x faster on 8 GPUs.\n")
     done = plainfeed(tmp_path, "explain", source, env={variable: value})
     assert_bad_input(done, message)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("OPENAI_API_KEY", "sk-clé-secret"),  # was a UnicodeEncodeError traceback
+        ("PLAINFEED_OPENAI_API_KEY", "sk-secret\n"),  # was "cannot reach", after 4 tries
+        ("PLAINFEED_API_TOKEN", "tök-secret"),  # no client can send it: nothing matched
+    ],
+)
+def test_a_secret_no_http_header_can_carry_is_refused_unrepeated(
+    tmp_path: Path, variable: str, value: str
+) -> None:
+    source = tmp_path / "post.md"
+    source.write_text("# Post\n\nIt runs 1.5x faster on 8 GPUs.\n")
+    env = {variable: value, "PLAINFEED_ENGINE": "llm", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    done = plainfeed(tmp_path, "explain", source, env=env)
+    assert_bad_input(done, "printable ASCII only")
+    assert "secret" not in done.stderr
 
 
 def test_a_dot_env_that_is_not_utf8_is_a_bad_setting_naming_the_file(tmp_path: Path) -> None:
