@@ -329,14 +329,27 @@ class Settings(BaseSettings):
     @field_validator("user_agent", "openai_api_key", "api_token")
     @classmethod
     def _header_text(cls, v: str | None) -> str | None:
-        # Each goes in an HTTP header (the token as clients send it): an accent was a
-        # UnicodeEncodeError traceback at the first fetch or model call, a line break the
-        # fetch's "LocalProtocolError" or, in the key, "cannot reach the LLM endpoint"
-        # after four tries. A token no client can send matches none.
+        # In an HTTP header (the token as clients send it): an accent was a traceback at
+        # the first fetch or model call, a line break a protocol error or "cannot reach".
         if v is not None and not all(" " <= c <= "~" for c in v):
             raise ValueError(
                 "it goes in an HTTP header: printable ASCII only (no accent, tab or line break)"
             )
+        return v
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _endpoint_url(cls, v: str | None) -> str | None:
+        # "http://[::1" was a traceback at the first call, "ftp://" 10 s of retries.
+        if not v:
+            return v
+        try:
+            parts = urlsplit(v.strip())
+            parts.port  # noqa: B018  # raises for a port out of range or not a number
+        except ValueError as exc:
+            raise ValueError(f"not a valid URL ({exc})") from exc
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected an http(s) URL with a host, e.g. https://api.openai.com/v1")
         return v
 
     @field_validator("log_level")
@@ -386,22 +399,21 @@ class Settings(BaseSettings):
         return self.database_url.startswith("sqlite")
 
 
-# Settings whose value an error message must not repeat (stderr goes to logs and CI output).
-_SECRETS = frozenset({"openai_api_key", "api_token"})
-
-
 def _secret(loc: tuple[int | str, ...]) -> bool:
-    # An error's location is the field's alias when it has one ("OPENAI_API_KEY").
-    return bool(loc) and str(loc[0]).lower().removeprefix("plainfeed_") in _SECRETS
+    # Values an error message must not repeat (stderr goes to logs and CI output).
+    return bool(loc) and str(loc[0]).lower() in ("openai_api_key", "api_token")
 
 
 def _variable(loc: tuple[int | str, ...]) -> str:
     """The environment variable a validation error's location names."""
     name = str(loc[0]) if loc else ""
-    field = Settings.model_fields.get(name)
-    alias = field.validation_alias if field is not None else None
-    if isinstance(alias, AliasChoices):
-        return str(alias.choices[0])
+    for field_name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices) and name in (field_name, *map(str, alias.choices)):
+            # The location is the first alias, whichever was set: the one in the environment.
+            choices = [str(c) for c in alias.choices]
+            given = [c for c in choices if c.upper() in map(str.upper, os.environ)]
+            return given[0] if given else " or ".join(choices)
     return f"PLAINFEED_{name.upper()}"
 
 

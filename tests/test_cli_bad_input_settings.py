@@ -79,6 +79,28 @@ def test_a_secret_no_http_header_can_carry_is_refused_unrepeated(
     assert "secret" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        # Was an InvalidURL traceback at the first call.
+        ("OPENAI_BASE_URL", "http://[::1", "OPENAI_BASE_URL='http://[::1': Value error, not a"),
+        # Were "cannot reach the LLM endpoint" after four tries, some 10 s.
+        ("OPENAI_BASE_URL", "ftp://llm.example/v1", "expected an http(s) URL with a host"),
+        ("PLAINFEED_OPENAI_BASE_URL", "localhost:8000/v1", "PLAINFEED_OPENAI_BASE_URL='localhost"),
+    ],
+)
+def test_an_llm_endpoint_that_is_no_http_url_is_a_bad_setting_named_as_set(
+    tmp_path: Path, variable: str, value: str, message: str
+) -> None:
+    source = tmp_path / "post.md"
+    source.write_text("# Post\n\nIt runs 1.5x faster on 8 GPUs.\n")
+    env = {variable: value, "PLAINFEED_ENGINE": "llm", "OPENAI_API_KEY": "k"}
+    done = plainfeed(tmp_path, "explain", source, env=env)
+    assert_bad_input(done, message)
+    # Named as the user spelled it: OPENAI_BASE_URL was called PLAINFEED_OPENAI_BASE_URL.
+    assert f"error: bad setting: {variable}=" in done.stderr
+
+
 def test_a_dot_env_that_is_not_utf8_is_a_bad_setting_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / ".env").write_bytes(b"PLAINFEED_ENGINE=\xff\n")
     done = plainfeed(tmp_path, "items", "list")
