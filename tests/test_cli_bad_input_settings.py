@@ -159,6 +159,8 @@ def test_a_worker_without_threads_says_so_and_ends(tmp_path: Path) -> None:
         ("sqlite:///", "sqlite:/// is an in-memory SQLite database"),
         ("sqlite:///:memory:", "is an in-memory SQLite database"),
         ("sqlite:///file:pf?mode=memory&uri=true", "is an in-memory SQLite database"),
+        # The driver's float() of it was a ValueError traceback.
+        ("sqlite:///pf.db?timeout=abc", "cannot use the database URL sqlite:///pf.db?timeout"),
     ],
 )
 def test_an_unusable_database_url(tmp_path: Path, url: str, message: str) -> None:

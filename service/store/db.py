@@ -139,9 +139,10 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
             future=True,
             connect_args=connect_args,
         )
-    except (ArgumentError, ImportError) as exc:
+    except (ArgumentError, ImportError, ValueError) as exc:
         # NoSuchModuleError (an unknown dialect) is an ArgumentError; a dialect whose
-        # driver is not installed fails with ImportError.
+        # driver is not installed fails with ImportError; a query argument the driver
+        # converts and cannot ("sqlite:///x.db?timeout=abc"), ValueError: a traceback.
         raise ConfigError(f"cannot use the database URL {shown}: {exc}") from exc
 
 
