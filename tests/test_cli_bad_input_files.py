@@ -211,3 +211,15 @@ def test_check_names_a_url_given_for_a_file_as_given(tmp_path: Path, option: str
     other = "--source" if option == "--explainer" else "--explainer"
     done = plainfeed(tmp_path, "check", option, "https://example.org/post", other, FLYDSL)
     assert_bad_input(done, "https://example.org/post is a URL")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("explain", "-"), ("check", "--explainer", "-", "--source", str(FLYDSL))],
+)
+def test_a_dash_for_standard_input_says_it_is_not_read(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    # Was "file not found: -", as if a file of that name were missing.
+    done = plainfeed(tmp_path, *args)
+    assert_bad_input(done, "standard input ('-') is not read; give a file path")

@@ -17,6 +17,8 @@ def read_input(path: Path, what: str) -> bytes:
     fetching uses (PLAINFEED_FETCH_MAX_BYTES) are refused: the check and the engines
     take minutes over tens of megabytes, and no post is that long."""
     if not path.exists():
+        if str(path) == "-":  # was "file not found: -", as if a file were looked for
+            raise InputError(f"{what}: standard input ('-') is not read; give a file path")
         raise NotFound(f"{what} file not found: {path}")
     if not path.is_file():
         raise InputError(f"{what} is not a file: {path}")
