@@ -9,7 +9,7 @@ one, and the CLI prints ``str(err)`` and exits non-zero. Wrap lower-level except
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -375,10 +375,28 @@ def validation_problems(exc: ValidationError, whole: str, limit: int | None = No
     about the whole value; ``limit`` caps how many are listed (the rest are counted)."""
     errors = exc.errors()
     shown = errors if limit is None else errors[:limit]
-    text = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or whole}: {e['msg']}" for e in shown)
+    text = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or whole}: {_said(e)}" for e in shown)
     if len(shown) < len(errors):
         text += f"; and {len(errors) - len(shown)} more"
     return text
+
+
+def _said(error: Any) -> str:
+    """A pydantic error's message. Of a whole value not a mapping, what it is instead:
+    "Input should be a valid dictionary or instance of Thresholds" named a class no
+    writer of an empty thresholds file, or of a JSON list, has seen."""
+    if error["loc"] or error["type"] not in ("model_type", "dict_type"):
+        return str(error["msg"])
+    value = error.get("input")
+    kinds = (
+        (type(None), "nothing (it is empty)"),
+        (list, "a list"),
+        (str, "a string"),
+        (bool, "true or false"),
+        ((int, float), "a number"),
+    )
+    kind = next((k for t, k in kinds if isinstance(value, t)), "another value")
+    return f"expected a mapping of names to values, not {kind}"
 
 
 def too_long_number() -> str:

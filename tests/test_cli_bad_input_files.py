@@ -223,3 +223,24 @@ def test_a_dash_for_standard_input_says_it_is_not_read(
     # Was "file not found: -", as if a file of that name were missing.
     done = plainfeed(tmp_path, *args)
     assert_bad_input(done, "standard input ('-') is not read; give a file path")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "what"),
+    [("m.json", "[1, 2]", "a list"), ("m.json", "42", "a number")],
+)
+def test_an_explainer_in_json_that_is_no_object_says_what_it_is(
+    tmp_path: Path, name: str, text: str, what: str
+) -> None:
+    # Was "(file): Input should be a valid dictionary or instance of Explainer".
+    explainer = tmp_path / name
+    explainer.write_text(text)
+    done = plainfeed(tmp_path, "check", "--explainer", explainer, "--source", FLYDSL)
+    assert_bad_input(done, f"(file): expected a mapping of names to values, not {what}")
+
+
+def test_an_empty_thresholds_file_says_it_is_empty(tmp_path: Path) -> None:
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("")
+    done = plainfeed(tmp_path, "eval", "--thresholds", thresholds)
+    assert_bad_input(done, "expected a mapping of names to values, not nothing (it is empty)")

@@ -54,7 +54,7 @@ def test_validation_problems_is_one_line_of_location_and_message() -> None:
 
 def test_validation_problems_names_the_whole_value_and_counts_what_it_leaves_out() -> None:
     assert validation_problems(_error([1]), "answer") == (
-        "answer: Input should be a valid dictionary or instance of _Shape"
+        "answer: expected a mapping of names to values, not a list"
     )
     exc = _error({"title": 1, "sections": 2, "words": "many"})
     assert validation_problems(exc, "answer", limit=1) == (
