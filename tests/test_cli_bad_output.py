@@ -8,11 +8,13 @@ Each case runs ``plainfeed`` as a real process, with stdout where a script might
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import FLYDSL, assert_bad_input, plainfeed
+from tests.cli_helpers import FLYDSL, ROOT, assert_bad_input, plainfeed
 
 pytestmark = pytest.mark.slow
 
@@ -49,3 +51,34 @@ def test_a_closed_stdout_is_refused_before_any_work(tmp_path: Path) -> None:
     )
     assert_bad_input(done, "standard output is closed")
     assert plainfeed(tmp_path, "feeds", "list").stdout == ""
+
+
+def test_a_reader_gone_before_the_last_flush_is_exit_1_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # Output still buffered when the command ends, its pipe's reader gone: the flush
+    # main() adds was a BrokenPipeError traceback; before it, Python's own flush at exit
+    # printed "Exception ignored" and exited 120.
+    probe = (
+        "import io, os, sys\n"
+        "r, w = os.pipe()\n"
+        "os.close(r)\n"
+        "raw = io.BufferedWriter(io.FileIO(w, 'w'), buffer_size=1 << 20)\n"
+        "sys.stdout = io.TextIOWrapper(raw, write_through=False)\n"
+        "sys.stdout.write('buffered\\n')\n"
+        "from service.cli import main\n"
+        "main(['items', 'list'])\n"  # writes nothing of its own: an empty database
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "PLAINFEED_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        },
+        timeout=120,
+    )
+    assert done.stderr == ""
+    assert done.returncode == 1

@@ -90,6 +90,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except PlainfeedError as exc:
         typer.echo(f"plainfeed: error: {exc.detail}", err=True)
         sys.exit(2)
+    except BrokenPipeError:
+        # The reader of stdout gone while what it still held was flushed (click answers
+        # a closed pipe during the command itself): exit 1 as click does, no traceback,
+        # and no "Exception ignored" from the flush at exit.
+        _quiet_stdout()
+        sys.exit(1)
     except OSError as exc:
         if exc.filename is None and exc.errno in _FULL:
             # A full disk (or /dev/full) behind ">out": a traceback, and exit status 1
