@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from dataclasses import dataclass, replace
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -105,14 +105,12 @@ def resolve_checked(host: str, port: int, resolver: Resolver = system_resolver) 
     return addresses[0]
 
 
-def pinned(
-    url: str, settings: Settings, resolver: Resolver = system_resolver
-) -> tuple[str, dict[str, str], dict[str, str]]:
-    """(URL to request, extra headers, request extensions) for one hop, after the guard:
-    the URL names the address the guard checked (the Host header and TLS SNI keep the
-    name), so that a name resolving elsewhere a moment later (DNS rebinding) is not
-    followed there. Called in a :func:`deadline` block, the name's resolution ends by
-    its deadline."""
+def static_checks(url: str) -> tuple[SplitResult, str]:
+    """``url``'s parts and its host as DNS, the Host header and TLS carry it, after the
+    guard's checks that need no lookup: http(s), a valid host, a port to connect to, no
+    credentials. Raise :class:`FetchRefused` otherwise: such a URL is never fetched or
+    sent to, whatever PLAINFEED_ALLOW_PRIVATE_URLS says (a subscriber's is refused
+    when it is registered, api/subscribers.py)."""
     try:
         parts = urlsplit(url)
         port_given = parts.port  # a port out of range or not a number raises here
@@ -122,9 +120,11 @@ def pinned(
         # "notaurl" has no scheme at all: "not none" would read as nonsense.
         what = f", not {parts.scheme}" if parts.scheme else ""
         raise FetchRefused(f"only http(s) URLs are fetched{what}: {url}")
-    host = parts.hostname
-    if not host:
+    if not parts.hostname:
         raise FetchRefused(f"URL has no host: {url}")
+    # Port 0 is no port to connect to; read as false, it went to the scheme's port.
+    if port_given == 0:
+        raise FetchRefused(f"port 0 is no port to connect to: {url}")
     if parts.username or parts.password:
         raise FetchRefused("URLs with credentials are not fetched")
     # The name as DNS, the Host header and TLS carry it: an internationalized name in
@@ -138,9 +138,21 @@ def pinned(
         raise FetchRefused(f"not a valid URL: {url} ({exc})") from exc
     except UnicodeError as exc:
         raise FetchRefused(f"not a valid host name: {url} ({exc})") from exc
+    return parts, host
+
+
+def pinned(
+    url: str, settings: Settings, resolver: Resolver = system_resolver
+) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(URL to request, extra headers, request extensions) for one hop, after the guard:
+    the URL names the address the guard checked (the Host header and TLS SNI keep the
+    name), so that a name resolving elsewhere a moment later (DNS rebinding) is not
+    followed there. Called in a :func:`deadline` block, the name's resolution ends by
+    its deadline."""
+    parts, host = static_checks(url)
     if settings.allow_private_urls:
         return url, {}, {}
-    port = port_given or (443 if parts.scheme == "https" else 80)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
     addr = resolve_checked(host, port, resolver)
     ip_host = f"[{addr}]" if ":" in addr else addr
     netloc = f"{ip_host}:{parts.port}" if parts.port else ip_host

@@ -3,7 +3,6 @@ subscriber URLs and delivery payloads are not public)."""
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -13,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool, StrictIn
 from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy import func, select
 
-from service import outbound
+from service import fetch, outbound
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
 from service.api.params import Id, Limit, Offset, Page
 from service.api.schemas import StoredUrl, not_null_in_schema
-from service.errors import Conflict, InputError, NotFound
+from service.errors import Conflict, FetchRefused, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t
 from service.store.db import transaction
@@ -154,7 +153,13 @@ class OutboundOut(BaseModel):
 
 def _check_url(url: str, allow_private: bool) -> None:
     """Refuse endpoints on this machine or the private network unless allowed (a
-    subscriber URL must not turn the server into a proxy for internal services)."""
+    subscriber URL must not turn the server into a proxy for internal services), and
+    any the sender's guard (fetch.pinned) refuses on every send: stored, each event to
+    it failed until failures in a row deactivated it."""
+    try:
+        fetch.static_checks(url)
+    except FetchRefused as exc:
+        raise InputError(f"subscriber URL refused, it is never sent to: {exc.detail}") from exc
     # "localhost." is localhost: a fully qualified name's final dot changes nothing.
     host = (HttpUrl(url).host or "").strip("[]").lower().rstrip(".")
     if allow_private:
@@ -162,10 +167,12 @@ def _check_url(url: str, allow_private: bool) -> None:
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
         raise InputError(f"subscriber host {host!r} is private (PLAINFEED_ALLOW_PRIVATE_URLS)")
     try:
-        ip = ipaddress.ip_address(host)
+        # As the sender reads it: multicast and a loopback address inside a 6to4 or
+        # NAT64 one are global to ipaddress, and were stored, never sent to.
+        blocked = fetch.is_blocked(host)
     except ValueError:
         return
-    if not ip.is_global:
+    if blocked:
         raise InputError(f"subscriber address {host} is private (PLAINFEED_ALLOW_PRIVATE_URLS)")
 
 
@@ -196,7 +203,7 @@ def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
     status_code=201,
     response_model=SubscriberOut,
     responses={
-        400: {"description": "A private url, a malformed secret, or another feed_id"},
+        400: {"description": "A private or unsendable url, a malformed secret, or another feed_id"},
         404: {"description": "No feed with that id"},
     },
 )
@@ -213,7 +220,7 @@ def subscribe_feed(feed_id: Id, body: SubscriberIn, ctx: Ctx, _who: Writer) -> J
     status_code=201,
     response_model=SubscriberOut,
     responses={
-        400: {"description": "A private url, or a malformed secret"},
+        400: {"description": "A private or unsendable url, or a malformed secret"},
         404: {"description": "No feed with that feed_id"},
     },
 )
@@ -270,7 +277,7 @@ def unsubscribe(sub_id: Id, ctx: Ctx, _who: Writer) -> Response:
     "/subscribers/{sub_id}",
     response_model=SubscriberOut,
     responses={
-        400: {"description": "No field to change, a null one, or a private url"},
+        400: {"description": "No field to change, a null one, or a private or unsendable url"},
         404: {"description": "No subscriber with that id"},
     },
 )

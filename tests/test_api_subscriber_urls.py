@@ -1,0 +1,64 @@
+"""A subscriber URL the sender's guard (fetch.pinned) would refuse on every send is refused
+when it is registered or changed (400, nothing stored), on a real server on loopback: it
+was stored (201) and each event to it failed, until failures in a row deactivated it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api_helpers import assert_problem
+from tests.conftest import api_client, make_settings
+
+# Refused by the guard whatever PLAINFEED_ALLOW_PRIVATE_URLS says.
+ALWAYS = [
+    ("https://user:pw@hooks.example.org/x", "credentials"),
+    ("https://user@hooks.example.org/x", "credentials"),
+    ("https://hooks..example.org/x", "not a valid host name"),
+    ("https://hooks.example.org:0/x", "port 0"),
+]
+# Refused unless private URLs are allowed: no global unicast address (multicast, a
+# loopback address inside a 6to4 or NAT64 one), as the guard reads it.
+INSIDE = ["http://224.0.0.1/x", "http://[ff02::1]/x", "http://[2002:7f00:1::]/x"]
+
+
+@pytest.fixture
+def strict(tmp_path: Any) -> Any:
+    db = tmp_path / "plainfeed.db"
+    with api_client(make_settings(f"sqlite:///{db}", allow_private_urls=False), workers=0) as c:
+        yield c
+
+
+def _refused(client: httpx.Client, url: str, why: str) -> None:
+    for r in (
+        client.post("/subscribers", json={"url": url}),
+        client.patch("/subscribers/1", json={"url": url}),
+    ):
+        assert why in assert_problem(r, 400)["detail"], url
+
+
+@pytest.mark.parametrize(("url", "why"), ALWAYS)
+def test_a_url_never_sent_to_is_refused(strict: httpx.Client, url: str, why: str) -> None:
+    strict.post("/subscribers", json={"url": "https://hooks.example.org/ok"})
+    _refused(strict, url, why)
+    listed = strict.get("/subscribers").json()["items"]
+    assert [s["url"] for s in listed] == ["https://hooks.example.org/ok"]
+
+
+@pytest.mark.parametrize("url", INSIDE)
+def test_an_address_the_guard_refuses_is_private(strict: httpx.Client, url: str) -> None:
+    strict.post("/subscribers", json={"url": "https://hooks.example.org/ok"})
+    _refused(strict, url, "private")
+    assert strict.get("/subscribers").json()["total"] == 1
+
+
+def test_with_private_urls_allowed_only_the_never_sent_are_refused(tmp_path: Any) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 'p.db'}", allow_private_urls=True)
+    with api_client(settings, workers=0) as c:
+        assert c.post("/subscribers", json={"url": "http://127.0.0.1:9/x"}).status_code == 201
+        for url, why in ALWAYS:
+            _refused(c, url, why)
+        for url in INSIDE:
+            assert c.post("/subscribers", json={"url": url}).status_code == 201, url
