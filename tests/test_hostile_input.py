@@ -181,3 +181,19 @@ def test_a_subscriber_feed_id_that_is_no_json_integer_is_a_422(
     assert server.get("/subscribers").json()["total"] == 0
     ok = server.post("/subscribers", json={"url": "https://h.example/", "feed_id": 1})
     assert ok.status_code == 201 and ok.json()["feed_id"] == 1
+
+
+@pytest.mark.parametrize("path", ["/explain", "/check"])
+def test_a_title_with_a_lone_surrogate_is_a_422(server: httpx.Client, path: str) -> None:
+    # "\ud800" is a legal JSON escape and no character: in the text it was refused (422),
+    # in the title it reached the engine, whose Explainer refused it (POST /explain: 500).
+    body = b'{"text": "It is 2x faster.", "title": "Fast \\ud800 kernels"'
+    body += b', "explainer": "It is 2x faster."}' if path == "/check" else b"}"
+    r = server.post(path, content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "body.title" in r.json()["detail"] and "surrogate" in r.json()["detail"]
+    # A character beyond the BMP is written as a surrogate pair: a whole character.
+    pair = body.replace(b"\\ud800", b"\\ud83d\\ude00")
+    ok = server.post(path, content=pair, headers={"Content-Type": "application/json"})
+    assert ok.status_code == 200, ok.text

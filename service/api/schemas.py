@@ -48,6 +48,22 @@ FeedAudience = Annotated[str, _setting_text(512)]
 FeedLanguage = Annotated[str, _setting_text(64)]
 
 
+def _whole_characters(text: str) -> str:
+    """Refuse a lone surrogate ("\\ud800", a legal JSON escape and no character) in a
+    string no other constraint reads: pydantic refuses one only where it checks a bound
+    or a pattern, and a post's title reached the engine, whose Explainer refused it (a
+    500 of ``POST /explain``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        lone = text[exc.start]
+        raise ValueError(
+            f"holds a lone surrogate (\\u{ord(lone):04x} at character {exc.start}), "
+            "no Unicode character: write a character beyond U+FFFF as a surrogate pair"
+        ) from exc
+    return text
+
+
 def _without_fragment(url: HttpUrl) -> HttpUrl:
     """The URL without its "#fragment" (empty or not): it names a place in the document,
     not another resource (RFC 3986 3.5), and the feed's URL is its identity: with one,
@@ -351,7 +367,7 @@ class PostIn(BaseModel):
     markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     url: HttpUrl | None = None
-    title: str | None = None
+    title: Annotated[str, AfterValidator(_whole_characters)] | None = None
     # The feed or site the post is from: its cleaned text often never writes what the
     # feed is named for, and an explainer's "For PyTorch users" invented no name.
     feed_title: str | None = Field(
