@@ -209,6 +209,49 @@ def test_a_change_record_whose_text_content_holds_a_lone_surrogate(svc: Service)
     assert d["state"] == "processed" and d["items_new"] == 1, d
 
 
+@pytest.mark.parametrize(
+    ("body", "ctype"),
+    [
+        (b"<guid>&#0;</guid>", "application/rss+xml"),  # read over by the loose parser
+        (b'{"feed_url": "https://nul.example/feed", "content": "<guid>\\u0000</guid>"}', None),
+    ],
+    ids=["xml-char-ref", "json-escape"],
+)
+def test_an_entry_whose_guid_is_nul_alone_is_stored_with_the_rest(
+    svc: Service, body: bytes, ctype: str | None
+) -> None:
+    # Its key was the NUL itself (storable took NUL out, found nothing left and kept the
+    # key as it was): PostgreSQL refused it, and the delivery failed with the SQL of the
+    # lookup as its error, the document's other entries lost with it.
+    fid = svc.feed("https://nul.example/feed")
+    guid = body[body.index(b"<guid>") : body.index(b"</guid>") + 7].decode()
+    items = (
+        f"<item>{guid}<title>One</title><description>It ran 3 times faster.</description>"
+        "</item><item><guid>2</guid><title>Two</title><description>It took 4 ms."
+        "</description></item>"
+    )
+
+    def send(channel: str) -> dict[str, Any]:
+        doc = f'<rss version="2.0"><channel><title>{channel}</title>{items}</channel></rss>'
+        if ctype is None:
+            payload = body.replace(guid.encode(), doc.replace('"', '\\"').encode())
+            r = svc.post(payload, {"Content-Type": "application/json"})
+        else:
+            r = svc.post(doc.encode(), {"Content-Type": ctype}, params={"feed_id": fid})
+        assert r.status_code == 202, r.text
+        return svc.outcome(r.json()["delivery_id"])
+
+    d = send("N")
+    assert d["state"] == "processed" and d["items_new"] == 2, d
+    keys = sorted(svc.row(t.Item, i).key for i in d["item_ids"])
+    assert keys[0] == "2" and keys[1].startswith("sha256:") and "\x00" not in keys[1]
+    # The same entries again (under another channel title: no replay) are the same
+    # items: the key is stable.
+    again = send("N again")
+    assert again["state"] == "processed" and again["items_new"] == 0, again
+    assert svc.count(t.Item) == 2
+
+
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413
