@@ -21,6 +21,7 @@ import base64
 import binascii
 import hashlib
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -172,7 +173,9 @@ def read_webhook(
         if websub:
             raise NotAFeed("WebSub content must be the feed document itself")
         try:
-            data = _without_surrogates(json.loads(body))
+            data = _without_surrogates(
+                json.loads(body, parse_constant=_no_constant, parse_float=_finite)
+            )
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BadJSON(f"body is not valid JSON: {exc}") from exc
         except RecursionError as exc:  # thousands of nested [ or {: no payload looks so
@@ -190,6 +193,22 @@ def read_webhook(
     raise UnsupportedMediaType(
         f"content type {mt!r} is not taken; send a feed (RSS, Atom, RDF, JSON Feed) or JSON"
     )
+
+
+def _no_constant(name: str) -> Any:
+    """Refuse NaN, Infinity and -Infinity, which json.loads takes and JSON has not (RFC
+    8259 6): kept in a change record's metadata, PostgreSQL's json refused the delivery's
+    row (a 500)."""
+    raise BadJSON(f"body is not valid JSON: {name} is no JSON number")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when no float holds it (1e400 reads as inf,
+    which is then written out as Infinity, refused as NaN is)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadJSON(f"body is not usable JSON: the number {text[:40]} is out of range")
+    return value
 
 
 def _without_surrogates(value: Any) -> Any:

@@ -252,6 +252,26 @@ def test_an_entry_whose_guid_is_nul_alone_is_stored_with_the_rest(
     assert svc.count(t.Item) == 2
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_a_number_json_has_not_is_bad_json_not_a_500(svc: Service, number: str) -> None:
+    # json.loads takes NaN and Infinity (no JSON) and reads 1e400 as inf; kept in a change
+    # record's metadata and written out as NaN or Infinity, PostgreSQL's json refused the
+    # delivery's row: a 500, which the sender retries for ever (SQLite stored it).
+    svc.feed("https://num.example/feed", name="num")
+    doc = "<rss version='2.0'><channel><title>N</title><item><guid>1</guid></item></channel></rss>"
+    for record in (
+        f'{{"source": "num", "commit": {number}, "content": "{doc}"}}',
+        f'{{"source": "num", "artifact": [{number}]}}',
+    ):
+        body = f'{{"type": "feed.changed", "data": {record}}}'
+        r = svc.post(body.encode(), {"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["type"].endswith("/bad-json") and number.lstrip("-") in r.json()["detail"]
+    assert svc.count(t.Delivery) == 0
+    ok = '{"type": "feed.changed", "data": {"source": "num", "commit": 1e300}}'
+    assert svc.post(ok.encode(), {"Content-Type": "application/json"}).status_code == 202
+
+
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413
