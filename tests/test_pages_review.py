@@ -4,13 +4,17 @@ review form: the token, approving, retrying, explaining a skipped item."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from service.api.app import create_app
 from service.models import ItemState
 from service.store import tables as t
+from tests.conftest import LiveServer, make_settings
 from tests.pages_helpers import TOKEN, page_client, seed_ids, sessions, soup
 from tests.seed_db import add_feed, add_item
 
@@ -151,3 +155,22 @@ def test_a_skipped_item_can_be_explained_from_its_page(client: TestClient) -> No
     assert r.status_code == 303
     with sessions(client)() as s:
         assert s.get(t.Item, iid).state == "pending"
+
+
+def test_a_reviewer_with_a_control_character_is_recorded_without_it(db_url: str) -> None:
+    # The form is read as text, and a NUL (reviewer=Ada%00Lovelace) stayed in the name:
+    # PostgreSQL refused the explainer's approved_by, a 500 on a real server (the
+    # X-Reviewer header of POST /items/{id}/approve cannot carry one).
+    app = create_app(make_settings(db_url, api_token=TOKEN), workers=0)
+    with LiveServer(app) as server, httpx.Client(base_url=server.url) as http:
+        iid = seed_ids(SimpleNamespace(app=app))["item"]  # type: ignore[arg-type]
+        r = http.post(
+            f"/ui/items/{iid}/review",
+            content=f"action=approve&token={TOKEN}&reviewer=Ada%00Love%07lace%7F".encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        assert r.status_code == 303, r.text
+        with sessions(SimpleNamespace(app=app))() as s:
+            ex = s.scalars(select(t.Explainer).where(t.Explainer.item_id == iid)).one()
+            assert ex.approved_by == "Ada Love lace"
+            assert s.get(t.Item, iid).state == "published"  # type: ignore[union-attr]

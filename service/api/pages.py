@@ -11,6 +11,7 @@ Policy: no inline script or style, nothing loaded from elsewhere.
 from __future__ import annotations
 
 import hmac
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -271,6 +272,10 @@ def item(item_id: str, s: DB, ctx: Ctx, done: str | None = None) -> HTMLResponse
     return item_page(s, found, ctx, notice=notice)
 
 
+# C0 controls and DEL that str.split() does not read as white space.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f]")
+
+
 @router.post(
     "/ui/items/{item_id}/review",
     response_class=HTMLResponse,
@@ -330,7 +335,10 @@ def _review_sync(
             return item_page(s, found, ctx, status=401, error="Wrong or missing API token.")
         if action not in ("approve", "retry"):
             return item_page(s, found, ctx, status=400, error="Choose approve or retry.")
-    reviewer = " ".join(form.get("reviewer", "").split())[:200] or "web-form"
+    # A control character is a space: a NUL (reviewer=a%00b) stayed in the name, and
+    # PostgreSQL refused it as approved_by (a 500). A header cannot carry one.
+    typed = _CONTROL.sub(" ", form.get("reviewer", ""))
+    reviewer = " ".join(typed.split())[:200] or "web-form"
     try:
         if action == "approve":
             ctx.pipeline.approve(found.id, reviewer)
