@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from service import websub
+from service.api.urls import FeedUrl
 from service.models import CheckReport, DroppedFact, Explainer, NumberVerdict, explainer_fields
 from service.store import tables as t
 
@@ -62,54 +63,6 @@ def _whole_characters(text: str) -> str:
             "no Unicode character: write a character beyond U+FFFF as a surrogate pair"
         ) from exc
     return text
-
-
-def _without_fragment(url: HttpUrl) -> HttpUrl:
-    """The URL without its "#fragment" (empty or not): it names a place in the document,
-    not another resource (RFC 3986 3.5), and the feed's URL is its identity: with one,
-    the same feed was registered twice."""
-    text = str(url)
-    return HttpUrl(text.split("#", 1)[0]) if "#" in text else url
-
-
-def _without_credentials(url: HttpUrl) -> HttpUrl:
-    """Refuse a user name or password in a feed's URL: feeds are never fetched with
-    credentials (fetch.py), and the URL is shown to every reader of ``GET /feeds``, the
-    pages and the CLI, so a password kept in it would be published, not used."""
-    if url.username or url.password:
-        raise ValueError(
-            "a feed URL with a user name or password is refused: feeds are not fetched "
-            "with credentials, and the URL is shown to every reader of /feeds"
-        )
-    return url
-
-
-def _fits_its_column(url: HttpUrl) -> HttpUrl:
-    """The URL's normal form, as it is stored, within its column: pydantic's bound (2,083
-    characters) is of the URL as sent, and percent-encoding grows it (one "ü" is six
-    characters): PostgreSQL refused the insert, a 500."""
-    if len(str(url)) > t.MAX_URL:
-        raise ValueError(
-            f"URL is {len(str(url))} characters percent-encoded, over the {t.MAX_URL} stored"
-        )
-    return url
-
-
-# The bound of a stored URL, for the OpenAPI document: HttpUrl's own (2,083) is longer
-# than any stored URL, and a client built from the document sent URLs always refused.
-_STORED_LENGTH = Field(json_schema_extra={"maxLength": t.MAX_URL})
-
-# An http(s) URL as it is stored: HttpUrl's normal form, within its column.
-StoredUrl = Annotated[HttpUrl, AfterValidator(_fits_its_column), _STORED_LENGTH]
-
-# A feed's URL as it is stored and compared: HttpUrl's normal form, no fragment.
-FeedUrl = Annotated[
-    HttpUrl,
-    AfterValidator(_without_credentials),
-    AfterValidator(_without_fragment),
-    AfterValidator(_fits_its_column),
-    _STORED_LENGTH,
-]
 
 
 def not_null_in_schema(schema: dict[str, Any]) -> None:

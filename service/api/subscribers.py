@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 from service import fetch, outbound
 from service.api.deps import DB, NO_FEED, Ctx, KnownFeed, Writer
 from service.api.params import Id, Limit, Offset, Page
-from service.api.schemas import StoredUrl, not_null_in_schema
+from service.api.schemas import not_null_in_schema
+from service.api.urls import StoredUrl
 from service.errors import Conflict, FetchRefused, InputError, NotFound
 from service.models import OutboundState
 from service.store import tables as t

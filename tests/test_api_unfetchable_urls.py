@@ -1,6 +1,7 @@
-"""A subscriber URL the sender's guard (fetch.pinned) would refuse on every send is refused
-when it is registered or changed (400, nothing stored), on a real server on loopback: it
-was stored (201) and each event to it failed, until failures in a row deactivated it."""
+"""A URL the guard of fetching and sending (fetch.pinned) refuses on every request is
+refused when it is registered, on a real server on loopback: a subscriber's (400, or when
+it is changed) was stored (201) and each event to it failed, until failures in a row
+deactivated it; a feed's (422) was stored and each delivery without a document failed."""
 
 from __future__ import annotations
 
@@ -62,3 +63,18 @@ def test_with_private_urls_allowed_only_the_never_sent_are_refused(tmp_path: Any
             _refused(c, url, why)
         for url in INSIDE:
             assert c.post("/subscribers", json={"url": url}).status_code == 201, url
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://feeds..example.org/rss", "not a valid host name"),
+        ("https://" + "a" * 64 + ".example.org/rss", "not a valid host name"),
+        ("https://feeds.example.org:0/rss", "port 0"),
+    ],
+)
+def test_a_feed_url_never_fetched_is_refused(strict: httpx.Client, url: str, why: str) -> None:
+    detail = assert_problem(strict.post("/feeds", json={"url": url}), 422)["detail"]
+    assert "body.url" in detail and why in detail, detail
+    assert strict.get("/feeds").json()["total"] == 0
+    assert strict.post("/feeds", json={"url": "https://feeds.example.org/rss"}).status_code == 201
