@@ -197,3 +197,38 @@ def test_a_title_with_a_lone_surrogate_is_a_422(server: httpx.Client, path: str)
     pair = body.replace(b"\\ud800", b"\\ud83d\\ude00")
     ok = server.post(path, content=pair, headers={"Content-Type": "application/json"})
     assert ok.status_code == 200, ok.text
+
+
+@pytest.mark.parametrize(
+    ("where", "explainer"),
+    [
+        (
+            "sections.0.paragraphs.0",
+            '{"title": "t", "sections": [{"heading": "h", "paragraphs": ["It is 2\\ud800x."]}]}',
+        ),
+        (
+            "takeaway",
+            '{"title": "t", "sections": [{"heading": "h", "paragraphs": ["It is 2x."]}],'
+            ' "takeaway": "On 3\\udfff GPUs."}',
+        ),
+        (
+            "sections.0.code",
+            '{"title": "t", "sections": [{"heading": "h", "paragraphs": ["It is 2x."],'
+            ' "code": "x = 2\\ud800"}]}',
+        ),
+    ],
+)
+def test_an_explainer_with_a_lone_surrogate_is_a_422(
+    server: httpx.Client, where: str, explainer: str
+) -> None:
+    # Its paragraphs, code and takeaway have no bound pydantic checks: the check read the
+    # figure, and its answer, which quotes it, could not be written as JSON (a 500).
+    body = '{"text": "It is 2x faster on 3 GPUs.", "explainer": ' + explainer + "}"
+    r = server.post("/check", content=body.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    detail = r.json()["detail"]
+    assert "body.explainer" in detail and where in detail and "surrogate" in detail, detail
+    pair = body.replace("\\ud800", "\\ud83d\\ude00").replace("\\udfff", "\\ud83d\\ude00")
+    ok = server.post("/check", content=pair.encode(), headers={"Content-Type": "application/json"})
+    assert ok.status_code == 200, ok.text

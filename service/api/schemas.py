@@ -49,7 +49,7 @@ FeedAudience = Annotated[str, _setting_text(512)]
 FeedLanguage = Annotated[str, _setting_text(64)]
 
 
-def _whole_characters(text: str) -> str:
+def _whole_characters(text: str, where: str = "") -> str:
     """Refuse a lone surrogate ("\\ud800", a legal JSON escape and no character) in a
     string no other constraint reads: pydantic refuses one only where it checks a bound
     or a pattern, and a post's title reached the engine, whose Explainer refused it (a
@@ -59,10 +59,24 @@ def _whole_characters(text: str) -> str:
     except UnicodeEncodeError as exc:
         lone = text[exc.start]
         raise ValueError(
-            f"holds a lone surrogate (\\u{ord(lone):04x} at character {exc.start}), "
+            f"{where}holds a lone surrogate (\\u{ord(lone):04x} at character {exc.start}), "
             "no Unicode character: write a character beyond U+FFFF as a surrogate pair"
         ) from exc
     return text
+
+
+def _whole_strings(value: Any, where: str = "") -> None:
+    """Refuse a lone surrogate in any string of ``value`` (loaded JSON), naming where:
+    an explainer's paragraphs, code and takeaway have no bound, and the check's answer,
+    which quotes their figures, could not be written as JSON (a 500 of ``POST /check``)."""
+    if isinstance(value, str):
+        _whole_characters(value, f"{where.lstrip('.')} " if where else "")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _whole_strings(v, f"{where}.{i}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _whole_strings(v, f"{where}.{k}")
 
 
 def not_null_in_schema(schema: dict[str, Any]) -> None:
@@ -381,7 +395,10 @@ class CheckIn(PostIn):
         # The JSON the service serves (`GET /items/{id}/explainer?format=json`, `plainfeed
         # explain -f json`, a whole `POST /explain` answer) carries its metadata beside the
         # explainer: taken as `plainfeed check` takes it, not refused key by key.
-        return explainer_fields(v) if isinstance(v, dict) else v
+        if isinstance(v, dict):
+            v = explainer_fields(v)
+            _whole_strings(v)
+        return v
 
 
 class CheckOut(BaseModel):
