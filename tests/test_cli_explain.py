@@ -12,6 +12,7 @@ import subprocess
 import sys
 import termios
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.conftest import CORPUS
@@ -37,15 +38,51 @@ def env(tmp_path: Path) -> dict[str, str]:
     return out
 
 
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "service", "explain", str(FEED), "--engine", "extractive", *args]
+def command(source: Path | str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "service", "explain", str(source), *args]
+
+
+EXTRACTIVE = ("--engine", "extractive")
+LLM_JSON = ("--engine", "llm", "--format", "json")
+
+
+def explain(
+    tmp_path: Path, source: Path | str, *args: str, extra_env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``plainfeed explain SOURCE ARGS`` run to its end, stdout and stderr read as text."""
+    return subprocess.run(
+        command(source, *args),
+        capture_output=True,
+        text=True,
+        env={**env(tmp_path), **(extra_env or {})},
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def explain_with_llm(
+    tmp_path: Path, source: Path, replies: Sequence[Reply], **settings: str
+) -> subprocess.CompletedProcess[str]:
+    """``plainfeed explain SOURCE`` with the LLM engine and JSON output, the model a stub
+    on loopback answering ``replies`` in turn; ``settings`` are more environment variables."""
+    with StubLLM(script=replies) as stub:
+        return explain(
+            tmp_path,
+            source,
+            *LLM_JSON,
+            extra_env={"OPENAI_BASE_URL": stub.url, "OPENAI_API_KEY": "k", **settings},
+        )
 
 
 def test_progress_on_a_terminal_and_plain_stdout(tmp_path: Path) -> None:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     proc = subprocess.Popen(
-        command(), stdout=subprocess.PIPE, stderr=slave, env=env(tmp_path), cwd=ROOT
+        command(FEED, *EXTRACTIVE),
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env(tmp_path),
+        cwd=ROOT,
     )
     os.close(slave)
     chunks: list[bytes] = []
@@ -82,9 +119,7 @@ def test_progress_on_a_terminal_and_plain_stdout(tmp_path: Path) -> None:
 
 
 def test_piped_output_has_no_progress_and_no_colour(tmp_path: Path) -> None:
-    r = subprocess.run(
-        command(), capture_output=True, text=True, env=env(tmp_path), cwd=ROOT, timeout=300
-    )
+    r = explain(tmp_path, FEED, *EXTRACTIVE)
     assert r.returncode == 0, r.stderr
     assert not ANSI.search(r.stdout + r.stderr)
     m = SUMMARY.match(r.stderr)
@@ -96,41 +131,22 @@ def test_piped_output_has_no_progress_and_no_colour(tmp_path: Path) -> None:
     first = r.stdout.split("\n" + "-" * 72 + "\n")[0]
     assert first.startswith("# ") and "## 1. " in first
 
-    as_json = subprocess.run(
-        command("--format", "json"),
-        capture_output=True,
-        text=True,
-        env=env(tmp_path),
-        cwd=ROOT,
-        timeout=300,
-    )
+    as_json = explain(tmp_path, FEED, *EXTRACTIVE, "--format", "json")
     docs = json.loads(as_json.stdout)  # one JSON array: pipes into jq
     assert len(docs) == explainers
     assert {"title", "sections", "check", "source"} <= set(docs[0])
-
-
-LLM_JSON = ("--engine", "llm", "--format", "json")
 
 
 def test_explainers_done_before_a_failure_are_written(tmp_path: Path) -> None:
     """The model answers the first item and refuses the second (401, not retried): the
     first explainer, already paid for, is on stdout (the JSON array closed over it), and
     the run exits 2 naming the failure."""
-    with StubLLM(script=[Reply("default"), Reply.error(401, "bad key")]) as stub:
-        run_env = {
-            **env(tmp_path),
-            "OPENAI_BASE_URL": stub.url,
-            "OPENAI_API_KEY": "k",
-            "PLAINFEED_LLM_MAX_ATTEMPTS": "1",
-        }
-        r = subprocess.run(
-            [sys.executable, "-m", "service", "explain", str(FEED), *LLM_JSON],
-            capture_output=True,
-            text=True,
-            env=run_env,
-            cwd=ROOT,
-            timeout=300,
-        )
+    r = explain_with_llm(
+        tmp_path,
+        FEED,
+        [Reply("default"), Reply.error(401, "bad key")],
+        PLAINFEED_LLM_MAX_ATTEMPTS="1",
+    )
     assert r.returncode == 2, r.stderr
     assert "401" in r.stderr or "bad key" in r.stderr
     docs = json.loads(r.stdout)
@@ -149,10 +165,6 @@ on 8 GPUs. The authors measured 7,027 tokens per second against 5,996 before.&lt
 """
 
 
-def command_of(feed: Path) -> list[str]:
-    return [sys.executable, "-m", "service", "explain", str(feed), "--engine", "extractive"]
-
-
 def test_an_item_with_nothing_to_explain_is_skipped_and_the_feed_goes_on(
     tmp_path: Path,
 ) -> None:
@@ -162,14 +174,7 @@ def test_an_item_with_nothing_to_explain_is_skipped_and_the_feed_goes_on(
     feed = tmp_path / "feed.xml"
     feed.write_text(SKIPPING_FEED, encoding="utf-8")
     for fmt in ("md", "json"):
-        r = subprocess.run(
-            [*command_of(feed), "--format", fmt],
-            capture_output=True,
-            text=True,
-            env=env(tmp_path),
-            cwd=ROOT,
-            timeout=300,
-        )
+        r = explain(tmp_path, feed, *EXTRACTIVE, "--format", fmt)
         assert r.returncode == 1, r.stderr
         assert "Traceback" not in r.stderr
         assert "skipped 'Too short': the article has no prose sentences" in r.stderr
@@ -193,14 +198,7 @@ def test_a_feed_none_of_whose_items_is_explained_is_an_empty_json_array(
         + "<description>More markup</description></item></channel></rss>",
         encoding="utf-8",
     )
-    r = subprocess.run(
-        [*command_of(feed), "--format", "json"],
-        capture_output=True,
-        text=True,
-        env=env(tmp_path),
-        cwd=ROOT,
-        timeout=300,
-    )
+    r = explain(tmp_path, feed, *EXTRACTIVE, "--format", "json")
     assert r.returncode == 1, r.stderr
     assert "0 explainers, 0 with numbers that need review, 2 skipped" in r.stderr
     assert json.loads(r.stdout) == []
@@ -216,9 +214,7 @@ def test_an_item_without_text_is_named_as_skipped_not_left_out_silently(
         SKIPPING_FEED.replace("<description>Broken markup</description>", "<description/>"),
         encoding="utf-8",
     )
-    r = subprocess.run(
-        command_of(feed), capture_output=True, text=True, env=env(tmp_path), cwd=ROOT, timeout=300
-    )
+    r = explain(tmp_path, feed, *EXTRACTIVE)
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert "skipped 'Too short': the feed carries no text for it" in r.stderr
@@ -250,14 +246,7 @@ def test_a_web_page_is_explained_from_its_main_content(tmp_path: Path) -> None:
         url = origin.route(
             "/post", body=CHROME_PAGE, headers={"Content-Type": "text/html; charset=utf-8"}
         )
-        r = subprocess.run(
-            [sys.executable, "-m", "service", "explain", url, "--engine", "extractive"],
-            capture_output=True,
-            text=True,
-            env={**env(tmp_path), "PLAINFEED_ALLOW_PRIVATE_URLS": "1"},
-            cwd=ROOT,
-            timeout=300,
-        )
+        r = explain(tmp_path, url, *EXTRACTIVE, extra_env={"PLAINFEED_ALLOW_PRIVATE_URLS": "1"})
     assert r.returncode == 0, r.stderr
     assert "2.5x faster" in r.stdout and "17%" in r.stdout
     for chrome in ("$20 a month", "Home Blog", "42 comments", "Springfield", "25,000"):
@@ -290,21 +279,9 @@ def test_the_feeds_title_is_the_items_context(tmp_path: Path) -> None:
     for title in ("PyTorch Blog", "Kernel Notes"):
         feed = tmp_path / "feed.xml"
         feed.write_text(CONTEXT_FEED.format(title=title), encoding="utf-8")
-        with StubLLM(script=[Reply.explainer(NAMES_PYTORCH)]) as stub:
-            run_env = {
-                **env(tmp_path),
-                "OPENAI_BASE_URL": stub.url,
-                "OPENAI_API_KEY": "k",
-                "PLAINFEED_REPAIR_ROUNDS": "0",  # the verdict as the check gave it
-            }
-            r = subprocess.run(
-                [sys.executable, "-m", "service", "explain", str(feed), *LLM_JSON],
-                capture_output=True,
-                text=True,
-                env=run_env,
-                cwd=ROOT,
-                timeout=300,
-            )
+        r = explain_with_llm(  # no repair round: the verdict as the check gave it
+            tmp_path, feed, [Reply.explainer(NAMES_PYTORCH)], PLAINFEED_REPAIR_ROUNDS="0"
+        )
         assert r.returncode == 0, r.stderr
         numbers = json.loads(r.stdout)["check"]["numbers"]
         statuses.append([(n["text"], n["status"]) for n in numbers])
@@ -322,21 +299,9 @@ def test_the_pages_site_is_the_articles_context(tmp_path: Path) -> None:
         "write and test it.</p></article></body></html>",
         encoding="utf-8",
     )
-    with StubLLM(script=[Reply.explainer(NAMES_PYTORCH)]) as stub:
-        run_env = {
-            **env(tmp_path),
-            "OPENAI_BASE_URL": stub.url,
-            "OPENAI_API_KEY": "k",
-            "PLAINFEED_REPAIR_ROUNDS": "0",
-        }
-        r = subprocess.run(
-            [sys.executable, "-m", "service", "explain", str(page), *LLM_JSON],
-            capture_output=True,
-            text=True,
-            env=run_env,
-            cwd=ROOT,
-            timeout=300,
-        )
+    r = explain_with_llm(
+        tmp_path, page, [Reply.explainer(NAMES_PYTORCH)], PLAINFEED_REPAIR_ROUNDS="0"
+    )
     assert r.returncode == 0, r.stderr
     numbers = json.loads(r.stdout)["check"]["numbers"]
     assert [(n["text"], n["status"]) for n in numbers] == [("2x", "supported")]
