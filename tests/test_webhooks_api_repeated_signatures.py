@@ -5,60 +5,32 @@ sender, or a proxy adding its own, meant."""
 
 from __future__ import annotations
 
-import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from service import signatures
-from service.api.app import create_app
-from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
-
-TOKEN = "repeated-signatures-token"
-SECRET = "s3cret-shared-with-the-monitor"
-NOW = int(time.time())  # (the refusals below come before a timestamp's age is read)
-# Small: a refusal before the body is read closes the connection on the rest of it.
-FEED_BYTES = (
-    b'<?xml version="1.0"?><rss version="2.0"><channel><title>Blog</title>'
-    b"<link>https://pytorch.org/blog/</link><description>d</description><item>"
-    b"<title>A post</title><link>https://pytorch.org/blog/a-post/</link>"
-    b"<description>It is 1.5x faster.</description></item></channel></rss>"
+from tests.repeated_fields_helpers import (
+    FEED_BYTES,
+    PROTOCOL_IDS,
+    PROTOCOLS,
+    SECRET,
+    declared_400s,
+    post,
+    serve_with_feeds,
 )
 
+TOKEN = "repeated-signatures-token"
+NOW = int(time.time())  # (the refusals below come before a timestamp's age is read)
 
-@pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
+
+@pytest.fixture(params=PROTOCOLS, ids=PROTOCOL_IDS)
 def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
-    settings = make_settings(f"sqlite:///{tmp_path / 'plainfeed.db'}", api_token=TOKEN)
-    for port in serve_on_loopback(create_app(settings, workers=0), request.param):
-        r = httpx.post(
-            f"http://127.0.0.1:{port}/feeds",
-            json={"url": "https://pytorch.org/blog/feed/", "secret": SECRET},
-            headers={"Authorization": f"Bearer {TOKEN}"},
-            timeout=10,
-        )
-        assert r.status_code == 201 and r.json()["id"] == 1, r.text
-        yield port
-
-
-def post(
-    port: int, fields: list[tuple[str, str]], path: str = "/webhooks/feed?feed_id=1"
-) -> tuple[int, Any]:
-    """The status and JSON body of the answer to the feed document posted with ``fields``."""
-    head = "".join(f"{name}: {value}\r\n" for name, value in fields)
-    raw = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/rss+xml\r\n"
-        f"Content-Length: {len(FEED_BYTES)}\r\nConnection: close\r\n{head}\r\n"
-    ).encode() + FEED_BYTES
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        status, _, answer = read_answer(s)
-    return int(status.split()[1]), json.loads(answer)
+    feeds = [{"url": "https://pytorch.org/blog/feed/", "secret": SECRET}]
+    yield from serve_with_feeds(tmp_path, request.param, TOKEN, feeds)
 
 
 def stored(port: int) -> int:
@@ -135,7 +107,5 @@ def test_a_websub_delivery_of_two_signatures_is_a_400(port: int) -> None:
 
 
 def test_the_400_is_declared(port: int) -> None:
-    spec: dict[str, Any] = httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=10).json()
-    for path in ("/webhooks/feed", "/websub/{feed_id}"):
-        declared = spec["paths"][path]["post"]["responses"]["400"]["description"]
+    for declared in declared_400s(port):
         assert "a signature header given twice" in declared
