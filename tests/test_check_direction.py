@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.check import check_explainer
-from service.models import CheckStatus, NumberVerdict
+from service.models import CheckStatus
 from service.numbers import extract_numbers, prepare
 from service.numbers.direction import DOWN, FASTER, NONE, SLOWER, UP, direction
-
-S = CheckStatus.SUPPORTED
-U = CheckStatus.UNSUPPORTED
-D = CheckStatus.DERIVED
-M = CheckStatus.MISATTACHED
-
-
-def verdict(explainer: str, source: str, text: str) -> NumberVerdict:
-    found = [n for n in check_explainer(explainer, source).numbers if n.text == text]
-    assert len(found) == 1, check_explainer(explainer, source).numbers
-    return found[0]
+from tests.check_helpers import D, M, S, U, verdict
 
 
 @pytest.mark.parametrize(

@@ -9,16 +9,7 @@ import pytest
 
 from service.check import check_explainer
 from service.models import CheckStatus
-
-S = CheckStatus.SUPPORTED
-M = CheckStatus.MISATTACHED
-
-
-def status(explainer: str, source: str, text: str) -> CheckStatus:
-    found = [n for n in check_explainer(explainer, source).numbers if n.text == text]
-    assert len(found) == 1, check_explainer(explainer, source).numbers
-    return found[0].status
-
+from tests.check_helpers import M, S, status
 
 # --- opposites -------------------------------------------------------------------------------
 
