@@ -30,9 +30,7 @@ Bar: at least 200 items/s with 4 workers on PostgreSQL. Writes bench/results/que
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -48,6 +46,7 @@ from typing import Any
 import psycopg
 from sqlalchemy import Engine, func, insert, select
 
+from bench.record import write_results
 from service import queue
 from service.api.app import build_context
 from service.config import Settings
@@ -316,22 +315,9 @@ def main() -> int:
         if r["backend"] == "postgres" and r["what"] != "queue only" and r["workers"] == 4:
             verdict = "met" if r["items_per_s"] >= 200 else "MISSED"
             print(f"bar (>= 200 items/s, 4 workers as {r['what']}, PostgreSQL): {verdict}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "items": args.items,
-                "engine": args.engine,
-                "repeat": args.repeat,
-                "python": platform.python_version(),
-                "cpus": os.cpu_count(),
-                "load_avg": os.getloadavg(),
-                "rows": rows,
-            },
-            indent=2,
-        )
+    write_results(
+        RESULTS, {"items": args.items, "engine": args.engine, "repeat": args.repeat}, rows
     )
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
     return 0
 
 

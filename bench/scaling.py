@@ -17,9 +17,6 @@ N x the rate with one (efficiency >= 0.85). Writes bench/results/scaling.json.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sys
 import tempfile
 import time
@@ -28,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.queue import database, outcome, proc_cpu, seed, wait_drained
+from bench.record import write_results
 from service.store.db import make_engine, migrate
 from tests.procs import StubProcess, plainfeed, plainfeed_env, wait_output
 
@@ -111,21 +109,7 @@ def main() -> int:
                 print(f"  not all published: {r['states']}")
     worst = min(r["efficiency"] for r in rows)
     print(f"bar (every N within 15% of linear): {'met' if worst >= 0.85 else 'MISSED'}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "delay_s": args.delay,
-                "concurrency": args.concurrency,
-                "python": platform.python_version(),
-                "cpus": os.cpu_count(),
-                "load_avg": os.getloadavg(),
-                "rows": rows,
-            },
-            indent=2,
-        )
-    )
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, {"delay_s": args.delay, "concurrency": args.concurrency}, rows)
     return 0
 
 
