@@ -172,17 +172,22 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_processes(url: str, workers: int, items: int, stub_url: str | None) -> dict[str, Any]:
-    """N ``plainfeed worker --concurrency 1`` processes; the clock starts when the items
-    are committed, after every worker is up (imports and migrations not timed)."""
-    engine = make_engine(url)
-    migrate(engine)
-    extra: dict[str, Any] = {"llm_rpm": 1e9} if stub_url else {}
-    env = plainfeed_env(url, stub_url, poll_interval=0.05, lease_seconds=60, **extra)
-    with tempfile.TemporaryDirectory(prefix="pf-bench-") as tmp, ExitStack() as stack:
+def drain_by_processes(
+    engine: Engine,
+    env: dict[str, str],
+    workers: int,
+    concurrency: int,
+    items: int,
+    timeout: float,
+    prefix: str = "pf-bench-",
+) -> tuple[float, float]:
+    """``workers`` ``plainfeed worker --concurrency N`` processes (``env`` theirs) drain
+    ``items`` pending items from ``engine``'s database: the seconds from the items' commit,
+    once every worker is up, to the last one done, and the CPU seconds the workers spent."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp, ExitStack() as stack:
         children = [
             stack.enter_context(
-                plainfeed("worker", Path(tmp), env, "--concurrency", "1", name=f"w{k}")
+                plainfeed("worker", Path(tmp), env, "--concurrency", str(concurrency), name=f"w{k}")
             )
             for k in range(workers)
         ]
@@ -191,9 +196,20 @@ def run_processes(url: str, workers: int, items: int, stub_url: str | None) -> d
         cpu = sum(proc_cpu(c.pid) for c in children)
         started = time.perf_counter()
         seed(engine, items)
-        wait_drained(engine, timeout=600)
+        wait_drained(engine, timeout=timeout)
         seconds = time.perf_counter() - started
         cpu = sum(proc_cpu(c.pid) for c in children) - cpu
+    return seconds, cpu
+
+
+def run_processes(url: str, workers: int, items: int, stub_url: str | None) -> dict[str, Any]:
+    """N ``plainfeed worker --concurrency 1`` processes; the clock starts when the items
+    are committed, after every worker is up (imports and migrations not timed)."""
+    engine = make_engine(url)
+    migrate(engine)
+    extra: dict[str, Any] = {"llm_rpm": 1e9} if stub_url else {}
+    env = plainfeed_env(url, stub_url, poll_interval=0.05, lease_seconds=60, **extra)
+    seconds, cpu = drain_by_processes(engine, env, workers, 1, items, timeout=600)
     states = outcome(engine)
     engine.dispose()
     return figures(items, seconds, cpu, states)

@@ -19,15 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from bench.queue import database, outcome, proc_cpu, seed, wait_drained
+from bench.queue import database, drain_by_processes, outcome
 from bench.record import write_results
 from service.store.db import make_engine, migrate
-from tests.procs import StubProcess, plainfeed, plainfeed_env, wait_output
+from tests.procs import StubProcess, plainfeed_env
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "scaling.json"
@@ -38,23 +37,9 @@ def run(workers: int, concurrency: int, items: int, stub_url: str) -> dict[str, 
         engine = make_engine(url)
         migrate(engine)
         env = plainfeed_env(url, stub_url, poll_interval=0.05, lease_seconds=60, llm_rpm=1e9)
-        with tempfile.TemporaryDirectory(prefix="pf-scaling-") as tmp, ExitStack() as stack:
-            children = [
-                stack.enter_context(
-                    plainfeed(
-                        "worker", Path(tmp), env, "--concurrency", str(concurrency), name=f"w{k}"
-                    )
-                )
-                for k in range(workers)
-            ]
-            for child in children:
-                wait_output(child, "plainfeed worker:")
-            cpu = sum(proc_cpu(c.pid) for c in children)
-            started = time.perf_counter()
-            seed(engine, items)
-            wait_drained(engine, timeout=900)
-            seconds = time.perf_counter() - started
-            cpu = sum(proc_cpu(c.pid) for c in children) - cpu
+        seconds, cpu = drain_by_processes(
+            engine, env, workers, concurrency, items, timeout=900, prefix="pf-scaling-"
+        )
         states = outcome(engine)
         engine.dispose()
     return {
