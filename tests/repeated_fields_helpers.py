@@ -64,6 +64,15 @@ def post(
     return int(status.split()[1]), json.loads(answer)
 
 
+def refused_by_websub(port: int, fields: list[tuple[str, str]]) -> Any:
+    """The problem of the WebSub delivery to feed 1 posted with ``fields``: a 400, which
+    comes before the 410 of a feed with no subscription (the first field alone is a 410)."""
+    status, problem = post(port, fields, "/websub/1")
+    assert status == 400, problem
+    assert post(port, fields[:1], "/websub/1")[0] == 410
+    return problem
+
+
 def declared_400s(port: int) -> list[str]:
     """What the OpenAPI document says of a 400 of POST /webhooks/feed and /websub/{feed_id}."""
     spec: dict[str, Any] = httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=10).json()
