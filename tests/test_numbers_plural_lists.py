@@ -46,21 +46,28 @@ def test_a_decade_of_two_digits(text: str, shown: str, key: str) -> None:
 @pytest.mark.parametrize(
     ("text", "read"),
     [
-        # The next of a model's plural, as many digits: a model of the line, keyed by
-        # its digits (as "A100s and H100s" are by theirs).
+        # The next of a model's plural, as many digits: a model of the line, keyed as
+        # the line's name and its digits ("RTX 3090"), the line shared by the list.
         (
             "We tested on RTX 4090s and 3090s.",
             [
                 ("RTX 4090s", Kind.IDENTIFIER, "rtx\x004090", ""),
-                ("3090s", Kind.IDENTIFIER, "3090", ""),
+                ("3090s", Kind.IDENTIFIER, "rtx\x003090", ""),
             ],
         ),
         (
             "RTX 4090s, 3090s and 2080s",  # 2080 is no decade after two models
             [
                 ("RTX 4090s", Kind.IDENTIFIER, "rtx\x004090", ""),
-                ("3090s", Kind.IDENTIFIER, "3090", ""),
-                ("2080s", Kind.IDENTIFIER, "2080", ""),
+                ("3090s", Kind.IDENTIFIER, "rtx\x003090", ""),
+                ("2080s", Kind.IDENTIFIER, "rtx\x002080", ""),
+            ],
+        ),
+        (
+            "GTX 1080s or 1070s",
+            [
+                ("GTX 1080s", Kind.IDENTIFIER, "gtx\x001080", ""),
+                ("1070s", Kind.IDENTIFIER, "gtx\x001070", ""),
             ],
         ),
         (
@@ -177,8 +184,18 @@ def test_the_rate_of_seconds_stays_one() -> None:
         ("It took 2000 seconds.", "the 1990s and 2000s", "2000 seconds", U),
         # Nor a count: hundreds is no figure.
         ("Training runs on 100 GPUs.", "Training runs on 100s of GPUs.", "100", U),
-        # The names back their names.
+        # The names back their names; a model of the list is its line's ("RTX 3090").
         ("They tested RTX 4090s and 3090s.", SOURCE, "3090s", S),
+        ("They tested RTX 3090s.", SOURCE, "RTX 3090s", S),
+        ("They tested an RTX 3090.", SOURCE, "RTX 3090", S),
+        ("They tested the RTX-3090.", SOURCE, "RTX-3090", S),
+        ("They tested RTX 2080s.", "We ran RTX 4090s, 3090s and 2080s.", "RTX 2080s", S),
+        ("They tested GTX 1070s.", "We ran GTX 1080s or 1070s.", "GTX 1070s", S),
+        # ... of that line only, and only the models the list names.
+        ("They tested GTX 3090s.", SOURCE, "GTX 3090s", U),
+        ("They tested RTX 2080s.", SOURCE, "RTX 2080s", U),
+        ("They tested RTX 3090s.", "We ran RTX 4090s and 300s.", "RTX 3090s", U),
+        ("They tested RTX 3090s.", "TTFT 1200s and 3090s.", "RTX 3090s", U),
         ("Models were small in the 90s.", SOURCE, "90s", S),
         ("It happened in the 1980s and 90s.", "Back in the 1980s and 90s, nobody.", "90s", S),
         # Seconds are still seconds.

@@ -72,12 +72,25 @@ class SourceIndex:
     # The direction of a change each source figure a check examines is written with.
     directions: dict[tuple[int, int], int] = field(default_factory=dict)
     cut: Cut = field(default_factory=Cut)  # what was left out past the caps (check.caps)
+    # The units of each model a list names by its digits alone after its line's plural
+    # ("RTX 4090s and 3090s": "rtx3090"), by the name's key without separators: a name
+    # the text never writes whole, found by :meth:`occurrences` all the same.
+    listed: dict[str, list[int]] = field(default_factory=dict)
 
     def occurrences(
         self, key: str, pattern: re.Pattern[str], *, version: bool = False
     ) -> Iterator[int]:
         """Units where a folded name occurs, in order: each place its first word is
-        found is confirmed by the name's pattern right there (no block is searched)."""
+        found is confirmed by the name's pattern right there (no block is searched); and
+        a model a list names by its digits alone (:attr:`listed`)."""
+        listed = self.listed.get(key.replace("\x00", "")) if self.listed and not version else None
+        if listed:
+            yield from sorted({*self._units(key, pattern, version), *listed})
+        else:
+            yield from self._units(key, pattern, version)
+
+    def _units(self, key: str, pattern: re.Pattern[str], version: bool) -> Iterator[int]:
+        """Units where the name is written, in order."""
         last = -1
         for pos in self._places(key, pattern, version):
             block = bisect.bisect_right(self.block_starts, pos) - 1

@@ -23,7 +23,7 @@ from service.check.table import make_row
 from service.check.unit import Hit, Unit, squeeze, word_set
 from service.numbers import Hedge, Number, extract_numbers, prepare
 from service.numbers.context import stated_bounds
-from service.numbers.number import QUANTITY, RANGE, WORD
+from service.numbers.number import IDENTIFIER, QUANTITY, RANGE, WORD
 from service.text import single_spaced, split_blocks, split_sentences
 
 _DIGIT = re.compile(r"\d")
@@ -71,6 +71,10 @@ def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> No
         elif n.kind in (QUANTITY, WORD):
             assert n.value is not None
             _place(idx.singles, n.value, (unit_no, n), cut)
+        elif n.kind == IDENTIFIER and n.text[0].isdigit() and "\x00" in n.key:
+            # "3090s" of "RTX 4090s and 3090s", keyed "rtx\x003090": the list's model
+            # (numbers.plural), a name the text does not write whole.
+            idx.listed.setdefault(n.key.replace("\x00", ""), []).append(unit_no)
 
 
 @lru_cache(maxsize=16)

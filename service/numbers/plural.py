@@ -23,8 +23,10 @@ here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds"
   after "the" is followed by what it times ("the 30s timeout", "the 90s it took");
 - the next of a list ("RTX 4090s and 3090s", "the 1980s, 1990s and 2000s", "the 1980s
   and 90s"): after ", ", "and" or "or", digits and an "s" whose sibling before is a model's
-  plural (as many digits: a model of the same line, its key its digits, "3090", as
-  "A100s and H100s" are keyed) or a decade (a decade's shape: a decade).
+  plural (as many digits: a model of the same line, its key the line's and its digits,
+  "rtx 3090", the key of the "RTX 3090" the list names, which the source's index files
+  under it: :attr:`~service.check.index.SourceIndex.listed`) or a decade (a decade's
+  shape: a decade).
 
 A round power of ten with an "s", then "of" and a plural ("100s of GPUs", "10s of
 thousands", "1,000s of users", "10s of ms", "10s to 100s of GPUs") is a count of
@@ -156,7 +158,10 @@ def _listed(text: str, start: int, core: str, depth: int) -> Number | None:
         return Number(text[start:end], start, end, IDENTIFIER, key=fold(core))
     if len(digits) != len(m.group(1)):
         return None  # "RTX 4090s and 300s"
-    return Number(text[start:end], start, end, IDENTIFIER, key=identifier_key(core))
+    # The sibling's line is this one's too: "3090s" after "RTX 4090s and" is "RTX 3090".
+    line = sibling.key.rpartition("\x00")[0]
+    key = line + "\x00" + digits if line else identifier_key(core)
+    return Number(text[start:end], start, end, IDENTIFIER, key=key)
 
 
 def counted_plural(text: str, start: int, core: str) -> bool:
