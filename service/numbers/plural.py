@@ -17,10 +17,16 @@ here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds"
   1990", back an explainer's decade). A round century ("1900s", "2000s") is a
   span of time only after "the", "early", "late" or "mid": "after 1800s" is half an hour,
   and so is a bare "1800s";
-- a decade of two digits, 20 to 90 in tens, its key "90s": after an apostrophe ("'90s",
-  "the ’00s" too), after "early", "late" or "mid" ("the mid-90s"), or after "the" where
-  the phrase ends with it ("Back in the 90s, nobody", "in the 80s and 90s."): a duration
-  after "the" is followed by what it times ("the 30s timeout", "the 90s it took");
+- a decade of two digits, 00 to 90 in tens, its key "90s": after an apostrophe ("'90s",
+  "the ’00s"), after "early", "late" or "mid" ("the mid-90s", "the early 10s"), after
+  "the" where the phrase ends with it ("Back in the 90s, nobody", "in the 80s and 90s.",
+  "GPUs won in the 10s."), or after "in the" (or "during", "since", "until", "through",
+  "throughout") and before a word a clause starts with, no noun ("In the 90s nobody",
+  "during the 80s most", "in the 90s we": :data:`_CLAUSE_WORDS`). A duration after
+  "the" is followed by what it times ("the 30s timeout", "in the 90s window", "the 10s
+  budget", "the 90s it took"). Read as a decade, a duration would back no explainer's
+  seconds (a false alarm); read as seconds, a decade backed them (a made-up figure
+  passed);
 - the next of a list ("RTX 4090s and 3090s", "the 1980s, 1990s and 2000s", "the 1980s
   and 90s"): after ", ", "and" or "or", digits and an "s" whose sibling before is a model's
   plural (as many digits: a model of the same line, its key the line's and its digits,
@@ -29,17 +35,19 @@ here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds"
   shape: a decade).
 
 A round power of ten with an "s", then "of" and a plural ("100s of GPUs", "10s of
-thousands", "1,000s of users", "10s of ms", "10s to 100s of GPUs") is a count of
+thousands", "1,000s of users", "10s of ms", "10s to 100s of GPUs", and the ranges
+"10s-100s of GPUs", "10s–100s of milliseconds", "10-100s of GPUs": :func:`counted_range`,
+asked for a token of two parts) is a count of
 hundreds, thousands, tens: no exact figure, as the words "hundreds of GPUs" are none
 (:mod:`.words` reads no number in them): both spellings read alike, and an explainer's
 "100 GPUs" or "100 seconds" is not backed by it. Not before a word that is no plural:
 "100s of training" is a run's first minutes and a half; nor after "first", "last",
 "initial", "final" or "next" ("the first 10s of requests": a span of seconds).
 
-Left as they were (seconds): "in the 90s nobody" (a word after "the 90s": the same
-words as "the 90s timeout"), "the 10s" (a decade written so is rare; "the 10s budget"
-is not), "10s-100s of GPUs" (a range of seconds), a line in capitals ("THE 1990s" reads
-as a model "the 1990").
+Left as they were (seconds): "the 90s nobody" with no preposition before "the" ("The
+90s it took" is a duration), "the 90s people" (a noun after it), "10s-100s" with no
+"of" and a plural after it ("latency of 10s-100s"), a line in capitals ("THE 1990s"
+reads as a model "the 1990").
 """
 
 from __future__ import annotations
@@ -71,9 +79,20 @@ _APOSTROPHES = "'\u2019\u2018"
 # Before two digits of a decade: "early", "late", "mid" ("the mid-90s", "late 80s").
 _PART_BEFORE = re.compile(r"(?i:(?<![\w-])(?:early|late|mid)[" + _SPACES + r"\-\u2010\u2011])$")
 _THE_BEFORE = re.compile(r"(?i:(?<![\w-])the" + _S + ")$")
+# "in the", "during the": a time's preposition and "the" before a decade's two digits.
+_ERA_BEFORE = re.compile(
+    r"(?i:(?<![\w-])(?:in|during|since|until|through|throughout)" + _S + "the" + _S + ")$"
+)
+# The word after them: one of the words a clause starts with, no noun ("nobody", "we",
+# "most"; not "and" or "or", a list's: "in the 30s and 60s timeouts").
+_CLAUSE_AFTER = re.compile(_S + r"([A-Za-z]+)(?![\w'\u2019-])")
+_CLAUSE_WORDS = frozenset(
+    "nobody none nothing everyone everybody everything someone somebody anyone no we "  # noqa: SIM905
+    "they he she i you it there most many few when while but though although because if".split()
+)
 _LIST = r"(?:,?" + _S + "(?:and|or)" + _S + "|," + _S + ")"
 # After "the 80s": more decades of two digits, then the phrase's end (a mark or the text's).
-_PHRASE_ENDS = re.compile(r"(?:" + _LIST + r"['\u2019]?[2-9]0s)*(?:$|[,.;:!?)\]\u2013\u2014])")
+_PHRASE_ENDS = re.compile(r"(?:" + _LIST + r"['\u2019]?[0-9]0s)*(?:$|[,.;:!?)\]\u2013\u2014])")
 # A sibling before: digits and an "s" standing as a word (an apostrophe before allowed),
 # then a list's separator.
 _SIBLING = re.compile(r"(?<![\w.])(\d{2,4})s" + _LIST + "$")
@@ -81,7 +100,19 @@ _SIBLING = re.compile(r"(?<![\w.])(\d{2,4})s" + _LIST + "$")
 # after a second power ("10s to 100s of GPUs").
 _ROUND = re.compile(r"10{1,4}|1,000|10,000")
 _COUNTED = re.compile(
-    r"(?:" + _S + r"(?:to|or|and)" + _S + r"1(?:0|,000)+s)?" + _S + "of" + _S + r"+"
+    r"(?:(?:"
+    + _S
+    + r"(?:to|or|and)"
+    + _S
+    + r"|"
+    + _S
+    + r"?[\-\u2010\u2011\u2013\u2014]"
+    + _S
+    + r"?)1(?:0|,000)+s)?"
+    + _S
+    + "of"
+    + _S
+    + r"+"
     r"(?P<w>[A-Za-z][A-Za-z-]*[a-z]s|[A-Z]+s|ms|ns|us|µs)(?![\w'])"
 )
 # A span's words before: "the first 10s of requests" are its first ten seconds.
@@ -131,12 +162,19 @@ def _short_decade(text: str, start: int, digits: str) -> bool:
     if start and text[start - 1] in _APOSTROPHES and (start == 1 or not text[start - 2].isalnum()):
         # "'90s", not a quoted "'30s'" (a setting's value)
         return after == len(text) or text[after] not in _APOSTROPHES
-    if digits < "20":
-        return False
     if _PART_BEFORE.search(text, max(0, start - 6), start):
         return True
-    return bool(
-        _THE_BEFORE.search(text, max(0, start - 5), start) and _PHRASE_ENDS.match(text, after)
+    if not _THE_BEFORE.search(text, max(0, start - 5), start):
+        return False
+    if _PHRASE_ENDS.match(text, after):
+        return True
+    # "In the 90s nobody", "during the 80s most": a time's preposition before "the", and
+    # a word after that starts a clause (no noun a duration is of: "in the 90s window").
+    m = _CLAUSE_AFTER.match(text, after)
+    return (
+        m is not None
+        and m.group(1).lower() in _CLAUSE_WORDS
+        and _ERA_BEFORE.search(text, max(0, start - 16), start) is not None
     )
 
 
@@ -176,3 +214,14 @@ def counted_plural(text: str, start: int, core: str) -> bool:
     if word in _TIMES:
         return True  # "10s of ms": tens of milliseconds
     return word not in _NO_PLURALS and not (word.islower() and word.endswith(("ss", "us", "is")))
+
+
+def counted_range(text: str, start: int, low: str, high: str) -> bool:
+    """Whether the token ``low``-``high`` at ``start`` is a range of round powers of ten
+    that counts ("10s-100s of GPUs", "10-100s of GPUs"): tens to hundreds, no figure
+    (not a span's: "the first 10s-100s of requests")."""
+    if not _ROUND.fullmatch(low.removesuffix("s")) or _SPAN_BEFORE.search(
+        text, max(0, start - 9), start
+    ):
+        return False
+    return counted_plural(text, start + len(low) + 1, high)

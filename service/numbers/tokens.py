@@ -18,7 +18,7 @@ from service.numbers.number import (
     Number,
     updated,
 )
-from service.numbers.plural import counted_plural
+from service.numbers.plural import counted_plural, counted_range
 from service.numbers.units import CURRENCY, QUANTITY_TOKEN, SPACED_UNITS, quantity
 
 _VERSION = re.compile(
@@ -198,6 +198,8 @@ def classify(text: str, s: str, start: int, token: str) -> list[Number]:
             return [updated(q, value=q.value.scaleb(scale), exp=q.exp + scale)]
         return found
     if len(segments) == 2:
+        if segments[1][-1:] == "s" and counted_range(text, cstart, *segments):
+            return []  # "10s-100s of GPUs": tens to hundreds, no figure
         lo = quantity(text, cstart, segments[0])
         hi = quantity(text, cstart + len(segments[0]) + 1, segments[1])
         if lo is not None and hi is not None:
