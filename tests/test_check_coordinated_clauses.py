@@ -107,3 +107,50 @@ def test_a_swapped_coordinated_sentence_is_flagged(
     explainer: str, source: str, expected: list[tuple[str, str]]
 ) -> None:
     assert _flagged(explainer, source) == expected
+
+
+# A phrase leading a clause after a comma and a coordinator scopes that clause's figure
+# as one opening the sentence does its own: the 13.2 is Hopper's, the 13.3 Blackwell's.
+CUDA = "On Blackwell, CUDA 13.3+ is required, and on Hopper, CUDA 13.2+."
+CUDA_BUT = "On Blackwell, CUDA 13.3+ is required, but on Hopper, CUDA 13.2+ is enough."
+CUDA_PLAIN = "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper."
+
+
+@pytest.mark.parametrize("source", [CUDA, CUDA_BUT])
+@pytest.mark.parametrize(
+    "explainer",
+    [
+        CUDA,
+        "Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+.",
+        "Hopper needs CUDA 13.2+ and Blackwell needs CUDA 13.3+.",
+        "On Hopper, CUDA 13.2+ is required, and on Blackwell, CUDA 13.3+.",
+    ],
+)
+def test_a_clause_led_after_a_comma_said_faithfully_is_supported(
+    explainer: str, source: str
+) -> None:
+    assert _flagged(explainer, source) == []
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source"),
+    [
+        # Supported before: the source's Hopper led no clause, so neither figure was
+        # said of Blackwell or Hopper there.
+        ("On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.", CUDA),
+        ("On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.", CUDA_BUT),
+        ("Blackwell needs CUDA 13.2+ and Hopper needs CUDA 13.3+.", CUDA),
+        ("Hopper needs CUDA 13.3+ and Blackwell needs CUDA 13.2+.", CUDA_BUT),
+        # The explainer's own clause led after a comma: its 13.2 had the sentence's
+        # Blackwell and no name of its own, so nothing told the two apart.
+        ("On Blackwell, CUDA 13.2+ is required, and on Hopper, CUDA 13.3+.", CUDA_PLAIN),
+    ],
+)
+def test_a_figure_moved_across_a_clause_led_after_a_comma_is_misattached(
+    explainer: str, source: str
+) -> None:
+    flagged = dict(_flagged(explainer, source))
+    assert flagged == {
+        "13.2": "the source gives it for hopper",
+        "13.3": "the source gives it for blackwell",
+    }

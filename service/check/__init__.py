@@ -180,8 +180,10 @@ Rules, in short (the module's tests spell them out):
   names each has alone, a pair of them the source crosses and none it says the same
   way round ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt" for
   "... on Blackwell with CUDA 13.2+ and Hopper with CUDA 13.3+"; a bare figure's own
-  names those of a phrase leading its clause too: "On Blackwell, CUDA 13.3+ is required;
-  on Hopper, CUDA 13.2+"); so are two of neighbouring sentences of a paragraph ("Blackwell
+  names those of a phrase leading its clause too, in the explainer and in the source: "On
+  Blackwell, CUDA 13.3+ is required; on Hopper, CUDA 13.2+", a clause after a comma and
+  a coordinator too, ", and on Hopper, CUDA 13.2+", where the Blackwell of the
+  sentence's lead ends); so are two of neighbouring sentences of a paragraph ("Blackwell
   needs CUDA 13.3+. Hopper needs CUDA 13.2+."). "respectively" pairs
   the k-th figure of a list with the k-th name of
   a list of as many, near or past the figures' six words (the names after the figures

@@ -43,12 +43,29 @@ def coordinated_lead(s: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
+# A comma and a coordinator, then a phrase leading the clause it joins: "On Blackwell,
+# CUDA 13.3+ is required, and on Hopper, CUDA 13.2+" (:func:`leading_phrases`).
+_COMMA_COORDINATED = re.compile(r",\s+(?:and|but|while|whereas)(?=\s)", re.I)
+
+
+def _lead(s: str, pos: int, end: int) -> tuple[int, int] | None:
+    """Where a phrase leading a clause at ``pos`` lies (:data:`_LEADING`, its words no
+    subject's); else None."""
+    m = _LEADING.match(s, pos, end)
+    if m and len(m.group("rest").split()) <= 6 and not _SUBJECT.search(m.group("rest")):
+        return m.start(), m.end()
+    return None
+
+
 def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """Where each phrase leading a clause of ``s[start:end]`` (a preposition, then words
     up to a comma) lies, and where the figures it names things for end: at the next
     semicolon or colon (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x
-    for MXFP8, and 1.68x for MXFP4"). A clause starts the sentence or follows a
-    semicolon or colon ("...; on MI325X, forward fusion added 17%"): one match each."""
+    for MXFP8, and 1.68x for MXFP4"), or at the comma before a coordinator that a phrase
+    leading the next clause follows. A clause starts the sentence, follows a semicolon
+    or colon ("...; on MI325X, forward fusion added 17%"), or follows a comma and a
+    coordinator with such a phrase ("On Blackwell, CUDA 13.3+ is required, and on
+    Hopper, CUDA 13.2+": Hopper's 13.2, not Blackwell's)."""
     out: list[tuple[int, int, int]] = []
     pos = start
     while pos < end:
@@ -56,9 +73,15 @@ def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
         marked = s.find(";", pos, end) >= 0 or s.find(":", pos, end) >= 0
         stop = _REACH_END.search(s, pos, end) if marked else None
         reach = stop.start() if stop else end
-        m = _LEADING.match(s, pos, reach)
-        if m and len(m.group("rest").split()) <= 6 and not _SUBJECT.search(m.group("rest")):
-            out.append((m.start(), m.end(), reach))
+        leads = [(pos, _lead(s, pos, reach))]
+        if s.find(",", pos, reach) >= 0:
+            for c in _COMMA_COORDINATED.finditer(s, pos, reach):
+                lead = _lead(s, c.end(), reach)
+                if lead is not None and (leads[-1][1] is None or leads[-1][1][1] <= c.start()):
+                    leads.append((c.start(), lead))
+        for k, (_, lead) in enumerate(leads):
+            if lead is not None:
+                out.append((*lead, leads[k + 1][0] if k + 1 < len(leads) else reach))
         if stop is None:
             break
         pos = stop.end()

@@ -16,7 +16,7 @@ from service.check.index import SourceIndex
 from service.check.known_names import known_names
 from service.check.names import Name
 from service.check.paired import of_pair
-from service.check.phrases import coordinated_lead
+from service.check.phrases import coordinated_lead, leading_phrases
 from service.check.table import Row
 from service.check.unit import Hit, Unit
 from service.numbers import Number, extract_numbers
@@ -41,7 +41,18 @@ def said_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
     nearest = (
         bind_numbers(unit.text, nums[lo:hi], found, start, end).get(n.start, Binding()).nearest
     )
-    return nearest.key if nearest else None
+    return nearest.key if nearest else _lead_of(unit, n, names)
+
+
+def _lead_of(unit: Unit, n: Number, names: Sequence[Name]) -> str | None:
+    """Which of ``names`` a source number with none near it is said of by the phrase
+    leading its clause, when that phrase names one of them alone ("On Blackwell, CUDA
+    13.3+ is required, and on Hopper, CUDA 13.2+": Hopper's 13.2); else None."""
+    for a, b, reach in leading_phrases(unit.text, unit.start, unit.end):
+        if b <= n.start < reach:
+            keys = {x.key for x in names if x.pattern.search(unit.text, a, b)}
+            return keys.pop() if len(keys) == 1 else None
+    return None
 
 
 def source_names(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]:
