@@ -166,3 +166,60 @@ def test_the_release_posts_cuda_versions_of_blackwell_and_hopper(
     text, title = article(PT)
     report = check_explainer(sentence, text, title=title)
     assert [(n.text, n.status.value) for n in report.numbers] == expected
+
+
+# One figure given a name the source gives another like figure, the other figure left
+# out: the source tells the two names apart (each figure has one alone, in the same
+# slot: "on Blackwell", "on Hopper"), so the figure is the other name's.
+CUDA_LED = "On Blackwell, CUDA 13.3+ is required, and on Hopper, CUDA 13.2+."
+CUDA_TWO = "On Blackwell, CUDA 13.3+ is required. On Hopper, CUDA 13.2+ is enough."
+SHARED = "FP8 reaches 1.5x over BF16 on MI355X and 1.3x on MI300X."
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source", "expected"),
+    [
+        # All supported before: each name stands in the source sentence.
+        ("Blackwell needs CUDA 13.3+.", SOURCE, [("13.3", "hopper")]),
+        ("Hopper needs CUDA 13.2+.", SOURCE, [("13.2", "blackwell")]),
+        ("On Hopper, CUDA 13.2+ is required.", SOURCE, [("13.2", "blackwell")]),
+        ("Blackwell and Hopper need CUDA 13.3+.", SOURCE, [("13.3", "hopper")]),
+        ("Hopper and Blackwell both need CUDA 13.2+.", SOURCE, [("13.2", "blackwell")]),
+        ("Blackwell needs CUDA 13.2+.", CUDA_LED, [("13.2", "hopper")]),
+        ("Blackwell and Hopper need CUDA 13.2+.", CUDA_LED, [("13.2", "hopper")]),
+        ("Hopper needs CUDA 13.3+.", CUDA_LED, [("13.3", "blackwell")]),
+        # Of neighbouring sentences.
+        ("On Hopper, CUDA 13.3+ is needed.", CUDA_TWO, [("13.3", "blackwell")]),
+    ],
+)
+def test_a_figure_given_the_name_of_another_is_misattached(
+    explainer: str, source: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _statuses(explainer, source) == [
+        (text, M.value, f"the source gives it for {name}") for text, name in expected
+    ]
+
+
+@pytest.mark.parametrize(
+    ("explainer", "source"),
+    [
+        ("Blackwell needs CUDA 13.2+.", SOURCE),
+        ("On Hopper, CUDA 13.3+ is required.", SOURCE),
+        # A name set against the figure is not what it is said of.
+        ("Hopper needs CUDA 13.3+, unlike Blackwell.", SOURCE),
+        ("CUDA 13.3+ is needed for Hopper but not Blackwell.", SOURCE),
+        ("Hopper's CUDA 13.3+ is newer than Blackwell's.", SOURCE),
+        ("Hopper needs CUDA 13.2+.", CUDA_LED),
+        ("Blackwell needs CUDA 13.3+.", CUDA_LED),
+        ("On Hopper, CUDA 13.2+ is enough.", CUDA_TWO),
+        # Both figures given: which is which is the swaps' to read.
+        ("Blackwell and Hopper need CUDA 13.3+ and CUDA 13.2+ respectively.", CUDA_LED),
+        # The same value for both names in the source.
+        ("Blackwell and Hopper need CUDA 13.2+.", "Blackwell and Hopper need CUDA 13.2+."),
+        # A name the sentence says of both figures (its subject), bound to the first.
+        ("FP8 gets 1.3x on MI300X.", SHARED),
+        ("On MI300X, FP8 gets 1.3x.", SHARED),
+    ],
+)
+def test_a_figure_said_of_its_own_names_stays_supported(explainer: str, source: str) -> None:
+    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}

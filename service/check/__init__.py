@@ -184,7 +184,11 @@ Rules, in short (the module's tests spell them out):
   Blackwell, CUDA 13.3+ is required; on Hopper, CUDA 13.2+", a clause after a comma and
   a coordinator too, ", and on Hopper, CUDA 13.2+", where the Blackwell of the
   sentence's lead ends); so are two of neighbouring sentences of a paragraph ("Blackwell
-  needs CUDA 13.3+. Hopper needs CUDA 13.2+."). "respectively" pairs
+  needs CUDA 13.3+. Hopper needs CUDA 13.2+."). So is one figure, the other left out,
+  said of a name the source gives another like figure of its sentence or a neighbouring
+  one and not it, where the figure has a name of its own there in the same slot ("on
+  Hopper" for "on Blackwell"): "Blackwell needs CUDA 13.2+", "Blackwell and Hopper need
+  CUDA 13.2+" (not a name set against it: "..., unlike Blackwell"). "respectively" pairs
   the k-th figure of a list with the k-th name of
   a list of as many, near or past the figures' six words (the names after the figures
   up to "respectively", else the last list before them: "RMSNorm and TopK, dispatched

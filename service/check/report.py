@@ -29,7 +29,7 @@ from service.check.shape import shapes
 from service.check.sides import row_sides, side_in_row
 from service.check.spacing import respaced
 from service.check.strays import strays_of
-from service.check.swaps import mark_swaps
+from service.check.swaps import mark_borrowed, mark_swaps
 from service.check.table import row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
@@ -380,6 +380,7 @@ def _check_sentences(
                 derived.append((len(verdicts), n, outcome.unit))
             verdicts.append(_verdict(idx, n, text, outcome))
         mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
+        mark_borrowed(idx, s, nums, verdicts, [*said_before, *said], len(said_before))
         said_before = said
         for pair in consecutive_ends(idx, s, derived) if len(derived) > 1 else ():
             for i, n, unit in pair:  # "October 20 and 21" of "October 20-21"

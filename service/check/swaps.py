@@ -1,17 +1,23 @@
 """Swaps: two figures of an explainer sentence (or of two neighbouring ones) that the
 source says of their names the other way round ("1.20x over Triton and 1.95x over ATen"
-of the source's "1.95x over Triton and 1.20x over ATen"), both misattached."""
+of the source's "1.95x over Triton and 1.20x over ATen"), both misattached; and one
+figure, the other left out, given the name the source tells from its own ("Blackwell
+needs CUDA 13.2+" of "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper")."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Container, Sequence
 
+from service.check.bind import bind_numbers
 from service.check.index import SourceIndex
+from service.check.known_names import known_names
 from service.check.names import Name
 from service.check.said import said_of
+from service.check.unit import Unit
 from service.models import CheckStatus, NumberVerdict
 from service.numbers import Number
-from service.numbers.number import RANGE
+from service.numbers.number import QUANTITY, RANGE
 
 
 def mark_swaps(
@@ -110,3 +116,161 @@ def _by_nearness(n: Number, names: Sequence[Name]) -> list[Name]:
     for x in after + before:
         once.setdefault(x.key, x)
     return list(once.values())
+
+
+# Words that set a name against the figure: "Hopper needs CUDA 13.2+, unlike Blackwell"
+# gives the 13.2 to Hopper, not to Blackwell.
+_SET_AGAINST = re.compile(
+    r"\b(?:unlike|than|vs\.?|versus|compared\s+(?:with|to)|whereas|while|not|except"
+    r"|instead\s+of|but)(?!\w)",
+    re.I,
+)
+
+
+def mark_borrowed(
+    idx: SourceIndex,
+    s: str,
+    nums: Sequence[Number],
+    verdicts: list[NumberVerdict],
+    said: Sequence[tuple[int, Number, Name, tuple[Name, ...]]],
+    first: int = 0,
+) -> None:
+    """Misattach a supported figure of a sentence ``s`` (its figures ``nums``; from
+    ``said[first:]``, as :func:`mark_swaps` takes them) said of a name the source gives
+    another like figure and not it, where the source tells the two apart
+    (:func:`borrowed`): "Blackwell needs CUDA 13.2+" or "Blackwell and Hopper need CUDA
+    13.2+" of "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper". Not where
+    the explainer gives the other figure too, in the sentence or the one before ("13.3+
+    and 13.2+ on Blackwell and Hopper": which is which, :func:`mark_swaps` reads), nor a
+    name it sets against the figure ("..., unlike Blackwell")."""
+    given = {(b.unit, b.kind, b.value, b.high) for b in (*nums, *(b for _, b, _, _ in said))}
+    for v, a, _, names in said[first:]:
+        if verdicts[v].status != CheckStatus.SUPPORTED or a.kind not in (QUANTITY, RANGE):
+            continue
+        mine = [
+            x for x in names if not _SET_AGAINST.search(s, min(x.end, a.end), max(x.start, a.start))
+        ]
+        other = borrowed(idx, a, mine, given) if mine else None
+        if other is not None:
+            verdicts[v] = verdicts[v].model_copy(
+                update={
+                    "status": CheckStatus.MISATTACHED,
+                    "reason": f"the source gives it for {other.key.replace(chr(0), '-')}",
+                }
+            )
+
+
+def borrowed(
+    idx: SourceIndex,
+    a: Number,
+    names: Sequence[Name],
+    given: Container[tuple[str, object, object, object]],
+) -> Name | None:
+    """The name the source says the value of ``a`` of, where one of ``names`` is said of
+    another like figure and not of it, in its sentence or a neighbouring one, and the
+    source's figure has a name of its own that the other lacks (the source tells the two
+    apart: "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper" gives 13.2 to
+    Hopper, not Blackwell); None where some place the source writes the value says it of
+    that name, or names it near the value without telling the two apart. ``given``: the
+    like figures the explainer gives, (unit, kind, value, high), not read as others."""
+    hits = _units_with(idx, a)
+    for x in names:
+        crossed: Name | None = None
+        for u, m in hits.items():
+            own = _figure_names(idx, u)
+            if x.key in {y.key for y in own.get(m.start, ())}:
+                crossed = None
+                break
+            other = _crossed_by(idx, u, m, x, given)
+            if other is not None:
+                crossed = crossed or other
+            elif idx.units[u].mentions(x, near=True):
+                crossed = None
+                break
+        if crossed is not None:
+            return crossed
+    return None
+
+
+def _crossed_by(
+    idx: SourceIndex,
+    u: int,
+    m: Number,
+    x: Name,
+    given: Container[tuple[str, object, object, object]],
+) -> Name | None:
+    """The name of its own a source figure ``m`` of unit ``u`` has where a like figure of
+    another value, in its sentence or a neighbouring one of its paragraph, has the name
+    ``x`` and not that one; else None."""
+    mine = _figure_names(idx, u).get(m.start, ())
+    for v in _neighbours(idx, u):
+        theirs = _figure_names(idx, v)
+        for w in idx.units[v].numbers:
+            if w.start not in theirs or (w.unit, w.kind) != (m.unit, m.kind):
+                continue
+            if (w.value, w.high) == (m.value, m.high) or (w.unit, w.kind, w.value, w.high) in given:
+                continue
+            keys = {y.key: y for y in theirs[w.start]}
+            if x.key not in keys:
+                continue
+            # Its own name in the slot the other's stands in ("on Hopper" for "on
+            # Blackwell"): not "on MI300X" for the "FP8" the sentence's subject is.
+            slot = _slot(idx.units[v], w, keys[x.key])
+            for y in _by_nearness(m, [y for y in mine if y.key not in keys]):
+                if _slot(idx.units[u], m, y) == slot:
+                    return y
+    return None
+
+
+# The words that start a name's phrase (:func:`_slot`).
+_PHRASE_WORD = re.compile(
+    r"\b(?:for|on|over|across|in|with|at|against|versus|vs|from|under|per|than|of|by)\b"
+)
+
+
+def _slot(unit: Unit, n: Number, x: Name) -> str:
+    """The word that starts the phrase of a source figure's name (the last preposition
+    between the figure and it, or between the figure before it, else the start of its
+    clause, and it; "" for none: a subject, "Blackwell needs ...")."""
+    if x.start >= n.end:
+        lo = n.end
+    else:
+        lo = max([unit.start, *(k.end for k in unit.numbers if k.end <= x.start)])
+    found = _PHRASE_WORD.findall(unit.text, lo, x.start)
+    return found[-1] if found else ""
+
+
+def _neighbours(idx: SourceIndex, u: int) -> list[int]:
+    """Unit ``u`` and the units of its sentence and of the sentences right before and
+    after it in its block (a line: ``u`` alone)."""
+    unit = idx.units[u]
+    if unit.before is None:
+        return [u]
+    out = []
+    for v in idx.block_units.get(unit.block, [u]):
+        other = idx.units[v]
+        if other.sentence in (unit.sentence, unit.before) or other.before == unit.sentence:
+            out.append(v)
+    return out
+
+
+def _figure_names(idx: SourceIndex, u: int) -> dict[int, tuple[Name, ...]]:
+    """The names of each quantity and range of source unit ``u``, by its start, read as the
+    explainer's are, with those of a phrase leading its clause (memoised in the index's
+    own names under "\\x00led")."""
+    own = idx.own_names.get((u, "\x00led"))
+    if own is None:
+        unit = idx.units[u]
+        figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE)]
+        own = {}
+        if figures and len(unit.cased) == len(unit.text):
+            s, start, end = unit.cased, unit.start, unit.end
+            names = known_names(s, unit.numbers, idx, start, end)
+            bound = bind_numbers(s, figures, names, start, end, leading=True)
+            own = {
+                n.start: tuple({x.key: x for x in (*b.names, *b.lead)}.values())
+                for n in figures
+                if (b := bound.get(n.start)) is not None
+            }
+        idx.own_names[(u, "\x00led")] = own
+    return own
