@@ -181,10 +181,11 @@ Rules, in short (the module's tests spell them out):
   way round ("Blackwell needs CUDA 13.3+ and Hopper needs CUDA 13.2+ for cuBLASLt" for
   "... on Blackwell with CUDA 13.2+ and Hopper with CUDA 13.3+"; a bare figure's own
   names those of a phrase leading its clause too, in the explainer and in the source: "On
-  Blackwell, CUDA 13.3+ is required; on Hopper, CUDA 13.2+", a clause after a comma and
-  a coordinator too, ", and on Hopper, CUDA 13.2+", where the Blackwell of the
-  sentence's lead ends); so are two of neighbouring sentences of a paragraph ("Blackwell
-  needs CUDA 13.3+. Hopper needs CUDA 13.2+."). So is one figure, the other left out,
+  Blackwell, CUDA 13.3+ is required; on Hopper, CUDA 13.2+", a clause after a
+  coordinator too, ", and on Hopper, CUDA 13.2+" ("... over ATen and with BF16, ...":
+  the comma may be left out), where the Blackwell of the sentence's lead ends); so are
+  two of neighbouring sentences of a paragraph ("Blackwell needs CUDA 13.3+. Hopper
+  needs CUDA 13.2+."). So is one figure, the other left out,
   said of a name the source gives another like figure of its sentence or a neighbouring
   one and not it, where the figure has a name of its own there in the same slot ("on
   Hopper" for "on Blackwell"): "Blackwell needs CUDA 13.2+", "Blackwell and Hopper need

@@ -43,9 +43,10 @@ def coordinated_lead(s: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
-# A comma and a coordinator, then a phrase leading the clause it joins: "On Blackwell,
-# CUDA 13.3+ is required, and on Hopper, CUDA 13.2+" (:func:`leading_phrases`).
-_COMMA_COORDINATED = re.compile(r",\s+(?:and|but|while|whereas)(?=\s)", re.I)
+# A coordinator (after a comma or not), then a phrase leading the clause it joins: "On
+# Blackwell, CUDA 13.3+ is required, and on Hopper, CUDA 13.2+"; "With FP8, MI355X
+# reaches 1.5x over ATen and with BF16, ..." (:func:`leading_phrases`).
+_LEAD_COORDINATED = re.compile(r",?\s+(?:and|but|while|whereas)(?=\s)", re.I)
 
 
 def _lead(s: str, pos: int, end: int) -> tuple[int, int] | None:
@@ -61,10 +62,10 @@ def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """Where each phrase leading a clause of ``s[start:end]`` (a preposition, then words
     up to a comma) lies, and where the figures it names things for end: at the next
     semicolon or colon (the clause goes on over commas: "On MI355X, FlyDSL reaches 1.58x
-    for MXFP8, and 1.68x for MXFP4"), or at the comma before a coordinator that a phrase
+    for MXFP8, and 1.68x for MXFP4"), or at a coordinator (and its comma) that a phrase
     leading the next clause follows. A clause starts the sentence, follows a semicolon
-    or colon ("...; on MI325X, forward fusion added 17%"), or follows a comma and a
-    coordinator with such a phrase ("On Blackwell, CUDA 13.3+ is required, and on
+    or colon ("...; on MI325X, forward fusion added 17%"), or follows a coordinator
+    with such a phrase ("On Blackwell, CUDA 13.3+ is required, and on
     Hopper, CUDA 13.2+": Hopper's 13.2, not Blackwell's)."""
     out: list[tuple[int, int, int]] = []
     pos = start
@@ -75,7 +76,7 @@ def leading_phrases(s: str, start: int, end: int) -> list[tuple[int, int, int]]:
         reach = stop.start() if stop else end
         leads = [(pos, _lead(s, pos, reach))]
         if s.find(",", pos, reach) >= 0:
-            for c in _COMMA_COORDINATED.finditer(s, pos, reach):
+            for c in _LEAD_COORDINATED.finditer(s, pos, reach):
                 lead = _lead(s, c.end(), reach)
                 if lead is not None and (leads[-1][1] is None or leads[-1][1][1] <= c.start()):
                     leads.append((c.start(), lead))
