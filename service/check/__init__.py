@@ -189,7 +189,8 @@ Rules, in short (the module's tests spell them out):
   said of a name the source gives another like figure of its sentence or a neighbouring
   one and not it, where the figure has a name of its own there in the same slot ("on
   Hopper" for "on Blackwell"): "Blackwell needs CUDA 13.2+", "Blackwell and Hopper need
-  CUDA 13.2+" (not a name set against it: "..., unlike Blackwell"). "respectively" pairs
+  CUDA 13.2+" (not a name set against it, "..., unlike Blackwell", nor where the
+  explainer gives the other value too, of that name or of none). "respectively" pairs
   the k-th figure of a list with the k-th name of
   a list of as many, near or past the figures' six words (the names after the figures
   up to "respectively", else the last list before them: "RMSNorm and TopK, dispatched

@@ -54,6 +54,11 @@ _MARKER = re.compile(r"\[\d{1,3}(?:\s*[,\-–]\s*\d{1,3})*\]|(?:^|(?<=[;:,.]\s))
 _UNBOUND = Binding()
 
 
+def _names_of(binding: Binding) -> tuple[Name, ...]:
+    """A figure's names, with those of a phrase leading its clause."""
+    return (*binding.names, *binding.lead)
+
+
 def _no_way() -> int:
     return NONE
 
@@ -380,7 +385,8 @@ def _check_sentences(
                 derived.append((len(verdicts), n, outcome.unit))
             verdicts.append(_verdict(idx, n, text, outcome))
         mark_swaps(idx, verdicts, [*said_before, *said], len(said_before))
-        mark_borrowed(idx, s, nums, verdicts, [*said_before, *said], len(said_before))
+        given = {n: _names_of(bindings.get(n.start) or _UNBOUND) for n in nums}
+        mark_borrowed(idx, s, given, verdicts, [*said_before, *said], len(said_before))
         said_before = said
         for pair in consecutive_ends(idx, s, derived) if len(derived) > 1 else ():
             for i, n, unit in pair:  # "October 20 and 21" of "October 20-21"

@@ -7,7 +7,7 @@ needs CUDA 13.2+" of "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopp
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 
 from service.check.bind import bind_numbers
 from service.check.index import SourceIndex
@@ -130,20 +130,24 @@ _SET_AGAINST = re.compile(
 def mark_borrowed(
     idx: SourceIndex,
     s: str,
-    nums: Sequence[Number],
+    nums: Mapping[Number, Sequence[Name]],
     verdicts: list[NumberVerdict],
     said: Sequence[tuple[int, Number, Name, tuple[Name, ...]]],
     first: int = 0,
 ) -> None:
-    """Misattach a supported figure of a sentence ``s`` (its figures ``nums``; from
-    ``said[first:]``, as :func:`mark_swaps` takes them) said of a name the source gives
-    another like figure and not it, where the source tells the two apart
+    """Misattach a supported figure of a sentence ``s`` (its figures ``nums``, with their
+    names; from ``said[first:]``, as :func:`mark_swaps` takes them) said of a name the
+    source gives another like figure and not it, where the source tells the two apart
     (:func:`borrowed`): "Blackwell needs CUDA 13.2+" or "Blackwell and Hopper need CUDA
     13.2+" of "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper". Not where
-    the explainer gives the other figure too, in the sentence or the one before ("13.3+
-    and 13.2+ on Blackwell and Hopper": which is which, :func:`mark_swaps` reads), nor a
-    name it sets against the figure ("..., unlike Blackwell")."""
-    given = {(b.unit, b.kind, b.value, b.high) for b in (*nums, *(b for _, b, _, _ in said))}
+    the explainer gives the other figure that name too, or no name, in the sentence or
+    the one before ("13.3+ and 13.2+ on Blackwell and Hopper": which is which,
+    :func:`mark_swaps` reads), nor a name it sets against the figure ("..., unlike
+    Blackwell")."""
+    given: dict[tuple[str, object, object, object], set[str] | None] = {}
+    for b, names in (*nums.items(), *((b, names) for _, b, _, names in said[:first])):
+        had = given.get(_like(b), set())
+        given[_like(b)] = None if had is None or not names else had | {x.key for x in names}
     for v, a, _, names in said[first:]:
         if verdicts[v].status != CheckStatus.SUPPORTED or a.kind not in (QUANTITY, RANGE):
             continue
@@ -164,7 +168,7 @@ def borrowed(
     idx: SourceIndex,
     a: Number,
     names: Sequence[Name],
-    given: Container[tuple[str, object, object, object]],
+    given: Mapping[tuple[str, object, object, object], set[str] | None],
 ) -> Name | None:
     """The name the source says the value of ``a`` of, where one of ``names`` is said of
     another like figure and not of it, in its sentence or a neighbouring one, and the
@@ -172,7 +176,8 @@ def borrowed(
     apart: "CUDA 13.3+ is required on Blackwell and CUDA 13.2+ on Hopper" gives 13.2 to
     Hopper, not Blackwell); None where some place the source writes the value says it of
     that name, or names it near the value without telling the two apart. ``given``: the
-    like figures the explainer gives, (unit, kind, value, high), not read as others."""
+    like figures the explainer gives (:func:`_like`), with their names (None: none),
+    not read as others where they have the name or none."""
     hits = _units_with(idx, a)
     for x in names:
         crossed: Name | None = None
@@ -181,7 +186,7 @@ def borrowed(
             if x.key in {y.key for y in own.get(m.start, ())}:
                 crossed = None
                 break
-            other = _crossed_by(idx, u, m, x, given)
+            other = _crossed_by(idx, u, m, x, given, {y.key for y in names})
             if other is not None:
                 crossed = crossed or other
             elif idx.units[u].mentions(x, near=True):
@@ -197,18 +202,23 @@ def _crossed_by(
     u: int,
     m: Number,
     x: Name,
-    given: Container[tuple[str, object, object, object]],
+    given: Mapping[tuple[str, object, object, object], set[str] | None],
+    said: Container[str],
 ) -> Name | None:
     """The name of its own a source figure ``m`` of unit ``u`` has where a like figure of
     another value, in its sentence or a neighbouring one of its paragraph, has the name
-    ``x`` and not that one; else None."""
+    ``x`` and not that one; else None. Where the explainer gives that figure too
+    (``given``), not a name the explainer says its own figure of as well (``said``:
+    "Blackwell and Hopper need CUDA 13.3+ and CUDA 13.2+ respectively" says both names of
+    the 13.3, and which is which is the list's)."""
     mine = _figure_names(idx, u).get(m.start, ())
     for v in _neighbours(idx, u):
         theirs = _figure_names(idx, v)
         for w in idx.units[v].numbers:
             if w.start not in theirs or (w.unit, w.kind) != (m.unit, m.kind):
                 continue
-            if (w.value, w.high) == (m.value, m.high) or (w.unit, w.kind, w.value, w.high) in given:
+            told = given.get(_like(w), set())
+            if (w.value, w.high) == (m.value, m.high) or told is None or x.key in told:
                 continue
             keys = {y.key: y for y in theirs[w.start]}
             if x.key not in keys:
@@ -217,7 +227,7 @@ def _crossed_by(
             # Blackwell"): not "on MI300X" for the "FP8" the sentence's subject is.
             slot = _slot(idx.units[v], w, keys[x.key])
             for y in _by_nearness(m, [y for y in mine if y.key not in keys]):
-                if _slot(idx.units[u], m, y) == slot:
+                if _slot(idx.units[u], m, y) == slot and not (_like(w) in given and y.key in said):
                     return y
     return None
 
@@ -238,6 +248,11 @@ def _slot(unit: Unit, n: Number, x: Name) -> str:
         lo = max([unit.start, *(k.end for k in unit.numbers if k.end <= x.start)])
     found = _PHRASE_WORD.findall(unit.text, lo, x.start)
     return found[-1] if found else ""
+
+
+def _like(n: Number) -> tuple[str, object, object, object]:
+    """What a like figure of the same value has the same: unit, kind, value, high."""
+    return n.unit, n.kind, n.value, n.high
 
 
 def _neighbours(idx: SourceIndex, u: int) -> list[int]:
