@@ -3,6 +3,7 @@ never a hang or a generic error that does not say what is wrong."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -232,3 +233,81 @@ def test_an_explainer_with_a_lone_surrogate_is_a_422(
     pair = body.replace("\\ud800", "\\ud83d\\ude00").replace("\\udfff", "\\ud83d\\ude00")
     ok = server.post("/check", content=pair.encode(), headers={"Content-Type": "application/json"})
     assert ok.status_code == 200, ok.text
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "where", "at"),
+    [
+        # Each was a 422 that did not say what is wrong or where in the string ("unable to
+        # parse raw data as a unicode string"), a 400 that said something else, or (a key)
+        # a 422 naming the body as a whole.
+        ("POST", "/feeds", '{"url": "https://s.example/f", "name": "Na\\ud800me"}', "name", 2),
+        ("POST", "/feeds", '{"url": "https://s.example/f", "audience": "\\udfffA"}', "audience", 0),
+        ("PATCH", "/feeds/1", '{"language": "Engl\\ud800ish"}', "language", 4),
+        (
+            "POST",
+            "/subscribers",
+            '{"url": "https://h.example/", "secret": "whsec_\\ud800"}',
+            "secret",
+            6,
+        ),
+        (
+            "POST",
+            "/subscribers",
+            '{"url": "https://h.example/", "events": ["x\\udc00"]}',
+            "events.0",
+            1,
+        ),
+        ("PATCH", "/subscribers/1", '{"url": "https://h.example/\\ud800"}', "url", 18),
+        (
+            "POST",
+            "/explain",
+            '{"text": "It is 2x.", "feed_title": "Blog \\ud800"}',
+            "feed_title",
+            5,
+        ),
+        ("POST", "/feeds", '{"url": "https://s.example/f", "n\\ud800": 1}', "n\\ud800", 1),
+    ],
+)
+def test_a_lone_surrogate_anywhere_in_a_json_body_is_a_422_naming_where(
+    server: httpx.Client, method: str, path: str, body: str, where: str, at: int
+) -> None:
+    # One check of every string and key of every JSON body the API reads, whatever the
+    # field's type (service.api.utf8.whole_characters).
+    feed = server.post("/feeds", json={"url": "https://one.example/feed"})
+    sub = server.post("/subscribers", json={"url": "https://one.example/hook"})
+    assert (feed.status_code, sub.status_code) == (201, 201)
+    headers = {"Content-Type": "application/json"}
+    r = server.request(method, path, content=body.encode(), headers=headers)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    problem = r.json()
+    assert problem["type"].endswith("/validation-error")
+    escape = body[body.index("\\u") :][:6]  # the first lone surrogate, as the body writes it
+    said = f"holds a lone surrogate ({escape} at character {at})"
+    assert problem["detail"].startswith(f"body.{where}: "), problem
+    assert said in problem["detail"] and "surrogate pair" in problem["detail"], problem
+    loc = [int(p) if p.isdigit() else p for p in where.split(".")]
+    assert problem["errors"][0]["loc"] == ["body", *loc]
+    # Nothing was stored or changed.
+    assert server.get("/feeds").json()["items"] == [feed.json()]
+    assert server.get("/subscribers").json()["total"] == 1
+
+
+def test_a_json_body_names_its_lone_surrogates_where_they_stand(server: httpx.Client) -> None:
+    # A whole document as the explainer: the place in the body, not in the explainer
+    # taken out of it; each string refused is listed, not only the first.
+    explainer = {"title": "t", "sections": [{"heading": "h", "paragraphs": ["2\ud800x", "ok"]}]}
+    body = {"text": "It is 2x.", "title": "T\udfff", "explainer": {"explainer": explainer}}
+    raw = json.dumps(body)  # ASCII, so the surrogates are escapes
+    r = server.post("/check", content=raw.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    locs = [e["loc"] for e in r.json()["errors"]]
+    assert locs == [
+        ["body", "title"],
+        ["body", "explainer", "explainer", "sections", 0, "paragraphs", 0],
+    ]
+    # Nested nearly as deep as json.loads reads: no recursion.
+    deep = b"[" * 900 + b'"\\ud800"' + b"]" * 900
+    r = server.post("/feeds", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and len(r.json()["errors"][0]["loc"]) == 901

@@ -107,7 +107,7 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app = FastAPIOffline(
         static_url=DOCS_ASSETS,
         swagger_ui_parameters={"validatorUrl": None},
-        dependencies=[Depends(one_value_each)],
+        dependencies=[Depends(one_value_each), Depends(utf8.whole_characters)],
         title="Plainfeed",
         version=__version__,
         summary="Plain-language explainers of technical feed posts, every number checked.",

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from fastapi import Query
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -47,36 +46,6 @@ FeedName = Annotated[str, _setting_text(512)]
 # default ("a curious non-specialist", "English").
 FeedAudience = Annotated[str, _setting_text(512)]
 FeedLanguage = Annotated[str, _setting_text(64)]
-
-
-def _whole_characters(text: str, where: str = "") -> str:
-    """Refuse a lone surrogate ("\\ud800", a legal JSON escape and no character) in a
-    string no other constraint reads: pydantic refuses one only where it checks a bound
-    or a pattern, and a post's title reached the engine, whose Explainer refused it (a
-    500 of ``POST /explain``)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        lone = text[exc.start]
-        raise ValueError(
-            f"{where}holds a lone surrogate (\\u{ord(lone):04x} at character {exc.start}), "
-            "no Unicode character: write a character beyond U+FFFF as a surrogate pair"
-        ) from exc
-    return text
-
-
-def _whole_strings(value: Any, where: str = "") -> None:
-    """Refuse a lone surrogate in any string of ``value`` (loaded JSON), naming where:
-    an explainer's paragraphs, code and takeaway have no bound, and the check's answer,
-    which quotes their figures, could not be written as JSON (a 500 of ``POST /check``)."""
-    if isinstance(value, str):
-        _whole_characters(value, f"{where.lstrip('.')} " if where else "")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _whole_strings(v, f"{where}.{i}")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _whole_strings(v, f"{where}.{k}")
 
 
 def not_null_in_schema(schema: dict[str, Any]) -> None:
@@ -334,7 +303,9 @@ class PostIn(BaseModel):
     markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
     url: HttpUrl | None = None
-    title: Annotated[str, AfterValidator(_whole_characters)] | None = None
+    # A lone surrogate here, as in any string of a JSON body, is refused before the body
+    # is validated (service.api.utf8.whole_characters).
+    title: str | None = None
     # The feed or site the post is from: its cleaned text often never writes what the
     # feed is named for, and an explainer's "For PyTorch users" invented no name.
     feed_title: str | None = Field(
@@ -397,7 +368,6 @@ class CheckIn(PostIn):
         # explainer: taken as `plainfeed check` takes it, not refused key by key.
         if isinstance(v, dict):
             v = explainer_fields(v)
-            _whole_strings(v)
         return v
 
 

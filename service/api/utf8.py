@@ -6,13 +6,22 @@ is a 400 ``bad-json`` problem naming its encoding, on every route that reads JSO
 the first character's zero bytes fall (``json.detect_encoding``), and FastAPI's body
 models and the webhook's JSON both read bodies so: a UTF-16 body was taken as well as
 a UTF-8 one. A UTF-8 byte order mark is read over, as before (json.loads skips it).
+
+A string of a JSON body that holds a lone surrogate (the escape "\\ud800", legal JSON and
+no character) is a 422 validation problem naming where it stands (``whole_characters``,
+an application-wide dependency), on every route whose body FastAPI reads as JSON.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import re
+from collections.abc import Iterator
+from typing import Any
 
+from fastapi import Request, params
+from fastapi.exceptions import RequestValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import BadJSON
@@ -97,3 +106,84 @@ def _checked(receive: Receive, labelled: bool) -> Receive:
         return {"type": "http.request", "body": body, "more_body": more}
 
     return checked
+
+
+# json.loads makes a surrogate pair ("\\ud83d\\ude00") one character: a surrogate left in
+# a loaded string stands alone.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# The lone surrogates a problem lists: a body of thousands is told of its first ones.
+_LISTED = 10
+
+
+def lone_surrogate(text: str) -> str | None:
+    """Why ``text`` is no Unicode text ("holds a lone surrogate (\\ud800 at character
+    7), ..."), or None when it holds none."""
+    found = None if text.isascii() else _SURROGATE.search(text)
+    if found is None:
+        return None
+    return (
+        f"holds a lone surrogate (\\u{ord(found.group()):04x} at character {found.start()}), "
+        "no Unicode character: write a character beyond U+FFFF as a surrogate pair"
+    )
+
+
+def _printable(key: str) -> str:
+    """A key as a problem can write it (a lone surrogate as its escape)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def lone_surrogates(value: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Where in ``value`` (loaded JSON) a string, or an object's key, holds a lone
+    surrogate, and why, in document order. Walked without recursion: json.loads takes a
+    body nested nearly as deep as the interpreter's recursion allows."""
+    # (where, a value to look into; or where, None, why a key there is refused)
+    stack: list[tuple[tuple[str | int, ...], Any, str | None]] = [((), value, None)]
+    while stack:
+        loc, v, key_why = stack.pop()
+        if key_why is not None:
+            yield loc, key_why
+        elif isinstance(v, str):
+            why = lone_surrogate(v)
+            if why is not None:
+                yield loc, why
+        elif isinstance(v, list):
+            stack.extend(((*loc, i), item, None) for i, item in reversed(list(enumerate(v))))
+        elif isinstance(v, dict):
+            for key, item in reversed(v.items()):
+                why = lone_surrogate(key)
+                # A key refused: its value is not looked into, it has no name to be found by.
+                stack.append(
+                    ((*loc, key), item, None)
+                    if why is None
+                    else ((*loc, _printable(key)), None, f"key {why}")
+                )
+
+
+def _read_as_json(request: Request) -> bool:
+    """Whether FastAPI read the body of ``request`` as JSON (fastapi.routing: a route with
+    a body model that is not a form, the body labelled application/json or +json)."""
+    field = getattr(request.scope.get("route"), "body_field", None)
+    if field is None or isinstance(field.field_info, params.Form):
+        return False
+    mt = media_type(request.headers.get("content-type"))
+    return mt == "application/json" or (mt.startswith("application/") and mt.endswith("+json"))
+
+
+async def whole_characters(request: Request) -> None:
+    """Refuse a JSON body one of whose strings or keys holds a lone surrogate: a 422
+    problem naming each (body.title, body.explainer.sections.0.paragraphs.0). pydantic
+    refused one only in a string whose bound or pattern it checks, and a string it did
+    not check reached an engine, a response or the database, which could not encode it
+    (a 500). The body FastAPI loaded is read again from the request's cache, not decoded
+    twice; a body that is not JSON was refused before (400). An application-wide
+    dependency, so that a new body model is covered as it is added. Not the webhook's
+    feed document, which the webhook reads itself: a surrogate in a feed is U+FFFD."""
+    if not _read_as_json(request) or not await request.body():
+        return
+    errors = []
+    for loc, why in lone_surrogates(await request.json()):
+        errors.append({"type": "lone_surrogate", "loc": ("body", *loc), "msg": why})
+        if len(errors) == _LISTED:
+            break
+    if errors:
+        raise RequestValidationError(errors)
