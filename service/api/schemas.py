@@ -354,9 +354,10 @@ class CheckIn(PostIn):
     # Told apart by the value's type, so that an error names what was sent: a JSON object
     # that is no explainer "explainer.json.sections: Field required", not pydantic's
     # attempts at every member ("explainer.constrained-str: Input should be a string").
+    # Bounded by PLAINFEED_CHECK_MAX_EXPLAINER_CHARS (413, service.api.ops), as text or
+    # JSON, not by a length of its own here: the body cap bounds what is read.
     explainer: Annotated[
-        Annotated[str, Field(max_length=1024 * 1024), Tag("text")]
-        | Annotated[Explainer, Tag("json")],
+        Annotated[str, Tag("text")] | Annotated[Explainer, Tag("json")],
         Discriminator(lambda v: "json" if isinstance(v, dict | Explainer) else "text"),
     ]
 
