@@ -29,7 +29,7 @@ from service.api import (
     webhooks,
     websub,
 )
-from service.api.deps import AppContext, one_value_each
+from service.api.deps import AppContext, one_value_each, utf8_query
 from service.config import Settings, get_settings
 from service.engines import get_engine
 from service.pipeline import Pipeline
@@ -107,7 +107,11 @@ def create_app(settings: Settings | None = None, *, workers: int | None = None) 
     app = FastAPIOffline(
         static_url=DOCS_ASSETS,
         swagger_ui_parameters={"validatorUrl": None},
-        dependencies=[Depends(one_value_each), Depends(utf8.whole_characters)],
+        dependencies=[
+            Depends(utf8_query),
+            Depends(one_value_each),
+            Depends(utf8.whole_characters),
+        ],
         title="Plainfeed",
         version=__version__,
         summary="Plain-language explainers of technical feed posts, every number checked.",

@@ -61,6 +61,12 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
 
+# Errors of a request that could not be read as sent (400), and the problem each is:
+# JSON that does not parse, a query that is not UTF-8 (service.api.deps.utf8_query).
+# Any other is a 422 validation-error.
+_MALFORMED = {"json_invalid": "bad-json", "query_not_utf8": "bad-query"}
+
+
 def _is_page(path: str) -> bool:
     """Whether ``path`` is one of the HTML pages (the index, ``/ui/...``)."""
     return path == "/" or path.startswith("/ui/")
@@ -158,7 +164,8 @@ def install(app: FastAPI) -> None:
             )
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(p) for p in first["loc"])
-        status = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
+        malformed = next((_MALFORMED[e["type"]] for e in errors if e["type"] in _MALFORMED), None)
+        status = 400 if malformed else 422
         if request.method in ("GET", "HEAD") and _is_page(request.url.path):
             # A person's browser asked for a page (a search pasted into the address bar,
             # an edited offset): an HTML page says what is wrong, as its 404 does.
@@ -167,7 +174,7 @@ def install(app: FastAPI) -> None:
             return error_page(status, "Bad request", f"{where}: {first['msg']}")
         return problem(
             status,
-            "bad-json" if status == 400 else "validation-error",
+            malformed or "validation-error",
             "Invalid request",
             f"{where}: {first['msg']}" if where else str(first["msg"]),
             request.url.path,
