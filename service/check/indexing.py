@@ -72,8 +72,9 @@ def _index_numbers(idx: SourceIndex, unit_no: int, nums: Iterable[Number]) -> No
             assert n.value is not None
             _place(idx.singles, n.value, (unit_no, n), cut)
         elif n.kind == IDENTIFIER and n.text[0].isdigit() and "\x00" in n.key:
-            # "3090s" of "RTX 4090s and 3090s", keyed "rtx\x003090": the list's model
-            # (numbers.plural), a name the text does not write whole.
+            # "3090s" of "RTX 4090s and 3090s" or of "RTX 4090s reach 50 and 3090s
+            # reach 30", keyed "rtx\x003090": the line's model (numbers.plural), a name
+            # the text does not write whole.
             idx.listed.setdefault(n.key.replace("\x00", ""), []).append(unit_no)
 
 

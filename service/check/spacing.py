@@ -2,6 +2,9 @@
 for "GB300", "GB300NVL72" for "GB300 NVL72", "GB300 NVL72" for "GB300NVL72". One name,
 compared verbatim as the source writes it, not a figure "300" nor an unknown name.
 
+"RTX 3090" where the source writes "RTX 3090s" (or names it "3090s" after "RTX 4090s")
+takes the source's key, apart ("rtx\x003090"), so the names of its figures compare.
+
 Only a form the source writes verbatim is taken: "GB 200" for a source's "GB300" stays the
 figure 200 (unsupported), "GB200NVL72" an unknown name."""
 
@@ -61,8 +64,23 @@ def _spaced_count(idx: SourceIndex, s: str, text: str, n: Number) -> Number | No
     key = (m.group(1) + n.text).lower()
     if first_located(idx, key) is None:
         return None
+    if _split_in_source(idx, key, m.group(1).lower(), n.text):
+        # "RTX 3090" where the source writes "RTX 3090s" (or its list names "3090s" after
+        # "RTX 4090s"): the source's key, its identifiers' ("rtx\x003090"), so that what
+        # the source says of it is told from what it says of another (check.said).
+        key = m.group(1).lower() + "\x00" + n.text
     start = m.start(1)
     return Number(text[start : n.end], start, n.end, IDENTIFIER, key=key)
+
+
+def _split_in_source(idx: SourceIndex, key: str, letters: str, digits: str) -> bool:
+    """Whether the source writes the name of joined ``key`` apart, its ``letters``, a
+    space or a hyphen, then its ``digits`` ("RTX 3090s", "RTX-3090"), or names it by its
+    digits alone after its line's plural (:attr:`~service.check.index.SourceIndex.listed`)."""
+    if key in idx.listed:
+        return True
+    apart = re.compile(r"(?<![\w.-])" + re.escape(letters) + r"[ _-]" + re.escape(digits))
+    return any(apart.search(idx.units[u].text) for u in locate(idx, key))
 
 
 def _as_written(idx: SourceIndex, key: str) -> str | None:

@@ -6,6 +6,7 @@ import re
 
 from service.check.names import Name, split_forms
 from service.numbers import Number
+from service.numbers.number import IDENTIFIER
 
 # Possessive: nothing after a token can fail, so giving back characters never helps.
 WORD_TOKEN = re.compile(r"[a-z0-9]++(?:[.=+:][a-z0-9]++)*+")
@@ -22,6 +23,7 @@ class Unit:
         "_before",
         "_context",
         "_extra",
+        "_listed",
         "_near",
         "_paragraph",
         "_sentence",
@@ -76,6 +78,7 @@ class Unit:
         self._near: str | None = None
         self._paragraph: str | None = None
         self._words: frozenset[str] | None = None
+        self._listed: frozenset[str] | None = None
         # The opposite-pair words of its figures' clauses (check.scope), by figure start
         # (-1: the whole clause's), read once per source.
         self.marks: dict[int, frozenset[tuple[int | str, int]]] | None = None
@@ -139,6 +142,19 @@ class Unit:
         return self._sentence
 
     @property
+    def listed(self) -> frozenset[str]:
+        """The models its clause names by their digits alone, after their line's plural
+        (numbers.plural: "3090s" of "RTX 4090s and 3090s"), by key without separators
+        ("rtx3090"), as :attr:`~service.check.index.SourceIndex.listed` files them."""
+        if self._listed is None:
+            self._listed = frozenset(
+                n.key.replace("\x00", "")
+                for n in self.numbers
+                if n.kind == IDENTIFIER and n.text[:1].isdigit() and "\x00" in n.key
+            )
+        return self._listed
+
+    @property
     def words(self) -> frozenset[str]:
         """The words of ``context`` (most names are looked up here), split on first use."""
         if self._words is None:
@@ -146,6 +162,11 @@ class Unit:
         return self._words
 
     def mentions(self, name: Name, *, near: bool = False, paragraph: bool = False) -> bool:
+        """Whether the clause's context (``near``: with the sentence before; ``paragraph``:
+        with its paragraph up to it) writes the name; or its clause names the model by its
+        digits alone ("3090s" of "RTX 4090s reach 50 and 3090s reach 30": "RTX 3090")."""
+        if self.listed and name.key.replace("\x00", "") in self.listed:
+            return True
         if paragraph:
             return name.pattern.search(self.paragraph) is not None
         if not near and "\x00" not in name.key:

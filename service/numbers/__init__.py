@@ -13,9 +13,9 @@ more; the German too: "zwei" to "zwanzig", "Dutzend", "zweimal so schnell"). Kin
   a change: ``fell from 40 to 30 ms``, ``grew from 1,500 tokens to 6,000 tokens``.
 - ``version``: ``0.14.2b``, ``v0.3.x``, ``2.14`` after a product name.
 - ``identifier``: ``MI355X``, ``gfx950``, ``Llama-3.1-8B-Instruct``, ``TP=1``, ``A8W8``;
-  a model's plural and a decade, no seconds: ``RTX 4090s`` (and ``3090s`` after it, keyed
-  as ``RTX 3090``), ``the 1990s``, ``the '90s``. ``100s of GPUs`` is no number, as
-  ``hundreds of`` is none.
+  a model's plural and a decade, no seconds: ``RTX 4090s`` (and ``3090s`` after it, or
+  opening the next clause as it opened its own, keyed as ``RTX 3090``), ``the 1990s``,
+  ``the '90s``. ``100s of GPUs`` is no number, as ``hundreds of`` is none.
 - ``word``: ``two``, ``twenty-four``, ``dozen``, ``half``, ``twice``, ``double``, ``six
   times`` (before a comparison), ``two-thirds``.
 

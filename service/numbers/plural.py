@@ -32,7 +32,15 @@ here too: "RTX 4090s" was 4090 seconds, matched by an explainer's "4090 seconds"
   plural (as many digits: a model of the same line, its key the line's and its digits,
   "rtx 3090", the key of the "RTX 3090" the list names, which the source's index files
   under it: :attr:`~service.check.index.SourceIndex.listed`) or a decade (a decade's
-  shape: a decade).
+  shape: a decade);
+- the model of a clause or a sentence opened as the clause of a model's plural just
+  before was (its sentence or the one before; the same preposition, "on", "with",
+  "across", "for" or none, before both; "the" allowed): "RTX 4090s reach 50 tokens/s and
+  3090s reach 30", "On RTX 4090s, we saw 50. On 3090s, we saw 30": "3090s" is "RTX 3090"
+  as in a list (:func:`_opening`), so a figure is told to be of the one or the other.
+  Not where a duration goes on ("and 1200s later", "1200s of it"), nor after a measure
+  ("TTFT 1200s. On 3090s,"), nor opened otherwise ("We ran RTX 4090s for 5 hours and
+  1200s passed", "In 1200s, it finished").
 
 A round power of ten with an "s", then "of" and a plural ("100s of GPUs", "10s of
 thousands", "1,000s of users", "10s of ms", "10s to 100s of GPUs", and the ranges
@@ -96,6 +104,30 @@ _PHRASE_ENDS = re.compile(r"(?:" + _LIST + r"['\u2019]?[0-9]0s)*(?:$|[,.;:!?)\]\
 # A sibling before: digits and an "s" standing as a word (an apostrophe before allowed),
 # then a list's separator.
 _SIBLING = re.compile(r"(?<![\w.])(\d{2,4})s" + _LIST + "$")
+# What opens a clause or a sentence a model's plural may open too, with a preposition
+# (its group: none, "On", "with"): the text's start, a sentence's end or a semicolon, or
+# a coordinating word ("and 3090s reach", ". On 3090s,", ", while with 3090s").
+_OPENER = re.compile(
+    r"(?:^|[.!?;]"
+    + _S
+    + "+|,?"
+    + _S
+    + "(?:and|but|while|whereas)"
+    + _S
+    + r")(?:((?i:on|with|across|for))"
+    + _S
+    + ")?(?:(?i:the)"
+    + _S
+    + ")?$"
+)
+# A model's plural, its line in capitals or not ("RTX 4090s", "3090s"; its digits).
+_MODEL = re.compile(r"(?<![\w.\-\u2010\u2011])(?:[A-Z]{2,5}" + _S + r")?(\d{3,4})s(?![\w'\u2019])")
+_SENTENCE_END = re.compile(r"[.!?]" + _S)
+# After a model's plural that opens a clause: a comma or a colon ("On 3090s, we saw"), a
+# word ("3090s reach"), not one a duration goes on with ("1200s later", "1200s of it"), or
+# its figure ("and with 3090s 30").
+_AFTER_OPENING = re.compile(r"(?:[,:]|" + _S + r"(?:([a-z]+)\b|(?=\d)))")
+_NO_MODEL_AFTER = frozenset("of later earlier ago per each to".split())  # noqa: SIM905
 # A round power of ten ("10", "100", "1,000") with its "s", then "of" and a plural, maybe
 # after a second power ("10s to 100s of GPUs").
 _ROUND = re.compile(r"10{1,4}|1,000|10,000")
@@ -142,8 +174,9 @@ def plural_name(text: str, start: int, core: str, depth: int = 0) -> Number | No
         if m is not None and text[m.start() : start - 1] not in _MEASURES:
             a = m.start()
             return Number(text[a:end], a, end, IDENTIFIER, key=identifier_key(text[a:end]))
-    # The next of a list first: "RTX 3090s and 2080s" names two models, no decade.
-    listed = _listed(text, start, core, depth)
+    # The next of a list first: "RTX 3090s and 2080s" names two models, no decade; then
+    # the model of a clause opened as its line's was ("On RTX 4090s, ... On 3090s, ...").
+    listed = _listed(text, start, core, depth) or _opening(text, start, core, depth)
     if listed is not None or not _decade(digits):
         return listed
     if digits[-2] == "0" and not _CENTURY_BEFORE.search(text, max(0, start - 6), start):
@@ -200,6 +233,41 @@ def _listed(text: str, start: int, core: str, depth: int) -> Number | None:
     line = sibling.key.rpartition("\x00")[0]
     key = line + "\x00" + digits if line else identifier_key(core)
     return Number(text[start:end], start, end, IDENTIFIER, key=key)
+
+
+def _opening(text: str, start: int, core: str, depth: int) -> Number | None:
+    """A model's plural that opens a clause or a sentence as its line's plural opened one
+    just before, the same preposition before both ("RTX 4090s reach 50 tokens/s and
+    3090s reach 30", "On RTX 4090s, ... . On 3090s, ..."): the line's model, "rtx 3090";
+    None when it is not so (seconds, as before)."""
+    lead = _OPENER.search(text, max(0, start - 20), start)
+    after = _AFTER_OPENING.match(text, start + len(core))
+    if depth > 8 or lead is None or after is None or after.group(1) in _NO_MODEL_AFTER:
+        return None
+    digits = core[:-1]
+    sibling = None
+    for m in _MODEL.finditer(text, max(0, start - 240), lead.start()):
+        sibling = m  # the last model's plural before: the one the clause answers
+    if sibling is None or len(sibling.group(1)) != len(digits):
+        return None
+    if len(_SENTENCE_END.findall(text, sibling.end(), start)) > 1:
+        return None  # in its sentence or the one before, not further back
+    theirs = _OPENER.search(text, max(0, sibling.start() - 20), sibling.start())
+    if theirs is None or (theirs.group(1) or "").lower() != (lead.group(1) or "").lower():
+        return None  # "We ran RTX 4090s for 50 hours and 3090s ...": not said alike
+    # The one before is a model ("RTX 4090s", or "3090s" read so in its turn), not a
+    # measure's seconds ("TTFT 1200s") nor a decade.
+    model = plural_name(text, sibling.start(1), sibling.group(1) + "s", depth + 1)
+    if model is None or model.start != sibling.start() or "\x00" not in model.key:
+        return None
+    end = start + len(core)
+    return Number(
+        text[start:end],
+        start,
+        end,
+        IDENTIFIER,
+        key=model.key.rpartition("\x00")[0] + "\x00" + digits,
+    )
 
 
 def counted_plural(text: str, start: int, core: str) -> bool:
