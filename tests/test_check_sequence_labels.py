@@ -63,3 +63,59 @@ def test_a_label_after_a_determiner_is_a_noun_and_the_figure_a_count(before: str
     source = "Two layers are added per round. Four experts are used."
     explainer = f"{before} round two experts are added."
     assert status(explainer, source, "two") == M
+
+
+@pytest.mark.parametrize(
+    ("source", "backing"),
+    [
+        # The source names the place by its ordinal: that sentence backs it, not its "two"
+        # of other things.
+        (
+            "The second day closes with 3 talks. Two tracks run in parallel.",
+            "The second day closes with 3 talks.",
+        ),
+        (
+            "The summit has two tracks. On the 2nd day, 3 talks close it.",
+            "On the 2nd day, 3 talks close it.",
+        ),
+        (
+            "Two tracks run. On day two, 3 talks close the summit.",
+            "On day two, 3 talks close the summit.",
+        ),
+        (
+            "Two tracks run. On Day 2, 3 talks close the summit.",
+            "On Day 2, 3 talks close the summit.",
+        ),
+    ],
+)
+def test_a_place_is_backed_where_the_source_names_it(source: str, backing: str) -> None:
+    v = verdict("Day two closes with 3 talks.", source, "two")
+    assert (v.status, v.source) == (S, backing)
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        # Its "two" counts other things and no day two is named: was supported.
+        (
+            "Two tracks run. Day 3 closes with 3 talks.",
+            'the source counts tracks there, not "days"',
+        ),
+        (
+            "The team has two leads. The last day has 3 talks.",
+            'the source counts leads there, not "days"',
+        ),
+        (
+            "It has 2 tracks. The last day has 3 talks.",
+            'the source counts tracks there, not "days"',
+        ),
+        ("In 2 of them, the last day has 3 talks.", "the source names no day two"),
+        (
+            "Two tracks run. The third day has 3 talks.",
+            'the source counts tracks there, not "days"',
+        ),
+    ],
+)
+def test_an_unrelated_two_backs_no_day_two(source: str, reason: str) -> None:
+    v = verdict("Day two closes with 3 talks.", source, "two")
+    assert (v.status, v.reason) == (M, reason)

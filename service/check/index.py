@@ -93,15 +93,19 @@ class SourceIndex:
         """Units where the name is written, in order."""
         last = -1
         for pos in self._places(key, pattern, version):
-            block = bisect.bisect_right(self.block_starts, pos) - 1
-            units = self.block_units.get(block, [])
-            if units:
-                offset = pos - self.block_starts[block]
-                k = bisect.bisect_right(self.unit_starts[block], offset) - 1
-                unit = units[max(k, 0)]
-                if unit != last:
-                    yield unit
-                    last = unit
+            unit = self.unit_at(pos)
+            if unit is not None and unit != last:
+                yield unit
+                last = unit
+
+    def unit_at(self, pos: int) -> int | None:
+        """The unit at offset ``pos`` of ``joined`` (None in a block of no units)."""
+        block = bisect.bisect_right(self.block_starts, pos) - 1
+        units = self.block_units.get(block, [])
+        if not units:
+            return None
+        k = bisect.bisect_right(self.unit_starts[block], pos - self.block_starts[block]) - 1
+        return units[max(k, 0)]
 
     def _places(self, key: str, pattern: re.Pattern[str], version: bool) -> Iterator[int]:
         """Offsets in ``joined`` where the name occurs."""

@@ -33,6 +33,7 @@ from service.check.swaps import mark_borrowed, mark_swaps
 from service.check.table import row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
+from service.check.word_counts import sequence_label
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
@@ -349,7 +350,8 @@ def _check_sentences(
                 # A count word counts its noun, as digits do ("eight experts").
                 noun_of = None if n.unit else functools.partial(direct_noun, s, n)
                 counted_of = None if n.unit else functools.partial(counted_words, s, n)
-                found = match_word(idx, n, noun_of, counted_of)
+                place = "" if n.unit else sequence_label(s, n)  # "Day two": of days
+                found = match_word(idx, n, noun_of, counted_of, place)
                 if found is None:
                     continue  # an ordinary word, not a claim the source could back
                 outcome = found

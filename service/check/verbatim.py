@@ -13,7 +13,7 @@ from service.check.match import Outcome
 from service.check.names import Name, verbatim_pattern
 from service.check.setting import other_count
 from service.check.unit import Hit, Unit
-from service.check.word_counts import counts_noun, word_counts_other
+from service.check.word_counts import counts_noun, placed, word_counts_other
 from service.models import CheckStatus
 from service.numbers import Number
 from service.numbers.number import QUANTITY, VERSION, WORD
@@ -75,6 +75,7 @@ def match_word(
     w: Number,
     noun_of: Callable[[], str] | None = None,
     counted_of: Callable[[], tuple[str, tuple[str, ...]]] | None = None,
+    place: str = "",
 ) -> Outcome | None:
     """A number word, when the source has its value (else it is no claim: None).
     ``noun_of``: the noun right after a bare count word ("eight experts"; read only
@@ -84,9 +85,20 @@ def match_word(
     source writes the word too, and its phrase (:func:`~service.check.beyond.counted_words`:
     "four recent models" is not backed by "four design principles", :func:`_counts_other`).
     A count of events ("called twice") or of runs ("three runs": ``Number.runs``) no
-    multiplier backs."""
+    multiplier backs. ``place``: the plural of the sequence's label the word is a place
+    after ("days" of "Day two"), which the source must name that place of
+    (:func:`~.word_counts.placed`: "day two", "Day 2", "two days", "the second day"),
+    not hold the value for other things ("Two tracks run")."""
     assert w.value is not None
     found = idx.singles.get(w.value, [])
+    if place and found:
+        u = placed(idx, found, w.value, place)
+        if u is not None:
+            return Outcome(CheckStatus.SUPPORTED, u)
+        # What the source's word counts instead ("Two experts": experts), else the place.
+        theirs = (word_counts_other(idx.units[u], m, place, (place,)) for u, m in found)
+        why = next((x for x in theirs if x), f"the source names no {place[:-1]} {w.text.lower()}")
+        return Outcome(CheckStatus.MISATTACHED, found[0][0], why)
     if found and (w.runs or counts_events(w)):
         # "called twice" counts calls: the source's "2x faster" (or "twice as fast") has
         # the value as a multiplier, which says nothing of how often a thing ran.

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 
+from service.check.index import SourceIndex
 from service.check.names import STOP_WORDS
 from service.check.scope import AFTER_NOUN, HEAD_WORDS, SINGULAR_S, noun_phrase
-from service.check.unit import Unit
+from service.check.unit import Hit, Unit
 from service.numbers import Number
 
 # Nouns that name no thing of their own: a count of them may be any count of the post's
@@ -49,6 +51,38 @@ def sequence_label(s: str, n: Number) -> str:
     if before is not None and before.group(1).lower() in _NOT_LABEL:
         return ""
     return m.group(1).lower() + "s"
+
+
+# The ordinal words of the places a label numbers ("the second day"), first to twentieth.
+_ORDINALS = (  # noqa: SIM905
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+
+
+def placed(idx: SourceIndex, found: Sequence[Hit], value: Decimal, label: str) -> int | None:
+    """The source unit that names the place an explainer's count word after a sequence's
+    label gives ("Day two", ``label`` "days"), among the places of its value (``found``):
+    first one after the same label ("day two", "Day 2"), then the ordinal before the
+    label ("the second day", "2nd day"), then a count or a span of the label's things
+    ("two days": the last of them is day two); None when the source names no such place
+    (its "two" counts other things: "Two tracks run")."""
+    for u, m in found:
+        if sequence_label(idx.units[u].text, m) == label:
+            return u
+    if value == value.to_integral_value() and 1 <= value <= len(_ORDINALS):
+        k = int(value)
+        suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+        ordinal = re.compile(
+            rf"(?<![\w-])(?:{_ORDINALS[k - 1]}|{k}{suffix})[ \t]+{re.escape(label[:-1])}s?(?![\w-])"
+        )
+        at = ordinal.search(idx.joined)
+        if at is not None:
+            return idx.unit_at(at.start())
+    for u, m in found:
+        if m.unit == label[:-1] or counts_noun(idx.units[u], m, label):  # "two days"
+            return u
+    return None
 
 
 def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[str]) -> str:
