@@ -180,9 +180,16 @@ def borrowed(
     not read as others where they have the name or none."""
     hits = _units_with(idx, a)
     for x in names:
+        # No like figure of another value near any place of the value that the explainer
+        # leaves to the name: nothing crossed, and no clause is bound (the costly part).
+        if not any(
+            _rivals(idx, v, m, x, given) for u, m in hits.items() for v in _neighbours(idx, u)
+        ):
+            continue
         crossed: Name | None = None
         for u, m in hits.items():
-            own = _figure_names(idx, u)
+            # (A name the clause does not write is none of its figures'.)
+            own = _figure_names(idx, u) if idx.units[u].mentions(x) else {}
             if x.key in {y.key for y in own.get(m.start, ())}:
                 crossed = None
                 break
@@ -195,6 +202,27 @@ def borrowed(
         if crossed is not None:
             return crossed
     return None
+
+
+def _rivals(
+    idx: SourceIndex,
+    v: int,
+    m: Number,
+    x: Name,
+    given: Mapping[tuple[str, object, object, object], set[str] | None],
+) -> bool:
+    """Whether unit ``v`` can hold a like figure of another value than source figure ``m``
+    with the name ``x``: the checks of :func:`_crossed_by` that need no binding (binding
+    a clause is the costly part, and most places of a value have no such neighbour)."""
+    if not idx.units[v].mentions(x):
+        return False
+    for w in idx.units[v].numbers:
+        if (w.unit, w.kind) != (m.unit, m.kind) or (w.value, w.high) == (m.value, m.high):
+            continue
+        told = given.get(_like(w), set())
+        if told is not None and x.key not in told:
+            return True
+    return False
 
 
 def _crossed_by(
@@ -211,8 +239,9 @@ def _crossed_by(
     (``given``), not a name the explainer says its own figure of as well (``said``:
     "Blackwell and Hopper need CUDA 13.3+ and CUDA 13.2+ respectively" says both names of
     the 13.3, and which is which is the list's)."""
-    mine = _figure_names(idx, u).get(m.start, ())
     for v in _neighbours(idx, u):
+        if not _rivals(idx, v, m, x, given):
+            continue
         theirs = _figure_names(idx, v)
         for w in idx.units[v].numbers:
             if w.start not in theirs or (w.unit, w.kind) != (m.unit, m.kind):
@@ -226,6 +255,7 @@ def _crossed_by(
             # Its own name in the slot the other's stands in ("on Hopper" for "on
             # Blackwell"): not "on MI300X" for the "FP8" the sentence's subject is.
             slot = _slot(idx.units[v], w, keys[x.key])
+            mine = _figure_names(idx, u).get(m.start, ())
             for y in _by_nearness(m, [y for y in mine if y.key not in keys]):
                 if _slot(idx.units[u], m, y) == slot and not (_like(w) in given and y.key in said):
                     return y
