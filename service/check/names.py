@@ -235,7 +235,10 @@ _STOP = frozenset(
     "keep keeps kept keeping stay stays stayed staying remain remains remained working "
     # An explainer's attributions ("the authors report", "the post lists") say who says
     # it, not what a figure counts.
-    "post posts author authors report reports reported according list lists listed".split()
+    "post posts author authors report reports reported according list lists listed "
+    # A list's marker, no noun of its last figure: "need CUDA 13.3+ and 13.2+,
+    # respectively" (the German "jeweils" is one below too).
+    "respectively".split()
 )
 STOP_WORDS = _STOP
 # A German explainer's function words (a feed set to "de"; the check is never told the
@@ -263,8 +266,16 @@ _STOP_ALL = _STOP | GERMAN_STOP_WORDS
 _WORDS = re.compile(r"[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß'-]*")
 
 
+# A list's marker, as "respectively" is: "13.3+ and 13.2+, in that order" says the
+# order of its figures, and "order" is no noun of them (a noun elsewhere: "2 orders").
+_IN_ORDER = re.compile(r"\bin\s+(?:that|this|the\s+same)\s+order\b", re.I)
+
+
 def content_words(text: str, limit: int = 3, *, last: bool = False) -> list[str]:
-    """The first (or last) ``limit`` content words of a text."""
+    """The first (or last) ``limit`` content words of a text (a list's "in that order"
+    none)."""
+    if "order" in text:
+        text = _IN_ORDER.sub(" ", text)
     parts = [
         part
         for word in _WORDS.findall(text)
