@@ -296,16 +296,19 @@ Rules, in short (the module's tests spell them out):
   one before it is the subject of all) is borrowed however the explainer names the rest
   ("FlyDSL is 1.20x faster than Triton on BF16" for "1.10x for the 15-shape BF16
   dense-GEMM suite ..., 1.20x ... over Triton ..."), unless the explainer lists figures
-  together too ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively"). So is a later
-  item's own name, unless figures listed bare share it ("1.1x, 1.2x and 1.3x faster than
-  Triton"): its first that no other figure has, and any in a phrase the figure's item
-  has too ("RMSNorm is 1.20x faster than Triton" for "1.20x over Triton across all 24
-  grouped-GEMM cases, and 1.17x–3.66x over ATen across the 22 RMSNorm cases"); another
-  may be a condition said once for all ("1.58x for MXFP8 and 1.68x for MXFP4 on
-  MI355X"). A figure with no names of its own there borrows the name of a figure its
-  clause sets against it ("BF16 baseline of 7,027 tok/s" for "7,027 tok/s vs 7,156 BF16
-  baseline"), not of one whose names it merely leaves out ("4.02x over ATen" for "4.82x
-  over ATen ..., and 4.02x with them enabled").
+  together too ("1.58 and 1.68 times for MXFP8 and MXFP4, respectively"), or the item is
+  written from its figure on and says no phrase of that name's word ("over", "with") of
+  its own, nor any other item up to it ("FP8 reaches 1.3x over BF16 on MI300X" for "FP8
+  reaches 1.5x over BF16 on MI355X and 1.3x on MI300X"; not for "... and 1.3x over FP16
+  on MI300X"). So is a later item's own name, unless figures listed bare share it
+  ("1.1x, 1.2x and 1.3x faster than Triton"): its first that no other figure has, and
+  any in a phrase the figure's item has too ("RMSNorm is 1.20x faster than Triton" for
+  "1.20x over Triton across all 24 grouped-GEMM cases, and 1.17x–3.66x over ATen across
+  the 22 RMSNorm cases"); another may be a condition said once for all ("1.58x for MXFP8
+  and 1.68x for MXFP4 on MI355X"). A figure with no names of its own there borrows the
+  name of a figure its clause sets against it ("BF16 baseline of 7,027 tok/s" for "7,027
+  tok/s vs 7,156 BF16 baseline"), not of one whose names it merely leaves out ("4.02x
+  over ATen" for "4.82x over ATen ..., and 4.02x with them enabled").
 - Tables: a bare figure of a source table cell has the unit its column's header gives
   ("2.26" under "ATen (ms)" is 2.26 ms; "36" under "Hours" is 36 h, a header of one
   letter no unit), and a bare count alone in its cell counts what

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from service.check.bind import Binding, bind_numbers
 from service.check.clauses import Clauses
 from service.check.columns import column_unit
+from service.check.gapped import distributed
 from service.check.index import SourceIndex
 from service.check.known_names import known_names
 from service.check.names import Name
@@ -242,9 +243,12 @@ def _lent_in_list(
     "other things than <name>"; else nothing. A name before the first figure (the
     sentence's subject: "FlyDSL provides a 1.10x ..., 1.20x ...") is every figure's, and
     another of a later figure may be a condition said once for all of them, at the end
-    ("1.58x for MXFP8 and 1.68x for MXFP4 on MI355X")."""
+    ("1.58x for MXFP8 and 1.68x for MXFP4 on MI355X"), and a later item written from its
+    figure on takes the phrases it does not say again (:func:`~.gapped.distributed`:
+    "1.5x over BF16 on MI355X and 1.3x on MI300X": the 1.3x is over BF16 too)."""
     first = min(own)
     told = _told_apart(unit, m, own)
+    figures = [n for n in unit.numbers if n.start in own]
     lent: dict[str, Name] = {}
     for start, xs in own.items():
         for x in xs:
@@ -252,7 +256,11 @@ def _lent_in_list(
                 continue
             if x.start >= first and x in told.get(start, ()):
                 lent.setdefault(x.key, x)
-            elif start > m.start or x.start < first:
+            elif (
+                start > m.start
+                or x.start < first
+                or (start < m.start and distributed(unit.text, figures, m, x, unit.end))
+            ):
                 lacking = lacking - {x.key}
                 lent.pop(x.key, None)
             elif start != m.start:
