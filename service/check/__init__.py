@@ -123,7 +123,9 @@ Rules, in short (the module's tests spell them out):
   nor, on either side, is a figure's or table's number ("Figure 13", "Table 2").
 - A sentence's first word is a name where the source writes it capitalised inside a
   sentence and nowhere in lower case ("Cholesky is ..." for "SVD, QR, Cholesky"; not
-  "Gisting", which the source writes only to start a sentence). A code name in lower
+  "Gisting", which the source writes only to start a sentence), or where it opens a
+  sentence of figures as the one next to it opens with another such word and the same
+  verb ("Blackwell needs CUDA 13.3+. Hopper needs CUDA 13.2+."). A code name in lower
   case starts a sentence on both sides ("... wrong results. lu_factor and lu_solve move
   ... 2–9x": the 2–9x is no Cholesky's).
 - Binding: the names within six words of a number in the explainer (model, operator,

@@ -1,9 +1,10 @@
 """The names of an explainer sentence (or a source clause) that the source knows, in
 order: its identifiers the source writes, and its capitalised words that are names
 (:func:`~service.check.names.is_name`, a sentence's first word only where the source
-writes it so inside a sentence) and that the source writes, each as a :class:`Name`.
-Read before the binding (:mod:`.bind`), which gives them to the figures near them; the
-name words the source lacks are kept on request for :mod:`.absent`."""
+writes it so inside a sentence, or opens sentences alike with it: ``named_inside``) and
+that the source writes, each as a :class:`Name`. Read before the binding (:mod:`.bind`),
+which gives them to the figures near them; the name words the source lacks are kept on
+request for :mod:`.absent`."""
 
 from __future__ import annotations
 

@@ -313,10 +313,52 @@ def named_inside(text: str, words: frozenset[str], word: str) -> bool:
     same: ``text`` (a source in its own case, of lower-case ``words``) writes it
     capitalised inside a sentence, and nowhere in lower case ("SVD, QR, Cholesky": so
     "Cholesky is roughly 2–9x faster" names it; not "The", nor "Gisting", which the
-    source writes only to start a sentence, as a verb may be). Finds in C, no pattern."""
+    source writes only to start a sentence, as a verb may be), or starts a sentence of
+    figures the way the sentence next to it starts with another such word
+    (:func:`_opens_alike`). Finds in C, no pattern, but for a word found so nowhere."""
     lower, at = word.lower(), -1
     found = lower in words and lower not in text
     while found and (at := text.find(" " + word, at + 1)) >= 0:
         if at and text[at - 1] in _INSIDE and _ENDS.match(text, at + len(word) + 1):
             return True
+    return found and _opens_alike(text, word)
+
+
+# A sentence of a line of text: up to a stop followed by white space or the line's end
+# (not the point of "13.3").
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?![ \t]|$))+[.!?]*", re.M)
+# A sentence's first word, capitalised, and the lower-case word after it (its verb).
+_OPENING = re.compile(r"\s*([A-Z][\w-]*)[ \t]+([a-z]+)\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _opens_alike(text: str, word: str) -> bool:
+    """Whether ``text`` starts a sentence of figures with ``word`` and the next word, and
+    the sentence next to it in its line with another capitalised word, not a stop word
+    and nowhere in lower case either, and the same next word ("Blackwell needs CUDA
+    13.3+. Hopper needs CUDA 13.2+."): two things set side by side, each named; not a
+    verb ("Gisting"), which no sentence next to it would match so, nor "This", "Each"."""
+    if word.lower() in _STOP_ALL:
+        return False
+    at = -1
+    while (at := text.find(word + " ", at + 1)) >= 0:
+        lo = text.rfind("\n", 0, at) + 1
+        hi = text.find("\n", at)
+        line = text[lo : hi if hi >= 0 else len(text)]
+        sentences = [m.group(0) for m in _SENTENCE.finditer(line)]
+        for i, sentence in enumerate(sentences):
+            own = _OPENING.match(sentence)
+            if own is None or own.group(1) != word or not _DIGIT.search(sentence):
+                continue
+            for other in sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2]:
+                found = _OPENING.match(other)
+                if (
+                    found is not None
+                    and found.group(2) == own.group(2)
+                    and found.group(1) != word
+                    and found.group(1).lower() not in _STOP_ALL
+                    and found.group(1).lower() not in text
+                    and _DIGIT.search(other)
+                ):
+                    return True
     return False
