@@ -78,3 +78,39 @@ def test_a_feed_url_never_fetched_is_refused(strict: httpx.Client, url: str, why
     assert "body.url" in detail and why in detail, detail
     assert strict.get("/feeds").json()["total"] == 0
     assert strict.post("/feeds", json={"url": "https://feeds.example.org/rss"}).status_code == 201
+
+
+# Literal addresses the guard refuses unless PLAINFEED_ALLOW_PRIVATE_URLS is set: as
+# HttpUrl writes them ("http://2130706433/" is http://127.0.0.1/).
+PRIVATE_FEEDS = [
+    ("http://10.0.0.1/feed", "10.0.0.1"),
+    ("http://127.0.0.1:8080/rss", "127.0.0.1"),
+    ("http://[::1]/", "::1"),
+    ("http://169.254.169.254/", "169.254.169.254"),
+    ("http://2130706433/rss", "127.0.0.1"),
+]
+
+
+@pytest.mark.parametrize(("url", "host"), PRIVATE_FEEDS)
+def test_a_feed_on_a_private_address_is_refused_when_the_fetch_refuses_it(
+    strict: httpx.Client, url: str, host: str
+) -> None:
+    # Was registered (201); each delivery without a document was refused on the fetch.
+    body = assert_problem(strict.post("/feeds", json={"url": url}), 422)
+    assert body["type"].endswith("validation-error")
+    detail = body["detail"]
+    assert detail.startswith("body.url: ") and f"{host} is a loopback, private" in detail
+    assert "PLAINFEED_ALLOW_PRIVATE_URLS" in detail, detail
+    assert strict.get("/feeds").json()["total"] == 0
+    # A name is not resolved at registration: what it resolves to is the fetch's to read.
+    assert strict.post("/feeds", json={"url": "http://localhost.example/rss"}).status_code == 201
+
+
+def test_a_feed_on_a_private_address_is_taken_when_private_urls_are_allowed(
+    tmp_path: Any,
+) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 'p.db'}", allow_private_urls=True)
+    with api_client(settings, workers=0) as c:
+        for url, _ in PRIVATE_FEEDS:
+            assert c.post("/feeds", json={"url": url}).status_code == 201, url
+        assert c.get("/feeds").json()["total"] == len(PRIVATE_FEEDS)

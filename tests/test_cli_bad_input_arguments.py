@@ -156,3 +156,17 @@ def test_a_feed_url_is_registered_without_its_fragment(tmp_path: Path) -> None:
         done = plainfeed(tmp_path, "feeds", "add", again)
         assert_bad_input(done, "a feed with url https://blog.example/feed is already registered")
     assert plainfeed(tmp_path, "feeds", "list").stdout == "1\thttps://blog.example/feed\t\n"
+
+
+def test_a_feed_on_a_private_address_is_refused_unless_private_urls_are_allowed(
+    tmp_path: Path,
+) -> None:
+    """As POST /feeds: registered, the feed was refused on each fetch."""
+    for url in ("http://10.0.0.1/feed", "http://[::1]/", "http://169.254.169.254/"):
+        done = plainfeed(tmp_path, "feeds", "add", url)
+        assert_bad_input(done, "is a loopback, private, link-local, multicast or reserved")
+        assert "PLAINFEED_ALLOW_PRIVATE_URLS" in done.stderr
+    assert plainfeed(tmp_path, "feeds", "list").stdout == ""
+    allow = {"PLAINFEED_ALLOW_PRIVATE_URLS": "1"}
+    done = plainfeed(tmp_path, "feeds", "add", "http://127.0.0.1:8080/rss", env=allow)
+    assert done.stdout == "1\n", done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -10,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from service.api.deps import DB, Ctx, Writer
 from service.api.params import Id, Limit, Offset, Page
 from service.api.schemas import FeedIn, FeedOut, FeedPatch, ForceRemove
+from service.api.urls import refused_address
 from service.errors import Conflict, InputError, NotFound
 from service.store import tables as t
 from service.store.db import transaction
@@ -27,6 +29,10 @@ router = APIRouter()
 )
 def create_feed(body: FeedIn, ctx: Ctx, _who: Writer) -> JSONResponse:
     """Register a feed. `secret` makes its webhooks require a signature."""
+    why = refused_address(body.url, ctx.settings)
+    if why is not None:  # as FeedUrl's own checks answer: the settings are not theirs
+        error = {"type": "value_error", "loc": ("body", "url"), "msg": f"Value error, {why}"}
+        raise RequestValidationError([{**error, "input": str(body.url)}])
     try:
         with transaction(ctx.sessions) as s:
             check_name_free(s, body.name)

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, HttpUrl
 
 from service import fetch
+from service.config import Settings
 from service.errors import FetchRefused
 from service.store import tables as t
 
@@ -41,6 +42,27 @@ def _fetchable(url: HttpUrl) -> HttpUrl:
     except FetchRefused as exc:
         raise ValueError(f"a feed URL that is never fetched: {exc.detail}") from exc
     return url
+
+
+def refused_address(url: HttpUrl, settings: Settings) -> str | None:
+    """Why a feed's URL is never fetched under ``settings`` though FeedUrl takes it: its
+    host is a literal address the guard refuses unless PLAINFEED_ALLOW_PRIVATE_URLS is set
+    (loopback, private, link-local, multicast, reserved: fetch.is_blocked), or None. Such
+    a feed was registered (201), and each delivery without a document for it was refused
+    on the fetch. A name is not resolved here: what it resolves to is the fetch's to read."""
+    if settings.allow_private_urls:
+        return None
+    host = (url.host or "").strip("[]")
+    try:
+        blocked = fetch.is_blocked(host)
+    except ValueError:  # a name, not an address
+        return None
+    if not blocked:
+        return None
+    return (
+        f"a feed URL that is never fetched: {host} is a loopback, private, link-local, "
+        "multicast or reserved address (set PLAINFEED_ALLOW_PRIVATE_URLS=1 to allow)"
+    )
 
 
 def _fits_its_column(url: HttpUrl) -> HttpUrl:

@@ -73,11 +73,15 @@ def add(
     from pydantic import ValidationError
 
     from service.api.schemas import FeedIn
+    from service.api.urls import refused_address
 
     try:
         given = FeedIn(url=url, name=name, secret=secret, audience=audience, language=language)
     except ValidationError as exc:
         raise InputError(f"not a feed: {validation_problems(exc, 'feed')}") from exc
+    why = refused_address(given.url, get_settings())
+    if why is not None:
+        raise InputError(f"not a feed: url: Value error, {why}")
     url = str(given.url)
     try:
         with transaction(sessions()) as s:
