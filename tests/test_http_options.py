@@ -129,3 +129,55 @@ def test_a_static_mount_refuses_another_method_naming_get_and_head(port: int, pa
     served = path != "/static/nothing.css"
     assert headers["allow"] == ("GET, HEAD, OPTIONS" if served else "GET, HEAD")
     assert json.loads(body)["type"].endswith("/method-not-allowed")
+
+
+def ask(port: int, method: str, path: str, body: bytes = b"") -> tuple[str, dict[str, str], bytes]:
+    head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+    head += "Content-Type: application/json\r\n" if body else ""
+    raw = f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        return read_answer(s)
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/items/abc", "HTTP/1.1 422 Unprocessable Entity"),
+        ("/items/0", "HTTP/1.1 422 Unprocessable Entity"),
+        ("/items/%201", "HTTP/1.1 422 Unprocessable Entity"),  # " 1"
+        ("/items/99999999999", "HTTP/1.1 422 Unprocessable Entity"),  # past the column
+        ("/items/abc/explainer", "HTTP/1.1 422 Unprocessable Entity"),
+        ("/feeds/abc", "HTTP/1.1 422 Unprocessable Entity"),
+        ("/deliveries/1.0", "HTTP/1.1 422 Unprocessable Entity"),
+        ("/ui/items/abc", "HTTP/1.1 404 Not Found"),  # a page: "There is no item 'abc'"
+    ],
+)
+def test_options_of_a_malformed_id_is_what_get_answers(port: int, path: str, status: str) -> None:
+    # It was a 204 naming GET among the methods, which refused the same address.
+    got = ask(port, "GET", path)
+    answer = options(port, path)
+    assert answer[0] == got[0] == status, answer
+    assert "allow" not in answer[1]
+    assert answer[1]["content-type"] == got[1]["content-type"]
+    assert answer[2] == got[2]
+
+
+def test_options_of_a_malformed_id_of_the_review_form_is_its_404_page(port: int) -> None:
+    posted = ask(port, "POST", "/ui/items/abc/review", b"action=approve")
+    status, headers, body = options(port, "/ui/items/abc/review")
+    assert status == posted[0] == "HTTP/1.1 404 Not Found", posted
+    assert headers["content-type"].startswith("text/html") and b"no item" in body
+
+
+def test_an_id_with_leading_zeros_is_the_id_for_get_and_options(port: int) -> None:
+    """ "/feeds/001" is feed 1, as the pages read "/ui/items/001" (4185857): OPTIONS of it
+    names the methods, as of "/feeds/1"; a row id no row has is GET's 404, not OPTIONS's."""
+    created = ask(port, "POST", "/feeds", b'{"url": "https://a.example/feed"}')
+    assert created[0] == "HTTP/1.1 201 Created", created
+    one, padded = ask(port, "GET", "/feeds/1"), ask(port, "GET", "/feeds/001")
+    assert padded[0] == "HTTP/1.1 200 OK" and padded[2] == one[2]
+    assert options(port, "/feeds/001")[1]["allow"] == options(port, "/feeds/1")[1]["allow"]
+    missing = ask(port, "GET", "/items/007")
+    assert json.loads(missing[2])["detail"] == "no item with id 7"
+    assert options(port, "/items/007")[0] == "HTTP/1.1 204 No Content"

@@ -5,10 +5,14 @@ beside GET (service.api.limits.HeadAsGet) and OPTIONS."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from fastapi import Request
+from fastapi.dependencies.utils import request_params_to_args
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
@@ -83,3 +87,35 @@ async def allowed(request: Request) -> str | None:
         return None
     methods |= {"HEAD", "OPTIONS"} if "GET" in methods else {"OPTIONS"}
     return ", ".join(sorted(methods))
+
+
+async def malformed_target(
+    request: Request,
+    invalid: Callable[[Request, RequestValidationError], Awaitable[Response]],
+) -> Response | None:
+    """The answer of the routes at the request's path to its path parameters, when they
+    refuse them, for OPTIONS there (RFC 9110 9.3.7: what the target takes; a target no
+    method takes names nothing): a malformed id ("/items/abc", "/items/0") is the 422
+    of GET's (``invalid``, the handler of RequestValidationError), an item page's the
+    404 page GET and the review form answer. OPTIONS answered 204 and named the methods.
+    None for well-formed parameters: a row id (leading zeros read as GET reads them,
+    "/items/007" is item 7), whether or not a row has it: OPTIONS does not look."""
+    from service.api.pages import ANY_PAGE, malformed_id_page
+
+    for route in routes_of(request.app.router.routes):
+        if not isinstance(route, APIRoute) or route.path == ANY_PAGE:
+            continue
+        for method in sorted(route.methods or ()):
+            match, child = route.matches({**request.scope, "method": method})
+            if match == Match.FULL:
+                break
+        else:
+            continue
+        params = child.get("path_params", {})
+        page = malformed_id_page(params) if route.path.startswith("/ui/") else None
+        if page is not None:
+            return page
+        _, errors = request_params_to_args(route.dependant.path_params, params)
+        if errors:
+            return await invalid(request, RequestValidationError(errors))
+    return None

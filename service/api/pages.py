@@ -211,6 +211,13 @@ def _item_id(raw: str) -> int | None:
     return int(digits) if ok and digits else None
 
 
+def malformed_id_page(params: dict[str, Any]) -> HTMLResponse | None:
+    """The 404 page of a page address whose item id is no row id ("/ui/items/abc"), as
+    its GET and the review form answer it, for OPTIONS there; None for a row id."""
+    raw = params.get("item_id")
+    return _not_found(raw) if isinstance(raw, str) and _item_id(raw) is None else None
+
+
 def _not_found(raw: str) -> HTMLResponse:
     return error_page(404, "Not found", f"There is no item {raw[:40]!r}. It may have been removed.")
 

@@ -80,7 +80,8 @@ class Page(BaseModel):
 def _digits(value: object) -> object:
     """A number in an address written in the digits 0-9 alone: pydantic reads " 12",
     "+12", "1_2" and "12.0" as 12, so "/items/%2012" was item 12 and "?limit=%205" a
-    limit of 5, one resource or page under many addresses, and a typo taken for a value."""
+    limit of 5, one resource or page under many addresses, and a typo taken for a value.
+    Leading zeros are kept as the number ("/items/007" is item 7, as its page reads it)."""
     if isinstance(value, str) and not (value.isascii() and value.isdigit()):
         raise ValueError("must be written in the digits 0-9 alone (no space, sign, point or _)")
     return value

@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from service.api.allow import allowed, routes_of, unserved_allow
+from service.api.allow import allowed, malformed_target, routes_of, unserved_allow
 from service.api.limits import MAX_REQUEST_BODY
 from service.errors import (
     BadJSON,
@@ -194,7 +194,10 @@ def install(app: FastAPI) -> None:
 
                     return no_page()
                 return await _http(request, StarletteHTTPException(404))
-            return Response(status_code=204, headers={"Allow": allow})
+            # A malformed id ("/items/abc"): GET's 422 (or page's 404), not a 204.
+            return await malformed_target(request, _validation) or Response(
+                status_code=204, headers={"Allow": allow}
+            )
         unreadable = _unreadable_json(exc)
         if unreadable is not None and not _is_page(request.url.path):
             return problem(
