@@ -355,8 +355,7 @@ class Settings(BaseSettings):
     @field_validator("log_level")
     @classmethod
     def _level_name(cls, v: str) -> str:
-        # Checked here, not where logging is set up: there an unknown name was a
-        # ValueError traceback once the command had started.
+        # Checked here: where logging is set up, it was a traceback mid-command.
         name = v.strip().upper()
         if name not in logging.getLevelNamesMapping():
             raise ValueError("not a logging level; use DEBUG, INFO, WARNING, ERROR or CRITICAL")
@@ -378,10 +377,11 @@ class Settings(BaseSettings):
     @field_validator("prompts_dir")
     @classmethod
     def _a_folder(cls, v: Path) -> Path:
-        # Checked only when set (the default is validated where the templates are read):
-        # a mistyped folder made the offline engine go on without its glossary, silently.
-        if not v.is_dir():
-            raise ValueError("not a folder of prompt templates")
+        # Checked only when set (the default is read where the templates are): a mistyped
+        # folder, or one without glossary.yaml, left the offline engine without its terms.
+        if not (v / "glossary.yaml").is_file():
+            why = "it has no glossary.yaml" if v.is_dir() else "not a folder"
+            raise ValueError(f"{why}: expected the folder of prompt templates and glossary")
         return v
 
     @property

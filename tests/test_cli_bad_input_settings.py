@@ -6,6 +6,7 @@ Each case runs ``plainfeed`` as a real process, as a user or a script would.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sqlite3
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from service.config import DEFAULT_PROMPTS_DIR
 from tests.cli_helpers import assert_bad_input, plainfeed
 from tests.conftest import taken_port
 
@@ -227,3 +229,31 @@ def test_more_worker_threads_than_the_setting_allows_are_refused(
     # PLAINFEED_CONCURRENCY stops at 256 (each worker a thread and a database connection);
     # the option started as many as asked.
     assert_bad_input(plainfeed(tmp_path, command, option, "257"), option)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("explain", "post.md", "--engine", "extractive"), ("worker",), ("serve", "--port", "0")],
+)
+def test_a_prompts_folder_without_its_glossary_is_a_bad_setting(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """The templates without glossary.yaml: the offline engine explained with no
+    definitions at all, and said nothing; serve and worker started so."""
+    (tmp_path / "post.md").write_text("# Post\n\nThe GEMM kernel runs 1.5x faster on 8 GPUs.\n")
+    folder = tmp_path / "prompts"
+    shutil.copytree(DEFAULT_PROMPTS_DIR, folder)
+    (folder / "glossary.yaml").unlink()
+    done = plainfeed(tmp_path, *args, env={"PLAINFEED_PROMPTS_DIR": str(folder)})
+    assert_bad_input(done, f"PLAINFEED_PROMPTS_DIR='{folder}': Value error, it has no glossary")
+    assert done.stdout == ""
+
+
+def test_a_prompts_folder_with_its_glossary_is_taken(tmp_path: Path) -> None:
+    (tmp_path / "post.md").write_text("# Post\n\nThe GEMM kernel runs 1.5x faster on 8 GPUs.\n")
+    folder = tmp_path / "prompts"
+    shutil.copytree(DEFAULT_PROMPTS_DIR, folder)
+    env = {"PLAINFEED_PROMPTS_DIR": str(folder)}
+    done = plainfeed(tmp_path, "explain", "post.md", "--engine", "extractive", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "general matrix multiplication" in done.stdout  # the glossary's definition

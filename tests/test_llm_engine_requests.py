@@ -163,6 +163,7 @@ def test_get_engine_auto_picks_extractive_without_an_endpoint(tmp_path: Path) ->
     from service.config import Settings
     from service.engines.extractive import ExtractiveEngine
 
+    (tmp_path / "glossary.yaml").write_text("terms: {}\n")  # (a folder without one is refused)
     settings = Settings(
         engine="auto", openai_base_url=None, openai_api_key=None, prompts_dir=tmp_path
     )
