@@ -171,6 +171,26 @@ def test_an_unusable_database_url(tmp_path: Path, url: str, message: str) -> Non
     assert "secret" not in done.stderr
 
 
+@pytest.mark.parametrize("query", ["mode=ro", "mode=ro&cache=shared", "timeout=5&immutable=1"])
+def test_a_sqlite_uri_argument_without_uri_true_is_refused(tmp_path: Path, query: str) -> None:
+    """SQLAlchemy drops an argument SQLite reads only in a URI when uri=true is not in the
+    URL, and only warns: "?mode=ro" opened the database for writing, and a command wrote."""
+    assert plainfeed(tmp_path, "items", "list").returncode == 0  # the database, migrated
+    url = f"sqlite:///{tmp_path / 'cli.db'}?{query}"
+    done = plainfeed(
+        tmp_path, "feeds", "add", "https://a.example/feed", env={"PLAINFEED_DATABASE_URL": url}
+    )
+    assert_bad_input(done, "has query arguments SQLite reads only in a URI")
+    named = ", ".join(sorted(k.split("=")[0] for k in query.split("&") if k != "timeout=5"))
+    assert f"({named})" in done.stderr
+    assert f"write it sqlite:///file:{tmp_path / 'cli.db'}?{query}&uri=true" in done.stderr
+    with sqlite3.connect(tmp_path / "cli.db") as conn:
+        assert conn.execute("SELECT count(*) FROM feeds").fetchone() == (0,)
+    # Written as the message says, it is taken.
+    uri = {"PLAINFEED_DATABASE_URL": f"sqlite:///file:{tmp_path / 'cli.db'}?{query}&uri=true"}
+    assert plainfeed(tmp_path, "items", "list", env=uri).returncode == 0
+
+
 def test_a_database_migrated_by_a_newer_plainfeed_is_refused(tmp_path: Path) -> None:
     assert plainfeed(tmp_path, "items", "list").returncode == 0  # migrated to this head
     with sqlite3.connect(tmp_path / "cli.db") as conn:

@@ -8,7 +8,9 @@ number of workers on any number of machines.
 from __future__ import annotations
 
 import logging
+import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +23,7 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, OperationalError, SAWarning, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.errors import ConfigError, StoreError
@@ -89,6 +91,28 @@ def _sqlite_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _sqlite_engine(url: str, shown: str) -> Engine:
+    """The engine of a SQLite URL; a :class:`ConfigError` for a query argument SQLite
+    reads only in a URI, given without ``uri=true`` ("sqlite:///x.db?mode=ro"): the
+    driver ignored it, with a warning few read, and the database was opened as if it
+    were not there (read-write: mode=ro was not read-only)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", "Query string argument", SAWarning)
+        try:
+            return create_engine(
+                url,
+                connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
+            )
+        except SAWarning as exc:
+            said = str(exc).split(" are not accepted", 1)[0]
+            names = ", ".join(re.findall(r"'([^']*)'", said)) or str(exc)
+            uri = f"sqlite:///file:{make_url(url).database}?{url.split('?', 1)[1]}&uri=true"
+            raise ConfigError(
+                f"the database URL {shown} has query arguments SQLite reads only in a URI "
+                f"({names}), which it would ignore: write it {uri} or leave them out"
+            ) from exc
+
+
 def make_engine(url: str, *, pool_size: int = 10) -> Engine:
     """Create an engine for ``url``; the SQLite file's folder is created if missing.
 
@@ -120,10 +144,7 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
                     f"cannot create the folder of the SQLite database {shown}: "
                     f"{exc.strerror or exc}"
                 ) from exc
-            engine = create_engine(
-                url,
-                connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
-            )
+            engine = _sqlite_engine(url, shown)
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
             return engine
