@@ -110,6 +110,47 @@ def test_an_explainer_over_its_bound_is_a_413_as_text_and_as_json(
         assert "PLAINFEED_CHECK_MAX_EXPLAINER_CHARS=100,000" in str(body["detail"]), body
 
 
+# Over the 10 MiB (10,485,760 characters) the post's fields had as a bound of their own.
+PROSE = (
+    "The new parser reads a feed in one pass. It keeps every heading and table of the "
+    "post, and the authors explain why the old one was slow.\n\n"
+)
+OVER_TEN_MIB = PROSE * (10 * 1024 * 1024 // len(PROSE) + 1)
+
+
+def test_a_post_over_ten_mib_is_bounded_by_the_settings_not_by_the_schema(
+    server: httpx.Client,
+) -> None:
+    # Its html, markdown or text of more than 10,485,760 characters was a 422 of the
+    # schema's own bound ("body.text: String should have at most 10485760 characters"),
+    # below what the settings take (up to 100,000,000), and over the text as sent: an
+    # HTML page whose text is short was refused for its markup.
+    for route, extra, slug, setting in (
+        ("/explain", {}, "post-too-long", "PLAINFEED_EXTRACTIVE_MAX_CHARS=500,000"),
+        ("/check", {"explainer": "It is simpler."}, "too-long-to-check",
+         "PLAINFEED_CHECK_MAX_CHARS=1,000,000"),
+    ):  # fmt: skip
+        for field in ("text", "markdown"):
+            body = assert_problem(server.post(route, json={field: OVER_TEN_MIB, **extra}), 413)
+            assert str(body["type"]).endswith(f"/{slug}"), body
+            assert f"({len(OVER_TEN_MIB.strip()):,} characters)" in str(body["detail"]), body
+            assert setting in str(body["detail"]), body
+        # Its markup over 10 MiB, its text a paragraph: read, as one under 10 MiB is.
+        page = f"<p>{PROSE}</p><!-- {'x' * len(OVER_TEN_MIB)} -->"
+        r = server.post(route, json={"html": page, **extra})
+        assert r.status_code == 200, r.text[:500]
+
+
+def test_a_post_over_ten_mib_is_over_the_llm_engines_parts(db_url: str) -> None:
+    from tests.stub_llm import StubLLM, settings_for
+
+    with StubLLM() as stub, api_client(settings_for(stub, database_url=db_url), workers=0) as c:
+        body = assert_problem(c.post("/explain", json={"text": OVER_TEN_MIB}), 413)
+        assert str(body["type"]).endswith("/post-too-long"), body
+        assert "over PLAINFEED_LLM_MAX_PARTS=40" in str(body["detail"]), body
+        assert not stub.calls  # refused before any call
+
+
 def test_explain_of_a_feed_url_says_it_is_a_feed(server: httpx.Client) -> None:
     """A feed's URL given to /explain (an easy slip: the feed is what one registers) is
     named as a feed; read as a page, its markup was "no prose sentences to explain"."""

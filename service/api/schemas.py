@@ -299,9 +299,13 @@ class ItemOut(BaseModel):
 class PostIn(BaseModel):
     """A post given as exactly one of ``html``, ``markdown``, ``text`` or ``url``."""
 
-    html: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    markdown: str | None = Field(default=None, max_length=10 * 1024 * 1024)
-    text: str | None = Field(default=None, max_length=10 * 1024 * 1024)
+    # Bounded by the engine's setting (POST /explain's 413 post-too-long: PLAINFEED_
+    # EXTRACTIVE_MAX_CHARS, PLAINFEED_LLM_MAX_PARTS) or the check's (POST /check's 413
+    # too-long-to-check: PLAINFEED_CHECK_MAX_CHARS), over the text as read, not by a
+    # length of their own here: the body cap bounds what is read.
+    html: str | None = None
+    markdown: str | None = None
+    text: str | None = None
     url: HttpUrl | None = None
     # A lone surrogate here, as in any string of a JSON body, is refused before the body
     # is validated (service.api.utf8.whole_characters).
