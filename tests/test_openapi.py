@@ -13,6 +13,7 @@ from fastapi.routing import APIRoute
 
 from service import ingest
 from service.api.app import create_app
+from service.api.problems import PROBLEM_BASE
 from tests.conftest import LiveServer, make_settings
 
 TOKEN = "openapi-test-token"
@@ -104,6 +105,40 @@ def test_every_answer_is_declared(live: tuple[str, Any], with_token: bool) -> No
                         f"{method.upper()} {path}: {r.status_code} is {got}, declared {media}"
                     )
     assert not undeclared, "\n".join(undeclared)
+
+
+@pytest.mark.parametrize("with_token", [False, True])
+def test_a_query_not_utf8_is_a_declared_400_everywhere(
+    live: tuple[str, Any], with_token: bool
+) -> None:
+    """A query parameter not UTF-8 once percent-decoded is a 400 bad-query on every route
+    (service.api.deps.utf8_query): each operation declares it, and answers it so, a
+    problem or, for a page, an HTML page (the review form's POST answered a problem)."""
+    url, _ = live
+    spec = _spec(url)
+    headers = {"Authorization": f"Bearer {TOKEN}"} if with_token else {}
+    bad_query, wrong = f"{PROBLEM_BASE}bad-query", []
+    with httpx.Client(base_url=url, headers=headers, timeout=30) as c:
+        for path, ops in spec["paths"].items():
+            page = path == "/" or path.startswith("/ui/")
+            concrete = re.sub(r"\{[^}]+\}", "999999", path)
+            for method, op in ops.items():
+                declared = op["responses"].get("400", {})
+                if "not UTF-8 once percent-decoded (bad-query)" not in declared.get(
+                    "description", ""
+                ):
+                    wrong.append(f"{method.upper()} {path}: 400 {declared} says no bad-query")
+                kw: dict[str, Any] = {"json": {}} if method in ("post", "patch", "put") else {}
+                r = c.request(method.upper(), f"{concrete}?q=%FF", **kw)
+                got = _media(r.headers.get("content-type", ""))
+                want = "text/html" if page else "application/problem+json"
+                if r.status_code != 400 or got != want:
+                    wrong.append(f"{method.upper()} {path}: {r.status_code} {got}, not 400 {want}")
+                elif method != "head" and _declared(declared) != {want}:
+                    wrong.append(f"{method.upper()} {path}: 400 declared {_declared(declared)}")
+                elif method != "head" and not page and r.json()["type"] != bad_query:
+                    wrong.append(f"{method.upper()} {path}: 400 {r.json()['type']}")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_problems_are_declared_as_problem_json(live: tuple[str, Any]) -> None:

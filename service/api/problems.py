@@ -166,9 +166,10 @@ def install(app: FastAPI) -> None:
         where = ".".join(str(p) for p in first["loc"])
         malformed = next((_MALFORMED[e["type"]] for e in errors if e["type"] in _MALFORMED), None)
         status = 400 if malformed else 422
-        if request.method in ("GET", "HEAD") and _is_page(request.url.path):
+        if _is_page(request.url.path):
             # A person's browser asked for a page (a search pasted into the address bar,
-            # an edited offset): an HTML page says what is wrong, as its 404 does.
+            # an edited offset), or sent the review form to an address whose query is not
+            # UTF-8: an HTML page says what is wrong, as its 404 does.
             from service.api.pages import error_page
 
             return error_page(status, "Bad request", f"{where}: {first['msg']}")
@@ -303,11 +304,19 @@ def _needs_token(route: APIRoute) -> bool:
     return False
 
 
+def _also_400(responses: dict[str, Any], why: str) -> None:
+    """Declare ``why`` among the reasons of the operation's 400, after those it has."""
+    bad = responses.setdefault("400", {})
+    was = bad.get("description")
+    bad["description"] = f"{was}, or {why}" if was else why[:1].upper() + why[1:]
+
+
 def _document(schema: dict[str, Any], app: FastAPI) -> None:
     """What the handlers above answer, in the OpenAPI document: every error as
     ``application/problem+json`` (FastAPI says ``application/json`` with its own
     validation shape), 401 where the bearer token is checked, 400, 408, 413 and 415
-    where a body is read; and HEAD beside every GET."""
+    where a body is read, 400 of a query not UTF-8 everywhere; and HEAD beside every
+    GET."""
     schemas = schema.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = PROBLEM_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):
@@ -342,12 +351,11 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                 )
             if _needs_token(route):
                 # service.api.deps.bearer_ok, beside the route's other 400 if it has one.
-                bad = responses.setdefault("400", {})
-                was = bad.get("description")
-                twice = "more than one Authorization header"
-                bad["description"] = (
-                    f"{was}, or {twice}" if was else "More than one Authorization header"
-                )
+                _also_400(responses, "more than one Authorization header")
+            # service.api.deps.utf8_query, on every route; a page answers it as a page.
+            _also_400(responses, "a query parameter not UTF-8 once percent-decoded (bad-query)")
+            if _is_page(route.path):
+                responses["400"].setdefault("content", {"text/html": {}})
             for status, response in responses.items():
                 content = response.get("content")
                 # FastAPI's own 422 names its validation shape; a response that declares
