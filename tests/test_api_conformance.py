@@ -220,8 +220,46 @@ def test_the_documented_secret_pattern_is_what_the_service_takes(live: Live) -> 
     assert r.status_code == 201, r.text
     assert re.fullmatch(SECRET_PATTERN, r.json()["secret"])
     bad = client.post("/subscribers", json={"url": "https://example.org/hook3", "secret": "x"})
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     assert_declared(spec, "/subscribers", bad)
+
+
+@pytest.mark.parametrize(
+    ("secret", "why"),
+    [
+        ("whsec_!!!not-base64!!!", "the webhook secret after whsec_ is not valid base64"),
+        ("whsec_" + base64.b64encode(bytes(range(32))).decode()[:-1], "is not valid base64"),
+        ("hunter2-hunter2-hunter2-hunter2", "a webhook secret looks like whsec_<base64"),
+        ("whsec_" + base64.b64encode(bytes(range(16))).decode(), "must hold 24 to 64 bytes"),
+    ],
+)
+def test_a_malformed_subscriber_secret_is_a_422_naming_it(
+    live: Live, secret: str, why: str
+) -> None:
+    # It was a 400 bad-request of its reason alone ("the webhook secret after whsec_ is
+    # not valid base64"), where any other field the body cannot take, the subscriber's
+    # url or events included, is a 422 validation-error naming it (body.url: ...).
+    client, spec = live
+    fid = _feed(client)
+    for path in ("/subscribers", "/feeds/{feed_id}/subscribers"):
+        body = {"url": "https://example.org/hook4", "secret": secret}
+        r = client.post(path.format(feed_id=fid), json=body)
+        assert r.status_code == 422, r.text
+        assert_declared(spec, path, r)
+        problem = r.json()
+        assert problem["type"].endswith("/validation-error"), problem
+        assert problem["detail"].startswith("body.secret: Value error, "), problem
+        assert why in problem["detail"], problem
+        assert [e["loc"] for e in problem["errors"]] == [["body", "secret"]], problem
+        assert secret not in r.text  # a secret, even a wrong one, is not echoed
+    taken = client.post(
+        "/subscribers",
+        json={
+            "url": "https://example.org/hook4",
+            "secret": "whsec_" + base64.b64encode(os.urandom(32)).decode(),
+        },
+    )
+    assert taken.status_code == 201, taken.text
 
 
 def test_the_index_documents_the_blank_its_form_sends(live: Live) -> None:

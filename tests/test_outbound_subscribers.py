@@ -40,7 +40,7 @@ def test_subscriber_api(client: TestClient, receiver: Receiver) -> None:
     assert own["feed_id"] is None and own["secret"] == SPEC_SECRET
 
     bad = [
-        ({"url": receiver.url, "secret": "hunter2"}, 400),
+        ({"url": receiver.url, "secret": "hunter2"}, 422),
         ({"url": receiver.url, "events": ["item.deleted"]}, 422),
         ({"url": "ftp://example.org/x"}, 422),
     ]

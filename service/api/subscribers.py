@@ -8,7 +8,15 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    StrictBool,
+    StrictInt,
+)
 from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy import func, select
 
@@ -32,10 +40,24 @@ def _all_events() -> list[EventName]:
     return ["explainer.published", "explainer.needs_review"]
 
 
-# A signing secret, or "" for one generated as for none. Its pattern is documented, not
-# validated here: outbound.secret_key refuses a malformed secret with a message of its
-# own (400).
-Secret = Annotated[str, Field(json_schema_extra={"pattern": f"^$|{outbound.SECRET_PATTERN}"})]
+def _a_signing_key(secret: str) -> str:
+    """Refuse a secret outbound.secret_key would not sign with (no whsec_, not base64,
+    not 24 to 64 bytes): a 422 naming body.secret as any other field's, with its reason."""
+    if secret:
+        try:
+            outbound.secret_key(secret)
+        except InputError as exc:
+            raise ValueError(exc.detail) from None
+    return secret
+
+
+# A signing secret, or "" for one generated as for none. Its pattern is documented, and
+# checked as outbound.secret_key reads it (which also takes excess padding).
+Secret = Annotated[
+    str,
+    AfterValidator(_a_signing_key),
+    Field(json_schema_extra={"pattern": f"^$|{outbound.SECRET_PATTERN}"}),
+]
 
 
 class SubscriberIn(BaseModel):
@@ -179,8 +201,7 @@ def _check_url(url: str, allow_private: bool) -> None:
 
 def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
     _check_url(str(body.url), ctx.settings.allow_private_urls)
-    secret = body.secret or outbound.new_secret()
-    outbound.secret_key(secret)  # refuses a malformed secret with a clear message
+    secret = body.secret or outbound.new_secret()  # a given one checked by its schema
     with transaction(ctx.sessions) as s:
         if feed_id is not None and s.get(t.Feed, feed_id) is None:
             raise NotFound(f"no feed with id {feed_id}")
@@ -204,7 +225,7 @@ def _create(ctx: Ctx, body: SubscriberIn, feed_id: int | None) -> JSONResponse:
     status_code=201,
     response_model=SubscriberOut,
     responses={
-        400: {"description": "A private or unsendable url, a malformed secret, or another feed_id"},
+        400: {"description": "A private or unsendable url, or another feed_id"},
         404: {"description": "No feed with that id"},
     },
 )
@@ -221,7 +242,7 @@ def subscribe_feed(feed_id: Id, body: SubscriberIn, ctx: Ctx, _who: Writer) -> J
     status_code=201,
     response_model=SubscriberOut,
     responses={
-        400: {"description": "A private or unsendable url, or a malformed secret"},
+        400: {"description": "A private or unsendable url"},
         404: {"description": "No feed with that feed_id"},
     },
 )
