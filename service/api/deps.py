@@ -59,7 +59,9 @@ def bearer_ok(request: Request, settings: Settings) -> bool:
     """Whether the request carries the API token (or none is set). Authorization is one
     field (RFC 9110 11.6.2): a request of two is refused (400), where the first was read
     and the other passed over, whichever of them the client, or a proxy adding its own,
-    meant."""
+    meant. Refused where the token is read, not everywhere: without a token, and on a
+    route that reads none (a public read, /healthz), nothing is decided by them, and a
+    front end that duplicates the field would have failed those for no credential."""
     if not settings.api_token:
         return True
     sent = request.headers.getlist("authorization")

@@ -351,7 +351,12 @@ def _document(schema: dict[str, Any], app: FastAPI) -> None:
                 )
             if _needs_token(route):
                 # service.api.deps.bearer_ok, beside the route's other 400 if it has one.
-                _also_400(responses, "more than one Authorization header")
+                # Refused only where the token is read: another route, or any when no
+                # token is set, takes two (nothing is decided by them).
+                _also_400(
+                    responses,
+                    "more than one Authorization header (where PLAINFEED_API_TOKEN is set)",
+                )
             # service.api.deps.utf8_query, on every route; a page answers it as a page.
             _also_400(responses, "a query parameter not UTF-8 once percent-decoded (bad-query)")
             if _is_page(route.path):

@@ -49,7 +49,8 @@ async def read_body(request: Request, limit: int) -> bytes:
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
         400: {
             "description": "Empty body or bad JSON, or a signature header given twice, or a "
-            "delivery-id header (webhook-id, X-GitHub-Delivery) given twice"
+            "delivery-id header (webhook-id, X-GitHub-Delivery) given twice, or more than one "
+            "Authorization header (where PLAINFEED_API_TOKEN is set)"
         },
         401: {"description": "Missing or wrong bearer token or signature"},
         404: {"description": "No registered feed with that id, url or name"},

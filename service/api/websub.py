@@ -96,7 +96,9 @@ async def verify_intent(feed_id: Id, request: Request, ctx: Ctx) -> PlainTextRes
         200: {"model": Accepted, "description": "A replay of a delivery already stored"},
         400: {
             "description": "Empty body, or a signature header given twice, or a delivery-id "
-            "header (webhook-id, X-GitHub-Delivery) given twice"
+            "header (webhook-id, X-GitHub-Delivery) given twice, or more than one "
+            "Authorization header (where PLAINFEED_API_TOKEN is set: it stands in for the "
+            "signature of a feed without a secret)"
         },
         401: {"description": "Missing or wrong X-Hub-Signature"},
         410: {"description": "Unknown feed, or no active subscription: the hub should stop"},
