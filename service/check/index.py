@@ -69,6 +69,8 @@ class SourceIndex:
     # list said "respectively" pairs its figures with (one memo of names per source).
     own_names: dict[tuple[int, str], dict[int, tuple[Name, ...]]] = field(default_factory=dict)
     _qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The units of each unit's sentence and the sentences around it (swaps._neighbours).
+    neighbours: dict[int, list[int]] = field(default_factory=dict)
     # The direction of a change each source figure a check examines is written with.
     directions: dict[tuple[int, int], int] = field(default_factory=dict)
     cut: Cut = field(default_factory=Cut)  # what was left out past the caps (check.caps)

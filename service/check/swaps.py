@@ -214,14 +214,13 @@ def _rivals(
     """Whether unit ``v`` can hold a like figure of another value than source figure ``m``
     with the name ``x``: the checks of :func:`_crossed_by` that need no binding (binding
     a clause is the costly part, and most places of a value have no such neighbour)."""
-    if not idx.units[v].mentions(x):
-        return False
     for w in idx.units[v].numbers:
         if (w.unit, w.kind) != (m.unit, m.kind) or (w.value, w.high) == (m.value, m.high):
             continue
         told = given.get(_like(w), set())
         if told is not None and x.key not in told:
-            return True
+            # (Last: the first look for a name splits the clause's context into words.)
+            return idx.units[v].mentions(x)
     return False
 
 
@@ -288,14 +287,18 @@ def _like(n: Number) -> tuple[str, object, object, object]:
 def _neighbours(idx: SourceIndex, u: int) -> list[int]:
     """Unit ``u`` and the units of its sentence and of the sentences right before and
     after it in its block (a line: ``u`` alone)."""
-    unit = idx.units[u]
-    if unit.before is None:
-        return [u]
-    out = []
-    for v in idx.block_units.get(unit.block, [u]):
-        other = idx.units[v]
-        if other.sentence in (unit.sentence, unit.before) or other.before == unit.sentence:
-            out.append(v)
+    out = idx.neighbours.get(u)
+    if out is None:
+        unit = idx.units[u]
+        if unit.before is None:
+            out = [u]
+        else:
+            out = []
+            for v in idx.block_units.get(unit.block, [u]):
+                other = idx.units[v]
+                if other.sentence in (unit.sentence, unit.before) or other.before == unit.sentence:
+                    out.append(v)
+        idx.neighbours[u] = out
     return out
 
 
