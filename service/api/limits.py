@@ -10,9 +10,9 @@ import time
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# Above the largest body a route takes (the webhook's 10 MiB feed document; a /check of
-# a 10 MiB post with its explainer, JSON-escaped): anything bigger is refused before it
-# is buffered in memory.
+# Above the largest body a route takes (the webhook's 10 MiB feed document): anything
+# bigger is refused before it is buffered in memory. A post or an explainer has no bound
+# of its own below it: the settings bound their cleaned length (a 413).
 MAX_REQUEST_BODY = 16 * 1024 * 1024
 
 
