@@ -119,3 +119,67 @@ def test_a_place_is_backed_where_the_source_names_it(source: str, backing: str) 
 def test_an_unrelated_two_backs_no_day_two(source: str, reason: str) -> None:
     v = verdict("Day two closes with 3 talks.", source, "two")
     assert (v.status, v.reason) == (M, reason)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "number", "source", "backing"),
+    [
+        # The digits name the place as the word does: the source's ordinal backs them.
+        # Before, "Day 2" was misattached to "Two tracks run." ("closes, day not there")
+        # or not found at all ("2nd", "third": no figure of the source).
+        (
+            "Day 2 closes with 3 talks.",
+            "2",
+            "The second day closes with 3 talks. Two tracks run in parallel.",
+            "The second day closes with 3 talks.",
+        ),
+        (
+            "Day 2 closes with 3 talks.",
+            "2",
+            "The summit has two tracks. On the 2nd day, 3 talks close it.",
+            "On the 2nd day, 3 talks close it.",
+        ),
+        (
+            "Step 3 runs the tests.",
+            "3",
+            "The third step runs the tests.",
+            "The third step runs the tests.",
+        ),
+        (
+            "In round 2, the team adds experts.",
+            "2",
+            "The team adds experts in the second round.",
+            "The team adds experts in the second round.",
+        ),
+    ],
+)
+def test_digits_after_a_label_are_backed_where_the_source_names_the_place(
+    explainer: str, number: str, source: str, backing: str
+) -> None:
+    v = verdict(explainer, source, number)
+    assert (v.status, v.source) == (S, backing)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # As for "Day two": the source's day two by its own words, or a span of days.
+        "Day two closes with 3 talks.",
+        "On day 2, 3 talks close the summit.",
+        "The summit runs for two days. The last has 3 talks.",
+    ],
+)
+def test_digits_after_a_label_stay_backed_as_before(source: str) -> None:
+    assert status("Day 2 closes with 3 talks.", source, "2") == S
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # No such place named: still misattached to the source's count of other things.
+        "Two tracks run. Day 3 closes with 3 talks.",
+        "The team has 2 leads. The third day has 3 talks.",
+    ],
+)
+def test_digits_after_a_label_with_no_such_place_stay_misattached(source: str) -> None:
+    assert status("Day 2 closes with 3 talks.", source, "2") == M

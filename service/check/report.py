@@ -33,7 +33,7 @@ from service.check.swaps import mark_borrowed, mark_swaps
 from service.check.table import row_support
 from service.check.unit import Unit, squeeze
 from service.check.verbatim import first_located, match_verbatim, match_word
-from service.check.word_counts import sequence_label
+from service.check.word_counts import at_place, sequence_label
 from service.frozen import slot_init
 from service.models import CheckReport, CheckStatus, Explainer, Fact, NumberVerdict
 from service.numbers import Hedge, Number, extract_numbers, identifier_key, prepare
@@ -334,6 +334,7 @@ def _check_sentences(
                             outcome = match_mean(idx, n, outcome, again)
                 else:
                     outcome = match_quantity(idx, n, binding)
+                outcome = at_place(idx, s, n, outcome)  # "Day 2" of "the second day"
                 if outcome.status in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
                     if strays is None:
                         strays = strays_of(

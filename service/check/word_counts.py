@@ -11,10 +11,13 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from service.check.index import SourceIndex
+from service.check.match import Outcome
 from service.check.names import STOP_WORDS
 from service.check.scope import AFTER_NOUN, HEAD_WORDS, SINGULAR_S, noun_phrase
 from service.check.unit import Hit, Unit
+from service.models import CheckStatus
 from service.numbers import Number
+from service.numbers.number import QUANTITY
 
 # Nouns that name no thing of their own: a count of them may be any count of the post's
 # ("the post names four ways to ..." of "four design principles"; "three additions" told
@@ -83,6 +86,22 @@ def placed(idx: SourceIndex, found: Sequence[Hit], value: Decimal, label: str) -
         if m.unit == label[:-1] or counts_noun(idx.units[u], m, label):  # "two days"
             return u
     return None
+
+
+def at_place(idx: SourceIndex, s: str, n: Number, outcome: Outcome) -> Outcome:
+    """The ``outcome`` of the explainer's digits after a sequence's label ("Day 2" in
+    ``s``), supported where it was not but the source names that place, as :func:`placed`
+    finds one for the word ("Day two"): its "day 2" or "day two", "the second day",
+    "2nd day", "two days" (before, "Day 2" of "The second day closes ... Two tracks run."
+    was misattached to the tracks' "Two"). Any other figure's, or one the source names no
+    such place of, as it is."""
+    if outcome.status == CheckStatus.SUPPORTED or n.kind != QUANTITY or n.unit:
+        return outcome
+    label = sequence_label(s, n)
+    if not label or n.value is None:
+        return outcome
+    u = placed(idx, idx.singles.get(n.value, []), n.value, label)
+    return outcome if u is None else Outcome(CheckStatus.SUPPORTED, u)
 
 
 def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[str]) -> str:
