@@ -243,10 +243,11 @@ def index_source(source_text: str, title: str, /) -> SourceIndex:
         idx.block_text.append(idx.title)
         cased.append(prepare(title))
         heading_context = ""
-        # Its sentences, as a paragraph's: a text file's title is its first line, which
-        # may hold several ("Use ShapeVar(..., min=2, max=128) for the batch dimension.
-        # The cache holds 64 entries."), and one unit of them all bound the cache's 64 to
-        # the batch dimension's minimum (it was one line, as a heading is).
+        # Its sentences, as a paragraph's: a title given with a post may hold several
+        # (as a text file's first line taken whole did: "Use ShapeVar(..., min=2,
+        # max=128) for the batch dimension. The cache holds 64 entries."), and one unit
+        # of them all bound the cache's 64 to the batch dimension's minimum (it was one
+        # line, as a heading is).
         prose(len(blocks), title, title, prepare(title), capped=False)
     idx.words = frozenset(n.text.lower() for u in idx.units for n in u.numbers if n.kind == WORD)
     idx.joined = "\x01".join(idx.block_text)

@@ -39,6 +39,8 @@ __all__ = [
     "is_excerpt",
     "looks_binary",
     "normalize_text",
+    "opening_title",
+    "text_title",
 ]
 
 DocumentKind = Literal["html", "md", "text"]
@@ -79,9 +81,10 @@ def _leading_heading(text: str) -> str:
 _TITLE_WORDS = 25  # a first sentence this short reads as a title
 
 
-def _fallback_title(text: str) -> str:
+def opening_title(text: str) -> str:
     """A title for an untitled item: the heading it opens with, else its first sentence
-    when short, else its first words."""
+    when short, else its first words. (A text file has none: :func:`text_title`; the
+    extractive engine titles it so.)"""
     heading = _leading_heading(text)
     if heading:
         return heading
@@ -95,13 +98,46 @@ def _fallback_title(text: str) -> str:
     return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
 
+# A plain-text source's first line is its title only when it reads as one: a Markdown
+# heading, or one short line (at most this many characters) of one sentence.
+_TITLE_CHARS = 150
+_HEADING_LINE = re.compile(r"#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
+_ITEM_OR_ROW = re.compile(r"(?:[-*+]|\d+[.)])[ \t]|\|")  # "- 2x faster", "| GPU | 50 |"
+
+
+def text_title(text: str) -> str:
+    """The title of a cleaned plain-text source: its first line where that reads as a
+    title, a Markdown heading ("# Incident report") or a short line of one sentence
+    (:data:`_TITLE_CHARS`), no list item or table row, that ends no lead-in (",", ";" or
+    ":") nor a sentence run on the next line (a line of its own, or "." ending none and
+    the next line no continuation in lower case); else "" (no title). The check reads
+    the title as the post's own words for every figure: a first paragraph taken whole
+    ("Use ShapeVar(...) for the batch dimension. The cache holds 64 entries.") made the
+    names of its sentences the whole post's."""
+    lines = text.lstrip("\n").split("\n")
+    first = lines[0].strip()
+    heading = _HEADING_LINE.fullmatch(first)
+    if heading is not None:
+        return heading.group(1).strip()
+    if not first or len(first) > _TITLE_CHARS or first.endswith((",", ";", ":")):
+        return ""
+    if _ITEM_OR_ROW.match(first):
+        return ""  # a list's first item or a table's first row
+    if _GENERIC_HEADING.match(first) or len(split_sentences(first)) > 1:
+        return ""  # a lead-in ("Summary") names nothing; two sentences are a paragraph
+    after = lines[1].strip() if len(lines) > 1 else ""
+    if after and (first.endswith(".") or after[0].islower()):
+        return ""  # a paragraph's first line: its sentence runs on below
+    return first
+
+
 def article_from_entry(entry: FeedEntry) -> Article:
     """A feed entry as an article: its full content when the feed carries it, else its
     summary."""
     text = clean_html(entry.content_html) if entry.content_html else ""
     if not text and entry.summary_html:
         text = clean_html(entry.summary_html)
-    title = prose(entry.title) or _fallback_title(text)
+    title = prose(entry.title) or opening_title(text)
     return Article(
         title=title,
         text=text,
@@ -230,14 +266,17 @@ def article_from_document(
         found_title = front_matter_title(text) or _leading_heading(cleaned)
     elif kind == "text":
         cleaned = clean_plain(text)
-        first = cleaned.split("\n", 1)[0].strip()
-        found_title = first if len(first) <= 200 else ""
+        found_title = text_title(cleaned)
     else:
         raise InputError(f"unknown document kind {kind!r}: expected html, md or text")
     if not cleaned.strip():
         raise Unprocessable(f"the {kind} document holds no text")
+    if not title and not found_title and kind != "text":
+        found_title = opening_title(cleaned)
+    # (A text's first sentence is no title in place of its first line: the check would
+    # read it as the post's title all the same.)
     return Article(
-        title=prose(title) if title else (found_title or _fallback_title(cleaned)),
+        title=prose(title) if title else found_title,
         text=cleaned,
         url=url,
         author=author,

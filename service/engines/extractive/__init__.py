@@ -37,6 +37,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from service.clean import opening_title
 from service.config import DEFAULT_PROMPTS_DIR
 from service.engines.base import ExplainOptions
 from service.engines.extractive.blocks import MAX_CODE_LINES
@@ -177,6 +178,10 @@ def build_explainer(
     it. Raises ``NothingToExplain`` (an ``EngineError``) when there is no text."""
     if not article.text.strip():
         raise NothingToExplain("the article has no text to explain (empty content)")
+    if not article.title.strip():
+        # Untitled (a text file whose first line reads as no title): its opening words,
+        # as the cleaner titles an untitled page or entry (explainer_title knows them).
+        article = dataclasses.replace(article, title=opening_title(article.text), hash=article.hash)
     article = _without_runs(article)
     reading = read(article.text)
     if reading.figures_left_out:
