@@ -13,7 +13,7 @@ from service.check.marks import CLAUSE_MARK, split_gap
 from service.check.names import STOP_WORDS, Name, content_words, find_noun
 from service.check.phrases import leading_phrases, trailing_names
 from service.check.products import counts_kind
-from service.check.respectively import paired_names, paired_phrases
+from service.check.respectively import list_marker, paired_names, paired_phrases
 from service.check.scope import (
     Clause,
     aside_only,
@@ -262,7 +262,7 @@ def bind_numbers(
     end = len(s) if end is None else end
     marks = [m.start() for m in CLAUSE_MARK.finditer(s, start, end)]
     name_starts = [x.start for x in names]  # names come sorted by position
-    said_respectively = s.find("respectively", start, end) >= 0
+    said_respectively = list_marker(s, start, end) >= 0  # or "in that order"
     seq = [n for n in nums if n.kind in (QUANTITY, RANGE, WORD)]
     groups = list_runs(s, seq)
     phrases = leading_phrases(s, start, end) if leading and (names or len(seq) > 1) else []

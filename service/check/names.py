@@ -268,14 +268,14 @@ _WORDS = re.compile(r"[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß'-]*")
 
 # A list's marker, as "respectively" is: "13.3+ and 13.2+, in that order" says the
 # order of its figures, and "order" is no noun of them (a noun elsewhere: "2 orders").
-_IN_ORDER = re.compile(r"\bin\s+(?:that|this|the\s+same)\s+order\b", re.I)
+IN_ORDER = re.compile(r"\bin\s+(?:that|this|the\s+same)\s+order\b", re.I)
 
 
 def content_words(text: str, limit: int = 3, *, last: bool = False) -> list[str]:
     """The first (or last) ``limit`` content words of a text (a list's "in that order"
     none)."""
     if "order" in text:
-        text = _IN_ORDER.sub(" ", text)
+        text = IN_ORDER.sub(" ", text)
     parts = [
         part
         for word in _WORDS.findall(text)

@@ -8,8 +8,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from service.check.names import Name
+from service.check.names import IN_ORDER, Name
 from service.numbers import Number
+
+
+def list_marker(s: str, start: int, end: int) -> int:
+    """Where the first marker of a list's order stands in ``s[start:end]``, "respectively"
+    or "in that order" ("in this order", "in the same order"), else -1: both say the
+    k-th figure of a list is the k-th name's."""
+    said = s.find("respectively", start, end)
+    if "order" in s[start:end] and (m := IN_ORDER.search(s, start, end)) is not None:
+        said = m.start() if said < 0 else min(said, m.start())
+    return said
+
 
 # Between two names of one list: "MXFP8 and MXFP4", "BF16, MXFP8 and MXFP4" (a list ends
 # with "and": "Over Triton and ATen, FlyDSL reaches ..." lists two names, not three).
@@ -54,12 +65,13 @@ def paired_names(
     respectively"), else a list of as many names after them up to "respectively", else
     a list of as many names before them ("MXFP8 and MXFP4 reach 1.58x and 1.68x,
     respectively"), else the names of its window before them when they are as many.
+    "in that order" pairs as "respectively" does (:func:`list_marker`).
     ``window``: the names near the figures, (before, after)."""
     k = len(group)
     preceding, following = window
     if len(following) >= k:
         return list(following)
-    said = s.find("respectively", group[-1].end, end)
+    said = list_marker(s, group[-1].end, end)
     if said >= 0:
         after = [x for x in names if group[-1].end <= x.start and x.end <= said]
         run = last_list(s, after)
