@@ -95,7 +95,8 @@ _CHANGE_BEFORE = re.compile(
 _BETWEEN_GAP = re.compile(r"\s*and\s*", re.I)
 _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 # Numbers in a list ("1.58 and 1.68 times"); the check binds such a list as one figure.
-LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
+# The "+" of a lower bound stays out of its number ("13.3+ and 13.2+"), in the gap.
+LIST_GAP = re.compile(r"(?:\+(?!\d))?\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
 _COMMA_GAP = re.compile(r"\s*,\s*")
 _VERSION_WORD_BEFORE = re.compile(r"\b(?:version|versions|release|releases|ver\.?)\s+$", re.I)
 # "stay on 3.14 or earlier" (the post: "stay on Python 3.14 or earlier"): a decimal that
