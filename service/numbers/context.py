@@ -4,6 +4,7 @@ times") and versions named by what comes before them ("PyTorch 2.14")."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -335,8 +336,47 @@ def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
     return out
 
 
+# A later item of a list written from its figure on, the phrases of the item before
+# setting the two apart ("9,000 tok/s on MI355X and 7,000 on MI300X"): the phrases of
+# a word and a name between the figures, then what joins the items; after the later
+# figure, a phrase of one of those words ("on MI300X").
+_PHRASE_WORD = r"(?:for|on|over|across|in|with|at|against|versus|vs\.?|under|by)"
+_ITEM_GAP = re.compile(
+    r"(?:\s+(?<![\w.])(" + _PHRASE_WORD + r")\s+(?:the\s+)?[\w./+-]+"
+    r"(?:\s+[\w./+-]*\d[\w./+-]*){0,2})+(?:\s*,\s*and|\s*,|\s+and)\s+",
+    re.I,
+)
+_PHRASE_START = re.compile(r"\s+(" + _PHRASE_WORD + r")\s+(?:the\s+)?[\w./+-]*[A-Za-z0-9]", re.I)
+_WORD_OF_GAP = re.compile(r"(?<![\w.])(" + _PHRASE_WORD + r")\s", re.I)
+
+
+def _gapped_units(s: str, nums: list[Number]) -> list[Number]:
+    """A bare figure of a later item of a list written from its figure on takes the unit
+    of the figure before ("9,000 tok/s on MI355X and 7,000 on MI300X": 7,000 tok/s),
+    where phrases of a word and a name alone set the items apart and a phrase of one of
+    those words follows the later figure (no noun of its own: "7,000 users on MI300X").
+    Not a currency's: "$9,000 on MI355X and 7,000 on MI300X" may count anything."""
+    out = list(nums)
+    figures = [i for i, n in enumerate(out) if n.kind in (QUANTITY, RANGE)]
+    for i, j in itertools.pairwise(figures):
+        a, b = out[i], out[j]
+        if not a.unit or b.unit or b.noun or a.unit in CURRENCY.values():
+            continue
+        if not _ITEM_GAP.fullmatch(s, a.end, b.start):
+            continue
+        after = _PHRASE_START.match(s, b.end)
+        words = {w.lower() for w in _WORD_OF_GAP.findall(s, a.end, b.start)}
+        if after is not None and after.group(1).lower() in words:
+            out[j] = updated(b, unit=a.unit)
+    return out
+
+
 def distribute_units(s: str, nums: list[Number]) -> list[Number]:
-    """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one."""
+    """``1.58 and 1.68 times``: a bare number in a list takes the unit of the next one;
+    a later item's bare figure, written from its figure on, the unit of the one before
+    (:func:`_gapped_units`)."""
+    if any(n.unit for n in nums) and (" and " in s or "," in s):
+        nums = _gapped_units(s, nums)
     runs = list_runs(s, nums)
     if len(runs) == len(nums):  # no list: every number stands alone, as it is
         return list(nums)
