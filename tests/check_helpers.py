@@ -29,3 +29,12 @@ def verdict(explainer: str, source: str, text: str) -> NumberVerdict:
 
 def status(explainer: str, source: str, text: str) -> CheckStatus:
     return verdict(explainer, source, text).status
+
+
+def figures(explainer: str, source: str) -> list[tuple[str, str, str | None]]:
+    """The explainer's figures (not its identifiers), with their statuses and reasons."""
+    return [
+        (v.text, v.status.value, v.reason)
+        for v in check_explainer(explainer, source).numbers
+        if v.kind != "identifier"
+    ]

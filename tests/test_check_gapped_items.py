@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.check import check_explainer
-from tests.check_helpers import M, S
+from tests.check_helpers import M, S, figures
 
 FP8 = "FP8 reaches 1.5x over BF16 on MI355X and 1.3x on MI300X."
 LLAMA = "Llama 3 8B reaches 8,000 tok/s on MI300X with BF16 and 7,000 tok/s with FP8."
@@ -19,15 +18,6 @@ OWN = "FP8 reaches 1.5x over BF16 on MI355X and 1.3x over FP16 on MI300X."
 OWN_AFTER = "FP8 reaches 1.5x over BF16 on MI355X and 1.3x on MI300X over FP16."
 TWO_BASES = "FP8 reaches 1.5x over BF16 on MI355X, 1.4x over FP16 on MI325X and 1.3x on MI300X."
 CLAUSE = "FP8 reaches 1.5x over BF16 on MI355X, and FP16 reaches 1.3x on MI300X."
-
-
-def _statuses(explainer: str, source: str) -> list[tuple[str, str, str | None]]:
-    """The explainer's figures (not its identifiers), with their statuses and reasons."""
-    return [
-        (v.text, v.status.value, v.reason)
-        for v in check_explainer(explainer, source).numbers
-        if v.kind != "identifier"
-    ]
 
 
 @pytest.mark.parametrize(
@@ -44,7 +34,7 @@ def _statuses(explainer: str, source: str) -> list[tuple[str, str, str | None]]:
     ],
 )
 def test_a_gapped_item_takes_the_phrase_it_does_not_say_again(explainer: str, source: str) -> None:
-    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, source)} == {S.value}
 
 
 @pytest.mark.parametrize(
@@ -70,6 +60,6 @@ def test_a_gapped_item_takes_the_phrase_it_does_not_say_again(explainer: str, so
 def test_a_figure_moved_to_another_phrase_stays_misattached(
     explainer: str, source: str, reason: str
 ) -> None:
-    (found,) = _statuses(explainer, source)
+    (found,) = figures(explainer, source)
     assert found[1] == M.value
     assert found[2] is not None and found[2].endswith(reason)

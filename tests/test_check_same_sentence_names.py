@@ -9,22 +9,13 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
-from tests.check_helpers import M, S
+from tests.check_helpers import M, S, figures
 from tests.paraphrase_helpers import PT, article
 
 SOURCE = (
     "CUDA 13.2+ is required on Blackwell and CUDA 13.3+ on Hopper. "
     "Training ran on 8 H100 GPUs and inference on 2 MI355X GPUs."
 )
-
-
-def _statuses(explainer: str, source: str = SOURCE) -> list[tuple[str, str, str | None]]:
-    """The explainer's figures (not its identifiers), with their statuses and reasons."""
-    return [
-        (v.text, v.status.value, v.reason)
-        for v in check_explainer(explainer, source).numbers
-        if v.kind != "identifier"
-    ]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +63,7 @@ def _statuses(explainer: str, source: str = SOURCE) -> list[tuple[str, str, str 
 def test_figures_of_one_source_sentence_swapped_are_misattached(
     explainer: str, expected: list[tuple[str, str]]
 ) -> None:
-    assert _statuses(explainer) == [
+    assert figures(explainer, SOURCE) == [
         (text, M.value, f"the source gives it for {name}") for text, name in expected
     ]
 
@@ -99,7 +90,7 @@ def test_figures_of_one_source_sentence_swapped_are_misattached(
 def test_figures_of_one_source_sentence_said_of_their_own_names_stay_supported(
     explainer: str,
 ) -> None:
-    assert {status for _, status, _ in _statuses(explainer)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, SOURCE)} == {S.value}
 
 
 @pytest.mark.parametrize(
@@ -113,7 +104,7 @@ def test_figures_of_one_source_sentence_said_of_their_own_names_stay_supported(
 )
 def test_told_apart_names_the_source_writes_the_same_way_stay_supported(source: str) -> None:
     explainer = "Hopper needs CUDA 13.3+ and Blackwell needs CUDA 13.2+."
-    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, source)} == {S.value}
 
 
 @pytest.mark.parametrize(
@@ -129,7 +120,7 @@ def test_told_apart_names_the_source_writes_the_same_way_stay_supported(source: 
     ],
 )
 def test_a_nearest_name_the_other_figure_has_too_tells_no_swap(explainer: str) -> None:
-    assert {status for _, status, _ in _statuses(explainer)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, SOURCE)} == {S.value}
 
 
 # The PyTorch 2.14 post: "cuBLASLt joins CUTLASS and the fallback as a backend: default
@@ -195,7 +186,7 @@ SHARED = "FP8 reaches 1.5x over BF16 on MI355X and 1.3x on MI300X."
 def test_a_figure_given_the_name_of_another_is_misattached(
     explainer: str, source: str, expected: list[tuple[str, str]]
 ) -> None:
-    assert _statuses(explainer, source) == [
+    assert figures(explainer, source) == [
         (text, M.value, f"the source gives it for {name}") for text, name in expected
     ]
 
@@ -222,4 +213,4 @@ def test_a_figure_given_the_name_of_another_is_misattached(
     ],
 )
 def test_a_figure_said_of_its_own_names_stays_supported(explainer: str, source: str) -> None:
-    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, source)} == {S.value}

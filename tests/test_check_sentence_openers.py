@@ -9,21 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from service.check import check_explainer
-from tests.check_helpers import M, S
+from tests.check_helpers import M, S, figures
 
 CUDA = "Blackwell needs CUDA 13.3+. Hopper needs CUDA 13.2+."
 SPEED = "Hopper reaches 1.5x. Blackwell reaches 1.3x."
 TIMES = "Training took 3 hours. Inference took 2 ms."
-
-
-def _statuses(explainer: str, source: str) -> list[tuple[str, str, str | None]]:
-    """The explainer's figures (not its identifiers), with their statuses and reasons."""
-    return [
-        (v.text, v.status.value, v.reason)
-        for v in check_explainer(explainer, source).numbers
-        if v.kind != "identifier"
-    ]
 
 
 @pytest.mark.parametrize(
@@ -50,7 +40,7 @@ def _statuses(explainer: str, source: str) -> list[tuple[str, str, str | None]]:
 def test_a_figure_moved_between_named_openers_is_misattached(
     explainer: str, source: str, expected: list[tuple[str, str]]
 ) -> None:
-    assert _statuses(explainer, source) == [
+    assert figures(explainer, source) == [
         (text, M.value, f"the source gives it {why}") for text, why in expected
     ]
 
@@ -74,7 +64,7 @@ def test_a_figure_moved_between_named_openers_is_misattached(
     ],
 )
 def test_a_figure_said_of_its_own_opener_stays_supported(explainer: str, source: str) -> None:
-    assert {status for _, status, _ in _statuses(explainer, source)} == {S.value}
+    assert {status for _, status, _ in figures(explainer, source)} == {S.value}
 
 
 @pytest.mark.parametrize(
@@ -89,14 +79,14 @@ def test_a_figure_said_of_its_own_opener_stays_supported(explainer: str, source:
     ],
 )
 def test_openers_not_set_side_by_side_name_nothing_new(source: str) -> None:
-    assert _statuses("Hopper needs CUDA 13.3+.", source) == [("13.3", S.value, None)]
+    assert figures("Hopper needs CUDA 13.3+.", source) == [("13.3", S.value, None)]
 
 
 def test_a_word_the_source_writes_in_lower_case_is_no_name() -> None:
     source = f"{TIMES} We logged the training loss."
-    assert _statuses("Inference took 3 hours.", source) == [("3 hours", S.value, None)]
+    assert figures("Inference took 3 hours.", source) == [("3 hours", S.value, None)]
 
 
 def test_stop_words_opening_alike_are_no_names() -> None:
     source = "This needs 3 GPUs. That needs 2 GPUs."
-    assert _statuses("This needs 3 GPUs.", source) == [("3", S.value, None)]
+    assert figures("This needs 3 GPUs.", source) == [("3", S.value, None)]
