@@ -6,7 +6,6 @@ and a small feed document posted as raw bytes, so that a header can be given mor
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import httpx
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import exchange, make_settings, serve_on_loopback
 
 # For @pytest.fixture(params=PROTOCOLS, ids=PROTOCOL_IDS): uvicorn's two HTTP parsers.
 PROTOCOLS = [ProblemHttpToolsProtocol, ProblemH11Protocol]
@@ -58,9 +57,7 @@ def post(
         f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/rss+xml\r\n"
         f"Content-Length: {len(FEED_BYTES)}\r\nConnection: close\r\n{head}\r\n"
     ).encode() + FEED_BYTES
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        status, _, answer = read_answer(s)
+    status, _, answer = exchange(port, raw)
     return int(status.split()[1]), json.loads(answer)
 
 

@@ -4,7 +4,6 @@ uvicorn's HTTP parsers, raw bytes to a real server on loopback."""
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import exchange, make_settings, serve_on_loopback
 
 TOKEN = "options-token"
 
@@ -25,9 +24,7 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
 
 def options(port: int, path: str) -> tuple[str, dict[str, str], bytes]:
     raw = f"OPTIONS {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        return read_answer(s)
+    return exchange(port, raw)
 
 
 @pytest.mark.parametrize(
@@ -73,9 +70,7 @@ def test_options_where_nothing_is_served_is_the_404_of_get(
 
 def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
     raw = b"PUT /feeds HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        status, headers, body = read_answer(s)
+    status, headers, body = exchange(port, raw)
     assert status == "HTTP/1.1 405 Method Not Allowed"
     assert headers["allow"] == "GET, HEAD, OPTIONS, POST"
     assert json.loads(body)["type"].endswith("/method-not-allowed")
@@ -83,9 +78,7 @@ def test_another_method_a_route_lacks_is_still_a_405(port: int) -> None:
 
 def refused(port: int, method: str, path: str) -> tuple[str, dict[str, str], bytes]:
     raw = f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw.encode())
-        return read_answer(s)
+    return exchange(port, raw.encode())
 
 
 @pytest.mark.parametrize(
@@ -135,9 +128,7 @@ def ask(port: int, method: str, path: str, body: bytes = b"") -> tuple[str, dict
     head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
     head += "Content-Type: application/json\r\n" if body else ""
     raw = f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        return read_answer(s)
+    return exchange(port, raw)
 
 
 @pytest.mark.parametrize(

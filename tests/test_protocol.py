@@ -21,19 +21,12 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import read_answer, serve_on_loopback
+from tests.conftest import exchange, read_answer, serve_on_loopback
 
 
 @pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
 def port(request: pytest.FixtureRequest, settings: Settings) -> Iterator[int]:
     yield from serve_on_loopback(create_app(settings, workers=0), request.param)
-
-
-def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
-    """Send raw bytes; the status line, headers and body of the answer (read to close)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        return read_answer(s)
 
 
 @pytest.mark.parametrize(

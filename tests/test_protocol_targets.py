@@ -15,7 +15,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback, statuses
+from tests.conftest import exchange, make_settings, read_answer, serve_on_loopback, statuses
 
 PROTOCOLS = [ProblemHttpToolsProtocol, ProblemH11Protocol]
 IDS = ["httptools", "h11"]
@@ -52,12 +52,6 @@ async def _echo(scope: dict[str, Any], receive: Any, send: Any) -> None:
 @pytest.fixture(params=PROTOCOLS, ids=IDS)
 def echo_port(request: pytest.FixtureRequest) -> Iterator[int]:
     yield from serve_on_loopback(_echo, request.param)
-
-
-def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw)
-        return read_answer(s)
 
 
 def test_connect_is_a_405_problem_and_the_connection_closes(port: int) -> None:
