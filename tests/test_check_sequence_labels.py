@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from service.check import check_explainer
-from tests.check_helpers import M, S, status, verdict
+from tests.check_helpers import M, S, U, status, verdict
 
 # The source counts "close" with three ("Three talks close"): "closes" read as what the
 # explainer's "two" counts, its "Day two" was misattached to the source's own "Day two".
@@ -183,3 +183,119 @@ def test_digits_after_a_label_stay_backed_as_before(source: str) -> None:
 )
 def test_digits_after_a_label_with_no_such_place_stay_misattached(source: str) -> None:
     assert status("Day 2 closes with 3 talks.", source, "2") == M
+
+
+@pytest.mark.parametrize(
+    ("explainer", "number", "source"),
+    [
+        # The source names no day (step) at all: its figure of the value is of other
+        # things, no day of its to misattach the place to. Before, misattached to it with
+        # a reason of what it counts, or (the digits) supported by it.
+        (
+            "Day two closes with the AI Community Bash.",
+            "two",
+            "Get started with the PyTorch 2-series. Two additions to torch.linalg.",
+        ),
+        (
+            "Day one closes with the Flare Party.",
+            "one",
+            "It costs an 8.5x slowdown on one path. Builds run every day.",
+        ),
+        ("Day 2 of PyTorchCon closes with the bash.", "2", "PyTorchCon has 2 stages."),
+        ("In step 2, the model trains.", "2", "The model trains for 2 epochs."),
+    ],
+)
+def test_a_place_of_things_the_source_never_names_is_unsupported(
+    explainer: str, number: str, source: str
+) -> None:
+    v = verdict(explainer, source, number)
+    label = explainer.split(number)[0].split()[-1].lower()
+    assert (v.status, v.reason, v.source) == (U, f'the source has no "{label} {number}"', None)
+
+
+@pytest.mark.parametrize(
+    ("explainer", "number", "source", "reason", "backing"),
+    [
+        # The source has other days (steps): the place is misattached, to the sentence its
+        # value counts other things in, the reason said of that sentence (before, the
+        # first place of the value: "In 2 of them, talks run late.").
+        (
+            "Day two closes with 3 talks.",
+            "two",
+            "In 2 of them, talks run late. Two tracks run. Day 3 closes with 3 talks.",
+            'the source counts tracks there, not "days"',
+            "Two tracks run.",
+        ),
+        # Digits as the word (before, supported by the stages' "2").
+        (
+            "Day 2 closes with the bash.",
+            "2",
+            "PyTorchCon has 2 stages. Day 3 closes with the bash.",
+            'the source counts stages there, not "days"',
+            "PyTorchCon has 2 stages.",
+        ),
+        (
+            "In step 2, the model trains.",
+            "2",
+            "The model trains for 2 epochs. The last step runs the tests.",
+            'the source counts epochs there, not "steps"',
+            "The model trains for 2 epochs.",
+        ),
+        # Nothing of the value counts other things: the source's other day.
+        (
+            "Day 2 closes with the bash.",
+            "2",
+            "Version 2 is out. The first day closes with the bash.",
+            "the source names no day 2",
+            "The first day closes with the bash.",
+        ),
+    ],
+)
+def test_a_place_the_source_numbers_otherwise_is_misattached(
+    explainer: str, number: str, source: str, reason: str, backing: str
+) -> None:
+    v = verdict(explainer, source, number)
+    assert (v.status, v.reason, v.source) == (M, reason, backing)
+
+
+@pytest.mark.parametrize(
+    ("source", "backing"),
+    [
+        # The source writes the label with the digits: that sentence backs them, not the
+        # other "2" before it.
+        ("PyTorchCon has 2 stages. Day 2 closes with the bash.", "Day 2 closes with the bash."),
+        ("It has 2 stages. On day 2, the bash closes it.", "On day 2, the bash closes it."),
+    ],
+)
+def test_digits_the_source_writes_after_the_label_back_them(source: str, backing: str) -> None:
+    v = verdict("Day 2 closes with the bash.", source, "2")
+    assert (v.status, v.source) == (S, backing)
+
+
+def test_digits_of_a_value_the_source_lacks_stay_not_in_the_source() -> None:
+    v = verdict("Day 5 closes with the bash.", "Day 3 closes with the bash.", "5")
+    assert v.status == U
+    assert v.reason == verdict("It has 5 stages.", "Day 3 closes with the bash.", "5").reason
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A span of days written with a hyphen names day two as "two days" does ("Two-day":
+        # before, misattached to the tracks' "2"); one of more days names other days.
+        ("It has 2 tracks. Two-day passes sell.", (S, None, "Two-day passes sell.")),
+        ("It has 2 tracks. A 2-day pass sells.", (S, None, "A 2-day pass sells.")),
+        (
+            "It has 2 tracks. A three-day summit.",
+            (M, 'the source counts tracks there, not "days"', "It has 2 tracks."),
+        ),
+        # "day-to-day" is no day of a sequence.
+        (
+            "Builds run day-to-day. Two tracks run.",
+            (U, 'the source has no "day two"', None),
+        ),
+    ],
+)
+def test_a_hyphened_span_of_days(source: str, expected: tuple[object, ...]) -> None:
+    v = verdict("Day two closes with talks.", source, "two")
+    assert (v.status, v.reason, v.source) == expected

@@ -13,7 +13,7 @@ from service.check.match import Outcome
 from service.check.names import Name, verbatim_pattern
 from service.check.setting import other_count
 from service.check.unit import Hit, Unit
-from service.check.word_counts import counts_noun, placed, word_counts_other
+from service.check.word_counts import counts_noun, placed, unplaced, word_counts_other
 from service.models import CheckStatus
 from service.numbers import Number
 from service.numbers.number import QUANTITY, VERSION, WORD
@@ -88,17 +88,15 @@ def match_word(
     multiplier backs. ``place``: the plural of the sequence's label the word is a place
     after ("days" of "Day two"), which the source must name that place of
     (:func:`~.word_counts.placed`: "day two", "Day 2", "two days", "the second day"),
-    not hold the value for other things ("Two tracks run")."""
+    not hold the value for other things ("Two tracks run"): misattached where it names
+    other places of them, unsupported where none (:func:`~.word_counts.unplaced`)."""
     assert w.value is not None
     found = idx.singles.get(w.value, [])
     if place and found:
         u = placed(idx, found, w.value, place)
         if u is not None:
             return Outcome(CheckStatus.SUPPORTED, u)
-        # What the source's word counts instead ("Two experts": experts), else the place.
-        theirs = (word_counts_other(idx.units[u], m, place, (place,)) for u, m in found)
-        why = next((x for x in theirs if x), f"the source names no {place[:-1]} {w.text.lower()}")
-        return Outcome(CheckStatus.MISATTACHED, found[0][0], why)
+        return unplaced(idx, found, place, w.text.lower())  # "Two tracks run": no day two
     if found and (w.runs or counts_events(w)):
         # "called twice" counts calls: the source's "2x faster" (or "twice as fast") has
         # the value as a multiplier, which says nothing of how often a thing ran.

@@ -17,7 +17,7 @@ from service.check.scope import AFTER_NOUN, HEAD_WORDS, SINGULAR_S, noun_phrase
 from service.check.unit import Hit, Unit
 from service.models import CheckStatus
 from service.numbers import Number
-from service.numbers.number import QUANTITY
+from service.numbers.number import QUANTITY, WORD
 
 # Nouns that name no thing of their own: a count of them may be any count of the post's
 # ("the post names four ways to ..." of "four design principles"; "three additions" told
@@ -68,8 +68,8 @@ def placed(idx: SourceIndex, found: Sequence[Hit], value: Decimal, label: str) -
     label gives ("Day two", ``label`` "days"), among the places of its value (``found``):
     first one after the same label ("day two", "Day 2"), then the ordinal before the
     label ("the second day", "2nd day"), then a count or a span of the label's things
-    ("two days": the last of them is day two); None when the source names no such place
-    (its "two" counts other things: "Two tracks run")."""
+    ("two days", "a two-day summit": the last of them is day two); None when the source
+    names no such place (its "two" counts other things: "Two tracks run")."""
     for u, m in found:
         if sequence_label(idx.units[u].text, m) == label:
             return u
@@ -82,29 +82,101 @@ def placed(idx: SourceIndex, found: Sequence[Hit], value: Decimal, label: str) -
         at = ordinal.search(idx.joined)
         if at is not None:
             return idx.unit_at(at.start())
+    hyphened = re.compile(rf"-{re.escape(label[:-1])}s?(?![\w-])")  # "a two-day summit"
     for u, m in found:
-        if m.unit == label[:-1] or counts_noun(idx.units[u], m, label):  # "two days"
-            return u
+        unit = idx.units[u]
+        if m.unit == label[:-1] or counts_noun(unit, m, label) or hyphened.match(unit.text, m.end):
+            return u  # "two days"
     return None
 
 
 def at_place(idx: SourceIndex, s: str, n: Number, outcome: Outcome) -> Outcome:
     """The ``outcome`` of the explainer's digits after a sequence's label ("Day 2" in
-    ``s``), supported where it was not but the source names that place, as :func:`placed`
-    finds one for the word ("Day two"): its "day 2" or "day two", "the second day",
-    "2nd day", "two days" (before, "Day 2" of "The second day closes ... Two tracks run."
-    was misattached to the tracks' "Two"). Any other figure's, or one the source names no
-    such place of, as it is."""
-    if outcome.status == CheckStatus.SUPPORTED or n.kind != QUANTITY or n.unit:
+    ``s``), read as the word's ("Day two", :func:`~.verbatim.match_word`): supported where
+    the source names that place, as :func:`placed` finds one (its "day 2" or "day two",
+    "the second day", "2nd day", "two days"), else as :func:`unplaced` says, not backed
+    by a "2" of other things ("PyTorchCon has 2 stages" for "Day 2 of PyTorchCon"). A
+    sentence the source backs them with that writes the label and the digits too is kept;
+    digits of a value the source does not hold keep their verdict ("not in the source"),
+    as does any other figure."""
+    if n.kind != QUANTITY or n.unit or n.value is None:
         return outcome
     label = sequence_label(s, n)
-    if not label or n.value is None:
+    if not label:
         return outcome
-    u = placed(idx, idx.singles.get(n.value, []), n.value, label)
-    return outcome if u is None else Outcome(CheckStatus.SUPPORTED, u)
+    found = idx.singles.get(n.value, [])
+    if outcome.status == CheckStatus.SUPPORTED and any(
+        u == outcome.unit and sequence_label(idx.units[u].text, m) == label for u, m in found
+    ):
+        return outcome  # its own "Day 2"
+    u = placed(idx, found, n.value, label)
+    if u is not None:
+        return Outcome(CheckStatus.SUPPORTED, u)
+    if not found and outcome.status not in (CheckStatus.SUPPORTED, CheckStatus.DERIVED):
+        return outcome
+    return unplaced(idx, found, label, n.text)
 
 
-def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[str]) -> str:
+# A word before a label that names one of its places ("the last day", "the 3rd round").
+_PLACE_BEFORE = re.compile(
+    rf"(?<![\w-])(?:{'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th)|last|final|opening|closing)"
+    r"[ \t]+$"
+)
+
+
+def unplaced(idx: SourceIndex, found: Sequence[Hit], label: str, written: str) -> Outcome:
+    """The verdict of a place after a sequence's label the source does not name ("Day
+    two", "Day 2": ``written`` "two", "2", of ``label`` "days"; ``found``: the source's
+    places of its value). Where the source names other places of the label's things or
+    counts them (its "Day 3", "the last day", "three days"), misattached: to a place of
+    the value that counts other things, saying what ("the source counts tracks there, not
+    \"days\""), else to the source's other place ("the source names no day two"). Where
+    it names no such thing anywhere, unsupported with no source sentence ('the source has
+    no "day two"'): any sentence of the value (an "8.5x slowdown", a "2-series") is
+    unrelated to it."""
+    other = _other_place(idx, label)
+    if other is None:
+        return Outcome(CheckStatus.UNSUPPORTED, None, f'the source has no "{label[:-1]} {written}"')
+    for u, m in found:
+        why = word_counts_other(idx.units[u], m, label, (label,), place=True)
+        if why:
+            return Outcome(CheckStatus.MISATTACHED, u, why)
+    return Outcome(CheckStatus.MISATTACHED, other, f"the source names no {label[:-1]} {written}")
+
+
+# The word a hyphen joins to the label ("three" of "a three-day summit").
+_HYPHENED = re.compile(r"(?<![\w-])(\w+)-$")
+
+
+def _other_place(idx: SourceIndex, label: str) -> int | None:
+    """The first source unit that names a place among ``label``'s things (a figure after
+    the label, "Day 3"; an ordinal or "last" before it, "the third day") or counts them
+    ("three days", "a 3-day summit", "three-day"); None where the source has none. Read only for a
+    place :func:`placed` found none of (few)."""
+    word = label[:-1]
+    for at in re.finditer(rf"(?<!\w){re.escape(word)}s?(?![\w-])", idx.joined):  # "3-day"
+        u = idx.unit_at(at.start())
+        if u is None:
+            continue
+        if _PLACE_BEFORE.search(idx.joined, max(0, at.start() - 16), at.start()):
+            return u
+        unit = idx.units[u]
+        hyphened = _HYPHENED.search(idx.joined, max(0, at.start() - 24), at.start())
+        counted = hyphened.group(1) if hyphened else ""  # "three-day"
+        for m in unit.numbers:
+            if m.kind in (QUANTITY, WORD) and (
+                m.unit == word
+                or m.text.lower() == counted
+                or sequence_label(unit.text, m) == label
+                or counts_noun(unit, m, label)
+            ):
+                return u
+    return None
+
+
+def word_counts_other(
+    unit: Unit, number: Number, noun: str, phrase: Sequence[str], place: bool = False
+) -> str:
     """Why the source's count word ``number`` in ``unit`` counts other things than the
     explainer's ``noun`` (the head of its ``phrase``: "four recent models"), the word
     counting the same: the source's words right after it name a plural of their own
@@ -112,8 +184,10 @@ def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[st
     explainer's phrase their head ("four expert layers" of "four experts": the same
     experts); "" when it counts the noun, or no clear noun ("one of the", "the four
     differ": a word is a pronoun as often as a count), or either noun is a generic one
-    (:data:`GENERIC_NOUNS`)."""
-    if noun in GENERIC_NOUNS:
+    (:data:`GENERIC_NOUNS`). ``place``: ``noun`` is the label of a place the explainer
+    names ("Step 2": steps), no count of it: a count of any things, generic ones too
+    ("2 stages"), is of other things."""
+    if noun in GENERIC_NOUNS and not place:
         return ""
     label = sequence_label(unit.text, number)
     if label:  # ("day two": a place among days, of no word after it)
@@ -121,7 +195,7 @@ def word_counts_other(unit: Unit, number: Number, noun: str, phrase: Sequence[st
     theirs = noun_phrase(unit.text, number.end, STOP_WORDS, HEAD_WORDS, AFTER_NOUN)
     theirs += [number.noun.lower()] if number.noun else []
     head = next((w for w in theirs if w.endswith("s") and not w.endswith(SINGULAR_S)), "")
-    if not head or (head in GENERIC_NOUNS and theirs[0] == head):
+    if not head or (head in GENERIC_NOUNS and theirs[0] == head and not place):
         return ""  # (a generic noun said of what, "entry points", is no generic one)
     # A hyphenated compound holds its parts: "four decoder-only models" counts models.
     said = [part for w in theirs for part in w.split("-")]
