@@ -81,6 +81,16 @@ def is_blocked(address: str) -> bool:
     return not ip.is_global or ip.is_multicast or ip.is_reserved
 
 
+def private_name(host: str) -> bool:
+    """Whether ``host`` is a name that always means this machine or its private network,
+    whatever a resolver says of it: "localhost" and any "*.localhost" (RFC 6761), "*.local"
+    (mDNS, RFC 6762) and "*.internal" (private use, ICANN). Refused where a URL is
+    registered (a subscriber's, a feed's) unless PLAINFEED_ALLOW_PRIVATE_URLS is set.
+    "localhost." is localhost: a fully qualified name's final dot changes nothing."""
+    name = host.strip("[]").lower().rstrip(".")
+    return name == "localhost" or name.endswith((".localhost", ".local", ".internal"))
+
+
 def resolve_checked(host: str, port: int, resolver: Resolver = system_resolver) -> str:
     """Resolve ``host`` (within the request's deadline, see :func:`transport.resolve`)
     and return an address to connect to; raise :class:`FetchRefused` when any address it

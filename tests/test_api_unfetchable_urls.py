@@ -114,3 +114,38 @@ def test_a_feed_on_a_private_address_is_taken_when_private_urls_are_allowed(
         for url, _ in PRIVATE_FEEDS:
             assert c.post("/feeds", json={"url": url}).status_code == 201, url
         assert c.get("/feeds").json()["total"] == len(PRIVATE_FEEDS)
+
+
+# Names that always mean this machine or its private network, refused as a subscriber's
+# are (fetch.private_name): registered, each delivery without a document was refused on
+# the fetch (localhost), or failed to resolve (.local, .internal).
+PRIVATE_NAMES = [
+    ("http://localhost/rss", "localhost"),
+    ("http://LOCALHOST.:8080/rss", "localhost."),
+    ("http://feeds.localhost/rss", "feeds.localhost"),
+    ("http://printer.local/rss", "printer.local"),
+    ("http://wiki.corp.internal/rss", "wiki.corp.internal"),
+]
+
+
+@pytest.mark.parametrize(("url", "host"), PRIVATE_NAMES)
+def test_a_feed_on_a_private_name_is_refused_as_a_subscriber_on_it_is(
+    strict: httpx.Client, url: str, host: str
+) -> None:
+    body = assert_problem(strict.post("/feeds", json={"url": url}), 422)
+    assert body["type"].endswith("validation-error")
+    detail = body["detail"]
+    assert detail.startswith("body.url: ") and f"{host} is a name of this machine" in detail
+    assert "PLAINFEED_ALLOW_PRIVATE_URLS" in detail, detail
+    assert strict.get("/feeds").json()["total"] == 0
+    # The same rule as a subscriber's URL on that name.
+    refused = assert_problem(strict.post("/subscribers", json={"url": url}), 400)
+    assert "is private" in str(refused["detail"]), refused
+
+
+def test_a_feed_on_a_private_name_is_taken_when_private_urls_are_allowed(tmp_path: Any) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path / 'p.db'}", allow_private_urls=True)
+    with api_client(settings, workers=0) as c:
+        for url, _ in PRIVATE_NAMES:
+            assert c.post("/feeds", json={"url": url}).status_code == 201, url
+        assert c.get("/feeds").json()["total"] == len(PRIVATE_NAMES)

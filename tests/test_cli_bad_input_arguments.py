@@ -170,3 +170,18 @@ def test_a_feed_on_a_private_address_is_refused_unless_private_urls_are_allowed(
     allow = {"PLAINFEED_ALLOW_PRIVATE_URLS": "1"}
     done = plainfeed(tmp_path, "feeds", "add", "http://127.0.0.1:8080/rss", env=allow)
     assert done.stdout == "1\n", done.stderr
+
+
+def test_a_feed_on_a_private_name_is_refused_unless_private_urls_are_allowed(
+    tmp_path: Path,
+) -> None:
+    """As POST /feeds and a subscriber's URL: "localhost" and "*.local" always name this
+    machine or its network; registered, the feed was refused or failed on each fetch."""
+    for url in ("http://localhost:8080/rss", "http://nas.local/feed", "http://a.internal/"):
+        done = plainfeed(tmp_path, "feeds", "add", url)
+        assert_bad_input(done, "is a name of this machine or its private network")
+        assert "PLAINFEED_ALLOW_PRIVATE_URLS" in done.stderr
+    assert plainfeed(tmp_path, "feeds", "list").stdout == ""
+    allow = {"PLAINFEED_ALLOW_PRIVATE_URLS": "1"}
+    done = plainfeed(tmp_path, "feeds", "add", "http://localhost:8080/rss", env=allow)
+    assert done.stdout == "1\n", done.stderr

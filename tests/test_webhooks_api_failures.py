@@ -106,12 +106,12 @@ def test_removing_a_feed_fails_its_waiting_deliveries_instead_of_registering_it_
 
 
 def test_refused_fetch_is_a_failed_delivery(tmp_path: Any, origin: Origin) -> None:
-    settings = make_settings(f"sqlite:///{tmp_path / 'r.db'}", allow_private_urls=False)
-    with running(settings) as svc:
-        # A name, not an address: a literal loopback address is refused at registration,
-        # a name's address is the fetch's to check (it resolves to 127.0.0.1 or ::1).
-        url = origin.route("/feed", body=FEED_BYTES).replace("127.0.0.1", "localhost")
-        fid = svc.feed(url)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    # Registered while private URLs were allowed (a loopback address is refused at
+    # registration without), then fetched once they no longer are: the fetch refuses it.
+    with running(make_settings(db, allow_private_urls=True), workers=0) as svc:
+        fid = svc.feed(origin.route("/feed", body=FEED_BYTES))
+    with running(make_settings(db, allow_private_urls=False)) as svc:
         d = svc.outcome(svc.post({"feed_id": fid}).json()["delivery_id"])
         assert d["state"] == "failed" and "refused" in d["error"]
         assert origin.seen == []

@@ -183,11 +183,10 @@ def _check_url(url: str, allow_private: bool) -> None:
         fetch.static_checks(url)
     except FetchRefused as exc:
         raise InputError(f"subscriber URL refused, it is never sent to: {exc.detail}") from exc
-    # "localhost." is localhost: a fully qualified name's final dot changes nothing.
     host = (HttpUrl(url).host or "").strip("[]").lower().rstrip(".")
     if allow_private:
         return
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+    if fetch.private_name(host):
         raise InputError(f"subscriber host {host!r} is private (PLAINFEED_ALLOW_PRIVATE_URLS)")
     try:
         # As the sender reads it: multicast and a loopback address inside a 6to4 or

@@ -47,12 +47,19 @@ def _fetchable(url: HttpUrl) -> HttpUrl:
 def refused_address(url: HttpUrl, settings: Settings) -> str | None:
     """Why a feed's URL is never fetched under ``settings`` though FeedUrl takes it: its
     host is a literal address the guard refuses unless PLAINFEED_ALLOW_PRIVATE_URLS is set
-    (loopback, private, link-local, multicast, reserved: fetch.is_blocked), or None. Such
-    a feed was registered (201), and each delivery without a document for it was refused
-    on the fetch. A name is not resolved here: what it resolves to is the fetch's to read."""
+    (loopback, private, link-local, multicast, reserved: fetch.is_blocked), or a name that
+    always means this machine or its network ("localhost", "*.local": fetch.private_name,
+    as a subscriber's), or None. Such a feed was registered (201), and each delivery
+    without a document for it was refused on the fetch. Another name is not resolved
+    here: what it resolves to is the fetch's to read."""
     if settings.allow_private_urls:
         return None
     host = (url.host or "").strip("[]")
+    if fetch.private_name(host):
+        return (
+            f"a feed URL that is never fetched: {host} is a name of this machine or its "
+            "private network (set PLAINFEED_ALLOW_PRIVATE_URLS=1 to allow)"
+        )
     try:
         blocked = fetch.is_blocked(host)
     except ValueError:  # a name, not an address
