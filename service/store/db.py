@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SAWarning, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -91,6 +92,26 @@ def _sqlite_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _readonly_refused(url: str) -> Callable[[ExceptionContext], None]:
+    """A ``handle_error`` hook: SQLite's refusal to write (SQLITE_READONLY: the database
+    opened with ``mode=ro`` or ``immutable=1``, a file or folder this user cannot write)
+    as a :class:`StoreError` naming the database, the driver's error its cause. It left
+    as SQLAlchemy's OperationalError: `feeds add` ended in a traceback of the INSERT, and
+    a request in an internal error that said nothing of why."""
+
+    def refuse(context: ExceptionContext) -> None:
+        error = context.original_exception
+        code = getattr(error, "sqlite_errorcode", None)
+        if isinstance(error, sqlite3.Error) and code is not None and code & 0xFF == 8:
+            raise StoreError(
+                f"the database {url} is read-only, and this writes to it ({error}): "
+                "open it read-write (no mode=ro or immutable=1, a file and folder this "
+                "user can write) to change it"
+            )
+
+    return refuse
+
+
 def _sqlite_engine(url: str, shown: str) -> Engine:
     """The engine of a SQLite URL; a :class:`ConfigError` for a query argument SQLite
     reads only in a URI, given without ``uri=true`` ("sqlite:///x.db?mode=ro"): the
@@ -147,6 +168,7 @@ def make_engine(url: str, *, pool_size: int = 10) -> Engine:
             engine = _sqlite_engine(url, shown)
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
+            event.listen(engine, "handle_error", _readonly_refused(url))  # no password
             return engine
         connect_args: dict[str, Any] = {}
         if u.get_driver_name() in ("psycopg", "psycopg2"):
