@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
 from service.errors import ConfigError
+from service.prompt_folder import unusable
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Where a wheel puts prompts/ (pyproject's data-files), under the install's data path.
@@ -377,11 +378,10 @@ class Settings(BaseSettings):
     @field_validator("prompts_dir")
     @classmethod
     def _a_folder(cls, v: Path) -> Path:
-        # Checked only when set (the default is read where the templates are): a mistyped
-        # folder, or one without glossary.yaml, left the offline engine without its terms.
-        if not (v / "glossary.yaml").is_file():
-            why = "it has no glossary.yaml" if v.is_dir() else "not a folder"
-            raise ValueError(f"{why}: expected the folder of prompt templates and glossary")
+        # Only when set (the default is read where the templates are): prompt_folder.
+        why = unusable(v)
+        if why is not None:
+            raise ValueError(why)
         return v
 
     @property

@@ -26,11 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.config import DEFAULT_PROMPTS_DIR
 from service.errors import TemplateError, validation_problems
+from service.prompt_folder import EXPLAIN_SET, TEMPLATE_SUFFIX
 
-TEMPLATE_SUFFIX = ".md"
 BLOCKS = ("system", "user")
-# The templates the llm engine uses; their versions together form its prompt version.
-EXPLAIN_SET = ("explain", "explain-part", "combine", "repair")
 
 _ENV = jinja2.Environment(
     undefined=jinja2.StrictUndefined,

@@ -277,3 +277,35 @@ def test_a_prompts_folder_with_its_glossary_is_taken(tmp_path: Path) -> None:
     done = plainfeed(tmp_path, "explain", "post.md", "--engine", "extractive", env=env)
     assert done.returncode == 0, done.stderr
     assert "general matrix multiplication" in done.stdout  # the glossary's definition
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("explain", "post.md", "--engine", "llm"), ("worker",), ("serve", "--port", "0")],
+)
+@pytest.mark.parametrize(
+    ("removed", "named"),
+    [
+        (("explain", "explain-part", "combine", "repair"), "explain.md, explain-part.md"),
+        (("repair",), "repair.md"),
+    ],
+)
+def test_a_prompts_folder_without_its_templates_is_a_bad_setting(
+    tmp_path: Path, args: tuple[str, ...], removed: tuple[str, ...], named: str
+) -> None:
+    """The glossary without the templates: serve and worker started, and each item the
+    llm engine explained failed on "template 'explain' not found" (or 'repair', when an
+    answer needed one), as did `explain --engine llm`, after its setting was taken."""
+    (tmp_path / "post.md").write_text("# Post\n\nThe GEMM kernel runs 1.5x faster on 8 GPUs.\n")
+    folder = tmp_path / "prompts"
+    shutil.copytree(DEFAULT_PROMPTS_DIR, folder)
+    for name in removed:
+        (folder / f"{name}.md").unlink()
+    env = {
+        "PLAINFEED_PROMPTS_DIR": str(folder),
+        "PLAINFEED_OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    }
+    done = plainfeed(tmp_path, *args, env=env)
+    assert_bad_input(done, f"PLAINFEED_PROMPTS_DIR='{folder}': Value error, it has no {named}")
+    assert "expected the folder of prompt templates and glossary" in done.stderr
+    assert done.stdout == ""

@@ -5,6 +5,7 @@ and the strict schema it asks for."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from service import prompts
+from service.config import DEFAULT_PROMPTS_DIR
 from service.engines import get_engine
 from service.engines.base import ExplainOptions
 from service.engines.llm import LLMEngine, explainer_schema
@@ -163,7 +165,8 @@ def test_get_engine_auto_picks_extractive_without_an_endpoint(tmp_path: Path) ->
     from service.config import Settings
     from service.engines.extractive import ExtractiveEngine
 
-    (tmp_path / "glossary.yaml").write_text("terms: {}\n")  # (a folder without one is refused)
+    # A folder without its glossary or templates is refused: a copy of the shipped one.
+    shutil.copytree(DEFAULT_PROMPTS_DIR, tmp_path, dirs_exist_ok=True)
     settings = Settings(
         engine="auto", openai_base_url=None, openai_api_key=None, prompts_dir=tmp_path
     )

@@ -39,7 +39,8 @@ from service.errors import (
     PostTooLong,
 )
 from service.models import Article, CheckReport, CheckStatus, Explainer, ExplainResult, Usage
-from service.prompts import EXPLAIN_SET, RenderedPrompt, load_set, set_version
+from service.prompt_folder import EXPLAIN_SET
+from service.prompts import RenderedPrompt, load_set, set_version
 from service.ratelimit import RateLimiter, limiter_for
 
 # A token is about four characters of English; twice that bounds what an answer of
