@@ -191,10 +191,10 @@ def read_statuses(s: socket.socket) -> list[bytes]:
     return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
 
-def exchange(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
+def exchange(port: int, raw: bytes, timeout: float = 10) -> tuple[str, dict[str, str], bytes]:
     """Send ``raw`` at once; the status line, headers and body of the answer, read until
-    the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+    the server closes (``timeout`` seconds at most for each read)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.sendall(raw)
         return read_answer(s)
 

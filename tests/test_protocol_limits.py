@@ -23,7 +23,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, read_statuses, serve_on_loopback
+from tests.conftest import exchange, make_settings, read_statuses, serve_on_loopback, statuses
 from tests.procs import READY, on_a_free_port, plainfeed, plainfeed_env, wait_ready
 
 SMALL = 8 * 1024  # a cap under the default's 64 KiB
@@ -50,18 +50,14 @@ def small_port(request: pytest.FixtureRequest, settings: Settings) -> Iterator[i
 
 
 def test_the_settings_bound_the_head_in_size_and_time(small_port: int) -> None:
-    with socket.create_connection(("127.0.0.1", small_port), timeout=10) as s:
-        s.sendall(_head(SMALL - 1024, b"\r\nConnection: close\r\n\r\n"))
-        assert read_answer(s)[0].startswith("HTTP/1.1 200")  # under the cap: served
-    with socket.create_connection(("127.0.0.1", small_port), timeout=10) as s:
-        s.sendall(_head(SMALL + 1024))  # under the default cap, over this one
-        status, _, body = read_answer(s)
+    served = exchange(small_port, _head(SMALL - 1024, b"\r\nConnection: close\r\n\r\n"))
+    assert served[0].startswith("HTTP/1.1 200")  # under the cap: served
+    status, _, body = exchange(small_port, _head(SMALL + 1024))  # over this cap, not the default
     assert status.startswith("HTTP/1.1 431") or status.startswith("HTTP/1.1 400"), status
     if status.startswith("HTTP/1.1 431"):  # (h11 refuses a head that came in pieces, 400)
         assert f"over {SMALL} bytes (PLAINFEED_MAX_HEAD_BYTES)" in json.loads(body)["detail"]
-    with socket.create_connection(("127.0.0.1", small_port), timeout=10) as s:
-        s.sendall(b"GET /healthz HTTP/1.1\r\n")  # and nothing more: the clock runs out
-        status, _, body = read_answer(s)
+    # A head begun and nothing more: the clock runs out.
+    status, _, body = exchange(small_port, b"GET /healthz HTTP/1.1\r\n")
     assert status.startswith("HTTP/1.1 408"), status
     assert "within 0.5 seconds (PLAINFEED_HEAD_TIMEOUT)" in json.loads(body)["detail"]
 
@@ -83,9 +79,7 @@ def test_plainfeed_serve_takes_the_head_cap_from_its_setting(tmp_path: Path) -> 
 
     with on_a_free_port(serve_on, READY) as (server, port):
         wait_ready(server, f"http://127.0.0.1:{port}")
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-            s.sendall(_head(SMALL + 1024))
-            status, _, _ = read_answer(s)
+        status, _, _ = exchange(port, _head(SMALL + 1024), timeout=30)
     assert status.startswith("HTTP/1.1 431"), status
 
 
@@ -162,9 +156,7 @@ def test_a_head_read_with_the_request_before_it_is_counted(
     # and was served.
     protocol = bounded(ProblemHttpToolsProtocol, SMALL, 30.0)
     for port in serve_on_loopback(create_app(settings, workers=0), protocol):
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            s.sendall(before + _head(SMALL + 1024))
-            answers = read_statuses(s)
+        answers = statuses(port, before + _head(SMALL + 1024))
         assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
 
 
@@ -172,9 +164,8 @@ def test_requests_read_at_once_under_the_cap_are_all_served(settings: Settings) 
     protocol = bounded(ProblemHttpToolsProtocol, SMALL, 30.0)
     close = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     for port in serve_on_loopback(create_app(settings, workers=0), protocol):
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            s.sendall(b"".join(BEFORE.values()) + _head(SMALL - 1024) + close)
-            assert read_statuses(s) == [b"HTTP/1.1 200 OK"] * 5
+        raw = b"".join(BEFORE.values()) + _head(SMALL - 1024) + close
+        assert statuses(port, raw) == [b"HTTP/1.1 200 OK"] * 5
 
 
 def test_body_end_finds_the_end_of_a_body_however_it_is_split() -> None:
