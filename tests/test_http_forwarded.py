@@ -4,7 +4,6 @@ alone. Both of uvicorn's HTTP parsers, a real server on loopback."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import exchange, make_settings, serve_on_loopback
 
 
 @pytest.fixture(params=[ProblemHttpToolsProtocol, ProblemH11Protocol], ids=["httptools", "h11"])
@@ -32,9 +31,7 @@ def next_link(port: int, *protos: bytes) -> str:
     fields."""
     fields = b"".join(b"X-Forwarded-Proto: %s\r\n" % p for p in protos)
     raw = b"GET /feeds?limit=1 HTTP/1.1\r\nHost: api.example\r\n%sConnection: close\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw % fields)
-        status, _, body = read_answer(s)
+    status, _, body = exchange(port, raw % fields)
     assert status == "HTTP/1.1 200 OK", (status, body)
     link = httpx.Response(200, content=body).json()["next"]
     assert isinstance(link, str)
@@ -74,8 +71,6 @@ def test_the_location_of_a_slash_redirect_is_of_an_http_scheme(
     # The router's redirect of "/feeds/" to "/feeds" writes the request's own URL: it was
     # "Location: ws://api.example/feeds".
     raw = b"GET /feeds/ HTTP/1.1\r\nHost: api.example\r\nX-Forwarded-Proto: %s\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(raw % proto + b"Connection: close\r\n\r\n")
-        status, headers, _ = read_answer(s)
+    status, headers, _ = exchange(port, raw % proto + b"Connection: close\r\n\r\n")
     assert status == "HTTP/1.1 307 Temporary Redirect"
     assert headers["location"] == f"{scheme}://api.example/feeds"
