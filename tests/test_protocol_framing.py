@@ -23,7 +23,7 @@ from service.api.protocol import (
     http_protocol,
 )
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, serve_on_loopback, statuses
+from tests.conftest import exchange, make_settings, serve_on_loopback, statuses
 
 SMALL = 8 * 1024
 CHECK = json.dumps({"markdown": "It is 1.5x faster.", "explainer": "It is 1.5x faster."}).encode()
@@ -234,9 +234,7 @@ def test_bytes_sent_with_a_websocket_handshake_are_not_read_as_http(port: int) -
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     )
     frame = b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58"  # a masked text frame, "Hello"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(handshake + frame)
-        status, _, body = read_answer(s)
+    status, _, body = exchange(port, handshake + frame)
     assert status.startswith("HTTP/1.1 403"), status
     assert b"bad-http-request" not in body
 
