@@ -23,7 +23,7 @@ from service.api.app import create_app
 from service.api.limits import MAX_REQUEST_BODY, BodyTimeout
 from service.api.protocol import ProblemH11Protocol, ProblemHttpToolsProtocol
 from service.config import Settings
-from tests.conftest import make_settings, read_answer, serve_on_loopback
+from tests.conftest import exchange, make_settings, read_answer, serve_on_loopback
 
 TIMEOUT = 1.0
 
@@ -50,11 +50,9 @@ def port(settings: Settings, protocol: type[asyncio.Protocol]) -> Iterator[int]:
 def stalled(port: int, head: bytes, part: bytes = b"") -> tuple[float, str, dict[str, str], bytes]:
     """Send a request head (and ``part`` of its body), then nothing: seconds until the
     answer is complete and the connection closed, and the answer."""
-    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT + 10) as s:
-        start = time.monotonic()
-        s.sendall(head + part)
-        status, headers, body = read_answer(s)
-        return time.monotonic() - start, status, headers, body
+    start = time.monotonic()
+    status, headers, body = exchange(port, head + part, timeout=TIMEOUT + 10)
+    return time.monotonic() - start, status, headers, body
 
 
 def assert_timeout_problem(status: str, headers: dict[str, str], body: bytes) -> None:
@@ -105,14 +103,13 @@ def test_a_review_form_refused_by_the_body_limits_gets_an_html_page(port: int) -
     big = {**form, "Content-Length": str(MAX_REQUEST_BODY + 1)}
     gz = {**form, "Content-Encoding": "gzip"}
     for headers, status in ((big, 413), (gz, 415)):
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-            length = "" if "Content-Length" in headers else "Content-Length: 3\r\n"
-            s.sendall(
-                f"POST /ui/items/1/review HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                f"{head}{length}\r\nabc".encode()
-            )
-            got, answer, body = read_answer(s)
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        length = "" if "Content-Length" in headers else "Content-Length: 3\r\n"
+        got, answer, body = exchange(
+            port,
+            f"POST /ui/items/1/review HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            f"{head}{length}\r\nabc".encode(),
+        )
         assert got.startswith(f"HTTP/1.1 {status}"), (url, got, body)
         assert answer["content-type"].startswith("text/html"), (status, answer)
         assert b"<html" in body
