@@ -173,9 +173,7 @@ def serve_on_loopback(app: object, protocol: type[Any], **options: Any) -> Itera
 
 def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
     """The status line, headers and body of the answer, read until the server closes."""
-    data = b""
-    while chunk := s.recv(65536):
-        data += chunk
+    data = b"".join(iter(lambda: s.recv(65536), b""))
     head, _, body = data.partition(b"\r\n\r\n")
     status, *lines = head.decode("latin-1").split("\r\n")
     headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
@@ -184,9 +182,7 @@ def read_answer(s: socket.socket) -> tuple[str, dict[str, str], bytes]:
 
 def read_statuses(s: socket.socket) -> list[bytes]:
     """The status lines of every answer read until the server closes."""
-    data = b""
-    while chunk := s.recv(65536):
-        data += chunk
+    data = b"".join(iter(lambda: s.recv(65536), b""))
     # (An answer's status line follows the body before it with no line break.)
     return re.findall(rb"HTTP/1\.1 [1-5]\d\d [A-Za-z ]*", data)
 
@@ -200,8 +196,7 @@ def exchange(port: int, raw: bytes, timeout: float = 10) -> tuple[str, dict[str,
 
 
 def statuses(port: int, raw: bytes) -> list[bytes]:
-    """The status lines of every answer to ``raw`` (sent at once), read until the server
-    closes."""
+    """The status lines of every answer to ``raw`` (sent at once), read to close."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(raw)
         return read_statuses(s)
