@@ -311,3 +311,96 @@ def test_a_json_body_names_its_lone_surrogates_where_they_stand(server: httpx.Cl
     deep = b"[" * 900 + b'"\\ud800"' + b"]" * 900
     r = server.post("/feeds", content=deep, headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and len(r.json()["errors"][0]["loc"]) == 901
+
+
+_EXPLAINER = '{"title": "t", "sections": [{"heading": "h", "paragraphs": ["It is 2x."]}]}'
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where", "times"),
+    [
+        # Each was read as its last value: feed b registered, a check of "It is 2x." that
+        # passed, subscriber b; a repeat in a field a body has not was "extra_forbidden".
+        ("/feeds", '{"url": "https://a.example/f", "url": "https://b.example/f"}', "url", 2),
+        ("/feeds", '{"url": "https://a.example/f", "x": {"a": 1, "b": 2, "a": 3}}', "x.a", 2),
+        (
+            "/check",
+            '{"text": "It is 2x.", "explainer": "It is 3x.", "explainer": "It is 2x."}',
+            "explainer",
+            2,
+        ),
+        (
+            "/check",
+            '{"text": "It is 2x.", "explainer": {"title": "t", "sections": [{"heading": "h",'
+            ' "paragraphs": ["It is 3x."], "paragraphs": ["It is 2x."]}]}}',
+            "explainer.sections.0.paragraphs",
+            2,
+        ),
+        (
+            "/subscribers",
+            '{"url": "https://a.example/h", "url": "https://b.example/h", "url": "x"}',
+            "url",
+            3,
+        ),
+        (
+            "/subscribers",
+            '{"url": "https://a.example/h", "events": [{"e": 1, "e": 2}]}',
+            "events.0.e",
+            2,
+        ),
+        ("/explain", '{"text": "It is 2x.", "text": "It is 3x."}', "text", 2),
+    ],
+)
+def test_a_json_body_that_repeats_a_name_is_a_422_naming_where(
+    server: httpx.Client, path: str, body: str, where: str, times: int
+) -> None:
+    # RFC 8259 4: names SHOULD be unique; I-JSON (RFC 7493 2.3): MUST. json.loads took
+    # the last value, a proxy or a signature check reading the first read another body.
+    headers = {"Content-Type": "application/json"}
+    r = server.post(path, content=body.encode(), headers=headers)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    problem = r.json()
+    assert problem["type"].endswith("/validation-error")
+    name = where.rsplit(".", 1)[-1]
+    said = f'body.{where}: key "{name}" stands {times} times in one object'
+    assert problem["detail"].startswith(said), problem
+    loc = [int(p) if p.isdigit() else p for p in where.split(".")]
+    assert problem["errors"][0] == {
+        "loc": ["body", *loc],
+        "msg": problem["detail"].removeprefix(f"body.{where}: "),
+        "type": "duplicate_key",
+    }
+    assert server.get("/feeds").json()["items"] == []
+    assert server.get("/subscribers").json()["total"] == 0
+
+
+def test_a_json_body_names_its_repeats_and_surrogates_in_document_order(
+    server: httpx.Client,
+) -> None:
+    # Repeats at any depth, each where it first stands, among the lone surrogates; the
+    # same names in two objects are no repeat, nor is the same value twice in an array.
+    explainer = _EXPLAINER.replace('"title": "t"', '"title": "t", "takeaway": "x\\ud800"')
+    explainer = explainer.replace('"heading": "h"', '"heading": "h", "heading": "h"')
+    body = (
+        '{"title": "T", "text": "It is 2x.", "explainer": ' + explainer + ', "title": "U",'
+        ' "feed_title": "F", "title": "V"}'
+    )
+    r = server.post("/check", content=body.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert [(e["loc"], e["type"]) for e in r.json()["errors"]] == [
+        (["body", "title"], "duplicate_key"),
+        (["body", "explainer", "takeaway"], "lone_surrogate"),
+        (["body", "explainer", "sections", 0, "heading"], "duplicate_key"),
+    ]
+    assert 'key "title" stands 3 times' in r.json()["errors"][0]["msg"]
+    once = '{"text": "It is 2x.", "explainer": {"title": "t", "sections": [{"heading": "h",'
+    once += ' "paragraphs": ["It is 2x.", "It is 2x."]}, {"heading": "h", "paragraphs": ["2x"]}]}}'
+    ok = server.post("/check", content=once.encode(), headers={"Content-Type": "application/json"})
+    assert ok.status_code == 200, ok.text
+    # Nested nearly as deep as json.loads reads, a repeat at the bottom: no recursion.
+    deep = b'{"url": "https://a.example/f", "x": ' + b'{"a": ' * 900 + b'{"b": 1, "b": 2}'
+    deep += b"}" * 901
+    r = server.post("/feeds", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["errors"][0]["type"] == "duplicate_key", r.text
+    assert len(r.json()["errors"][0]["loc"]) == 903

@@ -278,3 +278,19 @@ def test_a_number_json_has_not_is_bad_json_not_a_500(svc: Service, number: str) 
 def test_body_over_the_cap_is_413(tmp_path: Any) -> None:
     with running(make_settings(f"sqlite:///{tmp_path / 'c.db'}", max_body_bytes=1000)) as svc:
         assert svc.post(FEED_BYTES, RSS).status_code == 413
+
+
+def test_a_feed_document_that_repeats_a_name_is_read_as_its_last_value(svc: Service) -> None:
+    # Decided: a feed is read as it is written, as feed readers do; only a body the API
+    # reads as a request (POST /feeds, /check, ...) is refused for a repeated name (422).
+    doc = (
+        b'{"version": "https://jsonfeed.org/version/1.1", "title": "Draft", "title": "Status",'
+        b' "items": [{"id": "1", "content_text": "x", "content_text": "It ran 3 times faster."}]}'
+    )
+    r = svc.post(doc, {"Content-Type": "application/feed+json"})
+    assert r.status_code == 202, r.text
+    d = svc.outcome(r.json()["delivery_id"])
+    assert d["state"] == "processed" and d["items_new"] == 1, d
+    [feed] = svc.http.get("/feeds").json()["items"]
+    [item] = svc.http.get("/items").json()["items"]
+    assert (feed["title"], item["title"]) == ("Status", "It ran 3 times faster.")
