@@ -174,7 +174,12 @@ def read_webhook(
             raise NotAFeed("WebSub content must be the feed document itself")
         try:
             data = _without_surrogates(
-                json.loads(body, parse_constant=_no_constant, parse_float=_finite)
+                json.loads(
+                    body,
+                    parse_constant=_no_constant,
+                    parse_float=_finite,
+                    object_pairs_hook=_names_once,
+                )
             )
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BadJSON(f"body is not valid JSON: {exc}") from exc
@@ -193,6 +198,23 @@ def read_webhook(
     raise UnsupportedMediaType(
         f"content type {mt!r} is not taken; send a feed (RSS, Atom, RDF, JSON Feed) or JSON"
     )
+
+
+def _names_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a JSON body naming a feed, refused if it repeats a name: json.loads
+    took its last value ({"feed_id": 1, "feed_id": 2} was feed 2), and a signature
+    check or a proxy reading the first reads another delivery (RFC 8259 4: names SHOULD
+    be unique; I-JSON, RFC 7493 2.3: MUST). A feed document is not read so: a feed's
+    repeat is its last value, as feed readers take it."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        name = next(n for n, k in Counter(n for n, _ in pairs).items() if k > 1)
+        raise Unprocessable(
+            f"body repeats the name {json.dumps(name)} in one object: names are unique in "
+            "JSON between systems (RFC 8259 4, RFC 7493 2.3), and which value counts would "
+            "be a guess: send it once"
+        )
+    return obj
 
 
 def _no_constant(name: str) -> Any:

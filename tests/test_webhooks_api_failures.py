@@ -294,3 +294,30 @@ def test_a_feed_document_that_repeats_a_name_is_read_as_its_last_value(svc: Serv
     [feed] = svc.http.get("/feeds").json()["items"]
     [item] = svc.http.get("/items").json()["items"]
     assert (feed["title"], item["title"]) == ("Status", "It ran 3 times faster.")
+
+
+@pytest.mark.parametrize(
+    ("body", "name"),
+    [
+        (b'{"feed_id": 999, "feed_id": 1}', "feed_id"),  # was feed 1, 202
+        (
+            b'{"feed_url": "https://nowhere.example/f", "feed_url": "https://pytorch.org/blog/feed/"}',
+            "feed_url",
+        ),
+        (
+            b'{"type": "feed.changed", "data": {"source": "nowhere", "source": "pytorch"}}',
+            "source",
+        ),
+    ],
+)
+def test_a_json_body_naming_a_feed_that_repeats_a_name_is_a_422(
+    svc: Service, body: bytes, name: str
+) -> None:
+    # RFC 8259 4: names SHOULD be unique, I-JSON MUST; json.loads took the last value, a
+    # signature check or a proxy reading the first one read another delivery.
+    svc.feed("https://pytorch.org/blog/feed/", name="pytorch")
+    r = svc.post(body, {"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert f'repeats the name "{name}" in one object' in r.json()["detail"]
+    assert svc.count(t.Delivery) == 0

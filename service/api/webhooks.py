@@ -56,7 +56,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         404: {"description": "No registered feed with that id, url or name"},
         413: {"description": "Body over PLAINFEED_MAX_BODY_BYTES (10 MiB)"},
         415: {"description": "Unsupported content type"},
-        422: {"description": "Not a feed, or JSON without a feed reference"},
+        422: {"description": "Not a feed, or JSON without a feed reference or repeating a name"},
     },
     openapi_extra={
         "requestBody": {
