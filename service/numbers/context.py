@@ -203,10 +203,11 @@ def read_sign(text: str, s: str, n: Number) -> Number:
     return updated(n, start=n.start - 1, text=text[n.start - 1 : n.end], value=value)
 
 
-def version_by_context(text: str, s: str, n: Number) -> Number:
+def version_by_context(text: str, s: str, n: Number, listed: Number | None = None) -> Number:
     """``2.14`` after "version" or a product name ("PyTorch 2.14"), or before "or later"
-    or "or earlier" ("3.14 or earlier"), is a version; German thousands ("1.362.998",
-    "1.362,5") only after "version" (service.numbers.german)."""
+    or "or earlier" ("3.14 or earlier"), is a version, as is a decimal listed after a
+    version (``listed``: "CUDA 13.3 and 13.2", :func:`versions_by_context`); German
+    thousands ("1.362.998", "1.362,5") only after "version" (service.numbers.german)."""
     if (
         n.kind != QUANTITY
         or n.unit
@@ -224,12 +225,32 @@ def version_by_context(text: str, s: str, n: Number) -> Number:
         return n  # "1.5K": a figure scaled past its point is none
     m = _PRODUCT_BEFORE.search(before)
     if (
-        _VERSION_WORD_BEFORE.search(before)
+        listed is not None
+        or _VERSION_WORD_BEFORE.search(before)
         or (m and m.group("w") not in NOT_PRODUCTS)
         or _VERSION_WORD_AFTER.match(s, n.end)
     ):
         return identifier(text, n.start, s[n.start : n.end], VERSION)
     return n
+
+
+def versions_by_context(text: str, s: str, nums: list[Number]) -> list[Number]:
+    """:func:`version_by_context` of each number, a version passing its reading along a
+    list ("CUDA 13.3 and 13.2", "CUDA 12.4, 12.6 and 13.0"); a comma alone lists them
+    only where the list goes on ("PyTorch 2.14, 1.8 of the runs" is no list)."""
+    out: list[Number] = []
+    for i, n in enumerate(nums):
+        a = out[-1] if out and out[-1].kind == VERSION else None
+        listed = (
+            a is not None
+            and LIST_GAP.fullmatch(s, a.end, n.start) is not None
+            and not (
+                _COMMA_GAP.fullmatch(s, a.end, n.start)
+                and not (i + 1 < len(nums) and LIST_GAP.fullmatch(s, n.end, nums[i + 1].start))
+            )
+        )
+        out.append(version_by_context(text, s, n, a if listed else None))
+    return out
 
 
 def join_ranges(text: str, s: str, nums: list[Number]) -> list[Number]:

@@ -14,6 +14,7 @@ from service.numbers.context import (
     read_sign,
     share_compared_unit,
     version_by_context,
+    versions_by_context,
 )
 from service.numbers.normalise import prepare
 from service.numbers.number import QUANTITY, RANGE, Number
@@ -136,7 +137,7 @@ def extract_numbers(text: str, *, words: bool = True, prepared: str | None = Non
         refined.append(n)
     if len(refined) > 1:  # a range or a list takes two numbers
         nums = join_ranges(text, s, refined)
-        nums = [version_by_context(text, s, n) for n in nums]
+        nums = versions_by_context(text, s, nums)
         nums = share_compared_unit(s, distribute_units(s, nums))
     else:
         nums = [version_by_context(text, s, n) for n in refined]
