@@ -98,6 +98,8 @@ _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 # Numbers in a list ("1.58 and 1.68 times"); the check binds such a list as one figure.
 # The "+" of a lower bound stays out of its number ("13.3+ and 13.2+"), in the gap.
 LIST_GAP = re.compile(r"(?:\+(?!\d))?\s*(?:,|,?\s*(?:and|or|&))\s*", re.I)
+# ... or the name before the first repeated before the next ("CUDA 13.3+ and CUDA 13.2+").
+_NAMED_GAP = re.compile(LIST_GAP.pattern + r"(?P<w>[A-Z][\w.-]*)\s+", re.I)
 _COMMA_GAP = re.compile(r"\s*,\s*")
 _VERSION_WORD_BEFORE = re.compile(r"\b(?:version|versions|release|releases|ver\.?)\s+$", re.I)
 # "stay on 3.14 or earlier" (the post: "stay on Python 3.14 or earlier"): a decimal that
@@ -339,12 +341,20 @@ def _approximate_change(text: str, s: str, a: Number, b: Number) -> Number | Non
     return _counted_change(text, s, a, b, m.start())
 
 
+def _named_gap(s: str, a: Number, b: Number) -> bool:
+    g = _NAMED_GAP.fullmatch(s, a.end, b.start)
+    m = _PRODUCT_BEFORE.search(s, max(0, a.start - 40), a.start) if g else None
+    return bool(g and m and m.group("w") == g.group("w") and m.group("w") not in NOT_PRODUCTS)
+
+
 def list_runs(s: str, nums: Sequence[Number]) -> list[list[Number]]:
-    """The numbers of ``s`` grouped into lists ("1.58 and 1.68", "12.6, 13.0, 13.2"); two
-    numbers split by a comma alone are no list ("North America 2026, 7.5x faster")."""
+    """The numbers of ``s`` grouped into lists ("1.58 and 1.68", "12.6, 13.0, 13.2",
+    "CUDA 13.3+ and CUDA 13.2+"); two numbers split by a comma alone are no list ("North
+    America 2026, 7.5x faster")."""
     runs: list[list[Number]] = []
     for n in nums:
-        if runs and LIST_GAP.fullmatch(s, runs[-1][-1].end, n.start):
+        a = runs[-1][-1] if runs else None
+        if a and (LIST_GAP.fullmatch(s, a.end, n.start) or _named_gap(s, a, n)):
             runs[-1].append(n)
         else:
             runs.append([n])
@@ -414,34 +424,4 @@ def distribute_units(s: str, nums: list[Number]) -> list[Number]:
             ):
                 run[i] = updated(a, unit=b.unit)
         out.extend(run)
-    return out
-
-
-# "7,027 tok/s vs 7,156 BF16 baseline": the figure compared with a measured one is
-# measured in its unit, unless a noun after it says what it counts ("3.2 GB vs 4 cards",
-# "vs 8 GPUs").
-_VERSUS_GAP = re.compile(r"\s+(?:vs\.?|versus)\s+", re.I)
-_COUNTED_AFTER = re.compile(
-    r"[ \t]+(?:(?!(?:baseline|before|after|previously|earlier|originally|with|without|for|"
-    r"from|on|in|at|and|or|the|using|under|when|while|per)\b)[a-z]{2,}|[A-Z][A-Za-z]*s)\b"
-)
-
-
-def share_compared_unit(s: str, nums: list[Number]) -> list[Number]:
-    """A bare figure after "vs"/"versus" takes the unit of the figure it is compared with."""
-    if "vs" not in s and "versus" not in s:
-        return nums
-    out = list(nums)
-    for i in range(1, len(out)):
-        a, b = out[i - 1], out[i]
-        if (
-            b.kind == QUANTITY
-            and not b.unit
-            and a.kind in (QUANTITY, RANGE)
-            and a.unit
-            and a.unit not in CURRENCY.values()
-            and _VERSUS_GAP.fullmatch(s, a.end, b.start)
-            and not _COUNTED_AFTER.match(s, b.end)
-        ):
-            out[i] = updated(b, unit=a.unit)
     return out

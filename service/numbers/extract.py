@@ -6,13 +6,13 @@ import bisect
 import re
 from operator import attrgetter
 
+from service.numbers.compared import share_compared_unit
 from service.numbers.context import (
     NOT_PRODUCTS,
     distribute_units,
     join_ranges,
     read_hedge,
     read_sign,
-    share_compared_unit,
     version_by_context,
     versions_by_context,
 )
