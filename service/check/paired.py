@@ -1,11 +1,11 @@
 """The source's own "respectively" across sentences: a list of figures the source says
-"respectively" of with no list of names in its sentence ("Across all 24 cases, FlyDSL
-reaches 1.20x ... over Triton and 1.95x over ATen. Uniform groups reach 1.21x and 2.12x,
-respectively") pairs in order with the sentence before: its like figures' own names
-(1.21x is over Triton, 2.12x over ATen), else its last list of as many names; the sentence
-right after goes on with it ("The projection-dimension cases reach 1.23x and 1.73x"). A
-list in the sentence itself is read by the binding
-(:func:`~service.check.respectively.paired_names`)."""
+"respectively" of ("in that order", :func:`~service.check.respectively.list_marker`) with
+no list of names in its sentence ("Across all 24 cases, FlyDSL reaches 1.20x ... over
+Triton and 1.95x over ATen. Uniform groups reach 1.21x and 2.12x, respectively") pairs in
+order with the sentence before: its like figures' own names (1.21x is over Triton, 2.12x
+over ATen), else its last list of as many names; the sentence right after goes on with it
+("The projection-dimension cases reach 1.23x and 1.73x"). A list in the sentence itself is
+read by the binding (:func:`~service.check.respectively.paired_names`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from service.check.bind import Binding, bind_numbers
 from service.check.index import SourceIndex
 from service.check.known_names import known_names
 from service.check.names import Name
-from service.check.respectively import last_list
+from service.check.respectively import last_list, list_marker
 from service.check.unit import Hit
 from service.numbers import Number
 from service.numbers.context import list_runs
@@ -56,19 +56,17 @@ def _read(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, ...]]
     text, cased = unit.text, unit.cased
     if len(cased) != len(text):
         return _NONE
-    if "respectively" not in text[s0:s1]:
+    if list_marker(text, s0, s1) < 0:
         return _continued(idx, u, measure)
     figures = [n for n in unit.numbers if n.kind in (QUANTITY, RANGE) and n.unit == measure]
     groups = [
-        g
-        for g in list_runs(text, figures)
-        if len(g) > 1 and text.find("respectively", g[-1].end, s1) >= 0
+        g for g in list_runs(text, figures) if len(g) > 1 and list_marker(text, g[-1].end, s1) >= 0
     ]
     if len(groups) != 1:
         return _NONE
     group = groups[0]
     # A list of names of its own sentence pairs as the binding reads it.
-    here = known_names(cased, unit.numbers, idx, s0, text.find("respectively", group[-1].end, s1))
+    here = known_names(cased, unit.numbers, idx, s0, list_marker(text, group[-1].end, s1))
     lists = (
         [x for x in here if x.end <= group[0].start],
         [x for x in here if x.start >= group[-1].end],
@@ -107,7 +105,7 @@ def _continued(idx: SourceIndex, u: int, measure: str) -> dict[int, tuple[Name, 
     unit = idx.units[u]
     text, cased = unit.text, unit.cased
     before = unit.before
-    if before is None or before[1] <= before[0] or text.find("respectively", *before) < 0:
+    if before is None or before[1] <= before[0] or list_marker(text, *before) < 0:
         return _NONE
     if not any(n.unit == measure and n.kind in (QUANTITY, RANGE) for n in unit.numbers):
         return _NONE
